@@ -1,0 +1,80 @@
+# apiparity - see README.md. `make check` builds and runs every test;
+# `make check SANITIZE=1` does the same with ASan+UBSan in build-san/.
+
+CC      ?= cc
+PKGS    := jansson inih libcrypto
+SANITIZE ?=
+BUILD   := $(if $(SANITIZE),build-san,build)
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+SANFLAGS := $(if $(SANITIZE),$(SAN))
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
+           $(shell pkg-config --cflags $(PKGS)) -Isrc -I$(BUILD)
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -pthread
+LDFLAGS += $(SANFLAGS)
+VERSION := 0.1.0
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+
+LIB_SRC := $(filter-out src/main.c src/cmd-%.c,$(wildcard src/*.c))
+CMD_SRC := src/main.c $(wildcard src/cmd-*.c)
+GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-version.c
+LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
+CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
+UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test-*.c))
+
+all: $(BUILD)/apiparity
+
+$(BUILD)/apiparity: $(CMD_OBJ) $(BUILD)/libap.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/libap.a: $(LIB_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen-%.o: $(BUILD)/gen-%.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/embed: tools/embed.c | $(BUILD)
+	$(CC) -O2 -o $@ $<
+
+$(BUILD)/gen-worker.c: worker/apiparity_worker.py $(BUILD)/embed
+	$(BUILD)/embed ap_worker_py < $< > $@
+
+$(BUILD)/gen-envs.c: envs/reference.ini $(BUILD)/embed
+	$(BUILD)/embed ap_reference_envs < $< > $@
+
+$(BUILD)/gen-version.c: FORCE | $(BUILD)
+	@printf 'const char ap_version[] = "%s";\nconst char ap_commit[] = "%s";\n' \
+		'$(VERSION)' '$(COMMIT)' > $@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libap.a | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
+
+$(BUILD):
+	mkdir -p $@
+
+# Debian packages the build and the tests need; installed only when missing.
+deps:
+	@tests/install-deps
+
+# The reference environments, created when missing (idempotent).
+envs: $(BUILD)/apiparity
+	@tests/make-envs $(BUILD)/apiparity
+
+check: $(BUILD)/apiparity $(UNIT)
+	@tests/run $(BUILD) $(UNIT)
+
+demo: deps $(BUILD)/apiparity envs
+	$(BUILD)/apiparity env show bookworm trixie sid
+
+bench: $(BUILD)/apiparity
+	bench/env-overhead $(BUILD)/apiparity
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all deps envs check demo bench clean FORCE

@@ -1,0 +1,62 @@
+/* envs.h - environments: where a Python with torch runs, named in an INI file.
+ *
+ *   [a2]
+ *   label  = Atlas A2 (910B3)
+ *   exec   = ssh a2-host --      ; an argv prefix, split into words once
+ *   python = python3
+ *   device = npu
+ *   [trixie]
+ *   chroot = trixie              ; relative: under the environments root
+ *
+ * Every command is held as an argv and never passes through a local shell. An
+ * exec prefix that hands its arguments to a remote shell (ssh does) must be told
+ * so, with `remote_shell = yes` (the default when the prefix starts with ssh),
+ * and then apiparity quotes what follows the prefix for that shell.
+ * `local` (this machine's python3) exists without an entry; an entry named local
+ * overrides it.
+ */
+#ifndef AP_ENVS_H
+#define AP_ENVS_H
+
+#include "argv.h"
+#include "buf.h"
+
+struct ap_env {
+	char *name;
+	char *label;            /* NULL: none given */
+	char *device;           /* claimed device type, NULL: none claimed */
+	char *chroot;           /* absolute directory, NULL: not a chroot */
+	struct ap_argv exec;    /* exec prefix, may be empty */
+	struct ap_argv python;  /* interpreter argv, never empty */
+	int remote_shell;
+	const char *file;       /* where it was defined (NULL: built in) */
+	int line;
+};
+
+struct ap_envs {
+	struct ap_env *v;
+	size_t n;
+	char *path;
+};
+
+/* Parses the environments file at path ("-" or NULL: the built-in reference
+ * file). Relative chroot directories are taken under root. On error returns
+ * -AP_ECONFIG (with "file:line: what" in err), -ENOENT etc. with err set. */
+int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
+		 struct ap_buf *err);
+
+/* The environment called name; `local` always exists. NULL if unknown. */
+const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name);
+
+/* Whether name is usable as an environment name (it names directories). */
+int ap_env_name_ok(const char *name);
+
+/* A short human description: "chroot /x", "exec ssh a --", "local python3". */
+void ap_env_describe(const struct ap_env *env, struct ap_buf *out);
+
+void ap_envs_free(struct ap_envs *envs);
+
+/* The built-in reference environments file (envs/reference.ini). */
+extern const char ap_reference_envs[];
+
+#endif

@@ -1,0 +1,89 @@
+/* apiparity - prove that a PyTorch API behaves the same on a backend and across
+ * environments as it does upstream. This file only dispatches subcommands. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "err.h"
+#include "version.h"
+
+static const char ap_help[] =
+	"usage: apiparity <command> [<args>]\n"
+	"\n"
+	"commands:\n"
+	"  env create NAME --suite SUITE [--root DIR]   provision a reference environment\n"
+	"  env show NAME... [--json]                     fingerprint environments\n"
+	"  env list                                      list environments, reachable or not\n"
+	"\n"
+	"options of env show/list: --envs FILE (default $APIPARITY_ENVS, else the built-in\n"
+	"  reference environments), --root DIR (default $APIPARITY_ENV_ROOT, else\n"
+	"  " AP_DEFAULT_ENV_ROOT "), --timeout SECONDS (per worker answer)\n"
+	"\n"
+	"exit status:\n"
+	"   0  success\n"
+	"   1  a check found an inconsistency\n"
+	"   2  usage error\n"
+	"   3  environment unreachable (exec prefix or chroot failed)\n"
+	"   4  malformed environments or spec file\n"
+	"   5  unknown environment\n"
+	"   6  python not found in the environment\n"
+	"   7  torch failed to import\n"
+	"   8  worker died or broke the protocol\n"
+	"   9  worker stopped answering (timeout)\n"
+	"  10  could not write results\n"
+	"  11  provisioning failed\n";
+
+const char *ap_env_root(const char *opt)
+{
+	const char *e = getenv("APIPARITY_ENV_ROOT");
+	return opt ? opt : e && *e ? e : AP_DEFAULT_ENV_ROOT;
+}
+
+const char *ap_envs_file(const char *opt)
+{
+	const char *e = getenv("APIPARITY_ENVS");
+	return opt ? opt : e && *e ? e : NULL;
+}
+
+int ap_report(int err, const char *what, const struct ap_buf *detail)
+{
+	if (detail && detail->len)
+		fprintf(stderr, "apiparity: %s: %s: %s\n", what, ap_strerror(err),
+			ap_buf_str(detail));
+	else
+		fprintf(stderr, "apiparity: %s: %s\n", what, ap_strerror(err));
+	return ap_exit_code(err);
+}
+
+int ap_usage(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("apiparity: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see apiparity --help)\n", stderr);
+	return AP_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	/* A worker that dies must show up as EPIPE on write, not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2)
+		return ap_usage("no command given");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(ap_help, stdout);
+		return AP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("apiparity %s (%s)\n", ap_version, ap_commit);
+		return AP_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "env"))
+		return ap_cmd_env(argc - 1, argv + 1);
+	return ap_usage("unknown command '%s'", argv[1]);
+}
