@@ -13,6 +13,11 @@ struct ap_envs_parse {
 	struct ap_buf *err;
 	const char *file;
 	unsigned seen; /* keys set in the current section, a bit each */
+	FILE *in;
+	int line;         /* the line inih is on, counted as it reads */
+	int section_line; /* where the latest [section] header is */
+	int fail_line;    /* where the handler first failed; 0: it has not */
+	int err_line;     /* the line that failure is about */
 };
 
 int ap_env_name_ok(const char *name)
@@ -37,6 +42,7 @@ static struct ap_env *ap_envs_add(struct ap_envs *envs, const char *name)
 	e->name = strdup(name);
 	if (!e->name)
 		return NULL;
+	e->remote_shell = -1; /* not given */
 	envs->n++;
 	return e;
 }
@@ -81,6 +87,9 @@ static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
 	ps->seen |= 1u << k;
 	if (!*val && strcmp(key, "label"))
 		return ap_buf_addf(ps->err, "key '%s' has no value", key), -1;
+	if ((!strcmp(key, "chroot") && e->exec.n) || (!strcmp(key, "exec") && e->chroot))
+		return ap_buf_addf(ps->err, "[%s]: chroot and exec cannot be combined",
+				   e->name), -1;
 
 	int r = 0;
 	if (!strcmp(key, "label"))
@@ -103,16 +112,32 @@ static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
 	return r ? (ap_buf_adds(ps->err, "out of memory"), -1) : 0;
 }
 
-static int ap_envs_handler(void *user, const char *section, const char *key,
-			   const char *val)
+/* inih's reader: it tells the handler nothing of section headers, so they are
+ * noticed here, for "[a] ... [a]" to read as two sections and for errors about
+ * a section to name its header's line. */
+static char *ap_envs_read(char *str, int num, void *stream)
 {
-	struct ap_envs_parse *ps = user;
+	struct ap_envs_parse *ps = stream;
+	if (!fgets(str, num, ps->in))
+		return NULL;
+	const char *p = str + (++ps->line == 1 && !strncmp(str, "\xEF\xBB\xBF", 3) ? 3 : 0);
+	if (p[strspn(p, " \t")] == '[')
+		ps->section_line = ps->line;
+	return str;
+}
+
+/* Handles one key; 0 with a message in ps->err, and err_line set, if it is wrong. */
+static int ap_envs_key(struct ap_envs_parse *ps, const char *section, const char *key,
+		       const char *val)
+{
 	struct ap_envs *envs = ps->envs;
 
+	ps->err_line = ps->line;
 	if (!*section)
 		return ap_buf_addf(ps->err, "'%s' outside of any [environment]", key), 0;
 	struct ap_env *e = envs->n ? &envs->v[envs->n - 1] : NULL;
-	if (!e || strcmp(e->name, section)) {
+	if (!e || e->line != ps->section_line) {
+		ps->err_line = ps->section_line;
 		if (!ap_env_name_ok(section))
 			return ap_buf_addf(ps->err, "bad environment name '%s' (letters, "
 					   "digits, '.', '_', '-')", section), 0;
@@ -123,24 +148,38 @@ static int ap_envs_handler(void *user, const char *section, const char *key,
 		if (!(e = ap_envs_add(envs, section)))
 			return ap_buf_adds(ps->err, "out of memory"), 0;
 		e->file = ps->file;
+		e->line = ps->section_line;
 		ps->seen = 0;
+		ps->err_line = ps->line;
 	}
 	return ap_env_set(ps, e, key, val) == 0;
 }
 
-/* An entry is whole once its section is parsed: fill in defaults, check sense. */
-static int ap_env_finish(struct ap_env *e, struct ap_buf *err)
+/* inih goes on after an error and reports the first one's line; only the
+ * first one's message is kept, so that the two agree. */
+static int ap_envs_handler(void *user, const char *section, const char *key,
+			   const char *val)
 {
-	if (e->chroot && e->exec.n)
-		return ap_buf_addf(err, "[%s]: chroot and exec cannot be combined",
-				   e->name), -AP_ECONFIG;
+	struct ap_envs_parse *ps = user;
+	if (ps->fail_line)
+		return 0;
+	if (!ap_envs_key(ps, section, key, val))
+		ps->fail_line = ps->line;
+	return !ps->fail_line;
+}
+
+/* An entry is whole once its section is parsed: fill in defaults, check sense. */
+static int ap_env_finish(struct ap_env *e)
+{
 	if (!e->python.n && ap_argv_push(&e->python, "python3"))
 		return -ENOMEM;
-	if (e->exec.n && !e->remote_shell) {
+	if (e->remote_shell < 0 && e->exec.n) {
 		const char *base = strrchr(e->exec.v[0], '/');
 		base = base ? base + 1 : e->exec.v[0];
 		e->remote_shell = !strcmp(base, "ssh");
 	}
+	if (e->remote_shell < 0)
+		e->remote_shell = 0;
 	return 0;
 }
 
@@ -158,41 +197,44 @@ static int ap_envs_add_local(struct ap_envs *envs)
 int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 		 struct ap_buf *err)
 {
-	struct ap_envs_parse ps = { envs, root, err, NULL, 0 };
+	struct ap_envs_parse ps = { .envs = envs, .root = root, .err = err };
 	int builtin = !path || !strcmp(path, "-");
-	FILE *f = NULL;
 	int r;
 
 	memset(envs, 0, sizeof(*envs));
 	envs->path = strdup(builtin ? "(built-in reference environments)" : path);
 	if (!envs->path)
 		return -ENOMEM;
-	if (!builtin && !(f = fopen(path, "r"))) {
-		r = -errno;
+	ps.in = builtin ? fmemopen((void *)ap_reference_envs, strlen(ap_reference_envs), "r")
+			: fopen(path, "r");
+	if (!ps.in && builtin)
+		return -ENOMEM;
+	if (!ps.in) {
 		ap_buf_addf(err, "%s: %s", path, strerror(errno));
-		return r;
+		return -AP_ECONFIG;
 	}
 	ps.file = envs->path;
-	r = builtin ? ini_parse_string(ap_reference_envs, ap_envs_handler, &ps)
-		    : ini_parse_file(f, ap_envs_handler, &ps);
-	if (f)
-		fclose(f);
+	r = ini_parse_stream(ap_envs_read, &ps, ap_envs_handler, &ps);
+	fclose(ps.in);
 	if (r != 0) {
 		struct ap_buf msg = { 0 };
+		if (r > 0 && r != ps.fail_line)
+			ap_buf_reset(err); /* an earlier line is not INI at all */
 		if (r < 0)
 			ap_buf_adds(err, "cannot read file");
 		else if (!err->len)
 			ap_buf_adds(err, "not an INI line (expected [name] or key = value)");
-		ap_buf_addf(&msg, "%s:%d: %s", envs->path, r > 0 ? r : 0, ap_buf_str(err));
+		ap_buf_addf(&msg, "%s:%d: %s", envs->path,
+			    r == ps.fail_line ? ps.err_line : r > 0 ? r : 0, ap_buf_str(err));
 		ap_buf_reset(err);
 		ap_buf_adds(err, ap_buf_str(&msg));
 		ap_buf_free(&msg);
 		return -AP_ECONFIG;
 	}
 	for (size_t i = 0; i < envs->n; i++)
-		if ((r = ap_env_finish(&envs->v[i], err)))
+		if ((r = ap_env_finish(&envs->v[i])))
 			return r;
-	if ((r = ap_envs_add_local(envs)) || (r = ap_env_finish(&envs->v[envs->n - 1], err)))
+	if ((r = ap_envs_add_local(envs)) || (r = ap_env_finish(&envs->v[envs->n - 1])))
 		return r;
 	return 0;
 }

@@ -41,7 +41,8 @@ struct ap_envs {
 
 /* Parses the environments file at path ("-" or NULL: the built-in reference
  * file). Relative chroot directories are taken under root. On error returns
- * -AP_ECONFIG (with "file:line: what" in err), -ENOENT etc. with err set. */
+ * -AP_ECONFIG with "file:line: what" in err ("file: why" when the file cannot
+ * be read), or -ENOMEM. */
 int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 		 struct ap_buf *err);
 

@@ -118,8 +118,8 @@ static int ap_fp_plugins(struct ap_fingerprint *fp, const json_t *j, struct ap_b
 		const char *name = json_string_value(json_object_get(p, "name"));
 		const char *ver = json_string_value(json_object_get(p, "version"));
 		const char *err = json_string_value(json_object_get(p, "error"));
-		ap_buf_addf(b, "%s%s %s%s%s", i ? ", " : "", ap_or(name, "?"), ap_or(ver, "?"),
-			    err ? " (import failed: " : "", err ? ")" : "");
+		ap_buf_addf(b, "%s%s %s%s%s%s", i ? ", " : "", ap_or(name, "?"), ap_or(ver, "?"),
+			    err ? " (import failed: " : "", ap_or(err, ""), err ? ")" : "");
 	}
 	if (!b->len && json_is_array(pl))
 		ap_buf_adds(b, "none");
@@ -177,7 +177,7 @@ int ap_fingerprint_decode(struct ap_fingerprint *fp, const json_t *j, struct ap_
 	r = r ? r : ap_fp_plugins(fp, j, &b);
 	r = r ? r : ap_fp_devices(fp, j, &b);
 	r = r ? r : ap_get_str(j, "cpu.model", &model, err);
-	if (!r) {
+	if (!r && json_is_object(json_object_get(j, "cpu"))) {
 		json_int_t n = json_integer_value(json_object_get(json_object_get(j, "cpu"), "count"));
 		ap_buf_addf(&b, "%s x %lld", ap_or(model, "?"), (long long)n);
 		r = ap_row_set(fp, AP_FP_CPU, &b);

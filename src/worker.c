@@ -13,6 +13,10 @@
 #include "worker.h"
 
 #define AP_ERRLOG_MAX 16384
+
+/* Precedes the hello (see worker/apiparity_worker.py). */
+static const char ap_sync[] = "\0apiparity-worker-sync\0";
+#define AP_SYNC_LEN (sizeof(ap_sync) - 1)
 #define AP_EXIT_GRACE_MS 2000
 
 static long ap_now_ms(void)
@@ -43,6 +47,8 @@ static int ap_worker_died(struct ap_worker *w)
 	size_t got, want;
 
 	ap_frame_truncation(&w->in, &got, &want);
+	if (!w->synced)
+		got = 0; /* start-up noise, not a frame */
 	ap_proc_kill(&w->proc);
 	ap_proc_wait(&w->proc, &status);
 	ap_wait_describe(status, &how);
@@ -74,6 +80,33 @@ static int ap_fail(struct ap_worker *w, int r)
 	return r;
 }
 
+static void ap_errlog_add(struct ap_worker *w, const char *p, size_t n)
+{
+	ap_buf_add(&w->errlog, p, n);
+	ap_buf_keep_tail(&w->errlog, AP_ERRLOG_MAX);
+}
+
+/* Before the hello, stdout may carry what the interpreter's start-up printed:
+ * moves it to the stderr log, up to the sync marker. 1 once synced. */
+static int ap_worker_sync(struct ap_worker *w)
+{
+	if (w->synced)
+		return 1;
+	for (size_t i = 0; i + AP_SYNC_LEN <= w->in.len; i++)
+		if (!memcmp(w->in.data + i, ap_sync, AP_SYNC_LEN)) {
+			ap_errlog_add(w, w->in.data, i);
+			ap_buf_consume(&w->in, i + AP_SYNC_LEN);
+			w->synced = 1;
+			return 1;
+		}
+	if (w->in.len >= AP_SYNC_LEN) {
+		size_t noise = w->in.len - (AP_SYNC_LEN - 1);
+		ap_errlog_add(w, w->in.data, noise);
+		ap_buf_consume(&w->in, noise);
+	}
+	return 0;
+}
+
 /* Reads until one whole frame is in w->in; returns it parsed. */
 static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 {
@@ -83,7 +116,8 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 	for (;;) {
 		const char *payload;
 		size_t len, flen;
-		int r = ap_frame_peek(&w->in, AP_FRAME_MAX, &payload, &len, &flen);
+		int r = ap_worker_sync(w) ? ap_frame_peek(&w->in, AP_FRAME_MAX, &payload,
+							  &len, &flen) : 0;
 		if (r < 0) {
 			ap_buf_addf(&w->detail, "worker sent an oversized frame (limit %u bytes)",
 				    AP_FRAME_MAX);
@@ -115,8 +149,7 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 		if (pfd[1].revents && w->proc.err >= 0) {
 			ssize_t k = read(w->proc.err, chunk, sizeof(chunk));
 			if (k > 0) {
-				ap_buf_add(&w->errlog, chunk, (size_t)k);
-				ap_buf_keep_tail(&w->errlog, AP_ERRLOG_MAX);
+				ap_errlog_add(w, chunk, (size_t)k);
 			} else if (k == 0) {
 				close(w->proc.err);
 				w->proc.err = -1;
@@ -128,8 +161,7 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 				/* Let the stderr tail arrive: it holds the reason. */
 				while (w->proc.err >= 0 && (k = read(w->proc.err, chunk,
 							sizeof(chunk))) > 0)
-					ap_buf_add(&w->errlog, chunk, (size_t)k);
-				ap_buf_keep_tail(&w->errlog, AP_ERRLOG_MAX);
+					ap_errlog_add(w, chunk, (size_t)k);
 				return ap_worker_died(w);
 			}
 			if (k > 0 && ap_buf_add(&w->in, chunk, (size_t)k))

@@ -26,6 +26,7 @@ struct ap_worker {
 	struct ap_buf errlog;   /* tail of the worker's stderr */
 	char python[32];        /* version from the hello */
 	int timeout_ms;         /* per answer */
+	int synced;             /* the sync marker before the hello arrived */
 	int hello;              /* the hello arrived */
 	struct ap_buf detail;   /* what went wrong, one line, for the user */
 };

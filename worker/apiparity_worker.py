@@ -19,6 +19,10 @@ import time
 
 PROTO = 1
 MAX_FRAME = 64 << 20
+# Written raw just before the hello: whatever the interpreter printed on stdout
+# before this program ran (a sitecustomize, a .pth hook) comes before it, and
+# apiparity skips it as noise instead of misreading it as a frame.
+SYNC = b"\x00apiparity-worker-sync\x00"
 
 
 def _take_protocol_fds():
@@ -256,6 +260,7 @@ OPS = {"fingerprint": op_fingerprint}
 
 def main():
     rfd, wfd = _take_protocol_fds()
+    os.write(wfd, SYNC)
     send(wfd, {"type": "hello", "proto": PROTO, "pid": os.getpid(),
                "python": sys.version.split()[0]})
     while True:

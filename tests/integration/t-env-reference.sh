@@ -1,0 +1,55 @@
+#!/bin/bash
+# Fingerprints of the three real reference environments, read against what the
+# chroots themselves say (python --version, dpkg), never against constants.
+. "$(dirname "$0")/lib.sh"
+
+for e in bookworm trixie sid; do
+	skip_without_env $e 5 && continue
+	run 0 ${e}_fingerprint_succeeds "$APIPARITY" env show $e
+	want_py=$(in_chroot $e /usr/bin/python3 -c 'import platform; print(platform.python_version())')
+	contains "$out" "^python +${want_py//./\\.}$" ${e}_python_version_matches_the_chroot
+	pkg=$(in_chroot $e dpkg-query -W -f '${Version}' python3-torch)
+	upstream=${pkg%%+*}; upstream=${upstream#*:}
+	contains "$out" "^torch +${upstream%.*}\." ${e}_torch_version_matches_the_package
+	os=$(in_chroot $e sh -c '. /etc/os-release; echo "$PRETTY_NAME"')
+	os=$(printf '%s' "$os" | sed 's/[][()./*+?]/\\&/g')
+	contains "$out" "^os +$os$" ${e}_os_matches_the_chroot
+	contains "$out" "^  cuda +unavailable: torch built without cuda$" ${e}_cuda_absence_is_explained
+done
+
+if ! skip_without_env trixie 8; then
+	run 0 json_fingerprint_succeeds "$APIPARITY" env show --json trixie
+	keys=$(printf '%s' "$out" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(" ".join(sorted(d)))')
+	equals "$keys" "cpu devices host os plugins privateuse1 python time_utc torch torch_import_ms" \
+		json_has_every_fingerprint_section
+	fields=$(printf '%s' "$out" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); t=d["torch"]; print(t["git_version"], t["debug"], t["cxx11_abi"], d["cpu"]["count"] > 0)')
+	equals "$fields" "Unknown False True True" json_torch_build_flags_are_present
+	host_cpus=$(nproc --all)
+	contains "$out" "\"count\": $host_cpus" json_cpu_count_is_the_machines
+	time=$(printf '%s' "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["time_utc"][:10])')
+	equals "$time" "$(date -u +%F)" json_time_is_today_utc
+
+	# Nothing mounted by a chroot environment stays mounted on the host.
+	grep -c " $ENV_ROOT/" /proc/mounts > "$T/mounts" || true
+	equals "$(cat "$T/mounts")" 0 chroot_mounts_do_not_leak_to_the_host
+
+	# The worker's stdout is the protocol: a print from a plugin must not break it.
+	mkdir -p "$T/noisy"
+	echo 'print("hello from a noisy plugin"); import sys; sys.stdout.flush()' > "$T/noisy/sitecustomize.py"
+	printf '[noisy]\nexec = env PYTHONPATH=%s\npython = /usr/bin/python3\n' "$T/noisy" > "$T/noisy.ini"
+	run 7 prints_on_stdout_do_not_corrupt_the_protocol "$APIPARITY" env show --envs "$T/noisy.ini" noisy
+	contains "$err" "No module named 'torch'" noisy_worker_still_answers_in_frames
+	lacks "$err" "malformed|truncated" noisy_output_is_not_a_protocol_error
+fi
+
+if ! skip_without_env sid 4 && ! skip_without_env bookworm 4 && ! skip_without_env trixie 4; then
+	start=$(date +%s%N)
+	run 0 three_environments_side_by_side "$APIPARITY" env show bookworm trixie sid
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	contains "$(printf '%s' "$out" | head -1)" "bookworm +trixie +sid" table_is_headed_by_environment_names
+	contains "$out" "^python +3\.11\.[0-9]+ +3\.13\.[0-9]+ +3\.14\.[0-9]+" python_versions_side_by_side
+	echo "# three environments in ${ms} ms"
+	run 0 env_list_reaches_reference_environments "$APIPARITY" env list
+	contains "$out" "^sid +reachable +python 3\.14" list_shows_python_of_each
+fi
+done_testing

@@ -1,0 +1,265 @@
+/* test-argv.c - unit tests for src/argv.h: NULL-terminated vectors and the
+ * shell-like (but expansion-free) splitting of exec prefixes. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "argv.h"
+
+/* Checks that a holds exactly the n words of want, and is NULL-terminated. */
+static void check_words(const struct ap_argv *a, const char *const *want, size_t n,
+			const char *file, int line)
+{
+	if (a->n != n) {
+		print_error("%zu words, wanted %zu\n", a->n, n);
+		_fail(file, line);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(a->v[i], want[i])) {
+			print_error("word %zu is '%s', wanted '%s'\n", i, a->v[i], want[i]);
+			_fail(file, line);
+		}
+	if (n && a->v[n] != NULL) {
+		print_error("argv is not NULL-terminated\n");
+		_fail(file, line);
+	}
+}
+
+#define assert_words(a, ...)                                                          \
+	do {                                                                          \
+		const char *const want_[] = { __VA_ARGS__ };                          \
+		check_words((a), want_, sizeof(want_) / sizeof(want_[0]), __FILE__, __LINE__); \
+	} while (0)
+
+/* Splits s into a fresh argv, expecting success. */
+static void split_ok(struct ap_argv *a, const char *s)
+{
+	memset(a, 0, sizeof(*a));
+	assert_int_equal(ap_argv_split(a, s), 0);
+}
+
+static void push_copies_the_string_and_keeps_the_vector_null_terminated(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 };
+	char word[] = "ssh";
+	assert_int_equal(ap_argv_push(&a, word), 0);
+	word[0] = 'X';
+	assert_int_equal(a.n, 1);
+	assert_string_equal(a.v[0], "ssh");
+	assert_ptr_not_equal(a.v[0], word);
+	assert_null(a.v[1]);
+	assert_int_equal(ap_argv_push(&a, "host"), 0);
+	assert_words(&a, "ssh", "host");
+	assert_null(a.v[2]);
+	ap_argv_free(&a);
+}
+
+static void push_of_an_empty_string_adds_an_empty_word(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 };
+	assert_int_equal(ap_argv_push(&a, ""), 0);
+	assert_words(&a, "");
+	ap_argv_free(&a);
+}
+
+static void extend_appends_copies_of_every_word(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 }, src = { 0 };
+	ap_argv_push(&a, "ssh");
+	ap_argv_push(&src, "a2-host");
+	ap_argv_push(&src, "--");
+	assert_int_equal(ap_argv_extend(&a, &src), 0);
+	assert_words(&a, "ssh", "a2-host", "--");
+	assert_ptr_not_equal(a.v[1], src.v[0]);
+	ap_argv_free(&src);
+	assert_words(&a, "ssh", "a2-host", "--");
+	ap_argv_free(&a);
+}
+
+static void extend_with_an_empty_source_leaves_the_argv_unchanged(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 }, empty = { 0 };
+	assert_int_equal(ap_argv_extend(&a, &empty), 0);
+	assert_int_equal(a.n, 0);
+	ap_argv_push(&a, "python3");
+	assert_int_equal(ap_argv_extend(&a, &empty), 0);
+	assert_words(&a, "python3");
+	ap_argv_free(&a);
+}
+
+static void free_leaves_an_empty_argv(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 };
+	ap_argv_push(&a, "x");
+	ap_argv_free(&a);
+	assert_null(a.v);
+	assert_int_equal(a.n, 0);
+	ap_argv_free(&a);
+	assert_int_equal(a.n, 0);
+}
+
+static void split_separates_words_on_runs_of_blanks(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "  ssh\t a2-host \n--\r\n ");
+	assert_words(&a, "ssh", "a2-host", "--");
+	ap_argv_free(&a);
+}
+
+static void split_of_a_blank_string_gives_no_words(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "");
+	assert_int_equal(a.n, 0);
+	split_ok(&a, " \t\n ");
+	assert_int_equal(a.n, 0);
+	ap_argv_free(&a);
+}
+
+static void single_quotes_group_blanks_and_keep_backslashes_literally(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "sh -c 'echo  a\\b \"x\"'");
+	assert_words(&a, "sh", "-c", "echo  a\\b \"x\"");
+	ap_argv_free(&a);
+}
+
+static void double_quotes_group_blanks_and_unescape_quote_and_backslash(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "say \"a \\\"b\\\" c\\\\d\" 'it''s'");
+	assert_words(&a, "say", "a \"b\" c\\d", "its");
+	ap_argv_free(&a);
+}
+
+static void double_quotes_keep_a_backslash_before_other_characters(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "\"C:\\temp\\n\"");
+	assert_words(&a, "C:\\temp\\n");
+	ap_argv_free(&a);
+}
+
+static void backslash_outside_quotes_escapes_blanks_and_quotes(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "my\\ file \\'x \\\"y \\\\z \\q");
+	assert_words(&a, "my file", "'x", "\"y", "\\z", "q");
+	ap_argv_free(&a);
+}
+
+static void empty_quotes_give_an_empty_word(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "a '' \"\" b");
+	assert_words(&a, "a", "", "", "b");
+	ap_argv_free(&a);
+}
+
+static void quotes_join_adjacent_text_into_one_word(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "pre\"fix mid\"'dle 'post");
+	assert_words(&a, "prefix middle post");
+	ap_argv_free(&a);
+}
+
+static void split_expands_nothing(void **state)
+{
+	(void)state;
+	struct ap_argv a;
+	split_ok(&a, "$HOME ~ *.py `id` $(id) a;b a|b");
+	assert_words(&a, "$HOME", "~", "*.py", "`id`", "$(id)", "a;b", "a|b");
+	ap_argv_free(&a);
+}
+
+static void unterminated_single_quote_is_rejected_and_leaves_argv_empty(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 };
+	assert_int_equal(ap_argv_split(&a, "ssh host 'echo hi"), -EINVAL);
+	assert_int_equal(a.n, 0);
+	assert_null(a.v);
+}
+
+static void unterminated_double_quote_is_rejected_and_leaves_argv_empty(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 };
+	assert_int_equal(ap_argv_split(&a, "ssh \"a --"), -EINVAL);
+	assert_int_equal(a.n, 0);
+	assert_null(a.v);
+}
+
+static void escaped_closing_double_quote_leaves_the_quote_unterminated(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 };
+	assert_int_equal(ap_argv_split(&a, "\"abc\\\""), -EINVAL);
+	assert_int_equal(a.n, 0);
+	assert_int_equal(ap_argv_split(&a, "\"abc\\"), -EINVAL);
+	assert_int_equal(a.n, 0);
+}
+
+static void trailing_backslash_is_rejected_and_leaves_argv_empty(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 };
+	assert_int_equal(ap_argv_split(&a, "ssh host \\"), -EINVAL);
+	assert_int_equal(a.n, 0);
+	assert_null(a.v);
+}
+
+static void failed_split_empties_words_already_in_the_argv(void **state)
+{
+	(void)state;
+	struct ap_argv a = { 0 };
+	ap_argv_push(&a, "old");
+	assert_int_equal(ap_argv_split(&a, "new 'oops"), -EINVAL);
+	assert_int_equal(a.n, 0);
+	assert_null(a.v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(push_copies_the_string_and_keeps_the_vector_null_terminated),
+		cmocka_unit_test(push_of_an_empty_string_adds_an_empty_word),
+		cmocka_unit_test(extend_appends_copies_of_every_word),
+		cmocka_unit_test(extend_with_an_empty_source_leaves_the_argv_unchanged),
+		cmocka_unit_test(free_leaves_an_empty_argv),
+		cmocka_unit_test(split_separates_words_on_runs_of_blanks),
+		cmocka_unit_test(split_of_a_blank_string_gives_no_words),
+		cmocka_unit_test(single_quotes_group_blanks_and_keep_backslashes_literally),
+		cmocka_unit_test(double_quotes_group_blanks_and_unescape_quote_and_backslash),
+		cmocka_unit_test(double_quotes_keep_a_backslash_before_other_characters),
+		cmocka_unit_test(backslash_outside_quotes_escapes_blanks_and_quotes),
+		cmocka_unit_test(empty_quotes_give_an_empty_word),
+		cmocka_unit_test(quotes_join_adjacent_text_into_one_word),
+		cmocka_unit_test(split_expands_nothing),
+		cmocka_unit_test(unterminated_single_quote_is_rejected_and_leaves_argv_empty),
+		cmocka_unit_test(unterminated_double_quote_is_rejected_and_leaves_argv_empty),
+		cmocka_unit_test(escaped_closing_double_quote_leaves_the_quote_unterminated),
+		cmocka_unit_test(trailing_backslash_is_rejected_and_leaves_argv_empty),
+		cmocka_unit_test(failed_split_empties_words_already_in_the_argv),
+	};
+	return cmocka_run_group_tests_name("argv", tests, NULL, NULL);
+}
