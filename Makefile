@@ -65,10 +65,19 @@ deps:
 envs: $(BUILD)/apiparity
 	@tests/make-envs $(BUILD)/apiparity
 
-check: $(BUILD)/apiparity $(UNIT)
+# check and demo first install what is missing, then start a fresh make: the
+# pkg-config flags above are computed when make starts, so they need the
+# -dev packages in place before that.
+check: deps
+	@$(MAKE) --no-print-directory test
+
+test: $(BUILD)/apiparity $(UNIT) envs
 	@tests/run $(BUILD) $(UNIT)
 
-demo: deps $(BUILD)/apiparity envs
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: $(BUILD)/apiparity envs
 	$(BUILD)/apiparity env show bookworm trixie sid
 
 bench: $(BUILD)/apiparity
@@ -77,4 +86,4 @@ bench: $(BUILD)/apiparity
 clean:
 	rm -rf build build-san
 
-.PHONY: all deps envs check demo bench clean FORCE
+.PHONY: all deps envs check test demo demo-run bench clean FORCE

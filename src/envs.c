@@ -16,6 +16,7 @@ struct ap_envs_parse {
 	FILE *in;
 	int line;         /* the line inih is on, counted as it reads */
 	int section_line; /* where the latest [section] header is */
+	int key_seen;     /* a key since it: an indented line continues that key */
 	int fail_line;    /* where the handler first failed; 0: it has not */
 	int err_line;     /* the line that failure is about */
 };
@@ -121,8 +122,11 @@ static char *ap_envs_read(char *str, int num, void *stream)
 	if (!fgets(str, num, ps->in))
 		return NULL;
 	const char *p = str + (++ps->line == 1 && !strncmp(str, "\xEF\xBB\xBF", 3) ? 3 : 0);
-	if (p[strspn(p, " \t")] == '[')
+	size_t indent = strspn(p, " \t");
+	if (p[indent] == '[' && !(indent && ps->key_seen)) {
 		ps->section_line = ps->line;
+		ps->key_seen = 0;
+	}
 	return str;
 }
 
@@ -161,6 +165,7 @@ static int ap_envs_handler(void *user, const char *section, const char *key,
 			   const char *val)
 {
 	struct ap_envs_parse *ps = user;
+	ps->key_seen = 1;
 	if (ps->fail_line)
 		return 0;
 	if (!ap_envs_key(ps, section, key, val))

@@ -52,7 +52,7 @@ const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name);
 /* Whether name is usable as an environment name (it names directories). */
 int ap_env_name_ok(const char *name);
 
-/* A short human description: "chroot /x", "exec ssh a --", "local python3". */
+/* What runs, for people: "chroot /x: python3", "ssh a -- python3", "python3". */
 void ap_env_describe(const struct ap_env *env, struct ap_buf *out);
 
 void ap_envs_free(struct ap_envs *envs);

@@ -219,7 +219,7 @@ static const char *ap_table_text(const struct ap_fingerprint *fp, const char *er
 				 int row, const char *devtype)
 {
 	if (!fp)
-		return row == 0 ? error : "";
+		return row == 0 ? (error ? error : "(no fingerprint)") : "";
 	if (!devtype)
 		return row >= 0 && row < AP_FP_NROWS ? fp->row[row] : "";
 	for (size_t d = 0; d < fp->ndevices; d++)

@@ -41,7 +41,8 @@ int ap_fingerprint_decode(struct ap_fingerprint *fp, const json_t *j, struct ap_
 /* The name of a row, as printed: "python", "torch", ... */
 const char *ap_fingerprint_row_name(enum ap_fp_row row);
 
-/* One environment, "name: value" lines. */
+/* One environment: a line per row, the row name padded to a column, then a
+ * line per device type. */
 void ap_fingerprint_render(const struct ap_fingerprint *fp, struct ap_buf *out);
 
 /* n environments side by side, a column each, headed by names[i], with a row

@@ -59,7 +59,7 @@ static int ap_worker_died(struct ap_worker *w)
 			    "%zu bytes), %s", got, want, ap_buf_str(&how));
 	else if (!w->hello && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		r = -AP_ENOPYTHON;
-		ap_buf_addf(&w->detail, "'%s' not found in the environment", w->env->python.v[0]);
+		ap_buf_addf(&w->detail, "'%s' (exit status 127)", w->env->python.v[0]);
 	} else if (!w->hello && w->env->exec.n && WIFEXITED(status)) {
 		r = -AP_EUNREACHABLE;
 		ap_buf_addf(&w->detail, "exec prefix '%s' %s before python answered",

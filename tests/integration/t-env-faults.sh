@@ -27,7 +27,7 @@ contains "$err" "exec prefix '.*fake-ssh-refused' exited with status 255 before 
 	refused_connection_quotes_the_prefix_error
 
 run 6 python_missing_behind_exec_prefix_exits_6 show no-python-exec
-contains "$err" "python not found in the environment: '/nonexistent/python3' not found" \
+contains "$err" "python not found in the environment: '/nonexistent/python3' \(exit status 127\): env: .*No such file or directory" \
 	missing_python_behind_prefix_is_named
 
 if ! skip_without_env trixie 2; then

@@ -56,7 +56,7 @@ static int load(struct fixture *fx, const char *text)
 {
 	FILE *f = fopen(fx->path, "w");
 	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_true(fputs(text, f) >= 0);
 	assert_int_equal(fclose(f), 0);
 	ap_envs_free(&fx->envs);
 	ap_buf_reset(&fx->err);
@@ -176,6 +176,15 @@ static void local_section_overrides_the_built_in_local(void **state)
 	assert_string_equal(e->label, "venv");
 }
 
+static void environment_records_the_file_and_line_of_its_section(void **state)
+{
+	struct fixture *fx = *state;
+	load_ok(fx, "# two\n[a]\nchroot = a\n\n[b]\nchroot = b\n");
+	assert_string_equal(find(fx, "a")->file, fx->path);
+	assert_int_equal(find(fx, "a")->line, 2);
+	assert_int_equal(find(fx, "b")->line, 5);
+}
+
 static void unknown_environment_is_not_found(void **state)
 {
 	struct fixture *fx = *state;
@@ -241,16 +250,31 @@ static void repeated_adjacent_section_is_rejected_as_a_duplicate(void **state)
 			    3, "[a] defined twice");
 }
 
+static void indented_bracket_line_after_a_key_continues_that_key(void **state)
+{
+	assert_config_error(*state, "[a]\nchroot = a\n\n  [b]\nchroot = b\n",
+			    4, "key 'chroot' given twice in [a]");
+}
+
+static void indented_section_header_before_any_key_starts_a_section(void **state)
+{
+	struct fixture *fx = *state;
+	load_ok(fx, "[a]\n  [b]\nchroot = b\n");
+	assert_string_equal(find(fx, "b")->chroot, ROOT "/b");
+}
+
 static void bad_section_name_is_rejected_naming_its_line(void **state)
 {
 	assert_config_error(*state, "[ok]\nchroot = ok\n[a/b]\nchroot = x\n",
 			    3, "bad environment name 'a/b'");
 }
 
-static void chroot_with_exec_is_rejected_naming_a_line(void **state)
+static void chroot_with_exec_is_rejected_naming_the_second_of_them(void **state)
 {
 	assert_config_error(*state, "[a]\nchroot = x\nexec = ssh a --\n",
 			    3, "[a]: chroot and exec cannot be combined");
+	assert_config_error(*state, "[b]\nexec = ssh b --\nlabel = B\nchroot = x\n",
+			    4, "[b]: chroot and exec cannot be combined");
 }
 
 static void unterminated_quote_in_exec_is_rejected_naming_its_line(void **state)
@@ -353,6 +377,7 @@ int main(void)
 		T(absolute_chroot_is_kept_as_given),
 		T(local_exists_without_an_entry),
 		T(local_section_overrides_the_built_in_local),
+		T(environment_records_the_file_and_line_of_its_section),
 		T(unknown_environment_is_not_found),
 		T(remote_shell_defaults_to_yes_for_an_ssh_prefix),
 		T(remote_shell_defaults_to_no_for_other_prefixes),
@@ -362,8 +387,10 @@ int main(void)
 		T(duplicate_key_is_rejected_naming_its_line),
 		T(duplicate_section_is_rejected_naming_its_line),
 		T(repeated_adjacent_section_is_rejected_as_a_duplicate),
+		T(indented_bracket_line_after_a_key_continues_that_key),
+		T(indented_section_header_before_any_key_starts_a_section),
 		T(bad_section_name_is_rejected_naming_its_line),
-		T(chroot_with_exec_is_rejected_naming_a_line),
+		T(chroot_with_exec_is_rejected_naming_the_second_of_them),
 		T(unterminated_quote_in_exec_is_rejected_naming_its_line),
 		T(remote_shell_that_is_not_yes_or_no_is_rejected_naming_its_line),
 		T(key_without_a_value_is_rejected_naming_its_line),
