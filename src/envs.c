@@ -199,8 +199,8 @@ static int ap_envs_add_local(struct ap_envs *envs)
 	return 0;
 }
 
-int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
-		 struct ap_buf *err)
+static int ap_envs_read_all(struct ap_envs *envs, const char *path, const char *root,
+			    struct ap_buf *err)
 {
 	struct ap_envs_parse ps = { .envs = envs, .root = root, .err = err };
 	int builtin = !path || !strcmp(path, "-");
@@ -242,6 +242,15 @@ int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 	if ((r = ap_envs_add_local(envs)) || (r = ap_env_finish(&envs->v[envs->n - 1])))
 		return r;
 	return 0;
+}
+
+int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
+		 struct ap_buf *err)
+{
+	int r = ap_envs_read_all(envs, path, root, err);
+	if (r)
+		ap_envs_free(envs);
+	return r;
 }
 
 const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name)

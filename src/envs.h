@@ -42,7 +42,7 @@ struct ap_envs {
 /* Parses the environments file at path ("-" or NULL: the built-in reference
  * file). Relative chroot directories are taken under root. On error returns
  * -AP_ECONFIG with "file:line: what" in err ("file: why" when the file cannot
- * be read), or -ENOMEM. */
+ * be read), or -ENOMEM; envs is then empty and needs no ap_envs_free(). */
 int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 		 struct ap_buf *err);
 
