@@ -26,6 +26,25 @@ static long ap_now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
+/* Waits up to grace_ms for the group leader to exit by itself, without reaping
+ * it (WNOWAIT): its pid must still name the process group that the caller
+ * kills next. 1 if it exited. */
+static int ap_await_exit(pid_t pid, long grace_ms)
+{
+	long deadline = ap_now_ms() + grace_ms;
+	for (;;) {
+		siginfo_t si = { 0 };
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+			return 0;
+		if (si.si_pid == pid)
+			return 1;
+		if (ap_now_ms() >= deadline)
+			return 0;
+		struct timespec ts = { 0, 5 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* The last non-empty line of the worker's stderr: usually the error itself. */
 static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
 {
@@ -49,6 +68,9 @@ static int ap_worker_died(struct ap_worker *w)
 	ap_frame_truncation(&w->in, &got, &want);
 	if (!w->synced)
 		got = 0; /* start-up noise, not a frame */
+	/* Its stdout closed because it is exiting: let it, so that its own
+	 * status (127, a signal) is what we report, not our SIGKILL. */
+	ap_await_exit(w->proc.pid, AP_EXIT_GRACE_MS);
 	ap_proc_kill(&w->proc);
 	ap_proc_wait(&w->proc, &status);
 	ap_wait_describe(status, &how);
@@ -288,16 +310,7 @@ void ap_worker_stop(struct ap_worker *w)
 		json_decref(bye);
 		close(w->proc.in);
 		w->proc.in = -1;
-		/* WNOWAIT: the leader stays unreaped, so its pid still names
-		 * the process group that the kill below must reach. */
-		long deadline = ap_now_ms() + AP_EXIT_GRACE_MS;
-		siginfo_t si = { 0 };
-		while (ap_now_ms() < deadline &&
-		       waitid(P_PID, (id_t)w->proc.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		       si.si_pid == 0) {
-			struct timespec ts = { 0, 10 * 1000000L };
-			nanosleep(&ts, NULL);
-		}
+		ap_await_exit(w->proc.pid, AP_EXIT_GRACE_MS);
 	}
 	ap_proc_kill(&w->proc);
 	if (w->proc.pid > 0)
