@@ -2,7 +2,7 @@
 # `make check SANITIZE=1` does the same with ASan+UBSan in build-san/.
 
 CC      ?= cc
-PKGS    := jansson inih libcrypto
+PKGS    := jansson inih libcrypto yaml-0.1
 SANITIZE ?=
 BUILD   := $(if $(SANITIZE),build-san,build)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -17,7 +17,7 @@ COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
 LIB_SRC := $(filter-out src/main.c src/cmd-%.c,$(wildcard src/*.c))
 CMD_SRC := src/main.c $(wildcard src/cmd-*.c)
-GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-version.c
+GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-version.c
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
 CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test-*.c))
@@ -44,6 +44,9 @@ $(BUILD)/gen-worker.c: worker/apiparity_worker.py $(BUILD)/embed
 
 $(BUILD)/gen-envs.c: envs/reference.ini $(BUILD)/embed
 	$(BUILD)/embed ap_reference_envs < $< > $@
+
+$(BUILD)/gen-specs.c: $(wildcard specs/*.yaml) $(BUILD)/embed
+	$(BUILD)/embed -t ap_builtin_specs $(sort $(wildcard specs/*.yaml)) > $@
 
 $(BUILD)/gen-version.c: FORCE | $(BUILD)
 	@printf 'const char ap_version[] = "%s";\nconst char ap_commit[] = "%s";\n' \

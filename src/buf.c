@@ -36,21 +36,28 @@ int ap_buf_adds(struct ap_buf *b, const char *s)
 	return ap_buf_add(b, s, strlen(s));
 }
 
+int ap_buf_vaddf(struct ap_buf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0 || ap_buf_grow(b, (size_t)n)) {
+		va_end(again);
+		return n < 0 ? -EINVAL : -ENOMEM;
+	}
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+	va_end(again);
+	b->len += (size_t)n;
+	return 0;
+}
+
 int ap_buf_addf(struct ap_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int r = ap_buf_vaddf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -EINVAL;
-	if (ap_buf_grow(b, (size_t)n))
-		return -ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
+	return r;
 }
 
 void ap_buf_consume(struct ap_buf *b, size_t n)

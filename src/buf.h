@@ -6,6 +6,7 @@
 #ifndef AP_BUF_H
 #define AP_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct ap_buf {
@@ -18,6 +19,9 @@ int ap_buf_add(struct ap_buf *b, const void *data, size_t len);
 int ap_buf_adds(struct ap_buf *b, const char *s);
 int ap_buf_addf(struct ap_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+int ap_buf_vaddf(struct ap_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 
 /* Drops the first n bytes (n <= len). */
 void ap_buf_consume(struct ap_buf *b, size_t n);

@@ -10,12 +10,16 @@ static const char *const ap_row_names[AP_FP_NROWS] = {
 	"devices", "cpu", "host", "time (UTC)",
 };
 
+json_t *ap_plugin_modules(void)
+{
+	return json_pack("[s,s,s,s,s]", "torch_npu", "intel_extension_for_pytorch",
+			 "torch_mlu", "torch_musa", "torch_gcu");
+}
+
 json_t *ap_fingerprint_request(void)
 {
-	return json_pack("{s:s, s:[s,s,s,s], s:[s,s,s,s,s]}", "op", "fingerprint",
-			 "backends", "cuda", "npu", "xpu", "mps",
-			 "plugins", "torch_npu", "intel_extension_for_pytorch", "torch_mlu",
-			 "torch_musa", "torch_gcu");
+	return json_pack("{s:s, s:[s,s,s,s], s:o}", "op", "fingerprint",
+			 "backends", "cuda", "npu", "xpu", "mps", "plugins", ap_plugin_modules());
 }
 
 const char *ap_fingerprint_row_name(enum ap_fp_row row)

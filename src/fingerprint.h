@@ -35,6 +35,10 @@ struct ap_fingerprint {
  * reference, NULL when out of memory. */
 json_t *ap_fingerprint_request(void);
 
+/* The plugin modules that apiparity looks for besides the torch.backends entry
+ * points (a new array). */
+json_t *ap_plugin_modules(void);
+
 /* Decodes j. 0, or -AP_EPROTO with the offending field named in err. */
 int ap_fingerprint_decode(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *err);
 

@@ -85,5 +85,7 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "env"))
 		return ap_cmd_env(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "check"))
+		return ap_cmd_check(argc - 1, argv + 1);
 	return ap_usage("unknown command '%s'", argv[1]);
 }

@@ -233,13 +233,12 @@ def op_fingerprint(req):
         "host": socket.gethostname(),
         "time_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    t0 = time.monotonic()
     try:
-        import torch
+        torch = _import_torch(alone=False)
     except BaseException as e:
         return {"ok": False, "error": "torch-import", "message": _exc_text(e),
                 "partial": fp}
-    fp["torch_import_ms"] = int((time.monotonic() - t0) * 1000)
+    fp["torch_import_ms"] = _TORCH_IMPORT_MS[0]
     fp["torch"] = _torch_info(torch)
     fp["plugins"] = _plugins(req.get("plugins", []))
     kinds = list(req.get("backends", []))
@@ -255,7 +254,396 @@ def op_fingerprint(req):
     return {"ok": True, "data": fp}
 
 
-OPS = {"fingerprint": op_fingerprint}
+# ---------------------------------------------------------------- resolve
+
+_TORCH_IMPORT_MS = [None]
+
+
+def _import_torch(alone):
+    """Imports torch once. alone: with device-plugin autoload off, so that the
+    target can be seen as upstream defines it, before any plugin could patch
+    it. The device check goes through NVML, so that no driver is initialised
+    in this process, which forks probes later."""
+    if "torch" in sys.modules:
+        return sys.modules["torch"]
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+    old = os.environ.get("TORCH_DEVICE_BACKEND_AUTOLOAD")
+    if alone:
+        os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = "0"
+    t0 = time.monotonic()
+    try:
+        import torch
+    finally:
+        if old is None:
+            os.environ.pop("TORCH_DEVICE_BACKEND_AUTOLOAD", None)
+        else:
+            os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = old
+    _TORCH_IMPORT_MS[0] = int((time.monotonic() - t0) * 1000)
+    return torch
+
+
+def _load_plugins(torch, names):
+    """Loads what autoload would have loaded, then the named plugin modules."""
+    import importlib
+    import importlib.util
+    loaded, errors = [], []
+    loader = getattr(torch, "_import_device_backends", None)
+    if loader is not None:
+        try:
+            loader()
+            loaded.extend(p["name"] for p in _entry_point_plugins())
+        except Exception as e:
+            errors.append(_exc_text(e))
+    for name in names:
+        try:
+            if importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
+                loaded.append(name)
+        except Exception as e:
+            errors.append("%s: %s" % (name, _exc_text(e)))
+    return loaded, errors
+
+
+def _walk(dotted):
+    """Imports the longest importable module prefix of dotted, then follows
+    attributes. Returns (obj, parent, deepest_found_name, missing_part)."""
+    import importlib
+    parts = dotted.split(".")
+    obj, i = None, 0
+    for k in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:k]))
+            i = k
+            break
+        except ImportError:
+            continue
+        except Exception:
+            break
+    if obj is None:
+        return None, None, "", parts[0]
+    parent = None
+    for j in range(i, len(parts)):
+        if not hasattr(obj, parts[j]):
+            return None, obj, ".".join(parts[:j]), parts[j]
+        parent, obj = obj, getattr(obj, parts[j])
+    return obj, parent, dotted, None
+
+
+def _code_hash(obj):
+    import hashlib
+    fn = getattr(obj, "__func__", obj)
+    fn = getattr(fn, "fget", fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    h = hashlib.sha256(code.co_code)
+    h.update(repr(code.co_consts).encode())
+    h.update(repr(code.co_names).encode())
+    return h.hexdigest()
+
+
+def _qualname(obj):
+    mod = getattr(obj, "__module__", None)
+    qn = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if qn is None:
+        return None
+    return "%s.%s" % (mod, qn) if mod else qn
+
+
+def _identity(obj):
+    ident = {"id": id(obj), "qualname": _qualname(obj), "code": _code_hash(obj)}
+    if isinstance(obj, type):
+        ident["members"] = dict((k, [id(v), _code_hash(v)])
+                                for k, v in sorted(vars(obj).items())
+                                if callable(v) or isinstance(v, (classmethod, staticmethod, property)))
+    return ident
+
+
+def _kind(obj, parent, name):
+    import inspect
+    import types
+    if isinstance(obj, types.ModuleType):
+        return "module"
+    if isinstance(parent, type):
+        raw = None
+        for klass in parent.__mro__:
+            if name in vars(klass):
+                raw = vars(klass)[name]
+                break
+        if isinstance(raw, classmethod):
+            return "classmethod"
+        if isinstance(raw, staticmethod):
+            return "staticmethod"
+        if isinstance(raw, property):
+            return "property"
+        if inspect.isfunction(raw):
+            return "method"
+        if raw is not None and callable(raw):
+            return "builtin-method"
+    if inspect.isclass(obj):
+        return "class"
+    if inspect.isfunction(obj):
+        return "function"
+    if inspect.isbuiltin(obj):
+        return "builtin"
+    return "callable" if callable(obj) else "value"
+
+
+def _source(obj, torch):
+    import inspect
+    fn = getattr(obj, "__func__", obj)
+    fn = getattr(fn, "fget", fn)
+    try:
+        path = inspect.getsourcefile(fn)
+        line = inspect.getsourcelines(fn)[1]
+    except (TypeError, OSError):
+        return None, None
+    if path is None:
+        return None, None
+    root = os.path.dirname(os.path.dirname(os.path.abspath(torch.__file__)))
+    ap = os.path.abspath(path)
+    if ap.startswith(root + os.sep):
+        path = ap[len(root) + 1:]
+    return path, line
+
+
+def _nearest(parent, deepest, missing, want=5):
+    import difflib
+    if parent is None or missing is None:
+        return []
+    names = [n for n in dir(parent) if not n.startswith("__")]
+    close = difflib.get_close_matches(missing, names, n=want, cutoff=0.5)
+    prefix = deepest + "." if deepest else ""
+    return [prefix + n for n in close]
+
+
+def op_resolve(req):
+    target = req["target"]
+    fresh = "torch" not in sys.modules
+    try:
+        torch = _import_torch(alone=True)
+    except BaseException as e:
+        return {"ok": False, "error": "torch-import", "message": _exc_text(e)}
+    before, _, _, _ = _walk(target)
+    before_id = _identity(before) if before is not None else None
+    loaded, errors = _load_plugins(torch, req.get("plugins", []))
+    obj, parent, deepest, missing = _walk(target)
+    res = {"target": target, "found": obj is not None, "plugins_loaded": loaded,
+           "plugin_errors": errors, "torch_alone": fresh}
+    if obj is None:
+        res["deepest"] = deepest
+        res["missing"] = missing
+        res["nearest"] = _nearest(parent, deepest, missing)
+        return {"ok": True, "data": res}
+    import inspect
+    name = target.rsplit(".", 1)[-1]
+    res["kind"] = _kind(obj, parent, name)
+    owner = parent if isinstance(parent, type) else None
+    res["owner"] = _qualname(owner) if owner is not None else None
+    res["canonical"] = _qualname(obj)
+    res["module"] = getattr(obj, "__module__", None) or getattr(owner, "__module__", None)
+    res["file"], res["line"] = _source(obj, torch)
+    fn = getattr(obj, "__func__", obj)
+    res["pure_python"] = inspect.isfunction(getattr(fn, "fget", fn)) or \
+        (inspect.isclass(obj) and res["file"] is not None)
+    try:
+        res["signature"] = name + str(inspect.signature(obj))
+    except (TypeError, ValueError):
+        res["signature"] = None
+    after_id = _identity(obj)
+    res["patch"] = _patch_report(before_id, after_id)
+    return {"ok": True, "data": res}
+
+
+def _patch_report(before, after):
+    if before is None:
+        return {"compared": False, "why": "target appears only after plugins load"}
+    changes = []
+    for key in ("id", "qualname", "code"):
+        if before[key] != after[key]:
+            changes.append({"what": key, "before": str(before[key]), "after": str(after[key])})
+    bm, am = before.get("members", {}), after.get("members", {})
+    for k in sorted(set(bm) | set(am)):
+        if bm.get(k) != am.get(k):
+            changes.append({"what": "member " + k, "before": str(bm.get(k)),
+                            "after": str(am.get(k))})
+    return {"compared": True, "patched": bool(changes), "changes": changes}
+
+
+# ---------------------------------------------------------------- probes
+
+def _norm(v):
+    """A value as a trace records it: comparable across processes."""
+    import re
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, type):
+        return "<class %s>" % v.__qualname__
+    if isinstance(v, (list, tuple)):
+        return [_norm(x) for x in v]
+    return re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(v))
+
+
+class _DeviceTrace(object):
+    """Records dispatched operators and the devices of the tensors they
+    produce, through a TorchDispatchMode where this torch has one."""
+
+    def __init__(self, torch):
+        self.ops, self.devices, self.why = {}, {}, None
+        self.mode = None
+        try:
+            from torch.utils._python_dispatch import TorchDispatchMode
+        except ImportError as e:
+            self.why = "no TorchDispatchMode in this torch: %s" % e
+            return
+        rec = self
+
+        class _Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                out = func(*args, **(kwargs or {}))
+                name = str(getattr(func, "__name__", func))
+                rec.ops[name] = rec.ops.get(name, 0) + 1
+                for t in (out if isinstance(out, (list, tuple)) else [out]):
+                    dev = getattr(t, "device", None)
+                    if dev is not None:
+                        rec.devices[str(dev.type)] = rec.devices.get(str(dev.type), 0) + 1
+                return out
+        self.mode = _Mode
+
+    def result(self):
+        if self.mode is None:
+            return {"available": False, "why": self.why}
+        return {"available": True, "ops": self.ops, "tensor_devices": self.devices}
+
+
+class ProbeFailure(AssertionError):
+    pass
+
+
+def _run_probe_child(probe, wfd):
+    import threading
+    import traceback
+    torch = sys.modules["torch"]
+    steps = []
+
+    def trace(step, value):
+        steps.append({"step": str(step), "value": _norm(value)})
+        return value
+
+    def check(cond, message="check failed"):
+        if not cond:
+            raise ProbeFailure(message)
+
+    def resolve(dotted):
+        obj = _walk(dotted)[0]
+        if obj is None:
+            raise LookupError("%s does not resolve" % dotted)
+        return obj
+
+    ns = {"torch": torch, "trace": trace, "check": check, "threading": threading,
+          "resolve": resolve, "__name__": "apiparity_probe"}
+    dt = _DeviceTrace(torch)
+    result = {"status": "PASS", "reason": None}
+    try:
+        for name, expr in probe.get("bind", []):
+            ns[name] = eval(expr, ns)
+        code = compile(probe["code"], "<probe %s>" % probe["name"], "exec")
+        if dt.mode is not None:
+            with dt.mode():
+                exec(code, ns)
+        else:
+            exec(code, ns)
+    except ProbeFailure as e:
+        result = {"status": "FAIL", "reason": str(e)}
+    except BaseException as e:
+        tb = traceback.format_exc(limit=-3)
+        result = {"status": "ERROR", "reason": _exc_text(e), "traceback": tb}
+    result["trace"] = steps
+    result["device_trace"] = dt.result()
+    send(wfd, result)
+
+
+def op_probe(req):
+    """Runs one probe in a forked child, in its own process group, with its
+    output captured and a timeout; a crash or hang is a result, not an error."""
+    import signal
+    import tempfile
+    probe = req["probe"]
+    timeout = float(req.get("timeout_s", 30))
+    out = tempfile.TemporaryFile()
+    r, w = os.pipe()
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setpgid(0, 0)
+            os.close(r)
+            os.dup2(out.fileno(), 1)
+            os.dup2(out.fileno(), 2)
+            _run_probe_child(probe, w)
+        finally:
+            os._exit(0)
+    os.close(w)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    result, status = _await_child(pid, r, timeout)
+    os.close(r)
+    if result is None:
+        if status is None:
+            result = {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
+        elif os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            result = {"status": "CRASH", "reason": signal.Signals(sig).name}
+        else:
+            result = {"status": "ERROR",
+                      "reason": "probe exited with status %d before reporting"
+                      % os.WEXITSTATUS(status)}
+        result["trace"] = []
+    result["duration_ms"] = int((time.monotonic() - t0) * 1000)
+    out.seek(0)
+    result["output"] = out.read(65536).decode("utf-8", "replace")
+    out.close()
+    return {"ok": True, "data": result}
+
+
+def _await_child(pid, rfd, timeout):
+    """Reads the child's result frame and reaps it; kills its group on timeout.
+    Returns (result or None, wait status or None for a timeout)."""
+    import select
+    import signal
+    deadline = time.monotonic() + timeout
+    buf = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            os.waitpid(pid, 0)
+            return None, None
+        ready, _, _ = select.select([rfd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(rfd, 65536)
+        if chunk:
+            buf += chunk
+            continue
+        _, status = os.waitpid(pid, 0)
+        try:
+            os.killpg(pid, signal.SIGKILL)  # whatever the probe left behind
+        except OSError:
+            pass
+        if len(buf) >= 4:
+            (n,) = struct.unpack(">I", buf[:4])
+            if len(buf) >= 4 + n:
+                return json.loads(buf[4:4 + n].decode("utf-8")), status
+        return None, status
+
+
+OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe}
 
 
 def main():

@@ -1,0 +1,19 @@
+/* fsutil.h - the few file-system operations evidence needs. */
+#ifndef AP_FSUTIL_H
+#define AP_FSUTIL_H
+
+#include <stddef.h>
+
+/* Creates dir and its missing parents (mode 0755). 0 or -errno. */
+int ap_mkdirs(const char *dir);
+
+/* Removes dir and everything under it, never following symbolic links.
+ * A missing dir is not an error. 0 or -errno. */
+int ap_rm_tree(const char *dir);
+
+/* Writes data to path through a temporary file in the same directory, fsync'd
+ * and renamed into place: readers see the old file or the whole new one. On
+ * failure (-errno, e.g. -ENOSPC) the old file is left as it was. */
+int ap_write_atomic(const char *path, const void *data, size_t len);
+
+#endif

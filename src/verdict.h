@@ -1,0 +1,34 @@
+/* verdict.h - the policy: from measurements to a verdict per environment.
+ *
+ * Everything here reads the bundle object (bundle.json's shape) and decides;
+ * nothing measures. Traces are compared against a reference environment's,
+ * step by step: a differing step is an inconsistency even when no assertion
+ * was written for it.
+ *
+ * Verdicts: "consistent", "consistent-with-limits", "inconsistent",
+ * "unverified".
+ */
+#ifndef AP_VERDICT_H
+#define AP_VERDICT_H
+
+#include <jansson.h>
+
+/* The differences of checks against ref_checks (both arrays of check objects
+ * with name, status, trace): a new array of {check, step, expected, seen}.
+ * A check that the reference lacks is not compared. */
+json_t *ap_trace_diff(const json_t *ref_checks, const json_t *checks);
+
+/* Decides the verdict of bundle b (reads error, resolution, checks,
+ * comparison.differences, patch) and sets b.verdict and b.verdict_reasons. */
+void ap_verdict_decide(json_t *b);
+
+/* Merges the device traces of b's checks into b.device_trace, and derives
+ * b.adaptation: whether the target is device-independent (no tensors, no
+ * operators, not patched), where it is implemented, and the conclusion in
+ * English and Chinese. */
+void ap_adaptation_decide(json_t *b);
+
+/* Whether a status is a failed outcome (FAIL, ERROR, CRASH, TIMEOUT). */
+int ap_status_failed(const char *status);
+
+#endif
