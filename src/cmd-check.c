@@ -22,10 +22,13 @@
 #include "worker.h"
 
 #define AP_MAX_ENVS 64
+#define AP_MAX_SCRIPTS 16
 #define AP_WATCHDOG_MARGIN_S 30
 
 struct ap_check_opts {
-	const char *envs, *root, *out, *reference, *script, *specs;
+	const char *envs, *root, *out, *reference, *specs;
+	const char *scripts[AP_MAX_SCRIPTS];
+	size_t nscripts;
 	const char *names[AP_MAX_ENVS];
 	size_t nnames;
 	int timeout_s;        /* per probe */
@@ -39,7 +42,7 @@ struct ap_check_job {
 	const struct ap_check_opts *o;
 	const struct ap_specs *specs;
 	const char *target;
-	const char *script;   /* the --script source, or NULL */
+	const struct ap_buf *scripts; /* the --script sources, o->nscripts of them */
 	struct ap_status *status;
 	size_t idx;
 	struct ap_buf dir;
@@ -155,16 +158,17 @@ static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json
 	return r;
 }
 
-static int ap_job_script(struct ap_check_job *j, struct ap_worker *w)
+static int ap_job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 {
 	struct ap_buf name = { 0 }, expr = { 0 };
-	const char *base = strrchr(j->o->script, '/');
-	ap_buf_addf(&name, "script:%s", base ? base + 1 : j->o->script);
+	const char *base = strrchr(j->o->scripts[k], '/');
+	ap_buf_addf(&name, "script:%s", base ? base + 1 : j->o->scripts[k]);
 	ap_buf_addf(&expr, "resolve(\"%s\")", j->target);
 	json_t *bind = json_pack("[[s,s]]", "TARGET", ap_buf_str(&expr));
 	json_t *says = json_pack("{s:s, s:s}", "en", "the user's focused assertions",
 				 "zh", "用户提供的专项断言");
-	int r = ap_job_probe(j, w, ap_buf_str(&name), "script", j->script, bind, says);
+	int r = ap_job_probe(j, w, ap_buf_str(&name), "script", ap_buf_str(&j->scripts[k]),
+			     bind, says);
 	json_decref(bind);
 	json_decref(says);
 	ap_buf_free(&name);
@@ -202,8 +206,11 @@ static int ap_job_measure(struct ap_check_job *j, struct ap_worker *w)
 		json_array_append_new(json_object_get(j->b, "checks"),
 				      ap_check_new("resolve", "resolution", "NOTRUN",
 						   "absent-in-this-version"));
-	else if (!(r = ap_job_family(j, w, res)) && j->script)
-		r = ap_job_script(j, w);
+	else
+		r = ap_job_family(j, w, res);
+	for (size_t k = 0; !r && json_is_true(json_object_get(res, "found")) &&
+	     k < j->o->nscripts; k++)
+		r = ap_job_script(j, w, k);
 	json_decref(res);
 	return r;
 }
@@ -416,7 +423,7 @@ static json_t *ap_bundle_new(const struct ap_env *env, const char *target)
 
 static const char ap_check_usage[] =
 	"usage: apiparity check TARGET [--envs FILE] [--env NAME]... [--reference NAME]\n"
-	"                       [--out DIR] [--timeout S] [--script FILE] [--specs DIR]\n"
+	"                       [--out DIR] [--timeout S] [--script FILE]... [--specs DIR]\n"
 	"                       [--require-present]\n";
 
 /* A dotted Python name: it is also written into probe code and paths. */
@@ -459,7 +466,11 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 		case 'r': o->root = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'R': o->reference = optarg; break;
-		case 's': o->script = optarg; break;
+		case 's':
+			if (o->nscripts == AP_MAX_SCRIPTS)
+				return ap_usage("check: at most %d scripts", AP_MAX_SCRIPTS);
+			o->scripts[o->nscripts++] = optarg;
+			break;
 		case 'S': o->specs = optarg; break;
 		case 'p': o->require_present = 1; break;
 		case 'h': fputs(ap_check_usage, stdout); return -1;
@@ -565,7 +576,7 @@ int ap_cmd_check(int argc, char **argv)
 	struct ap_envs envs = { 0 };
 	struct ap_specs specs = { 0 };
 	struct ap_check_job *jobs = NULL;
-	struct ap_buf script = { 0 }, outdir = { 0 };
+	struct ap_buf scripts[AP_MAX_SCRIPTS] = { { 0 } }, outdir = { 0 };
 	int rc = ap_check_parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
@@ -574,14 +585,15 @@ int ap_cmd_check(int argc, char **argv)
 		ap_buf_addf(&outdir, "out/%s", target);
 		o.out = ap_buf_str(&outdir);
 	}
-	if (o.script && (rc = ap_read_script(o.script, &script)))
-		goto out;
+	for (size_t k = 0; k < o.nscripts; k++)
+		if ((rc = ap_read_script(o.scripts[k], &scripts[k])))
+			goto out;
 	if ((rc = ap_check_setup(&o, target, &envs, &specs, &jobs)))
 		goto out;
 	const char *names[AP_MAX_ENVS];
 	for (size_t i = 0; i < o.nnames; i++) {
 		names[i] = jobs[i].env->name;
-		jobs[i].script = o.script ? ap_buf_str(&script) : NULL;
+		jobs[i].scripts = scripts;
 	}
 	struct ap_status *st = ap_status_new(names, o.nnames, stderr);
 	for (size_t i = 0; i < o.nnames; i++)
@@ -597,7 +609,8 @@ out:
 	ap_check_free(jobs, o.nnames);
 	ap_specs_free(&specs);
 	ap_envs_free(&envs);
-	ap_buf_free(&script);
+	for (size_t k = 0; k < o.nscripts; k++)
+		ap_buf_free(&scripts[k]);
 	ap_buf_free(&outdir);
 	return rc;
 }

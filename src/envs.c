@@ -71,8 +71,32 @@ static int ap_yes_no(const char *val, int *out)
 }
 
 static const char *const ap_env_keys[] = {
-	"label", "device", "chroot", "exec", "python", "remote_shell", NULL
+	"label", "device", "chroot", "exec", "python", "remote_shell", "setenv", "bind", NULL
 };
+
+/* setenv = NAME=VALUE...; bind = /host/dir:/dir/in/chroot... */
+static int ap_env_words(struct ap_envs_parse *ps, struct ap_env *e, const char *key,
+			const char *val)
+{
+	int env = !strcmp(key, "setenv");
+	struct ap_argv *a = env ? &e->setenv : &e->bind;
+	int r = ap_argv_split(a, val);
+	if (r == -EINVAL)
+		return ap_buf_addf(ps->err, "'%s': unterminated quote or trailing backslash",
+				   key), -1;
+	if (r)
+		return ap_buf_adds(ps->err, "out of memory"), -1;
+	for (size_t i = 0; i < a->n; i++) {
+		const char *w = a->v[i], *sep = strchr(w, env ? '=' : ':');
+		int ok = sep && sep != w && (env ? strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			"abcdefghijklmnopqrstuvwxyz0123456789_") == (size_t)(sep - w)
+			: w[0] == '/' && sep[1] == '/');
+		if (!ok)
+			return ap_buf_addf(ps->err, env ? "setenv: '%s' is not NAME=VALUE"
+					   : "bind: '%s' is not /host/dir:/dir/inside", w), -1;
+	}
+	return 0;
+}
 
 static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
 		      const char *key, const char *val)
@@ -82,7 +106,7 @@ static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
 		k++;
 	if (!ap_env_keys[k])
 		return ap_buf_addf(ps->err, "unknown key '%s' (known: label, device, "
-				   "chroot, exec, python, remote_shell)", key), -1;
+				   "chroot, exec, python, remote_shell, setenv, bind)", key), -1;
 	if (ps->seen & (1u << k))
 		return ap_buf_addf(ps->err, "key '%s' given twice in [%s]", key, e->name), -1;
 	ps->seen |= 1u << k;
@@ -101,6 +125,8 @@ static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
 		r = ap_set_path(&e->chroot, val, ps->root);
 	else if (!strcmp(key, "remote_shell"))
 		r = ap_yes_no(val, &e->remote_shell) ? -EINVAL : 0;
+	else if (!strcmp(key, "setenv") || !strcmp(key, "bind"))
+		return ap_env_words(ps, e, key, val);
 	else {
 		struct ap_argv *a = !strcmp(key, "exec") ? &e->exec : &e->python;
 		r = ap_argv_split(a, val);
@@ -174,10 +200,12 @@ static int ap_envs_handler(void *user, const char *section, const char *key,
 }
 
 /* An entry is whole once its section is parsed: fill in defaults, check sense. */
-static int ap_env_finish(struct ap_env *e)
+static int ap_env_finish(struct ap_env *e, struct ap_buf *err)
 {
 	if (!e->python.n && ap_argv_push(&e->python, "python3"))
 		return -ENOMEM;
+	if (e->bind.n && !e->chroot)
+		return ap_buf_addf(err, "[%s]: bind needs a chroot", e->name), -AP_ECONFIG;
 	if (e->remote_shell < 0 && e->exec.n) {
 		const char *base = strrchr(e->exec.v[0], '/');
 		base = base ? base + 1 : e->exec.v[0];
@@ -237,9 +265,9 @@ static int ap_envs_read_all(struct ap_envs *envs, const char *path, const char *
 		return -AP_ECONFIG;
 	}
 	for (size_t i = 0; i < envs->n; i++)
-		if ((r = ap_env_finish(&envs->v[i])))
+		if ((r = ap_env_finish(&envs->v[i], err)))
 			return r;
-	if ((r = ap_envs_add_local(envs)) || (r = ap_env_finish(&envs->v[envs->n - 1])))
+	if ((r = ap_envs_add_local(envs)) || (r = ap_env_finish(&envs->v[envs->n - 1], err)))
 		return r;
 	return 0;
 }
@@ -282,6 +310,8 @@ void ap_envs_free(struct ap_envs *envs)
 		free(e->chroot);
 		ap_argv_free(&e->exec);
 		ap_argv_free(&e->python);
+		ap_argv_free(&e->setenv);
+		ap_argv_free(&e->bind);
 	}
 	free(envs->v);
 	free(envs->path);

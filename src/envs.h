@@ -12,6 +12,9 @@
  * exec prefix that hands its arguments to a remote shell (ssh does) must be told
  * so, with `remote_shell = yes` (the default when the prefix starts with ssh),
  * and then apiparity quotes what follows the prefix for that shell.
+ * `setenv = NAME=VALUE ...` sets variables for the process apiparity starts
+ * (the prefix, or python); `bind = /host/dir:/existing/dir ...` makes host
+ * directories visible, read-only, inside a chroot (fixtures, source trees).
  * `local` (this machine's python3) exists without an entry; an entry named local
  * overrides it.
  */
@@ -29,6 +32,8 @@ struct ap_env {
 	struct ap_argv exec;    /* exec prefix, may be empty */
 	struct ap_argv python;  /* interpreter argv, never empty */
 	int remote_shell;
+	struct ap_argv setenv;  /* NAME=VALUE words, for the process started */
+	struct ap_argv bind;    /* /host:/inside words, chroot only, read-only */
 	const char *file;       /* where it was defined (NULL: built in) */
 	int line;
 };

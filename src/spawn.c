@@ -16,10 +16,11 @@
 extern char **environ;
 
 /* What the child reports through its close-on-exec pipe when it cannot exec. */
-enum { AP_STAGE_NS = 1, AP_STAGE_PROC, AP_STAGE_CHROOT, AP_STAGE_EXEC };
+enum { AP_STAGE_NS = 1, AP_STAGE_PROC, AP_STAGE_BIND, AP_STAGE_CHROOT, AP_STAGE_EXEC };
 struct ap_child_fail {
 	int stage;
 	int err;
+	int which; /* the bind that failed */
 };
 
 /* Everything the child needs, computed before fork: after fork it only makes
@@ -27,6 +28,8 @@ struct ap_child_fail {
 struct ap_child_plan {
 	const char *root;           /* chroot directory or NULL */
 	struct ap_argv mounts;      /* proc, sys, dev/shm targets under root */
+	struct ap_argv bind_src;    /* host directories to bind ... */
+	struct ap_argv bind_dst;    /* ... onto these, under root */
 	struct ap_argv candidates;  /* paths to try for argv[0], in order */
 	struct ap_argv argv;
 	char **envp;
@@ -70,24 +73,66 @@ static int ap_plan_candidates(struct ap_child_plan *pl, const char *path)
 	return 0;
 }
 
-static int ap_plan_env(struct ap_child_plan *pl)
+/* Whether the NAME=VALUE word w sets a name that set (NAME=VALUE words) sets. */
+static int ap_env_overridden(const char *w, const struct ap_argv *set)
+{
+	size_t n = strcspn(w, "=");
+	for (size_t i = 0; i < set->n; i++)
+		if (!strncmp(set->v[i], w, n) && set->v[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+/* The child's environment: base (NAME=VALUE words) with env's setenv on top. */
+static int ap_plan_env(struct ap_child_plan *pl, const struct ap_env *env, char **base)
+{
+	int r = ap_argv_extend(&pl->envbuf, &env->setenv);
+	for (size_t i = 0; !r && base[i]; i++)
+		if (!ap_env_overridden(base[i], &env->setenv))
+			r = ap_argv_push(&pl->envbuf, base[i]);
+	pl->envp = pl->envbuf.v;
+	return r;
+}
+
+/* A chroot starts from a clean environment: the host's PATH and the like
+ * mean nothing inside it. */
+static int ap_plan_chroot_env(struct ap_child_plan *pl, const struct ap_env *env)
 {
 	const char *keep[] = { "TERM", "TZ", NULL };
+	struct ap_argv base = { 0 };
 	struct ap_buf b = { 0 };
-	int r = ap_argv_push(&pl->envbuf, "PATH=/usr/local/sbin:/usr/local/bin:"
+	int r = ap_argv_push(&base, "PATH=/usr/local/sbin:/usr/local/bin:"
 			     "/usr/sbin:/usr/bin:/sbin:/bin");
-	r = r ? r : ap_argv_push(&pl->envbuf, "HOME=/root");
-	r = r ? r : ap_argv_push(&pl->envbuf, "LANG=C.UTF-8");
+	r = r ? r : ap_argv_push(&base, "HOME=/root");
+	r = r ? r : ap_argv_push(&base, "LANG=C.UTF-8");
 	for (int i = 0; !r && keep[i]; i++) {
 		const char *v = getenv(keep[i]);
 		if (!v)
 			continue;
 		ap_buf_reset(&b);
 		r = ap_buf_addf(&b, "%s=%s", keep[i], v);
-		r = r ? r : ap_argv_push(&pl->envbuf, ap_buf_str(&b));
+		r = r ? r : ap_argv_push(&base, ap_buf_str(&b));
+	}
+	r = r ? r : ap_plan_env(pl, env, base.v);
+	ap_buf_free(&b);
+	ap_argv_free(&base);
+	return r;
+}
+
+static int ap_plan_binds(struct ap_child_plan *pl, const struct ap_env *env)
+{
+	struct ap_buf b = { 0 };
+	int r = 0;
+	for (size_t i = 0; !r && i < env->bind.n; i++) {
+		const char *w = env->bind.v[i], *sep = strchr(w, ':');
+		ap_buf_reset(&b);
+		r = ap_buf_add(&b, w, (size_t)(sep - w));
+		r = r ? r : ap_argv_push(&pl->bind_src, ap_buf_str(&b));
+		ap_buf_reset(&b);
+		r = r ? r : ap_buf_addf(&b, "%s%s", env->chroot, sep + 1);
+		r = r ? r : ap_argv_push(&pl->bind_dst, ap_buf_str(&b));
 	}
 	ap_buf_free(&b);
-	pl->envp = pl->envbuf.v;
 	return r;
 }
 
@@ -101,9 +146,14 @@ static int ap_plan_build(struct ap_child_plan *pl, const struct ap_env *env,
 	if (r)
 		return r;
 	if (!env->chroot) {
+		r = env->setenv.n ? ap_plan_env(pl, env, environ) : 0;
+		if (!env->setenv.n)
+			pl->envp = environ;
 		const char *path = getenv("PATH");
-		pl->envp = environ;
-		return ap_plan_candidates(pl, path ? path : ap_chroot_path);
+		for (size_t i = 0; i < env->setenv.n; i++)
+			if (!strncmp(env->setenv.v[i], "PATH=", 5))
+				path = env->setenv.v[i] + 5;
+		return r ? r : ap_plan_candidates(pl, path ? path : ap_chroot_path);
 	}
 	pl->root = env->chroot;
 	const char *sub[] = { "/proc", "/sys", "/dev/shm", NULL };
@@ -114,13 +164,16 @@ static int ap_plan_build(struct ap_child_plan *pl, const struct ap_env *env,
 		r = r ? r : ap_argv_push(&pl->mounts, ap_buf_str(&b));
 	}
 	ap_buf_free(&b);
-	r = r ? r : ap_plan_env(pl);
+	r = r ? r : ap_plan_binds(pl, env);
+	r = r ? r : ap_plan_chroot_env(pl, env);
 	return r ? r : ap_plan_candidates(pl, ap_chroot_path);
 }
 
 static void ap_plan_free(struct ap_child_plan *pl)
 {
 	ap_argv_free(&pl->mounts);
+	ap_argv_free(&pl->bind_src);
+	ap_argv_free(&pl->bind_dst);
 	ap_argv_free(&pl->candidates);
 	ap_argv_free(&pl->argv);
 	ap_argv_free(&pl->envbuf);
@@ -128,7 +181,7 @@ static void ap_plan_free(struct ap_child_plan *pl)
 
 static _Noreturn void ap_child_fail(int fd, int stage, int err)
 {
-	struct ap_child_fail f = { stage, err };
+	struct ap_child_fail f = { stage, err, 0 };
 	ssize_t n = write(fd, &f, sizeof(f));
 	(void)n;
 	_exit(127);
@@ -153,6 +206,14 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 		(void)mount("sysfs", pl->mounts.v[1], "sysfs", MS_RDONLY | MS_NOSUID |
 			    MS_NODEV | MS_NOEXEC, NULL);
 		(void)mount("tmpfs", pl->mounts.v[2], "tmpfs", MS_NOSUID | MS_NODEV, NULL);
+		for (size_t i = 0; i < pl->bind_src.n; i++)
+			if (mount(pl->bind_src.v[i], pl->bind_dst.v[i], NULL, MS_BIND | MS_REC, NULL) ||
+			    mount(NULL, pl->bind_dst.v[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL)) {
+				struct ap_child_fail f = { AP_STAGE_BIND, errno, (int)i };
+				ssize_t n = write(report, &f, sizeof(f));
+				(void)n;
+				_exit(127);
+			}
 		if (chroot(pl->root) || chdir("/"))
 			ap_child_fail(report, AP_STAGE_CHROOT, errno);
 	}
@@ -176,6 +237,10 @@ static int ap_spawn_failed(const struct ap_env *env, const char *prog,
 		return -AP_EUNREACHABLE;
 	case AP_STAGE_PROC:
 		ap_buf_addf(err, "cannot mount /proc in chroot %s: %s", env->chroot, what);
+		return -AP_EUNREACHABLE;
+	case AP_STAGE_BIND:
+		ap_buf_addf(err, "cannot bind %s in chroot %s: %s", f->which < (int)env->bind.n
+			    ? env->bind.v[f->which] : "?", env->chroot, what);
 		return -AP_EUNREACHABLE;
 	case AP_STAGE_CHROOT:
 		ap_buf_addf(err, "cannot enter chroot %s: %s", env->chroot, what);

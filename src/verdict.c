@@ -33,7 +33,10 @@ static void ap_diff_add(json_t *out, const char *check, const char *step,
 					     "seen", seen ? seen : json_null()));
 }
 
-static void ap_diff_steps(json_t *out, const char *name, const json_t *rt, const json_t *t)
+/* outcome_differs: the check already differs in outcome, so a trace that
+ * merely stops early (the probe failed there) adds nothing. */
+static void ap_diff_steps(json_t *out, const char *name, const json_t *rt, const json_t *t,
+			  int outcome_differs)
 {
 	size_t n = json_array_size(rt) > json_array_size(t) ? json_array_size(rt)
 							    : json_array_size(t);
@@ -47,6 +50,8 @@ static void ap_diff_steps(json_t *out, const char *name, const json_t *rt, const
 					    json_object_get(s, "value"));
 			continue;
 		}
+		if (!s && outcome_differs)
+			return;
 		/* The traces went out of step: report the first divergence only,
 		 * since every later step would differ too. */
 		struct ap_buf other = { 0 };
@@ -72,9 +77,11 @@ json_t *ap_trace_diff(const json_t *ref_checks, const json_t *checks)
 		if (!r)
 			continue;
 		const json_t *rs = json_object_get(r, "status"), *cs = json_object_get(c, "status");
-		if (!json_equal(rs, cs))
+		int differs = !json_equal(rs, cs);
+		if (differs)
 			ap_diff_add(out, name, "(outcome)", rs, cs);
-		ap_diff_steps(out, name, json_object_get(r, "trace"), json_object_get(c, "trace"));
+		ap_diff_steps(out, name, json_object_get(r, "trace"), json_object_get(c, "trace"),
+			      differs);
 	}
 	return out;
 }
@@ -241,14 +248,18 @@ void ap_adaptation_decide(json_t *b)
 		ap_buf_addf(&zh, "无法判定：该版本无法追踪算子（%s）",
 			    json_string_value(json_object_get(dt, "why")));
 	} else {
+		ap_buf_adds(&en, "not device-independent:");
 		ap_keys(ops, &seen);
-		ap_buf_addf(&en, "touches the backend:%s%s%s%s", json_object_size(ops) ? " operators " : "",
-			    ap_buf_str(&seen), patched ? "; patched by a plugin" : "", "");
+		if (seen.len)
+			ap_buf_addf(&en, " operators %s;", ap_buf_str(&seen));
 		ap_buf_reset(&seen);
 		ap_keys(devs, &seen);
 		if (seen.len)
-			ap_buf_addf(&en, "; tensors on %s", ap_buf_str(&seen));
-		ap_buf_addf(&en, " - review whether a backend-specific patch is needed");
+			ap_buf_addf(&en, " tensors on %s;", ap_buf_str(&seen));
+		if (patched)
+			ap_buf_addf(&en, " patched by a plugin (now %s);",
+				    json_string_value(json_object_get(res, "canonical")));
+		ap_buf_adds(&en, " review whether a backend-specific patch is needed");
 		ap_buf_addf(&zh, "涉及后端：%s%s，需评估是否需要后端适配",
 			    json_object_size(ops) || json_object_size(devs) ? "调用算子或创建张量" : "",
 			    patched ? "；已被插件修改" : "");
