@@ -233,10 +233,10 @@ int ap_specs_add(struct ap_specs *s, const char *text, size_t len, const char *n
 	memset(f, 0, sizeof(*f));
 	f->file = strdup(name);
 	int r = f->file ? ap_family_load(f, doc, err) : -ENOMEM;
-	json_decref(doc);
 	for (size_t i = 0; !r && i < s->n; i++)
 		if (!strcmp(s->v[i].name, f->name))
-			r = ap_spec_err(err, name, NULL, "family '%s' is defined twice", f->name);
+			r = ap_spec_err(err, name, doc, "family '%s' is defined twice", f->name);
+	json_decref(doc);
 	if (r) {
 		ap_family_free(f);
 		return r;

@@ -213,6 +213,8 @@ static json_t *ap_merge_device_traces(const json_t *checks)
 		ap_count_into(ops, json_object_get(dt, "ops"));
 		ap_count_into(devs, json_object_get(dt, "tensor_devices"));
 	}
+	if (!any && !why)
+		why = "no probe ran";
 	return json_pack("{s:b, s:s?, s:o, s:o}", "available", any, "why", any ? NULL : why,
 			 "ops", ops, "tensor_devices", devs);
 }

@@ -38,13 +38,13 @@ static int ap_yaml_place(struct ap_yaml_state *st, json_t *v, const char **why)
 			json_decref(v);
 			return *why = "a mapping key must be a plain scalar", -1;
 		}
+		if (json_object_get(top, json_string_value(v))) {
+			json_decref(v);
+			return *why = "duplicate key", -1;
+		}
 		*key = strdup(json_string_value(v));
 		json_decref(v);
 		return *key ? 0 : -1;
-	}
-	if (json_object_get(top, *key)) {
-		json_decref(v);
-		return *why = "duplicate key", -1;
 	}
 	int r = json_object_set_new(top, *key, v);
 	free(*key);

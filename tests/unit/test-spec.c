@@ -306,7 +306,7 @@ static void empty_members_list_is_refused_at_the_spec_line(void **state)
 	assert_refused(HEAD "members: []\n" PROBES, 2, "'members' must list at least one class");
 }
 
-static void spec_that_is_not_yaml_is_refused_naming_line_and_column(void **state)
+static void yaml_error_in_a_spec_is_refused_naming_line_and_column(void **state)
 {
 	(void)state;
 	struct ap_specs s = { 0 };
@@ -529,7 +529,7 @@ int main(void)
 		cmocka_unit_test(probe_says_without_english_is_refused_at_its_says),
 		cmocka_unit_test(probe_without_says_is_refused_at_the_probe_line),
 		cmocka_unit_test(empty_members_list_is_refused_at_the_spec_line),
-		cmocka_unit_test(spec_that_is_not_yaml_is_refused_naming_line_and_column),
+		cmocka_unit_test(yaml_error_in_a_spec_is_refused_naming_line_and_column),
 		cmocka_unit_test(family_defined_twice_is_refused_and_the_first_kept),
 		cmocka_unit_test(builtin_mode_context_family_has_every_mode_class),
 		cmocka_unit_test(every_builtin_probe_says_what_it_checks_in_english_and_chinese),

@@ -1,0 +1,124 @@
+#!/bin/bash
+# apiparity check on the real reference environments, and with faults injected.
+. "$(dirname "$0")/lib.sh"
+TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
+sed "s|@FIX@|$FIX|g" "$FIX/check.ini" > "$T/check.ini"
+py() { /usr/bin/python3 -c "$@"; }
+# field FILE EXPR - a value of a bundle.json, by Python expression on b.
+field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
+
+if ! skip_without_env bookworm 24 && ! skip_without_env trixie 24 && ! skip_without_env sid 24; then
+	run 0 example_check_is_consistent "$APIPARITY" check $TARGET --env bookworm --env trixie --env sid --out "$T/ex"
+	contains "$out" "^bookworm +3\.11\.[0-9]+ +1\.13\.[^ ]+ +- +cpu +0/0 +unverified" bookworm_row_is_unverified
+	contains "$out" "^trixie +3\.13\.[0-9]+ +2\.6\.[^ ]+ +- +cpu +10/10 +consistent$" trixie_row_passes_every_probe
+	contains "$out" "^sid +3\.14\.[0-9]+ +2\.14\.[^ ]+ +- +cpu +10/10 +consistent$" sid_row_passes_every_probe
+	b="$T/ex/bookworm/bundle.json"
+	equals "$(field "$b" '[(c["name"], c["status"], c["reason"]) for c in b["checks"]]')" \
+		"[('resolve', 'NOTRUN', 'absent-in-this-version')]" bookworm_target_is_notrun_absent
+	equals "$(field "$b" 'b["resolution"]["nearest"]')" "['torch.autograd.grad_mode.set_grad_enabled']" \
+		bookworm_suggests_the_nearest_name
+	contains "$(cat "$T/ex/bookworm/run.log")" "nearest names: torch.autograd.grad_mode.set_grad_enabled" \
+		run_log_shows_did_you_mean
+	for e in trixie sid; do
+		b="$T/ex/$e/bundle.json"
+		equals "$(field "$b" 'sorted(set(c["status"] for c in b["checks"]))')" "['PASS']" ${e}_every_probe_passes
+		equals "$(field "$b" 'len(b["comparison"]["differences"]), b["comparison"]["reference"]')" "(0, 'trixie')" \
+			${e}_traces_identical_to_reference
+		equals "$(field "$b" 'b["device_trace"]["available"], b["device_trace"]["ops"], b["device_trace"]["tensor_devices"]')" \
+			"(True, {}, {})" ${e}_device_trace_is_empty
+		equals "$(field "$b" 'b["resolution"]["patch"]["patched"], b["adaptation"]["device_independent"]')" \
+			"(False, True)" ${e}_not_patched_and_device_independent
+		(cd "$T/ex/$e" && sha256sum --quiet --strict -c MANIFEST.sha256) \
+			&& ok ${e}_manifest_checks_with_sha256sum || nok ${e}_manifest_checks_with_sha256sum
+	done
+	b="$T/ex/sid/bundle.json"
+	equals "$(field "$b" 'b["schema"], b["tool"]["name"], b["target"], b["env"]["name"], b["verdict"]')" \
+		"('apiparity.bundle/1', 'apiparity', '$TARGET', 'sid', 'consistent')" bundle_has_schema_tool_target_env_verdict
+	want_py=$(in_chroot sid /usr/bin/python3 -c 'import platform; print(platform.python_version())')
+	equals "$(field "$b" 'b["fingerprint"]["python"]["version"]')" "$want_py" bundle_fingerprint_is_measured
+	equals "$(field "$b" 'b["resolution"]["kind"], b["resolution"]["owner"], b["resolution"]["file"], b["resolution"]["pure_python"]')" \
+		"('method', 'torch.autograd.grad_mode.set_multithreading_enabled', 'torch/autograd/grad_mode.py', True)" \
+		resolution_names_kind_owner_and_source
+	equals "$(field "$b" 'all(set(c) >= {"name","kind","status","reason","trace","duration_ms"} for c in b["checks"])')" True \
+		every_check_has_the_bundle_fields
+	equals "$(py 'import json,sys; print(sum(json.loads(l)["type"] == "check" for l in open(sys.argv[1])))' "$T/ex/sid/journal.jsonl")" 10 \
+		journal_has_a_record_per_probe
+	contains "$(cat "$T/ex/sid/run.log")" "state inside clone context, mode False = false" run_log_shows_trace_steps
+	contains "$(cat "$T/ex/sid/run.log")" "^device-independent: no tensors, no operators, not patched" run_log_states_adaptation
+	contains "$(cat "$T/ex/sid/run.log")" "^== traces against trixie: identical" run_log_states_comparison
+	run 1 require_present_fails_an_absent_target "$APIPARITY" check $TARGET --env bookworm --env trixie --require-present --out "$T/rp"
+fi
+
+if ! skip_without_env trixie 12 && ! skip_without_env sid 12; then
+	for t in torch.autograd.grad_mode.set_grad_enabled.clone torch.autograd.grad_mode.inference_mode.clone torch.no_grad; do
+		run 0 "family_member_${t##*grad_mode.}_is_consistent" "$APIPARITY" check $t --env trixie --env sid --out "$T/m"
+		contains "$out" "^sid .* 10/10 +consistent$" "family_member_${t##*grad_mode.}_passes_in_sid"
+	done
+	run 0 anomaly_mode_checks_only_what_applies "$APIPARITY" check torch.autograd.set_detect_anomaly --env trixie --out "$T/an"
+	equals "$(field "$T/an/trixie/bundle.json" 'sorted(c["name"] for c in b["checks"] if c["status"] == "NOTRUN")')" \
+		"['clone-as-context-restores', 'clone-keeps-mode', 'clone-returns-same-class', 'decorates-function', 'decorates-generator', 'other-thread-unaffected']" \
+		not_applicable_probes_are_notrun
+	run 0 target_without_family_is_unverified "$APIPARITY" check torch.nn.functional.relu --env trixie --out "$T/nf"
+	contains "$out" "^trixie .* unverified$" target_without_family_says_unverified
+	equals "$(field "$T/nf/trixie/bundle.json" 'b["checks"][0]["status"], b["checks"][0]["reason"]')" \
+		"('NOTRUN', 'no-family: no spec has a member for torch.nn.functional.relu')" no_family_is_notrun_with_reason
+fi
+
+if ! skip_without_env trixie 11; then
+	start=$(date +%s)
+	run 1 crashing_and_hanging_probes_fail_the_check "$APIPARITY" check $TARGET --env trixie --timeout 3 \
+		--script "$FIX/probes/segfault.py" --script "$FIX/probes/hang.py" --script "$FIX/probes/clone-mode.py" --out "$T/f"
+	took=$(( $(date +%s) - start ))
+	b="$T/f/trixie/bundle.json"
+	equals "$(field "$b" '[(c["name"], c["status"], c["reason"]) for c in b["checks"] if c["kind"] == "script"]')" \
+		"[('script:segfault.py', 'CRASH', 'SIGSEGV'), ('script:hang.py', 'TIMEOUT', 'no result within 3 s'), ('script:clone-mode.py', 'PASS', None)]" \
+		crash_is_crash_hang_is_timeout_and_next_probe_runs
+	equals "$(field "$b" 'sum(c["status"] == "PASS" for c in b["checks"])')" 11 family_probes_still_pass_beside_faults
+	[ "$took" -lt 20 ] && ok hang_is_cut_at_the_timeout || nok hang_is_cut_at_the_timeout "took ${took}s"
+	sleep 0.5
+	equals "$(pgrep -fc 'apiparity-worker' || true)" 0 no_probe_process_is_left_behind
+
+	run 1 fake_plugin_that_patches_clone_is_inconsistent "$APIPARITY" check $TARGET --envs "$T/check.ini" --env trixie --env fake-npu --out "$T/p"
+	contains "$out" "^fake-npu +3\.13\.[0-9]+ +2\.6\.[^ ]+ +fake_npu 0\.1 +npu x1 +[0-9]+/10 +inconsistent$" \
+		fake_plugin_row_shows_plugin_device_and_verdict
+	b="$T/p/fake-npu/bundle.json"
+	equals "$(field "$b" 'b["resolution"]["patch"]["patched"], b["resolution"]["canonical"]')" \
+		"(True, 'fake_npu._clone_dropping_mode')" plugin_patch_is_detected
+	equals "$(field "$b" '[d for d in b["comparison"]["differences"] if d["step"] == "mode of clone, mode False"]')" \
+		"[{'check': 'clone-keeps-mode', 'step': 'mode of clone, mode False', 'expected': False, 'seen': True}]" \
+		differing_trace_step_is_named_with_expected_and_seen
+	equals "$(field "$b" '[(d["type"], d["count"], d["names"]) for d in b["fingerprint"]["devices"] if d["type"] == "npu"]')" \
+		"[('npu', 1, ['FakeNPU 910B3'])]" renamed_privateuse1_device_is_fingerprinted
+
+	run 1 stub_state_query_is_inconsistent "$APIPARITY" check $TARGET --envs "$T/check.ini" --env trixie --env stub-state --out "$T/s"
+	equals "$(field "$T/s/stub-state/bundle.json" '[d["expected"], d["seen"]] if (d := [d for d in b["comparison"]["differences"] if d["step"] == "state inside, mode True"][0]) else None')" \
+		"[True, False]" stub_state_is_caught_by_the_trace
+fi
+
+if ! skip_without_env trixie 6; then
+	run 3 unreachable_environment_exits_3 "$APIPARITY" check $TARGET --envs "$T/check.ini" --env trixie --env gone --out "$T/u"
+	contains "$err" "env gone: environment unreachable: cannot run exec prefix '/nonexistent/ssh'" unreachable_environment_is_named
+	equals "$(field "$T/u/trixie/bundle.json" 'b["verdict"]')" consistent reachable_environment_is_still_measured
+	equals "$(field "$T/u/gone/bundle.json" 'b["verdict"], b["error"]["kind"]')" "('unverified', 'environment unreachable')" \
+		unreachable_environment_bundle_records_the_error
+
+	# A disk that fills: an error naming the file, exit 10, and the journal
+	# written so far stays.
+	mkdir -p "$T/full"
+	if mount -t tmpfs -o size=48k tmpfs "$T/full" 2>/dev/null; then
+		head -c 40000 /dev/zero > "$T/full/ballast"
+		run 10 full_disk_exits_10 "$APIPARITY" check $TARGET --env trixie --out "$T/full/out"
+		contains "$err" "No space left on device" full_disk_is_reported
+		umount "$T/full"
+	else
+		skip full_disk_exits_10 "cannot mount a tmpfs here"; skip full_disk_is_reported "cannot mount a tmpfs here"
+	fi
+fi
+
+run 2 target_that_is_not_a_dotted_name_is_a_usage_error "$APIPARITY" check 'torch;rm -rf x'
+run 2 check_without_target_is_a_usage_error "$APIPARITY" check
+run 5 check_of_unknown_environment_exits_5 "$APIPARITY" check $TARGET --env a5
+printf 'family: x\n' > "$T/specs-bad.yaml"; mkdir -p "$T/specs"; cp "$T/specs-bad.yaml" "$T/specs/x.yaml"
+run 4 malformed_spec_is_a_config_error "$APIPARITY" check $TARGET --specs "$T/specs" --env trixie
+contains "$err" "x.yaml:1: 'bind' \(name: expression\) is missing" malformed_spec_names_file_and_line
+done_testing
