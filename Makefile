@@ -80,11 +80,18 @@ test: $(BUILD)/apiparity $(UNIT) envs
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
 
+# The README's main job: verify the default target across the reference
+# environments and write the evidence under out/.
+DEMO_TARGET := torch.autograd.grad_mode.set_multithreading_enabled.clone
 demo-run: $(BUILD)/apiparity envs
 	$(BUILD)/apiparity env show bookworm trixie sid
+	$(BUILD)/apiparity check $(DEMO_TARGET) --envs envs/reference.ini \
+		--env bookworm --env trixie --env sid --out out/
+	@echo "bundles: out/bookworm out/trixie out/sid (bundle.json, run.log, MANIFEST.sha256)"
 
 bench: $(BUILD)/apiparity
 	bench/env-overhead $(BUILD)/apiparity
+	bench/check-overhead $(BUILD)/apiparity
 
 clean:
 	rm -rf build build-san

@@ -14,17 +14,20 @@ static const char ap_help[] =
 	"usage: apiparity <command> [<args>]\n"
 	"\n"
 	"commands:\n"
+	"  check TARGET [--env NAME]... [--out DIR]      verify one API across environments\n"
+	"        [--reference NAME] [--timeout S] [--script FILE]... [--specs DIR]\n"
+	"        [--require-present]\n"
 	"  env create NAME --suite SUITE [--root DIR]   provision a reference environment\n"
 	"  env show NAME... [--json]                     fingerprint environments\n"
 	"  env list                                      list environments, reachable or not\n"
 	"\n"
-	"options of env show/list: --envs FILE (default $APIPARITY_ENVS, else the built-in\n"
+	"options of check and env show/list: --envs FILE (default $APIPARITY_ENVS, else the built-in\n"
 	"  reference environments), --root DIR (default $APIPARITY_ENV_ROOT, else\n"
 	"  " AP_DEFAULT_ENV_ROOT "), --timeout SECONDS (per worker answer)\n"
 	"\n"
 	"exit status:\n"
 	"   0  success\n"
-	"   1  a check found an inconsistency\n"
+	"   1  a check found an inconsistency, or a probe failed, crashed or hung\n"
 	"   2  usage error\n"
 	"   3  environment unreachable (exec prefix or chroot failed)\n"
 	"   4  malformed environments or spec file\n"
@@ -34,7 +37,9 @@ static const char ap_help[] =
 	"   8  worker died or broke the protocol\n"
 	"   9  worker stopped answering (timeout)\n"
 	"  10  could not write results\n"
-	"  11  provisioning failed\n";
+	"  11  provisioning failed\n"
+	"\n"
+	"See the apiparity(1) manual page (docs/apiparity.1) for verdicts and evidence.\n";
 
 const char *ap_env_root(const char *opt)
 {
