@@ -527,7 +527,10 @@ def _run_probe_child(probe, wfd):
     steps = []
 
     def trace(step, value):
-        steps.append({"step": str(step), "value": _norm(value)})
+        # Sent as it happens: a probe that crashes later keeps its steps.
+        st = {"step": str(step), "value": _norm(value)}
+        steps.append(st)
+        send(wfd, {"type": "step", "step": st})
         return value
 
     def check(cond, message="check failed"):
@@ -560,6 +563,7 @@ def _run_probe_child(probe, wfd):
         result = {"status": "ERROR", "reason": _exc_text(e), "traceback": tb}
     result["trace"] = steps
     result["device_trace"] = dt.result()
+    result["type"] = "result"
     send(wfd, result)
 
 
@@ -588,7 +592,7 @@ def op_probe(req):
         os.setpgid(pid, pid)
     except OSError:
         pass
-    result, status = _await_child(pid, r, timeout)
+    result, steps, status = _await_child(pid, r, timeout)
     os.close(r)
     if result is None:
         if status is None:
@@ -600,7 +604,7 @@ def op_probe(req):
             result = {"status": "ERROR",
                       "reason": "probe exited with status %d before reporting"
                       % os.WEXITSTATUS(status)}
-        result["trace"] = []
+        result["trace"] = steps
     result["duration_ms"] = int((time.monotonic() - t0) * 1000)
     out.seek(0)
     result["output"] = out.read(65536).decode("utf-8", "replace")
@@ -608,9 +612,32 @@ def op_probe(req):
     return {"ok": True, "data": result}
 
 
+def _frames(buf):
+    """The complete frames at the start of buf, decoded."""
+    out, i = [], 0
+    while len(buf) - i >= 4:
+        (n,) = struct.unpack(">I", buf[i:i + 4])
+        if len(buf) - i - 4 < n:
+            break
+        out.append(json.loads(buf[i + 4:i + 4 + n].decode("utf-8")))
+        i += 4 + n
+    return out
+
+
+def _split(frames):
+    """(the result frame or None, the trace steps streamed before it)."""
+    result = [f for f in frames if f.get("type") == "result"]
+    steps = [f["step"] for f in frames if f.get("type") == "step"]
+    if result:
+        del result[0]["type"]
+        return result[0], steps
+    return None, steps
+
+
 def _await_child(pid, rfd, timeout):
-    """Reads the child's result frame and reaps it; kills its group on timeout.
-    Returns (result or None, wait status or None for a timeout)."""
+    """Reads the child's frames and reaps it; kills its group on timeout.
+    Returns (result or None, the steps it traced, wait status or None for a
+    timeout)."""
     import select
     import signal
     deadline = time.monotonic() + timeout
@@ -623,7 +650,7 @@ def _await_child(pid, rfd, timeout):
             except OSError:
                 pass
             os.waitpid(pid, 0)
-            return None, None
+            return None, _split(_frames(buf))[1], None
         ready, _, _ = select.select([rfd], [], [], left)
         if not ready:
             continue
@@ -636,11 +663,8 @@ def _await_child(pid, rfd, timeout):
             os.killpg(pid, signal.SIGKILL)  # whatever the probe left behind
         except OSError:
             pass
-        if len(buf) >= 4:
-            (n,) = struct.unpack(">I", buf[:4])
-            if len(buf) >= 4 + n:
-                return json.loads(buf[4:4 + n].decode("utf-8")), status
-        return None, status
+        result, steps = _split(_frames(buf))
+        return result, steps, status
 
 
 OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe}

@@ -74,6 +74,9 @@ if ! skip_without_env trixie 11; then
 		"[('script:segfault.py', 'CRASH', 'SIGSEGV'), ('script:hang.py', 'TIMEOUT', 'no result within 3 s'), ('script:clone-mode.py', 'PASS', None)]" \
 		crash_is_crash_hang_is_timeout_and_next_probe_runs
 	equals "$(field "$b" 'sum(c["status"] == "PASS" for c in b["checks"])')" 11 family_probes_still_pass_beside_faults
+	equals "$(field "$b" '[c["trace"] for c in b["checks"] if c["status"] in ("CRASH", "TIMEOUT")]')" \
+		"[[{'step': 'before the crash', 'value': True}], [{'step': 'before the hang', 'value': True}]]" \
+		steps_traced_before_a_crash_or_hang_are_kept
 	[ "$took" -lt 20 ] && ok hang_is_cut_at_the_timeout || nok hang_is_cut_at_the_timeout "took ${took}s"
 	sleep 0.5
 	equals "$(pgrep -fc 'apiparity-worker' || true)" 0 no_probe_process_is_left_behind
@@ -93,6 +96,25 @@ if ! skip_without_env trixie 11; then
 	run 1 stub_state_query_is_inconsistent "$APIPARITY" check $TARGET --envs "$T/check.ini" --env trixie --env stub-state --out "$T/s"
 	equals "$(field "$T/s/stub-state/bundle.json" '[d["expected"], d["seen"]] if (d := [d for d in b["comparison"]["differences"] if d["step"] == "state inside, mode True"][0]) else None')" \
 		"[True, False]" stub_state_is_caught_by_the_trace
+fi
+
+if ! skip_without_env trixie 3; then
+	# Killed midway (kill -9): what was measured is in the journal, whole.
+	"$APIPARITY" check $TARGET --env trixie --timeout 60 --script "$FIX/probes/hang.py" \
+		--out "$T/k" > /dev/null 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		[ "$(grep -c '"type": *"check"' "$T/k/trixie/journal.jsonl" 2>/dev/null)" = 10 ] && break
+		sleep 0.2
+	done
+	sleep 0.5
+	kill -KILL $pid; wait $pid 2>/dev/null
+	pkill -KILL -f 'apiparity-worker' 2>/dev/null
+	checks=$(py 'import json,sys; print(sum(json.loads(l)["type"] == "check" for l in open(sys.argv[1])))' "$T/k/trixie/journal.jsonl")
+	equals "$checks" 10 journal_keeps_every_result_measured_before_a_kill
+	[ ! -e "$T/k/trixie/bundle.json" ] && ok killed_run_writes_no_bundle_that_looks_complete \
+		|| nok killed_run_writes_no_bundle_that_looks_complete
+	equals "$(tail -c 1 "$T/k/trixie/journal.jsonl" | od -An -c | tr -d ' ')" '\n' journal_ends_with_a_whole_record
 fi
 
 if ! skip_without_env trixie 6; then
