@@ -14,6 +14,7 @@
 #include "fingerprint.h"
 #include "fsutil.h"
 #include "journal.h"
+#include "official.h"
 #include "pool.h"
 #include "spec.h"
 #include "status.h"
@@ -26,7 +27,8 @@
 #define AP_WATCHDOG_MARGIN_S 30
 
 struct ap_check_opts {
-	const char *envs, *root, *out, *reference, *specs;
+	const char *envs, *root, *out, *reference, *specs, *torch_src, *claimed;
+	int no_official;
 	const char *scripts[AP_MAX_SCRIPTS];
 	size_t nscripts;
 	const char *names[AP_MAX_ENVS];
@@ -51,6 +53,7 @@ struct ap_check_job {
 	int err;              /* the environment failed: -AP_E* */
 	int io_err;           /* evidence could not be written: -errno */
 	struct ap_buf io_detail;
+	struct ap_env run_env; /* env with the test trees bound */
 };
 
 static void ap_utc_now(char out[32])
@@ -176,6 +179,45 @@ static int ap_job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 	return r;
 }
 
+/* The official upstream tests of the target, when a test tree exists for
+ * this environment's torch; their log goes to official.log. */
+static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const json_t *res)
+{
+	json_t *checks = json_object_get(j->b, "checks"), *pkg = NULL, *found = NULL;
+	struct ap_buf root = { 0 }, why = { 0 }, log = { 0 }, path = { 0 };
+	json_t *req = json_pack("{s:s, s:s}", "op", "package", "name", "python3-torch");
+	ap_status_set(j->status, j->idx, "official tests");
+	int r = ap_worker_call(w, req, &pkg);
+	json_decref(req);
+	const char *ver = json_string_value(json_object_get(pkg, "version"));
+	if (!r && !ap_official_root(j->env, j->o->torch_src, ver, &root, &why))
+		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s, s:[], s:i}", "name",
+			"official", "kind", "official", "status", "NOTRUN", "reason", ap_buf_str(&why),
+			"trace", "duration_ms", 0));
+	else if (!r) {
+		struct ap_official_opts oo = { ap_buf_str(&root), ver ? ver : "?", j->o->claimed,
+					       j->env->device, j->o->timeout_s, 1 };
+		r = ap_official_run(w, res, &oo, checks, &found, &log);
+		json_object_set_new(j->b, "official", json_pack("{s:s, s:s?, s:o?}", "root",
+				    ap_buf_str(&root), "package_version", ver, "found", found));
+		ap_buf_addf(&path, "%s/official.log", ap_buf_str(&j->dir));
+		int w2 = r || j->io_err ? 0 : ap_write_atomic(ap_buf_str(&path), log.data ? log.data : "",
+							      log.len);
+		if (w2 && !j->io_err) {
+			j->io_err = w2;
+			ap_buf_addf(&j->io_detail, "cannot write %s: %s", ap_buf_str(&path), strerror(-w2));
+		}
+	}
+	if (r)
+		ap_job_fail(j, r, &w->detail);
+	json_decref(pkg);
+	ap_buf_free(&root);
+	ap_buf_free(&why);
+	ap_buf_free(&log);
+	ap_buf_free(&path);
+	return r;
+}
+
 /* resolve, then fingerprint: resolving first imports torch alone, so a
  * plugin's changes to the target can be seen. */
 static int ap_job_measure(struct ap_check_job *j, struct ap_worker *w)
@@ -208,9 +250,11 @@ static int ap_job_measure(struct ap_check_job *j, struct ap_worker *w)
 						   "absent-in-this-version"));
 	else
 		r = ap_job_family(j, w, res);
-	for (size_t k = 0; !r && json_is_true(json_object_get(res, "found")) &&
-	     k < j->o->nscripts; k++)
+	int found = json_is_true(json_object_get(res, "found"));
+	for (size_t k = 0; !r && found && k < j->o->nscripts; k++)
 		r = ap_job_script(j, w, k);
+	if (!r && found && !j->o->no_official)
+		r = ap_job_official(j, w, res);
 	json_decref(res);
 	return r;
 }
@@ -231,7 +275,8 @@ static void ap_check_job_run(void *item)
 	ap_buf_free(&path);
 	ap_job_journal(j, "start", json_object_get(j->b, "env"));
 	ap_status_set(j->status, j->idx, "starting the worker");
-	r = ap_worker_start(&w, j->env, j->o->answer_s * 1000);
+	r = ap_official_env(j->env, j->o->torch_src, &j->run_env);
+	r = r ? r : ap_worker_start(&w, &j->run_env, j->o->answer_s * 1000);
 	if (r)
 		ap_job_fail(j, r, &w.detail);
 	else {
@@ -424,7 +469,8 @@ static json_t *ap_bundle_new(const struct ap_env *env, const char *target)
 static const char ap_check_usage[] =
 	"usage: apiparity check TARGET [--envs FILE] [--env NAME]... [--reference NAME]\n"
 	"                       [--out DIR] [--timeout S] [--script FILE]... [--specs DIR]\n"
-	"                       [--require-present]\n";
+	"                       [--require-present] [--torch-src DIR] [--claimed NODEID]\n"
+	"                       [--no-official]\n";
 
 /* A dotted Python name: it is also written into probe code and paths. */
 static int ap_target_ok(const char *t)
@@ -454,6 +500,9 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "script", required_argument, NULL, 's' }, { "specs", required_argument, NULL, 'S' },
 		{ "require-present", no_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
+		{ "torch-src", required_argument, NULL, 'T' },
+		{ "claimed", required_argument, NULL, 'C' },
+		{ "no-official", no_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -473,6 +522,9 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 			break;
 		case 'S': o->specs = optarg; break;
 		case 'p': o->require_present = 1; break;
+		case 'T': o->torch_src = optarg; break;
+		case 'C': o->claimed = optarg; break;
+		case 'N': o->no_official = 1; break;
 		case 'h': fputs(ap_check_usage, stdout); return -1;
 		case 'e':
 			if (o->nnames == AP_MAX_ENVS)
@@ -564,6 +616,7 @@ static void ap_check_free(struct ap_check_job *jobs, size_t n)
 {
 	for (size_t i = 0; jobs && i < n; i++) {
 		json_decref(jobs[i].b);
+		ap_env_extra_free(&jobs[i].run_env);
 		ap_buf_free(&jobs[i].dir);
 		ap_buf_free(&jobs[i].io_detail);
 	}

@@ -11,6 +11,7 @@
 /* Each returns the process exit code (err.h). argv[0] is the subcommand. */
 int ap_cmd_env(int argc, char **argv);
 int ap_cmd_check(int argc, char **argv);
+int ap_cmd_tests(int argc, char **argv);
 
 /* The environments root: --root, else $APIPARITY_ENV_ROOT, else the default. */
 const char *ap_env_root(const char *opt);

@@ -317,3 +317,24 @@ void ap_envs_free(struct ap_envs *envs)
 	free(envs->path);
 	memset(envs, 0, sizeof(*envs));
 }
+
+int ap_env_copy(const struct ap_env *env, struct ap_env *dst)
+{
+	*dst = *env;
+	memset(&dst->bind, 0, sizeof(dst->bind));
+	return ap_argv_extend(&dst->bind, &env->bind);
+}
+
+int ap_env_add_bind(struct ap_env *dst, const char *host, const char *inside)
+{
+	struct ap_buf w = { 0 };
+	int r = ap_buf_addf(&w, "%s:%s", host, inside);
+	r = r ? r : ap_argv_push(&dst->bind, ap_buf_str(&w));
+	ap_buf_free(&w);
+	return r;
+}
+
+void ap_env_extra_free(struct ap_env *dst)
+{
+	ap_argv_free(&dst->bind);
+}

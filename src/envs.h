@@ -62,6 +62,15 @@ void ap_env_describe(const struct ap_env *env, struct ap_buf *out);
 
 void ap_envs_free(struct ap_envs *envs);
 
+/* dst: a copy of env that shares env's strings and owns only its own copy of
+ * the bind list, so binds can be added for one run: release it with
+ * ap_env_extra_free(), and keep env alive as long as dst. 0 or -ENOMEM. */
+int ap_env_copy(const struct ap_env *env, struct ap_env *dst);
+
+/* Adds a bind of host at inside to a copy made by ap_env_copy(). */
+int ap_env_add_bind(struct ap_env *dst, const char *host, const char *inside);
+void ap_env_extra_free(struct ap_env *dst);
+
 /* The built-in reference environments file (envs/reference.ini). */
 extern const char ap_reference_envs[];
 

@@ -17,6 +17,7 @@ static const struct {
 	{ AP_EPROTO, "malformed or truncated frame", AP_EXIT_WORKER },
 	{ AP_ETOOBIG, "oversized frame", AP_EXIT_WORKER },
 	{ AP_EPROVISION, "provisioning failed", AP_EXIT_PROVISION },
+	{ AP_ENOSOURCE, "no test source", AP_EXIT_NOSOURCE },
 };
 
 const char *ap_strerror(int err)

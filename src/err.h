@@ -19,6 +19,7 @@ enum ap_err {
 	AP_EPROTO,        /* a malformed or truncated frame */
 	AP_ETOOBIG,       /* a frame over the size limit */
 	AP_EPROVISION,    /* debootstrap or apt-get failed */
+	AP_ENOSOURCE,     /* no upstream test source for this version */
 	AP_EMAX
 };
 
@@ -35,7 +36,8 @@ enum ap_exit {
 	AP_EXIT_WORKER = 8,      /* worker died or broke the protocol */
 	AP_EXIT_TIMEOUT = 9,     /* worker stopped answering */
 	AP_EXIT_IO = 10,         /* could not write results (disk full, ...) */
-	AP_EXIT_PROVISION = 11,  /* env create failed */
+	AP_EXIT_PROVISION = 11,  /* env create or tests fetch failed */
+	AP_EXIT_NOSOURCE = 12,   /* no upstream test source for the version */
 };
 
 /* A short description of err (negative or positive); never NULL. */

@@ -92,5 +92,7 @@ int main(int argc, char **argv)
 		return ap_cmd_env(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "check"))
 		return ap_cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "tests"))
+		return ap_cmd_tests(argc - 1, argv + 1);
 	return ap_usage("unknown command '%s'", argv[1]);
 }

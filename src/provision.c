@@ -15,7 +15,7 @@
 /* Needed by the worker and by upstream tests; each added alone so that a suite
  * which lacks one (bookworm has no python3-expecttest) still provisions. */
 static const char *const ap_required_pkgs[] = {
-	"python3-torch", "python3-pytest", "python3-numpy", NULL
+	"python3-torch", "python3-pytest", "python3-numpy", "python3-setuptools", NULL
 };
 static const char *const ap_optional_pkgs[] = {
 	"python3-expecttest", "python3-hypothesis", NULL
@@ -232,4 +232,20 @@ out:
 	ap_buf_free(&final);
 	ap_buf_free(&logp);
 	return r;
+}
+
+int ap_provision_suite(const char *dir, struct ap_buf *suite)
+{
+	struct ap_buf p = { 0 };
+	char line[256];
+	ap_path(&p, dir, AP_ENV_STAMP, NULL);
+	FILE *f = fopen(ap_buf_str(&p), "r");
+	ap_buf_free(&p);
+	if (!f)
+		return -errno;
+	while (!suite->len && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "suite=", 6))
+			ap_buf_add(suite, line + 6, strcspn(line + 6, "\n"));
+	fclose(f);
+	return suite->len ? 0 : -ENOENT;
 }

@@ -32,6 +32,10 @@ int ap_provision(const struct ap_provision_opts *o, struct ap_buf *err);
 /* Whether ROOT/NAME is a complete environment. */
 int ap_provision_complete(const char *root, const char *name);
 
+/* The suite a complete environment at dir was made from (its stamp), into
+ * suite. 0 or -errno. */
+int ap_provision_suite(const char *dir, struct ap_buf *suite);
+
 /* The first Debian archive URI of this machine's apt sources, or "" when none
  * can be read (debootstrap then uses its own default). Fills out. */
 void ap_apt_mirror(struct ap_buf *out);

@@ -30,6 +30,8 @@ struct ap_child_plan {
 	struct ap_argv mounts;      /* proc, sys, dev/shm targets under root */
 	struct ap_argv bind_src;    /* host directories to bind ... */
 	struct ap_argv bind_dst;    /* ... onto these, under root */
+	char *run_tmpfs;            /* root/run, when a bind goes under /run/apiparity */
+	struct ap_argv mkdirs;      /* directories to make in that tmpfs, in order */
 	struct ap_argv candidates;  /* paths to try for argv[0], in order */
 	struct ap_argv argv;
 	char **envp;
@@ -119,12 +121,40 @@ static int ap_plan_chroot_env(struct ap_child_plan *pl, const struct ap_env *env
 	return r;
 }
 
+/* A bind under /run/apiparity/ needs no directory in the chroot: the child
+ * mounts a tmpfs on /run and makes the mount points there, so apiparity can
+ * show a test tree to an environment without changing its files. */
+static int ap_plan_run_dirs(struct ap_child_plan *pl, const struct ap_env *env,
+			    const char *inside)
+{
+	struct ap_buf b = { 0 };
+	int r = 0;
+	if (!pl->run_tmpfs) {
+		r = ap_buf_addf(&b, "%s/run", env->chroot);
+		if (r || !(pl->run_tmpfs = strdup(ap_buf_str(&b))))
+			return ap_buf_free(&b), -ENOMEM;
+	}
+	for (const char *p = inside + strlen("/run/"); !r && p && *p; p = strchr(p + 1, '/')) {
+		ap_buf_reset(&b);
+		r = ap_buf_addf(&b, "%s%.*s", env->chroot, (int)(p - inside), inside);
+		if (!r && p != inside + strlen("/run/"))
+			r = ap_argv_push(&pl->mkdirs, ap_buf_str(&b));
+	}
+	ap_buf_reset(&b);
+	r = r ? r : ap_buf_addf(&b, "%s%s", env->chroot, inside);
+	r = r ? r : ap_argv_push(&pl->mkdirs, ap_buf_str(&b));
+	ap_buf_free(&b);
+	return r;
+}
+
 static int ap_plan_binds(struct ap_child_plan *pl, const struct ap_env *env)
 {
 	struct ap_buf b = { 0 };
 	int r = 0;
 	for (size_t i = 0; !r && i < env->bind.n; i++) {
 		const char *w = env->bind.v[i], *sep = strchr(w, ':');
+		if (!strncmp(sep + 1, "/run/apiparity/", 15))
+			r = ap_plan_run_dirs(pl, env, sep + 1);
 		ap_buf_reset(&b);
 		r = ap_buf_add(&b, w, (size_t)(sep - w));
 		r = r ? r : ap_argv_push(&pl->bind_src, ap_buf_str(&b));
@@ -174,6 +204,8 @@ static void ap_plan_free(struct ap_child_plan *pl)
 	ap_argv_free(&pl->mounts);
 	ap_argv_free(&pl->bind_src);
 	ap_argv_free(&pl->bind_dst);
+	ap_argv_free(&pl->mkdirs);
+	free(pl->run_tmpfs);
 	ap_argv_free(&pl->candidates);
 	ap_argv_free(&pl->argv);
 	ap_argv_free(&pl->envbuf);
@@ -206,6 +238,11 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 		(void)mount("sysfs", pl->mounts.v[1], "sysfs", MS_RDONLY | MS_NOSUID |
 			    MS_NODEV | MS_NOEXEC, NULL);
 		(void)mount("tmpfs", pl->mounts.v[2], "tmpfs", MS_NOSUID | MS_NODEV, NULL);
+		if (pl->run_tmpfs && mount("tmpfs", pl->run_tmpfs, "tmpfs", MS_NOSUID | MS_NODEV, NULL))
+			ap_child_fail(report, AP_STAGE_BIND, errno);
+		for (size_t i = 0; i < pl->mkdirs.n; i++)
+			if (mkdir(pl->mkdirs.v[i], 0755) && errno != EEXIST)
+				ap_child_fail(report, AP_STAGE_BIND, errno);
 		for (size_t i = 0; i < pl->bind_src.n; i++)
 			if (mount(pl->bind_src.v[i], pl->bind_dst.v[i], NULL, MS_BIND | MS_REC, NULL) ||
 			    mount(NULL, pl->bind_dst.v[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL)) {

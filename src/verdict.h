@@ -14,8 +14,9 @@
 #include <jansson.h>
 
 /* The differences of checks against ref_checks (both arrays of check objects
- * with name, status, trace): a new array of {check, step, expected, seen}.
- * A check that the reference lacks is not compared. */
+ * with name, kind, status, trace): a new array of {check, step, expected,
+ * seen}. Only probes and scripts are compared, and only those the reference
+ * also ran: official tests are judged by their own outcome. */
 json_t *ap_trace_diff(const json_t *ref_checks, const json_t *checks);
 
 /* Decides the verdict of bundle b (reads error, resolution, checks,

@@ -667,7 +667,504 @@ def _await_child(pid, rfd, timeout):
         return result, steps, status
 
 
-OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe}
+# ---------------------------------------------------------------- packages
+
+def op_package(req):
+    """The dpkg record of a package in this environment (no dpkg needed)."""
+    name, rec, out = req["name"], {}, None
+    try:
+        with open("/var/lib/dpkg/status", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.strip() == "":
+                    if rec.get("Package") == name and "installed" in rec.get("Status", ""):
+                        out = rec
+                        break
+                    rec = {}
+                elif not line[0].isspace() and ":" in line:
+                    k, v = line.split(":", 1)
+                    rec[k] = v.strip()
+            else:
+                if rec.get("Package") == name:
+                    out = rec
+    except OSError as e:
+        return {"ok": True, "data": {"found": False, "why": _exc_text(e)}}
+    if out is None:
+        return {"ok": True, "data": {"found": False, "why": "%s is not installed" % name}}
+    src = out.get("Source", name).split(" ")[0]
+    ver = out.get("Version")
+    m = out.get("Source", "").split("(")
+    if len(m) > 1:
+        ver = m[1].rstrip(")").strip()
+    osr = _os_release()
+    return {"ok": True, "data": {"found": True, "source": src, "version": ver,
+                                 "codename": osr.get("VERSION_CODENAME")}}
+
+
+# ---------------------------------------------------------------- official tests
+
+def _test_files(root, needle):
+    """test*.py files under root whose text mentions needle (bytes)."""
+    out = []
+    for d, dirs, files in os.walk(root):
+        dirs.sort()
+        for f in sorted(files):
+            if f.startswith("test") and f.endswith(".py"):
+                p = os.path.join(d, f)
+                try:
+                    with open(p, "rb") as fh:
+                        if needle in fh.read():
+                            out.append(p)
+                except OSError:
+                    pass
+    return out
+
+
+def _dotted(node):
+    """'a.b.c' for a Name/Attribute chain, else None."""
+    import ast
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _aliases(tree, cls_path):
+    """Local names bound to the class or to a module on its path by imports."""
+    import ast
+    names = {}
+    mod_parts = cls_path.split(".")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                full = node.module + "." + a.name
+                if cls_path == full or cls_path.startswith(full + "."):
+                    names[a.asname or a.name] = full
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname and cls_path.startswith(a.name + "."):
+                    names[a.asname] = a.name
+    names.setdefault(mod_parts[0], mod_parts[0])
+    return names
+
+
+_RESOLVED = {}
+
+
+def _same_object(dotted, target):
+    """Whether a torch-rooted dotted name is the target object (an alias)."""
+    if dotted not in _RESOLVED:
+        obj = _walk(dotted)[0] if dotted.split(".")[0] in sys.modules else None
+        _RESOLVED[dotted] = obj
+    return _RESOLVED[dotted] is target and target is not None
+
+
+def _uses(fn, lines, cls_path, leaf, aliases):
+    """How test function fn mentions the class and the leaf attribute:
+    "qualified" (the class's own path), "alias" (another name for the same
+    object, imported or public), or "name" (only the same name)."""
+    import ast
+    cls_name = cls_path.rsplit(".", 1)[-1]
+    target = _walk(cls_path)[0] if cls_path.split(".")[0] in sys.modules else None
+    found, has_leaf = [], False
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Attribute, ast.Name)):
+            d = _dotted(node)
+            if d is None:
+                continue
+            head = d.split(".", 1)[0]
+            full = aliases.get(head)
+            if full is not None:
+                d = full + d[len(head):]
+            how = None
+            if d == cls_path or d.startswith(cls_path + "."):
+                how = "qualified" if full == head else "alias"
+            elif d.endswith("." + cls_name) or d == cls_name:
+                how = "alias" if _same_object(d, target) else "name"
+            if how:
+                ln = node.lineno
+                found.append({"line": ln, "how": how, "text": lines[ln - 1].strip()})
+        if leaf and isinstance(node, ast.Attribute) and node.attr == leaf:
+            has_leaf = True
+    uniq = {}
+    for m in found:
+        uniq.setdefault((m["line"], m["how"]), m)
+    return sorted(uniq.values(), key=lambda m: m["line"]), has_leaf
+
+
+def _test_root(req):
+    """The test/ directory: root itself, or root/test for a source tree."""
+    root = req["root"].rstrip("/")
+    if os.path.basename(root) != "test" and os.path.isdir(os.path.join(root, "test")):
+        root = os.path.join(root, "test")
+    return root
+
+
+def op_tests_find(req):
+    """Tests under root that use a class (or a method, through its class)."""
+    import ast
+    root, cls_path, leaf = _test_root(req), req["class"], req.get("leaf")
+    cls_name = cls_path.rsplit(".", 1)[-1]
+    hits = []
+    for path in _test_files(root, cls_name.encode()):
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            tree = ast.parse(text, path)
+        except (SyntaxError, ValueError, OSError):
+            continue
+        lines = text.splitlines()
+        aliases = _aliases(tree, cls_path)
+        rel = os.path.relpath(path, os.path.dirname(root))
+        for owner, fn in _test_functions(tree):
+            matches, has_leaf = _uses(fn, lines, cls_path, leaf, aliases)
+            if matches:
+                hits.append({"file": rel, "class": owner, "test": fn.name,
+                             "line": fn.lineno, "matches": matches[:8],
+                             "uses_leaf": has_leaf})
+    return {"ok": True, "data": {"tests": hits}}
+
+
+def _test_functions(tree):
+    """(class name or None, function) for each test function of a module."""
+    import ast
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                        item.name.startswith("test"):
+                    yield node.name, item
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.name.startswith("test"):
+            yield None, node
+
+
+def op_tests_nodes(req):
+    """Every test of the given files, or of every file under root defining a
+    test named req["name"]: what a claimed node id is checked against."""
+    import ast
+    root = _test_root(req)
+    base = os.path.dirname(root)
+    name = req.get("name")
+    wanted = [os.path.join(base, f) for f in req.get("files", [])]
+    missing = [os.path.relpath(p, base) for p in wanted if not os.path.isfile(p)]
+    paths = [p for p in wanted if os.path.isfile(p)]
+    if name:
+        paths += [p for p in _test_files(root, ("def " + name).encode()) if p not in paths]
+    out = []
+    for path in paths:
+        rel = os.path.relpath(path, base)
+        try:
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read(), path)
+        except (OSError, SyntaxError, ValueError) as e:
+            out.append({"file": rel, "error": _exc_text(e)})
+            continue
+        for owner, fn in _test_functions(tree):
+            if name is None or fn.name == name:
+                out.append({"file": rel, "class": owner, "test": fn.name, "line": fn.lineno})
+    return {"ok": True, "data": {"nodes": out, "missing_files": missing}}
+
+
+def _module_imports(tree):
+    """Module names imported at module level (also under if/try)."""
+    import ast
+    out, todo = [], list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, ast.Import):
+            out.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.append(node.module)
+        elif isinstance(node, (ast.If, ast.Try)):
+            todo[:0] = node.body + getattr(node, "orelse", []) + \
+                [h for hd in getattr(node, "handlers", []) for h in hd.body]
+    seen, uniq = set(), []
+    for m in out:
+        if m not in seen:
+            seen.add(m)
+            uniq.append(m)
+    return uniq
+
+
+def _local_path(root, module):
+    """The file or package under root that would provide module, or None."""
+    rel = module.replace(".", os.sep)
+    for cand in (rel + ".py", os.path.join(rel, "__init__.py")):
+        if os.path.isfile(os.path.join(root, cand)):
+            return cand
+    if os.path.isdir(os.path.join(root, rel)):
+        return rel + os.sep
+    return None
+
+
+def _installed(module):
+    import importlib.util
+    top = module.split(".")[0]
+    if top in sys.builtin_module_names:
+        return True
+    try:
+        return importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def op_tests_preflight(req):
+    """What a test file needs: its test-local modules, third-party modules,
+    and whether importing it works here; nothing is judged."""
+    import ast
+    root = _test_root(req)
+    base = os.path.dirname(root)
+    path = os.path.join(base, req["file"])
+    res = {"file": req["file"], "file_exists": os.path.isfile(path), "modules": []}
+    if not res["file_exists"]:
+        return {"ok": True, "data": res}
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    fdir = os.path.dirname(path)
+    for m in _module_imports(tree):
+        # Installed first: test/ has directories named like stdlib modules
+        # (typing), which the interpreter's own copy shadows.
+        if _installed(m):
+            res["modules"].append({"module": m, "where": "installed", "present": True})
+            continue
+        if _local_path(fdir, m) or _local_path(root, m):
+            res["modules"].append({"module": m, "where": "local", "present": True})
+            continue
+        top = m.split(".")[0]
+        testish = any(p.startswith("test") for p in m.split(".")) or \
+            os.path.isdir(os.path.join(root, top))
+        entry = {"module": m, "where": "local" if testish else "installed", "present": False}
+        if testish:
+            entry["path"] = os.path.relpath(os.path.join(root, m.replace(".", os.sep) + ".py"), base)
+        res["modules"].append(entry)
+    if req.get("try_import") and all(e["present"] for e in res["modules"]):
+        res["import"] = _try_import(path, root, float(req.get("timeout_s", 120)))
+    return {"ok": True, "data": res}
+
+
+def _load_test_module(path, root):
+    import importlib.util
+    fdir = os.path.dirname(path)
+    for d in (root, fdir):
+        if d not in sys.path:
+            sys.path.insert(0, d)
+    os.chdir(fdir)
+    name = os.path.splitext(os.path.basename(path))[0]
+    sys.argv = [path]
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _forked(fn, timeout, out_fd=None):
+    """Runs fn(wfd) in a child in its own process group; returns (frames,
+    wait status or None on timeout)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setpgid(0, 0)
+            os.close(r)
+            fd = out_fd if out_fd is not None else os.open(os.devnull, os.O_WRONLY)
+            os.dup2(fd, 1)
+            os.dup2(fd, 2)
+            fn(w)
+        except BaseException:
+            pass
+        finally:
+            os._exit(0)
+    os.close(w)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    result, steps, status = _await_child(pid, r, timeout)
+    os.close(r)
+    return result, status
+
+
+def _try_import(path, root, timeout):
+    def child(w):
+        try:
+            _load_test_module(path, root)
+            send(w, {"type": "result", "ok": True})
+        except BaseException as e:
+            send(w, {"type": "result", "ok": False, "error": _exc_text(e),
+                     "missing": getattr(e, "name", None)
+                     if isinstance(e, ImportError) else None})
+    t0 = time.monotonic()
+    res, status = _forked(child, timeout)
+    if res is None:
+        res = {"ok": False, "error": "import did not finish (%s)" %
+               ("timeout" if status is None else "wait status %d" % status)}
+    res["ms"] = int((time.monotonic() - t0) * 1000)
+    return res
+
+
+def _unittest_outcome(result):
+    def last(tb):
+        lines = [l for l in tb.strip().splitlines() if l.strip()]
+        return lines[-1].strip() if lines else "?"
+    if result.errors:
+        return "ERROR", last(result.errors[-1][1])
+    if result.failures:
+        return "FAIL", last(result.failures[-1][1])
+    if result.unexpectedSuccesses:
+        return "FAIL", "unexpected success"
+    if result.skipped:
+        return "SKIP", result.skipped[-1][1]
+    if result.expectedFailures:
+        return "PASS", "expected failure"
+    if result.testsRun == 0:
+        return "NOTRUN", "no test ran"
+    return "PASS", None
+
+
+def _run_one(mod, owner, name, w):
+    import unittest
+    if owner is None:
+        fn = getattr(mod, name)
+        try:
+            fn()
+            send(w, {"type": "result", "status": "PASS", "reason": None})
+        except AssertionError as e:
+            send(w, {"type": "result", "status": "FAIL", "reason": _exc_text(e)})
+        except BaseException as e:
+            skip = type(e).__name__ in ("Skipped", "SkipTest")
+            send(w, {"type": "result", "status": "SKIP" if skip else "ERROR",
+                     "reason": _exc_text(e)})
+        return
+    cls = getattr(mod, owner, None)
+    if cls is None:
+        send(w, {"type": "result", "status": "NOTRUN",
+                 "reason": "no class %s after import" % owner})
+        return
+    result = unittest.TestResult()
+    unittest.TestSuite([cls(name)]).run(result)
+    status, reason = _unittest_outcome(result)
+    send(w, {"type": "result", "status": status, "reason": reason})
+
+
+def _instantiated(mod, nodes):
+    """Nodes as the module defines them after import: a device-generic class
+    (instantiate_device_type_tests) exists only as its per-device classes,
+    TestFooCPU with test_bar_cpu and the like, and those are what runs."""
+    out = []
+    for owner, name in nodes:
+        if owner is None or isinstance(getattr(mod, owner, None), type):
+            out.append((owner, name))
+            continue
+        found = False
+        for cname in sorted(dir(mod)):
+            cls = getattr(mod, cname)
+            if cname == owner or not cname.startswith(owner) or not isinstance(cls, type):
+                continue
+            for m in sorted(dir(cls)):
+                if m == name or m.startswith(name + "_"):
+                    out.append((cname, m))
+                    found = True
+        if not found:
+            out.append((owner, name))
+    return out
+
+
+def _runner(req, w):
+    """The runner process: imports the test module once, then forks a child
+    per test, so a crash or hang in one test loses no other result."""
+    import signal
+    import tempfile
+    root = _test_root(req)
+    path = os.path.join(os.path.dirname(root), req["file"])
+    os.environ.update(req.get("setenv", {}))
+    t0 = time.monotonic()
+    try:
+        mod = _load_test_module(path, root)
+    except BaseException as e:
+        send(w, {"type": "import", "ok": False, "error": _exc_text(e),
+                 "ms": int((time.monotonic() - t0) * 1000)})
+        return
+    send(w, {"type": "import", "ok": True, "ms": int((time.monotonic() - t0) * 1000)})
+    for owner, name in _instantiated(mod, req["nodes"]):
+        out = tempfile.TemporaryFile()
+        t1 = time.monotonic()
+        res, status = _forked(lambda cw: _run_one(mod, owner, name, cw),
+                              float(req.get("timeout_s", 30)), out.fileno())
+        if res is None:
+            if status is None:
+                res = {"status": "TIMEOUT", "reason": "no result within %g s" % req.get("timeout_s", 30)}
+            elif os.WIFSIGNALED(status):
+                res = {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
+            else:
+                res = {"status": "ERROR", "reason": "test process exited before reporting"}
+        out.seek(0)
+        res.update({"type": "test", "class": owner, "test": name,
+                    "duration_ms": int((time.monotonic() - t1) * 1000),
+                    "output": out.read(65536).decode("utf-8", "replace")})
+        out.close()
+        send(w, res)
+
+
+def op_tests_run(req):
+    """Runs the given tests of one file: a runner process imports the module
+    once, each test runs in its own forked child with a timeout."""
+    import select
+    import signal
+    import tempfile
+    log = tempfile.TemporaryFile()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setpgid(0, 0)
+            os.close(r)
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            _runner(req, w)
+        finally:
+            os._exit(0)
+    os.close(w)
+    try:
+        os.setpgid(pid, pid)
+    except OSError:
+        pass
+    per = float(req.get("timeout_s", 30)) + 5
+    deadline = time.monotonic() + float(req.get("import_timeout_s", 300)) + per * len(req["nodes"])
+    buf = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            os.killpg(pid, signal.SIGKILL)
+            break
+        ready, _, _ = select.select([r], [], [], left)
+        if ready:
+            chunk = os.read(r, 65536)
+            if not chunk:
+                break
+            buf += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    frames = _frames(buf)
+    log.seek(0)
+    imp = [f for f in frames if f.get("type") == "import"]
+    return {"ok": True, "data": {
+        "import": imp[0] if imp else {"ok": False, "error": "runner died before importing"},
+        "tests": [f for f in frames if f.get("type") == "test"],
+        "log": log.read(1 << 20).decode("utf-8", "replace")}}
+
+
+OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
+       "package": op_package, "tests_find": op_tests_find, "tests_nodes": op_tests_nodes,
+       "tests_preflight": op_tests_preflight, "tests_run": op_tests_run}
 
 
 def main():
