@@ -317,6 +317,8 @@ static void ap_judge(struct ap_check_job *jobs, size_t n, const char *refname)
 			json_object_set_new(cmp, "reference", json_string(jobs[ref].env->name));
 			json_object_set_new(cmp, "differences", ap_trace_diff(
 				json_object_get(jobs[ref].b, "checks"), json_object_get(b, "checks")));
+			ap_official_compare(json_object_get(jobs[ref].b, "checks"),
+					    json_object_get(b, "checks"));
 		}
 		json_object_set_new(b, "comparison", cmp);
 		ap_adaptation_decide(b);

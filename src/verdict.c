@@ -107,7 +107,17 @@ static char *ap_show(const json_t *v)
 	return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 }
 
-static int ap_failed_checks(const json_t *b, json_t *reasons, int *passed)
+/* An official test that fails here but passed in the reference is an
+ * inconsistency; one that fails in the reference too (or was not run there)
+ * says more about the environment than the API, and is a limit. */
+static int ap_official_limit(const json_t *c)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	const char *ref = json_string_value(json_object_get(c, "reference_status"));
+	return kind && !strcmp(kind, "official") && !(ref && !strcmp(ref, "PASS"));
+}
+
+static int ap_failed_checks(const json_t *b, json_t *reasons, int *passed, int *limits)
 {
 	size_t i;
 	json_t *c;
@@ -116,14 +126,39 @@ static int ap_failed_checks(const json_t *b, json_t *reasons, int *passed)
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
 		const char *st = json_string_value(json_object_get(c, "status"));
 		const char *why = json_string_value(json_object_get(c, "reason"));
-		*passed += st && !strcmp(st, "PASS");
+		const char *ref = json_string_value(json_object_get(c, "reference_status"));
+		const char *kind = json_string_value(json_object_get(c, "kind"));
+		/* Only probes and scripts compare behaviour across environments. */
+		*passed += st && !strcmp(st, "PASS") && kind &&
+			   (!strcmp(kind, "probe") || !strcmp(kind, "script"));
 		if (!ap_status_failed(st))
 			continue;
+		if (ap_official_limit(c)) {
+			(*limits)++;
+			ap_reason(reasons, "official test %s: %s: %s (%s in the reference, so not "
+				  "counted against the API)", json_string_value(json_object_get(c, "name")),
+				  st, why ? why : "-", ref ? ref : "not run");
+			continue;
+		}
 		failed++;
 		ap_reason(reasons, "check %s: %s: %s",
 			  json_string_value(json_object_get(c, "name")), st, why ? why : "-");
 	}
 	return failed;
+}
+
+void ap_official_compare(const json_t *ref_checks, json_t *checks)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(checks, i, c) {
+		const char *kind = json_string_value(json_object_get(c, "kind"));
+		const char *name = json_string_value(json_object_get(c, "name"));
+		if (!kind || strcmp(kind, "official") || !name)
+			continue;
+		const json_t *r = ap_find_check(ref_checks, name);
+		json_object_set(c, "reference_status", r ? json_object_get(r, "status") : json_null());
+	}
 }
 
 static int ap_differences(const json_t *b, json_t *reasons)
@@ -156,7 +191,7 @@ void ap_verdict_decide(json_t *b)
 	const json_t *err = json_object_get(b, "error");
 	const json_t *res = json_object_get(b, "resolution");
 	const char *v;
-	int passed = 0;
+	int passed = 0, limits = 0;
 
 	if (err && !json_is_null(err)) {
 		v = "unverified";
@@ -167,7 +202,7 @@ void ap_verdict_decide(json_t *b)
 		ap_reason(reasons, "%s is absent in this version",
 			  json_string_value(json_object_get(b, "target")));
 	} else {
-		int bad = ap_failed_checks(b, reasons, &passed);
+		int bad = ap_failed_checks(b, reasons, &passed, &limits);
 		bad += ap_differences(b, reasons);
 		const json_t *patch = json_object_get(res, "patch");
 		int patched = json_is_true(json_object_get(patch, "patched"));
@@ -180,7 +215,7 @@ void ap_verdict_decide(json_t *b)
 			v = "unverified";
 			ap_reason(reasons, "no probe applies to this target");
 		} else
-			v = patched ? "consistent-with-limits" : "consistent";
+			v = patched || limits ? "consistent-with-limits" : "consistent";
 	}
 	json_object_set_new(b, "verdict", json_string(v));
 	json_object_set_new(b, "verdict_reasons", reasons);

@@ -19,6 +19,10 @@
  * also ran: official tests are judged by their own outcome. */
 json_t *ap_trace_diff(const json_t *ref_checks, const json_t *checks);
 
+/* Sets "reference_status" on each official check of checks: the status of the
+ * same test in the reference (ref_checks), or null when it did not run there. */
+void ap_official_compare(const json_t *ref_checks, json_t *checks);
+
 /* Decides the verdict of bundle b (reads error, resolution, checks,
  * comparison.differences, patch) and sets b.verdict and b.verdict_reasons. */
 void ap_verdict_decide(json_t *b);

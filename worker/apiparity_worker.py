@@ -975,8 +975,8 @@ def _forked(fn, timeout, out_fd=None):
             os.dup2(fd, 1)
             os.dup2(fd, 2)
             fn(w)
-        except BaseException:
-            pass
+        except BaseException as e:
+            send(w, {"type": "result", "status": "ERROR", "reason": _exc_text(e)})
         finally:
             os._exit(0)
     os.close(w)
@@ -1008,9 +1008,15 @@ def _try_import(path, root, timeout):
 
 
 def _unittest_outcome(result):
+    import re
+    exc = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Failure|Interrupt|Exit|Skipped)\b.*")
+
     def last(tb):
+        """The exception line of a traceback: its last line that names an
+        exception (what follows it may be hints, not the cause)."""
         lines = [l for l in tb.strip().splitlines() if l.strip()]
-        return lines[-1].strip() if lines else "?"
+        named = [l for l in lines if exc.match(l)]
+        return (named or lines or ["?"])[-1].strip()
     if result.errors:
         return "ERROR", last(result.errors[-1][1])
     if result.failures:
@@ -1041,9 +1047,10 @@ def _run_one(mod, owner, name, w):
                      "reason": _exc_text(e)})
         return
     cls = getattr(mod, owner, None)
-    if cls is None:
+    if cls is None or not hasattr(cls, name):
         send(w, {"type": "result", "status": "NOTRUN",
-                 "reason": "no class %s after import" % owner})
+                 "reason": "not-defined: %s.%s does not exist after import (a conditional "
+                 "or generated test)" % (owner, name)})
         return
     result = unittest.TestResult()
     unittest.TestSuite([cls(name)]).run(result)
@@ -1057,14 +1064,19 @@ def _instantiated(mod, nodes):
     TestFooCPU with test_bar_cpu and the like, and those are what runs."""
     out = []
     for owner, name in nodes:
-        if owner is None or isinstance(getattr(mod, owner, None), type):
+        if owner is None:
             out.append((owner, name))
             continue
         found = False
         for cname in sorted(dir(mod)):
             cls = getattr(mod, cname)
-            if cname == owner or not cname.startswith(owner) or not isinstance(cls, type):
+            if not cname.startswith(owner) or not isinstance(cls, type):
                 continue
+            if cname == owner and name in vars(cls):
+                out.append((cname, name))
+                found = True
+                break
+            # parametrized (test_x_<param>) and per-device (TestFooCPU) tests
             for m in sorted(dir(cls)):
                 if m == name or m.startswith(name + "_"):
                     out.append((cname, m))

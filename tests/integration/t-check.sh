@@ -21,7 +21,7 @@ if ! skip_without_env bookworm 24 && ! skip_without_env trixie 24 && ! skip_with
 		run_log_shows_did_you_mean
 	for e in trixie sid; do
 		b="$T/ex/$e/bundle.json"
-		equals "$(field "$b" 'sorted(set(c["status"] for c in b["checks"]))')" "['PASS']" ${e}_every_probe_passes
+		equals "$(field "$b" 'sorted(set(c["status"] for c in b["checks"] if c["kind"] == "probe"))')" "['PASS']" ${e}_every_probe_passes
 		equals "$(field "$b" 'len(b["comparison"]["differences"]), b["comparison"]["reference"]')" "(0, 'trixie')" \
 			${e}_traces_identical_to_reference
 		equals "$(field "$b" 'b["device_trace"]["available"], b["device_trace"]["ops"], b["device_trace"]["tensor_devices"]')" \
@@ -73,7 +73,7 @@ if ! skip_without_env trixie 11; then
 	equals "$(field "$b" '[(c["name"], c["status"], c["reason"]) for c in b["checks"] if c["kind"] == "script"]')" \
 		"[('script:segfault.py', 'CRASH', 'SIGSEGV'), ('script:hang.py', 'TIMEOUT', 'no result within 3 s'), ('script:clone-mode.py', 'PASS', None)]" \
 		crash_is_crash_hang_is_timeout_and_next_probe_runs
-	equals "$(field "$b" 'sum(c["status"] == "PASS" for c in b["checks"])')" 11 family_probes_still_pass_beside_faults
+	equals "$(field "$b" 'sum(c["status"] == "PASS" for c in b["checks"] if c["kind"] != "official")')" 11 family_probes_still_pass_beside_faults
 	equals "$(field "$b" '[c["trace"] for c in b["checks"] if c["status"] in ("CRASH", "TIMEOUT")]')" \
 		"[[{'step': 'before the crash', 'value': True}], [{'step': 'before the hang', 'value': True}]]" \
 		steps_traced_before_a_crash_or_hang_are_kept
