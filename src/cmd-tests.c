@@ -1,6 +1,7 @@
 /* apiparity tests - upstream's official tests: fetch them for an environment's
  * torch version, and find the ones that exercise a target. */
 #include <getopt.h>
+#include <regex.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +11,15 @@
 #include "cmd.h"
 #include "err.h"
 #include "fingerprint.h"
+#include "fsutil.h"
 #include "official.h"
 #include "provision.h"
 #include "testsrc.h"
+#include "verdict.h"
 #include "worker.h"
 
 struct ap_tests_opts {
-	const char *envs, *root, *env, *torch_src, *claimed;
+	const char *envs, *root, *env, *torch_src, *claimed, *select, *log;
 	int timeout_s;
 };
 
@@ -27,13 +30,23 @@ static int ap_tests_parse(int argc, char **argv, struct ap_tests_opts *o)
 		{ "root", required_argument, NULL, 'r' },
 		{ "torch-src", required_argument, NULL, 's' },
 		{ "claimed", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "log", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:", longopts, NULL)) != -1) {
+		char *end;
 		switch (c) {
+		case 'k': o->select = optarg; break;
+		case 'l': o->log = optarg; break;
+		case 't':
+			o->timeout_s = (int)strtol(optarg, &end, 10);
+			if (*end || o->timeout_s <= 0)
+				return ap_usage("--timeout wants a positive number of seconds");
+			break;
 		case 'E': o->envs = optarg; break;
 		case 'e': o->env = optarg; break;
 		case 'r': o->root = optarg; break;
@@ -218,21 +231,108 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	return rc;
 }
 
+static int ap_print_run(const json_t *ran, const char *file, const char *logpath)
+{
+	size_t i;
+	json_t *t;
+	int counts[3] = { 0 }, rc = AP_EXIT_OK; /* passed, failed, other */
+	const json_t *imp = json_object_get(ran, "import");
+	if (!json_is_true(json_object_get(imp, "ok"))) {
+		printf("NOTRUN %s: import failed: %s\n", file,
+		       json_string_value(json_object_get(imp, "error")));
+		return AP_EXIT_FAILED;
+	}
+	json_array_foreach(json_object_get(ran, "tests"), i, t) {
+		json_t *c = ap_official_check(file, t);
+		const char *st = json_string_value(json_object_get(c, "status"));
+		const char *why = json_string_value(json_object_get(c, "reason"));
+		printf("%-7s %s%s%s (%lld ms)\n", st, json_string_value(json_object_get(c, "name")),
+		       why ? ": " : "", why ? why : "",
+		       (long long)json_integer_value(json_object_get(c, "duration_ms")));
+		counts[!strcmp(st, "PASS") ? 0 : ap_status_failed(st) ? 1 : 2]++;
+		json_decref(c);
+	}
+	printf("%s: import %lld ms; %d passed, %d failed, %d skipped or not run\n", file,
+	       (long long)json_integer_value(json_object_get(imp, "ms")), counts[0], counts[1],
+	       counts[2]);
+	if (logpath) {
+		const char *log = json_string_value(json_object_get(ran, "log"));
+		int r = ap_write_atomic(logpath, log ? log : "", log ? strlen(log) : 0);
+		if (r)
+			fprintf(stderr, "apiparity: tests run: cannot write %s: %s\n", logpath, strerror(-r));
+		rc = r ? AP_EXIT_IO : rc;
+	}
+	return counts[1] && rc == AP_EXIT_OK ? AP_EXIT_FAILED : rc;
+}
+
+/* Runs the tests of one file (those whose node id matches -k, an extended
+ * regular expression, ignoring case), each in its own fork. They are
+ * collected after import, as unittest and pytest do: a test class the file
+ * imports from a helper module is among them. */
+static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
+{
+	struct ap_envs envs;
+	struct ap_env env;
+	struct ap_worker w;
+	struct ap_buf root = { 0 }, why = { 0 }, what = { 0 };
+	regex_t re;
+	json_t *ran = NULL;
+	if (!o->env)
+		return ap_usage("tests run: name the environment with --env NAME");
+	if (o->select && regcomp(&re, o->select, REG_EXTENDED | REG_NOSUB))
+		return ap_usage("tests run: -k '%s' is not an extended regular expression", o->select);
+	if (o->select)
+		regfree(&re); /* checked here, applied in the environment */
+	int rc = ap_tests_start(o, o->env, &envs, &env, &w);
+	if (rc)
+		goto out;
+	ap_buf_addf(&what, "env %s", o->env);
+	json_t *pkg = ap_tests_package(&w, o->env, &rc);
+	if (!rc && !ap_official_root(&env, o->torch_src,
+				     json_string_value(json_object_get(pkg, "version")), &root, &why))
+		rc = ap_report(-AP_ENOSOURCE, ap_buf_str(&what), &why);
+	json_decref(pkg);
+	int r = 0;
+	if (!rc) {
+		json_t *req = json_pack("{s:s, s:s, s:s, s:s, s:i, s:{}}", "op", "tests_run", "root",
+					ap_buf_str(&root), "file", file, "select",
+					o->select ? o->select : "", "timeout_s",
+					o->timeout_s ? o->timeout_s : 30, "setenv");
+		/* the worker answers once every test has run: no per-answer limit */
+		w.timeout_ms = 24 * 3600 * 1000;
+		r = ap_worker_call(&w, req, &ran);
+		json_decref(req);
+	}
+	if (r)
+		rc = ap_report(r, ap_buf_str(&what), &w.detail);
+	else if (!rc)
+		rc = ap_print_run(ran, file, o->log);
+	ap_tests_stop(&envs, &env, &w);
+out:
+	json_decref(ran);
+	ap_buf_free(&root);
+	ap_buf_free(&why);
+	ap_buf_free(&what);
+	return rc;
+}
+
 int ap_cmd_tests(int argc, char **argv)
 {
 	struct ap_tests_opts o = { 0 };
 	if (argc < 2)
-		return ap_usage("tests: want fetch ENV or find TARGET --env ENV");
+		return ap_usage("tests: want fetch ENV, find TARGET --env ENV, or run FILE --env ENV");
 	const char *sub = argv[1];
 	int r = ap_tests_parse(argc - 1, argv + 1, &o);
 	if (r)
 		return r;
 	if (argc - 1 - optind != 1)
-		return ap_usage("tests %s: name exactly one %s", sub,
-				strcmp(sub, "fetch") ? "TARGET" : "environment");
+		return ap_usage("tests %s: name exactly one %s", sub, !strcmp(sub, "fetch") ?
+				"environment" : !strcmp(sub, "run") ? "test file" : "TARGET");
 	if (!strcmp(sub, "fetch"))
 		return ap_tests_fetch(&o, argv[1 + optind]);
 	if (!strcmp(sub, "find"))
 		return ap_tests_find(&o, argv[1 + optind]);
+	if (!strcmp(sub, "run"))
+		return ap_tests_run(&o, argv[1 + optind]);
 	return ap_usage("tests: unknown subcommand '%s'", sub);
 }

@@ -268,9 +268,14 @@ static int ap_official_file(struct ap_worker *w, const struct ap_official_opts *
 		json_t *env = json_object();
 		if (o->device && strcmp(o->device, "cpu"))
 			json_object_set_new(env, "PYTORCH_TESTING_DEVICE_ONLY_FOR", json_string(o->device));
+		/* The worker bounds each test and the import itself; the answer
+		 * comes once all have run, so wait for as long as they may take. */
+		int saved = w->timeout_ms;
+		w->timeout_ms = (300 + (int)json_array_size(nodes) * (o->timeout_s + 5) + 30) * 1000;
 		r = ap_call(w, json_pack("{s:s, s:s, s:s, s:O, s:i, s:o}", "op", "tests_run", "root",
 					 o->root, "file", file, "nodes", nodes, "timeout_s",
 					 o->timeout_s, "setenv", env), &ran);
+		w->timeout_ms = saved;
 	}
 	if (ran) {
 		const json_t *imp = json_object_get(ran, "import");

@@ -1086,6 +1086,22 @@ def _instantiated(mod, nodes):
     return out
 
 
+def _collect(mod, file, pattern):
+    """The tests unittest would collect from the imported module (classes it
+    defines or imports), whose node id matches pattern (case-insensitive)."""
+    import re
+    import unittest
+    rx = re.compile(pattern, re.I)
+    out = []
+    for cname, cls in sorted(vars(mod).items()):
+        if not (isinstance(cls, type) and issubclass(cls, unittest.TestCase)):
+            continue
+        for m in unittest.TestLoader().getTestCaseNames(cls):
+            if rx.search("%s::%s::%s" % (file, cname, m)):
+                out.append((cname, m))
+    return out
+
+
 def _runner(req, w):
     """The runner process: imports the test module once, then forks a child
     per test, so a crash or hang in one test loses no other result."""
@@ -1102,7 +1118,9 @@ def _runner(req, w):
                  "ms": int((time.monotonic() - t0) * 1000)})
         return
     send(w, {"type": "import", "ok": True, "ms": int((time.monotonic() - t0) * 1000)})
-    for owner, name in _instantiated(mod, req["nodes"]):
+    nodes = _collect(mod, req["file"], req["select"]) if "select" in req \
+        else _instantiated(mod, req["nodes"])
+    for owner, name in nodes:
         out = tempfile.TemporaryFile()
         t1 = time.monotonic()
         res, status = _forked(lambda cw: _run_one(mod, owner, name, cw),
@@ -1146,7 +1164,8 @@ def op_tests_run(req):
     except OSError:
         pass
     per = float(req.get("timeout_s", 30)) + 5
-    deadline = time.monotonic() + float(req.get("import_timeout_s", 300)) + per * len(req["nodes"])
+    count = len(req["nodes"]) if "nodes" in req else int(req.get("max_tests", 10000))
+    deadline = time.monotonic() + float(req.get("import_timeout_s", 300)) + per * count
     buf = b""
     while True:
         left = deadline - time.monotonic()
