@@ -197,7 +197,10 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 	else if (!r) {
 		struct ap_official_opts oo = { ap_buf_str(&root), ver ? ver : "?", j->o->claimed,
 					       j->env->device, j->o->timeout_s, 1 };
+		size_t before = json_array_size(checks);
 		r = ap_official_run(w, res, &oo, checks, &found, &log);
+		for (size_t k = before; k < json_array_size(checks); k++)
+			ap_job_journal(j, "check", json_array_get(checks, k));
 		json_object_set_new(j->b, "official", json_pack("{s:s, s:s?, s:o?}", "root",
 				    ap_buf_str(&root), "package_version", ver, "found", found));
 		ap_buf_addf(&path, "%s/official.log", ap_buf_str(&j->dir));

@@ -16,7 +16,12 @@ static const char ap_help[] =
 	"commands:\n"
 	"  check TARGET [--env NAME]... [--out DIR]      verify one API across environments\n"
 	"        [--reference NAME] [--timeout S] [--script FILE]... [--specs DIR]\n"
-	"        [--require-present]\n"
+	"        [--require-present] [--torch-src DIR] [--claimed NODEID] [--no-official]\n"
+	"  tests fetch ENV                               get upstream's tests for ENV's torch\n"
+	"  tests find TARGET --env ENV [--claimed NODEID] [--torch-src DIR]\n"
+	"                                                the upstream tests that use TARGET\n"
+	"  tests run FILE --env ENV [-k REGEX] [--timeout S] [--log FILE]\n"
+	"                                                run a test file, a fork per test\n"
 	"  env create NAME --suite SUITE [--root DIR]   provision a reference environment\n"
 	"  env show NAME... [--json]                     fingerprint environments\n"
 	"  env list                                      list environments, reachable or not\n"
@@ -37,7 +42,8 @@ static const char ap_help[] =
 	"   8  worker died or broke the protocol\n"
 	"   9  worker stopped answering (timeout)\n"
 	"  10  could not write results\n"
-	"  11  provisioning failed\n"
+	"  11  provisioning or fetching failed\n"
+	"  12  no upstream test source for that torch version\n"
 	"\n"
 	"See the apiparity(1) manual page (docs/apiparity.1) for verdicts and evidence.\n";
 

@@ -21,8 +21,8 @@ const char *ap_tests_root(void);
 /* The upstream part of a Debian version: "1:2.6.0+dfsg-7" -> "2.6.0+dfsg". */
 void ap_upstream_version(const char *debian_version, struct ap_buf *out);
 
-/* TESTS_ROOT/<key>/test when it exists (a complete unpack), else NULL.
- * Fills out either way with the path it looked for. */
+/* 1 when TESTS_ROOT/<key> is a complete unpack (its stamp exists), else 0.
+ * Fills out either way with the test tree's path, TESTS_ROOT/<key>/test. */
 int ap_testsrc_cached(const char *key, struct ap_buf *out);
 
 /* Fetches the tests of source package `source` at Debian version `version`

@@ -41,7 +41,7 @@ if ! skip_without_env bookworm 24 && ! skip_without_env trixie 24 && ! skip_with
 		resolution_names_kind_owner_and_source
 	equals "$(field "$b" 'all(set(c) >= {"name","kind","status","reason","trace","duration_ms"} for c in b["checks"])')" True \
 		every_check_has_the_bundle_fields
-	equals "$(py 'import json,sys; print(sum(json.loads(l)["type"] == "check" for l in open(sys.argv[1])))' "$T/ex/sid/journal.jsonl")" 10 \
+	equals "$(py 'import json,sys; print(sum(json.loads(l)["type"] == "check" and json.loads(l)["data"]["kind"] == "probe" for l in open(sys.argv[1])))' "$T/ex/sid/journal.jsonl")" 10 \
 		journal_has_a_record_per_probe
 	contains "$(cat "$T/ex/sid/run.log")" "state inside clone context, mode False = false" run_log_shows_trace_steps
 	contains "$(cat "$T/ex/sid/run.log")" "^device-independent: no tensors, no operators, not patched" run_log_states_adaptation
@@ -110,7 +110,7 @@ if ! skip_without_env trixie 3; then
 	sleep 0.5
 	kill -KILL $pid; wait $pid 2>/dev/null
 	pkill -KILL -f 'apiparity-worker' 2>/dev/null
-	checks=$(py 'import json,sys; print(sum(json.loads(l)["type"] == "check" for l in open(sys.argv[1])))' "$T/k/trixie/journal.jsonl")
+	checks=$(py 'import json,sys; print(sum(json.loads(l)["type"] == "check" and json.loads(l)["data"]["kind"] == "probe" for l in open(sys.argv[1])))' "$T/k/trixie/journal.jsonl")
 	equals "$checks" 10 journal_keeps_every_result_measured_before_a_kill
 	[ ! -e "$T/k/trixie/bundle.json" ] && ok killed_run_writes_no_bundle_that_looks_complete \
 		|| nok killed_run_writes_no_bundle_that_looks_complete

@@ -1,0 +1,623 @@
+/* test-official.c - unit tests for src/official.h: node ids, the ranking of the
+ * tests that mention a target, claimed node ids, preflight reasons and the
+ * check object of one official test, all on data shaped like the worker's
+ * answers (tests_find, tests_nodes, tests_preflight, tests_run). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "official.h"
+
+#define AUTOGRAD "test/test_autograd.py"
+
+/* ---- ap_nodeid_parse / ap_nodeid_format ---- */
+
+static void class_node_id_parses_into_file_class_and_test(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse(AUTOGRAD "::TestMultithreadAutograd::test_x", &n), 0);
+	assert_string_equal(n.file, AUTOGRAD);
+	assert_string_equal(n.cls, "TestMultithreadAutograd");
+	assert_string_equal(n.test, "test_x");
+}
+
+static void module_level_node_id_parses_with_empty_class(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	memset(&n, 'x', sizeof(n));
+	assert_int_equal(ap_nodeid_parse("test/x.py::test_fn", &n), 0);
+	assert_string_equal(n.file, "test/x.py");
+	assert_string_equal(n.cls, "");
+	assert_string_equal(n.test, "test_fn");
+}
+
+static void node_id_without_separator_is_rejected(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse(AUTOGRAD, &n), -EINVAL);
+	assert_int_equal(ap_nodeid_parse("test_x", &n), -EINVAL);
+}
+
+static void node_id_with_empty_test_is_rejected(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse("test/x.py::", &n), -EINVAL);
+	assert_int_equal(ap_nodeid_parse("test/x.py::A::", &n), -EINVAL);
+}
+
+static void node_id_with_empty_file_is_rejected(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse("::A::test_x", &n), -EINVAL);
+}
+
+static void absolute_path_is_rejected(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse("/etc/x.py::A::b", &n), -EINVAL);
+}
+
+static void parent_directory_in_path_is_rejected(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse("test/../../etc/x.py::A::b", &n), -EINVAL);
+	assert_int_equal(ap_nodeid_parse("../x.py::test_b", &n), -EINVAL);
+}
+
+static void non_python_file_is_rejected(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse("test/x.txt::A::b", &n), -EINVAL);
+	assert_int_equal(ap_nodeid_parse("test/x.pyc::A::b", &n), -EINVAL);
+	assert_int_equal(ap_nodeid_parse(".py::test_b", &n), -EINVAL);
+}
+
+static void too_many_parts_are_rejected(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse("test/x.py::A::B::test_b", &n), -EINVAL);
+}
+
+static void empty_class_is_rejected(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	assert_int_equal(ap_nodeid_parse("test/x.py::::t", &n), -EINVAL);
+}
+
+static void overlong_part_is_rejected_not_truncated(void **state)
+{
+	(void)state;
+	struct ap_nodeid n;
+	char id[512];
+	snprintf(id, sizeof(id), "test/x.py::A::test_%0200d", 0);
+	assert_int_equal(ap_nodeid_parse(id, &n), -EINVAL);
+}
+
+static void node_id_formats_with_class(void **state)
+{
+	(void)state;
+	struct ap_buf b = { 0 };
+	ap_nodeid_format(AUTOGRAD, "TestAutograd", "test_x", &b);
+	assert_string_equal(ap_buf_str(&b), AUTOGRAD "::TestAutograd::test_x");
+	ap_buf_free(&b);
+}
+
+static void node_id_formats_without_class_for_null_or_empty_class(void **state)
+{
+	(void)state;
+	struct ap_buf b = { 0 };
+	ap_nodeid_format("test/x.py", NULL, "test_fn", &b);
+	assert_string_equal(ap_buf_str(&b), "test/x.py::test_fn");
+	ap_buf_reset(&b);
+	ap_nodeid_format("test/x.py", "", "test_fn", &b);
+	assert_string_equal(ap_buf_str(&b), "test/x.py::test_fn");
+	ap_buf_free(&b);
+}
+
+static void formatted_node_id_parses_back(void **state)
+{
+	(void)state;
+	struct ap_buf b = { 0 };
+	struct ap_nodeid n;
+	ap_nodeid_format(AUTOGRAD, "TestAutograd", "test_grad_mode", &b);
+	assert_int_equal(ap_nodeid_parse(ap_buf_str(&b), &n), 0);
+	assert_string_equal(n.file, AUTOGRAD);
+	assert_string_equal(n.cls, "TestAutograd");
+	assert_string_equal(n.test, "test_grad_mode");
+	ap_buf_free(&b);
+}
+
+/* ---- ap_official_rank ---- */
+
+/* One match of tests_find: {line, how, text}. */
+static json_t *match(int line, const char *how)
+{
+	return json_pack("{s:i, s:s, s:s}", "line", line, "how", how, "text",
+			 "with torch.autograd.set_multithreading_enabled(False):");
+}
+
+/* One tests_find hit; cls may be NULL (module-level); matches is stolen. */
+static json_t *hit(const char *file, const char *cls, const char *test, json_t *matches,
+		   int uses_leaf)
+{
+	json_t *h = json_pack("{s:s, s:s?, s:s, s:i, s:o, s:b}", "file", file, "class", cls,
+			      "test", test, "line", 42, "matches", matches, "uses_leaf", uses_leaf);
+	assert_non_null(h);
+	return h;
+}
+
+/* The one ranked entry whose node is node. */
+static const json_t *ranked(const json_t *r, const char *node)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(r, i, t)
+		if (!strcmp(json_string_value(json_object_get(t, "node")), node))
+			return t;
+	fail_msg("no ranked entry %s", node);
+	return NULL;
+}
+
+static json_int_t score_of(const json_t *r, const char *node)
+{
+	const json_t *s = json_object_get(ranked(r, node), "score");
+	assert_true(json_is_integer(s));
+	return json_integer_value(s);
+}
+
+#define CLS "set_multithreading_enabled"
+
+static void ranked_tests_get_node_ids_with_and_without_class(void **state)
+{
+	(void)state;
+	json_t *found = json_pack("[o, o]",
+				  hit(AUTOGRAD, "TestMultithreadAutograd", "test_a",
+				      json_pack("[o]", match(10, "qualified")), 0),
+				  hit("test/test_x.py", NULL, "test_b",
+				      json_pack("[o]", match(5, "qualified")), 0));
+	json_t *r = ap_official_rank(found, CLS);
+	assert_int_equal(json_array_size(r), 2);
+	assert_non_null(ranked(r, AUTOGRAD "::TestMultithreadAutograd::test_a"));
+	assert_non_null(ranked(r, "test/test_x.py::test_b"));
+	json_decref(r);
+	json_decref(found);
+}
+
+static void qualified_mention_scores_4_alias_3_bare_name_1(void **state)
+{
+	(void)state;
+	json_t *found = json_pack("[o, o, o]",
+				  hit(AUTOGRAD, "A", "test_q", json_pack("[o]", match(1, "qualified")), 0),
+				  hit(AUTOGRAD, "A", "test_a", json_pack("[o]", match(2, "alias")), 0),
+				  hit(AUTOGRAD, "A", "test_n", json_pack("[o]", match(3, "name")), 0));
+	json_t *r = ap_official_rank(found, CLS);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_q"), 4);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_a"), 3);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_n"), 1);
+	json_decref(r);
+	json_decref(found);
+}
+
+static void score_is_the_best_of_a_tests_matches(void **state)
+{
+	(void)state;
+	json_t *found = json_pack("[o, o]",
+				  hit(AUTOGRAD, "A", "test_mixed",
+				      json_pack("[o, o, o]", match(1, "name"), match(2, "qualified"),
+						match(3, "alias")), 0),
+				  hit(AUTOGRAD, "A", "test_names",
+				      json_pack("[o, o]", match(1, "name"), match(2, "alias")), 0));
+	json_t *r = ap_official_rank(found, CLS);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_mixed"), 4);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_names"), 3);
+	json_decref(r);
+	json_decref(found);
+}
+
+static void test_named_after_the_class_scores_2_more(void **state)
+{
+	(void)state;
+	json_t *found = json_pack("[o, o]",
+				  hit(AUTOGRAD, "A", "test_" CLS "_clone",
+				      json_pack("[o]", match(1, "name")), 0),
+				  hit(AUTOGRAD, "A", "test_other",
+				      json_pack("[o]", match(1, "name")), 0));
+	json_t *r = ap_official_rank(found, CLS);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_" CLS "_clone"), 3);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_other"), 1);
+	json_decref(r);
+	json_decref(found);
+}
+
+static void test_using_the_leaf_scores_1_more(void **state)
+{
+	(void)state;
+	json_t *found = json_pack("[o, o]",
+				  hit(AUTOGRAD, "A", "test_leaf", json_pack("[o]", match(1, "alias")), 1),
+				  hit(AUTOGRAD, "A", "test_noleaf", json_pack("[o]", match(1, "alias")), 0));
+	json_t *r = ap_official_rank(found, CLS);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_leaf"), 4);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_noleaf"), 3);
+	json_decref(r);
+	json_decref(found);
+}
+
+static void all_bonuses_add_up(void **state)
+{
+	(void)state;
+	json_t *found = json_pack("[o]", hit(AUTOGRAD, "A", "test_" CLS,
+					     json_pack("[o]", match(1, "qualified")), 1));
+	json_t *r = ap_official_rank(found, CLS);
+	assert_int_equal(score_of(r, AUTOGRAD "::A::test_" CLS), 4 + 2 + 1);
+	json_decref(r);
+	json_decref(found);
+}
+
+static void ranking_is_by_score_descending_then_node_ascending(void **state)
+{
+	(void)state;
+	json_t *found = json_pack("[o, o, o, o, o]",
+				  hit("test/a.py", "A", "test_a", json_pack("[o]", match(1, "name")), 0),
+				  hit("test/z.py", "Z", "test_z", json_pack("[o]", match(1, "qualified")), 0),
+				  hit("test/m.py", NULL, "test_m", json_pack("[o]", match(1, "alias")), 0),
+				  hit("test/b.py", "B", "test_b", json_pack("[o]", match(1, "qualified")), 0),
+				  hit("test/c.py", "C", "test_c", json_pack("[o]", match(1, "name")), 1));
+	const char *want[] = { "test/b.py::B::test_b", "test/z.py::Z::test_z", "test/m.py::test_m",
+			       "test/c.py::C::test_c", "test/a.py::A::test_a" };
+	json_t *r = ap_official_rank(found, CLS);
+	assert_int_equal(json_array_size(r), 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_string_equal(json_string_value(json_object_get(json_array_get(r, i), "node")),
+				    want[i]);
+	json_decref(r);
+	json_decref(found);
+}
+
+static void ranking_leaves_its_input_unchanged(void **state)
+{
+	(void)state;
+	json_t *found = json_pack("[o, o]",
+				  hit("test/a.py", "A", "test_a", json_pack("[o]", match(1, "name")), 0),
+				  hit("test/b.py", "B", "test_b", json_pack("[o]", match(1, "qualified")), 1));
+	json_t *before = json_deep_copy(found);
+	json_t *r = ap_official_rank(found, CLS);
+	assert_true(json_equal(found, before));
+	assert_null(json_object_get(json_array_get(found, 0), "score"));
+	assert_null(json_object_get(json_array_get(found, 0), "node"));
+	assert_ptr_not_equal(r, found);
+	/* The ranked entries keep what the worker reported. */
+	const json_t *b = ranked(r, "test/b.py::B::test_b");
+	assert_int_equal(json_integer_value(json_object_get(b, "line")), 42);
+	assert_true(json_is_true(json_object_get(b, "uses_leaf")));
+	assert_int_equal(json_array_size(json_object_get(b, "matches")), 1);
+	json_decref(r);
+	json_decref(before);
+	json_decref(found);
+}
+
+static void ranking_nothing_gives_an_empty_array(void **state)
+{
+	(void)state;
+	json_t *found = json_array();
+	json_t *r = ap_official_rank(found, CLS);
+	assert_true(json_is_array(r));
+	assert_int_equal(json_array_size(r), 0);
+	json_decref(r);
+	json_decref(found);
+}
+
+/* ---- ap_claim_check ---- */
+
+#define CLAIMED AUTOGRAD "::TestMultithreadAutograd::test_x"
+
+/* One tests_nodes entry; cls may be NULL (module-level). */
+static json_t *node(const char *file, const char *cls, const char *test)
+{
+	json_t *n = json_pack("{s:s, s:s?, s:s, s:i}", "file", file, "class", cls, "test", test,
+			      "line", 7);
+	assert_non_null(n);
+	return n;
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	assert_non_null(s);
+	return s;
+}
+
+static void existing_claimed_node_passes_without_reason(void **state)
+{
+	(void)state;
+	json_t *nodes = json_pack("[o, o]", node("test/test_other.py", "Other", "test_x"),
+				  node(AUTOGRAD, "TestMultithreadAutograd", "test_x"));
+	json_t *c = ap_claim_check(CLAIMED, nodes, "2.6.0");
+	assert_non_null(c);
+	assert_string_equal(str(c, "kind"), "claim");
+	assert_string_equal(str(c, "status"), "PASS");
+	assert_string_equal(str(c, "node"), CLAIMED);
+	assert_string_equal(str(c, "name"), "claimed:" CLAIMED);
+	assert_true(json_is_true(json_object_get(c, "exists")));
+	assert_false(json_is_string(json_object_get(c, "reason")));
+	assert_null(json_object_get(c, "suggestions"));
+	assert_true(json_is_array(json_object_get(c, "trace")));
+	json_decref(c);
+	json_decref(nodes);
+}
+
+static void existing_module_level_node_passes(void **state)
+{
+	(void)state;
+	json_t *nodes = json_pack("[o]", node("test/x.py", NULL, "test_fn"));
+	json_t *c = ap_claim_check("test/x.py::test_fn", nodes, "2.6.0");
+	assert_string_equal(str(c, "status"), "PASS");
+	assert_true(json_is_true(json_object_get(c, "exists")));
+	json_decref(c);
+	json_decref(nodes);
+}
+
+static void claim_in_the_wrong_class_warns_naming_where_the_test_is(void **state)
+{
+	(void)state;
+	json_t *nodes = json_pack("[o, o]", node(AUTOGRAD, "TestAutograd", "test_x"),
+				  node("test/test_other.py", NULL, "test_x"));
+	json_t *c = ap_claim_check(CLAIMED, nodes, "2.6.0");
+	assert_string_equal(str(c, "kind"), "claim");
+	assert_string_equal(str(c, "status"), "WARN");
+	assert_false(json_is_true(json_object_get(c, "exists")));
+	assert_true(json_is_false(json_object_get(c, "exists")));
+	assert_string_equal(str(c, "reason"),
+			    "no such test at torch 2.6.0; the same test name exists as "
+			    AUTOGRAD "::TestAutograd::test_x, test/test_other.py::test_x");
+	assert_string_equal(str(c, "suggestions"),
+			    AUTOGRAD "::TestAutograd::test_x, test/test_other.py::test_x");
+	json_decref(c);
+	json_decref(nodes);
+}
+
+static void claim_of_a_name_no_test_has_warns_so(void **state)
+{
+	(void)state;
+	json_t *nodes = json_array();
+	json_t *c = ap_claim_check(CLAIMED, nodes, "2.5.1");
+	assert_string_equal(str(c, "status"), "WARN");
+	assert_true(json_is_false(json_object_get(c, "exists")));
+	assert_string_equal(str(c, "reason"), "no such test at torch 2.5.1; no test has that name");
+	json_decref(c);
+	json_decref(nodes);
+}
+
+static void nodes_of_files_that_failed_to_parse_are_ignored(void **state)
+{
+	(void)state;
+	json_t *nodes = json_pack("[{s:s, s:s}, o]", "file", "test/test_broken.py", "error",
+				  "SyntaxError: invalid syntax (line 3)",
+				  node(AUTOGRAD, "TestMultithreadAutograd", "test_x"));
+	json_t *c = ap_claim_check(CLAIMED, nodes, "2.6.0");
+	assert_string_equal(str(c, "status"), "PASS");
+	json_decref(c);
+	json_decref(nodes);
+
+	nodes = json_pack("[{s:s, s:s}]", "file", "test/test_broken.py", "error", "SyntaxError");
+	c = ap_claim_check(CLAIMED, nodes, "2.6.0");
+	assert_string_equal(str(c, "status"), "WARN");
+	assert_string_equal(str(c, "reason"), "no such test at torch 2.6.0; no test has that name");
+	assert_null(strstr(str(c, "suggestions"), "broken"));
+	json_decref(c);
+	json_decref(nodes);
+}
+
+/* ---- ap_preflight_reason ---- */
+
+static json_t *module(const char *name, int present, const char *path)
+{
+	json_t *m = json_pack("{s:s, s:s, s:b}", "module", name, "where",
+			      path ? "local" : "installed", "present", present);
+	if (path)
+		json_object_set_new(m, "path", json_string(path));
+	return m;
+}
+
+static void missing_test_file_is_a_missing_fixture(void **state)
+{
+	(void)state;
+	json_t *pre = json_pack("{s:s, s:b, s:[]}", "file", AUTOGRAD, "file_exists", 0, "modules");
+	char *why = ap_preflight_reason(pre);
+	assert_non_null(why);
+	assert_string_equal(why, "missing-fixture: " AUTOGRAD " (the test file itself)");
+	free(why);
+	json_decref(pre);
+}
+
+static void missing_local_modules_are_named_by_path_in_order(void **state)
+{
+	(void)state;
+	json_t *pre = json_pack("{s:s, s:b, s:[o, o, o]}", "file", AUTOGRAD, "file_exists", 1,
+				"modules", module("autograd.test_complex", 0,
+						  "test/autograd/test_complex.py"),
+				module("torch", 1, NULL),
+				module("autograd.test_functional", 0,
+				       "test/autograd/test_functional.py"));
+	char *why = ap_preflight_reason(pre);
+	assert_non_null(why);
+	assert_string_equal(why, "missing-fixture: test/autograd/test_complex.py (imported by "
+			    "test_autograd.py), test/autograd/test_functional.py (imported by "
+			    "test_autograd.py)");
+	free(why);
+	json_decref(pre);
+}
+
+static void missing_installed_module_is_named_by_module(void **state)
+{
+	(void)state;
+	json_t *pre = json_pack("{s:s, s:b, s:[o, o]}", "file", AUTOGRAD, "file_exists", 1,
+				"modules", module("torch", 1, NULL), module("hypothesis", 0, NULL));
+	char *why = ap_preflight_reason(pre);
+	assert_non_null(why);
+	assert_string_equal(why, "missing-fixture: hypothesis (imported by test_autograd.py)");
+	free(why);
+	json_decref(pre);
+}
+
+static void everything_present_and_importable_is_ready(void **state)
+{
+	(void)state;
+	json_t *pre = json_pack("{s:s, s:b, s:[o, o], s:{s:b, s:i}}", "file", AUTOGRAD,
+				"file_exists", 1, "modules", module("torch", 1, NULL),
+				module("common_utils", 1, NULL), "import", "ok", 1, "ms", 812);
+	assert_null(ap_preflight_reason(pre));
+	json_decref(pre);
+}
+
+static void present_modules_without_an_import_try_are_ready(void **state)
+{
+	(void)state;
+	json_t *pre = json_pack("{s:s, s:b, s:[o]}", "file", AUTOGRAD, "file_exists", 1,
+				"modules", module("torch", 1, NULL));
+	assert_null(ap_preflight_reason(pre));
+	json_decref(pre);
+}
+
+static void import_missing_a_module_is_a_missing_fixture_naming_it(void **state)
+{
+	(void)state;
+	json_t *pre = json_pack("{s:s, s:b, s:[o], s:{s:b, s:s, s:s, s:i}}", "file", AUTOGRAD,
+				"file_exists", 1, "modules", module("torch", 1, NULL), "import",
+				"ok", 0, "error", "ModuleNotFoundError: No module named 'expecttest'",
+				"missing", "expecttest", "ms", 90);
+	char *why = ap_preflight_reason(pre);
+	assert_non_null(why);
+	assert_string_equal(why,
+			    "missing-fixture: module expecttest (needed to import test_autograd.py)");
+	free(why);
+	json_decref(pre);
+}
+
+static void import_failing_otherwise_is_import_failed_with_the_error(void **state)
+{
+	(void)state;
+	json_t *pre = json_pack("{s:s, s:b, s:[o], s:{s:b, s:s, s:n, s:i}}", "file", AUTOGRAD,
+				"file_exists", 1, "modules", module("torch", 1, NULL), "import",
+				"ok", 0, "error", "RuntimeError: CUDA not available", "missing",
+				"ms", 90);
+	char *why = ap_preflight_reason(pre);
+	assert_non_null(why);
+	assert_string_equal(why, "import-failed: RuntimeError: CUDA not available");
+	free(why);
+	json_decref(pre);
+}
+
+/* ---- ap_official_check ---- */
+
+static void test_result_becomes_an_official_check(void **state)
+{
+	(void)state;
+	json_t *res = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "type", "test", "class",
+				"TestMultithreadAutograd", "test", "test_x", "status", "FAIL",
+				"reason", "AssertionError: 1 != 2", "duration_ms", 37, "output",
+				"F\n======\nFAIL: test_x\n");
+	json_t *c = ap_official_check(AUTOGRAD, res);
+	assert_non_null(c);
+	assert_string_equal(str(c, "name"), CLAIMED);
+	assert_string_equal(str(c, "kind"), "official");
+	assert_string_equal(str(c, "status"), "FAIL");
+	assert_string_equal(str(c, "reason"), "AssertionError: 1 != 2");
+	assert_int_equal(json_integer_value(json_object_get(c, "duration_ms")), 37);
+	assert_string_equal(str(c, "output"), "F\n======\nFAIL: test_x\n");
+	assert_true(json_is_array(json_object_get(c, "trace")));
+	assert_int_equal(json_array_size(json_object_get(c, "trace")), 0);
+	json_decref(c);
+	json_decref(res);
+}
+
+static void module_level_result_is_named_without_class(void **state)
+{
+	(void)state;
+	json_t *res = json_pack("{s:n, s:s, s:s, s:i, s:s}", "class", "test", "test_fn", "status",
+				"PASS", "duration_ms", 4, "output", "");
+	json_t *c = ap_official_check("test/x.py", res);
+	assert_non_null(c);
+	assert_string_equal(str(c, "name"), "test/x.py::test_fn");
+	assert_string_equal(str(c, "status"), "PASS");
+	json_decref(c);
+	json_decref(res);
+}
+
+static void result_without_output_or_reason_still_gives_a_check(void **state)
+{
+	(void)state;
+	json_t *res = json_pack("{s:s, s:s, s:s, s:i}", "class", "A", "test", "test_y", "status",
+				"PASS", "duration_ms", 2);
+	json_t *c = ap_official_check(AUTOGRAD, res);
+	assert_non_null(c);
+	assert_true(json_is_object(c));
+	assert_string_equal(str(c, "name"), AUTOGRAD "::A::test_y");
+	assert_string_equal(str(c, "kind"), "official");
+	assert_string_equal(str(c, "status"), "PASS");
+	assert_false(json_is_string(json_object_get(c, "reason")));
+	assert_false(json_is_string(json_object_get(c, "output")));
+	json_decref(c);
+	json_decref(res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(class_node_id_parses_into_file_class_and_test),
+		cmocka_unit_test(module_level_node_id_parses_with_empty_class),
+		cmocka_unit_test(node_id_without_separator_is_rejected),
+		cmocka_unit_test(node_id_with_empty_test_is_rejected),
+		cmocka_unit_test(node_id_with_empty_file_is_rejected),
+		cmocka_unit_test(absolute_path_is_rejected),
+		cmocka_unit_test(parent_directory_in_path_is_rejected),
+		cmocka_unit_test(non_python_file_is_rejected),
+		cmocka_unit_test(too_many_parts_are_rejected),
+		cmocka_unit_test(empty_class_is_rejected),
+		cmocka_unit_test(overlong_part_is_rejected_not_truncated),
+		cmocka_unit_test(node_id_formats_with_class),
+		cmocka_unit_test(node_id_formats_without_class_for_null_or_empty_class),
+		cmocka_unit_test(formatted_node_id_parses_back),
+		cmocka_unit_test(ranked_tests_get_node_ids_with_and_without_class),
+		cmocka_unit_test(qualified_mention_scores_4_alias_3_bare_name_1),
+		cmocka_unit_test(score_is_the_best_of_a_tests_matches),
+		cmocka_unit_test(test_named_after_the_class_scores_2_more),
+		cmocka_unit_test(test_using_the_leaf_scores_1_more),
+		cmocka_unit_test(all_bonuses_add_up),
+		cmocka_unit_test(ranking_is_by_score_descending_then_node_ascending),
+		cmocka_unit_test(ranking_leaves_its_input_unchanged),
+		cmocka_unit_test(ranking_nothing_gives_an_empty_array),
+		cmocka_unit_test(existing_claimed_node_passes_without_reason),
+		cmocka_unit_test(existing_module_level_node_passes),
+		cmocka_unit_test(claim_in_the_wrong_class_warns_naming_where_the_test_is),
+		cmocka_unit_test(claim_of_a_name_no_test_has_warns_so),
+		cmocka_unit_test(nodes_of_files_that_failed_to_parse_are_ignored),
+		cmocka_unit_test(missing_test_file_is_a_missing_fixture),
+		cmocka_unit_test(missing_local_modules_are_named_by_path_in_order),
+		cmocka_unit_test(missing_installed_module_is_named_by_module),
+		cmocka_unit_test(everything_present_and_importable_is_ready),
+		cmocka_unit_test(present_modules_without_an_import_try_are_ready),
+		cmocka_unit_test(import_missing_a_module_is_a_missing_fixture_naming_it),
+		cmocka_unit_test(import_failing_otherwise_is_import_failed_with_the_error),
+		cmocka_unit_test(test_result_becomes_an_official_check),
+		cmocka_unit_test(module_level_result_is_named_without_class),
+		cmocka_unit_test(result_without_output_or_reason_still_gives_a_check),
+	};
+	return cmocka_run_group_tests_name("official", tests, NULL, NULL);
+}
