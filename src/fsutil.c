@@ -44,21 +44,26 @@ int ap_rm_tree(const char *dir)
 	return nftw(dir, ap_rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
 }
 
+int ap_write_all(int fd, const void *data, size_t len)
+{
+	for (const char *p = data; len;) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int ap_write_atomic(const char *path, const void *data, size_t len)
 {
 	struct ap_buf tmp = { 0 };
 	ap_buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
 	int fd = open(ap_buf_str(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int r = fd < 0 ? -errno : 0;
-	for (const char *p = data; !r && len;) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			r = -errno;
-		else
-			p += n, len -= (size_t)n;
-	}
+	int r = fd < 0 ? -errno : ap_write_all(fd, data, len);
 	if (!r && fsync(fd))
 		r = -errno;
 	if (fd >= 0 && close(fd) && !r)

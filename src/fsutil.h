@@ -11,6 +11,9 @@ int ap_mkdirs(const char *dir);
  * A missing dir is not an error. 0 or -errno. */
 int ap_rm_tree(const char *dir);
 
+/* Writes all len bytes to fd, retrying short writes and EINTR. 0 or -errno. */
+int ap_write_all(int fd, const void *data, size_t len);
+
 /* Writes data to path through a temporary file in the same directory, fsync'd
  * and renamed into place: readers see the old file or the whole new one. On
  * failure (-errno, e.g. -ENOSPC) the old file is left as it was. */

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "journal.h"
 
 struct ap_journal {
@@ -96,19 +97,6 @@ struct ap_journal *ap_journal_open(const char *path)
 	return NULL;
 }
 
-static int ap_write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Writes line and fsyncs it; on failure cuts the file back to size so that no
  * part of the record stays behind for a reader to stumble on. */

@@ -9,6 +9,7 @@
 
 #include <openssl/evp.h>
 
+#include "fsutil.h"
 #include "manifest.h"
 
 #define AP_HEX_LEN 64
@@ -325,19 +326,6 @@ static int ap_manifest_line(int root, const char *dir, const struct ap_entry *e,
 	return r;
 }
 
-static int ap_write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Replaces dir's manifest with text: temporary file, fsync, rename, fsync dir,
  * so that a crash leaves either the old manifest or the new one, whole. */

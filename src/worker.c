@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "fsutil.h"
 #include "frame.h"
 #include "worker.h"
 
@@ -192,19 +193,6 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 	}
 }
 
-static int ap_write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 static int ap_worker_send(struct ap_worker *w, json_t *req)
 {

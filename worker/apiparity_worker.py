@@ -567,44 +567,72 @@ def _run_probe_child(probe, wfd):
     send(wfd, result)
 
 
-def op_probe(req):
-    """Runs one probe in a forked child, in its own process group, with its
-    output captured and a timeout; a crash or hang is a result, not an error."""
-    import signal
-    import tempfile
-    probe = req["probe"]
-    timeout = float(req.get("timeout_s", 30))
-    out = tempfile.TemporaryFile()
+def _spawn_child(fn, out_fd):
+    """Forks a child in its own process group, its stdout and stderr on
+    out_fd, that runs fn(wfd) and exits; returns (pid, the read end)."""
     r, w = os.pipe()
-    t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
         try:
             os.setpgid(0, 0)
             os.close(r)
-            os.dup2(out.fileno(), 1)
-            os.dup2(out.fileno(), 2)
-            _run_probe_child(probe, w)
+            os.dup2(out_fd, 1)
+            os.dup2(out_fd, 2)
+            fn(w)
+        except BaseException as e:
+            send(w, {"type": "result", "status": "ERROR", "reason": _exc_text(e)})
         finally:
             os._exit(0)
     os.close(w)
     try:
-        os.setpgid(pid, pid)
+        os.setpgid(pid, pid)  # also here: whichever runs first wins the race
     except OSError:
         pass
-    result, steps, status = _await_child(pid, r, timeout)
-    os.close(r)
-    if result is None:
-        if status is None:
-            result = {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
-        elif os.WIFSIGNALED(status):
-            sig = os.WTERMSIG(status)
-            result = {"status": "CRASH", "reason": signal.Signals(sig).name}
-        else:
-            result = {"status": "ERROR",
-                      "reason": "probe exited with status %d before reporting"
-                      % os.WEXITSTATUS(status)}
-        result["trace"] = steps
+    return pid, r
+
+
+def _forked(fn, timeout, out_fd=None):
+    """Runs fn(wfd) in a child (see _spawn_child) with a timeout; returns
+    (its result frame or None, the steps it traced, wait status or None on
+    timeout)."""
+    devnull = os.open(os.devnull, os.O_WRONLY) if out_fd is None else None
+    try:
+        pid, r = _spawn_child(fn, out_fd if out_fd is not None else devnull)
+    finally:
+        if devnull is not None:
+            os.close(devnull)
+    try:
+        return _await_child(pid, r, timeout)
+    finally:
+        os.close(r)
+
+
+def _outcome(result, status, steps, timeout, what):
+    """A result for a child that sent none: TIMEOUT, CRASH or ERROR."""
+    import signal
+    if result is not None:
+        return result
+    if status is None:
+        result = {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
+    elif os.WIFSIGNALED(status):
+        result = {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
+    else:
+        result = {"status": "ERROR", "reason": "%s exited with status %d before reporting"
+                  % (what, os.WEXITSTATUS(status))}
+    result["trace"] = steps
+    return result
+
+
+def op_probe(req):
+    """Runs one probe in a forked child, in its own process group, with its
+    output captured and a timeout; a crash or hang is a result, not an error."""
+    import tempfile
+    probe = req["probe"]
+    timeout = float(req.get("timeout_s", 30))
+    out = tempfile.TemporaryFile()
+    t0 = time.monotonic()
+    result, steps, status = _forked(lambda w: _run_probe_child(probe, w), timeout, out.fileno())
+    result = _outcome(result, status, steps, timeout, "probe")
     result["duration_ms"] = int((time.monotonic() - t0) * 1000)
     out.seek(0)
     result["output"] = out.read(65536).decode("utf-8", "replace")
@@ -962,33 +990,6 @@ def _load_test_module(path, root):
     return mod
 
 
-def _forked(fn, timeout, out_fd=None):
-    """Runs fn(wfd) in a child in its own process group; returns (frames,
-    wait status or None on timeout)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setpgid(0, 0)
-            os.close(r)
-            fd = out_fd if out_fd is not None else os.open(os.devnull, os.O_WRONLY)
-            os.dup2(fd, 1)
-            os.dup2(fd, 2)
-            fn(w)
-        except BaseException as e:
-            send(w, {"type": "result", "status": "ERROR", "reason": _exc_text(e)})
-        finally:
-            os._exit(0)
-    os.close(w)
-    try:
-        os.setpgid(pid, pid)
-    except OSError:
-        pass
-    result, steps, status = _await_child(pid, r, timeout)
-    os.close(r)
-    return result, status
-
-
 def _try_import(path, root, timeout):
     def child(w):
         try:
@@ -999,7 +1000,7 @@ def _try_import(path, root, timeout):
                      "missing": getattr(e, "name", None)
                      if isinstance(e, ImportError) else None})
     t0 = time.monotonic()
-    res, status = _forked(child, timeout)
+    res, _, status = _forked(child, timeout)
     if res is None:
         res = {"ok": False, "error": "import did not finish (%s)" %
                ("timeout" if status is None else "wait status %d" % status)}
@@ -1105,7 +1106,6 @@ def _collect(mod, file, pattern):
 def _runner(req, w):
     """The runner process: imports the test module once, then forks a child
     per test, so a crash or hang in one test loses no other result."""
-    import signal
     import tempfile
     root = _test_root(req)
     path = os.path.join(os.path.dirname(root), req["file"])
@@ -1123,15 +1123,11 @@ def _runner(req, w):
     for owner, name in nodes:
         out = tempfile.TemporaryFile()
         t1 = time.monotonic()
-        res, status = _forked(lambda cw: _run_one(mod, owner, name, cw),
-                              float(req.get("timeout_s", 30)), out.fileno())
-        if res is None:
-            if status is None:
-                res = {"status": "TIMEOUT", "reason": "no result within %g s" % req.get("timeout_s", 30)}
-            elif os.WIFSIGNALED(status):
-                res = {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
-            else:
-                res = {"status": "ERROR", "reason": "test process exited before reporting"}
+        timeout = float(req.get("timeout_s", 30))
+        res, steps, status = _forked(lambda cw: _run_one(mod, owner, name, cw), timeout,
+                                     out.fileno())
+        res = _outcome(res, status, steps, timeout, "test process")
+        res.pop("trace", None)
         out.seek(0)
         res.update({"type": "test", "class": owner, "test": name,
                     "duration_ms": int((time.monotonic() - t1) * 1000),
@@ -1147,22 +1143,7 @@ def op_tests_run(req):
     import signal
     import tempfile
     log = tempfile.TemporaryFile()
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setpgid(0, 0)
-            os.close(r)
-            os.dup2(log.fileno(), 1)
-            os.dup2(log.fileno(), 2)
-            _runner(req, w)
-        finally:
-            os._exit(0)
-    os.close(w)
-    try:
-        os.setpgid(pid, pid)
-    except OSError:
-        pass
+    pid, r = _spawn_child(lambda w: _runner(req, w), log.fileno())
     per = float(req.get("timeout_s", 30)) + 5
     count = len(req["nodes"]) if "nodes" in req else int(req.get("max_tests", 10000))
     deadline = time.monotonic() + float(req.get("import_timeout_s", 300)) + per * count

@@ -51,14 +51,14 @@ fi
 
 if ! skip_without_env trixie 12 && ! skip_without_env sid 12; then
 	for t in torch.autograd.grad_mode.set_grad_enabled.clone torch.autograd.grad_mode.inference_mode.clone torch.no_grad; do
-		run 0 "family_member_${t##*grad_mode.}_is_consistent" "$APIPARITY" check $t --env trixie --env sid --out "$T/m"
+		run 0 "family_member_${t##*grad_mode.}_is_consistent" "$APIPARITY" check $t --env trixie --env sid --no-official --out "$T/m"
 		contains "$out" "^sid .* 10/10 +consistent$" "family_member_${t##*grad_mode.}_passes_in_sid"
 	done
-	run 0 anomaly_mode_checks_only_what_applies "$APIPARITY" check torch.autograd.set_detect_anomaly --env trixie --out "$T/an"
+	run 0 anomaly_mode_checks_only_what_applies "$APIPARITY" check torch.autograd.set_detect_anomaly --env trixie --no-official --out "$T/an"
 	equals "$(field "$T/an/trixie/bundle.json" 'sorted(c["name"] for c in b["checks"] if c["status"] == "NOTRUN")')" \
 		"['clone-as-context-restores', 'clone-keeps-mode', 'clone-returns-same-class', 'decorates-function', 'decorates-generator', 'other-thread-unaffected']" \
 		not_applicable_probes_are_notrun
-	run 0 target_without_family_is_unverified "$APIPARITY" check torch.nn.functional.relu --env trixie --out "$T/nf"
+	run 0 target_without_family_is_unverified "$APIPARITY" check torch.nn.functional.relu --env trixie --no-official --out "$T/nf"
 	contains "$out" "^trixie .* unverified$" target_without_family_says_unverified
 	equals "$(field "$T/nf/trixie/bundle.json" 'b["checks"][0]["status"], b["checks"][0]["reason"]')" \
 		"('NOTRUN', 'no-family: no spec has a member for torch.nn.functional.relu')" no_family_is_notrun_with_reason
@@ -66,7 +66,11 @@ fi
 
 if ! skip_without_env trixie 11; then
 	start=$(date +%s)
-	run 1 crashing_and_hanging_probes_fail_the_check "$APIPARITY" check $TARGET --env trixie --timeout 3 \
+	# A mark in the environment of every process of this run tells its
+	# leftovers apart from those of other runs on the machine.
+	mark=$RANDOM$RANDOM
+	printf '[trixie]\nchroot = trixie\nsetenv = APIPARITY_TEST_MARK=%s\n' "$mark" > "$T/mark.ini"
+	run 1 crashing_and_hanging_probes_fail_the_check "$APIPARITY" check $TARGET --envs "$T/mark.ini" --env trixie --timeout 3 \
 		--script "$FIX/probes/segfault.py" --script "$FIX/probes/hang.py" --script "$FIX/probes/clone-mode.py" --out "$T/f"
 	took=$(( $(date +%s) - start ))
 	b="$T/f/trixie/bundle.json"
@@ -79,7 +83,8 @@ if ! skip_without_env trixie 11; then
 		steps_traced_before_a_crash_or_hang_are_kept
 	[ "$took" -lt 20 ] && ok hang_is_cut_at_the_timeout || nok hang_is_cut_at_the_timeout "took ${took}s"
 	sleep 0.5
-	equals "$(pgrep -fc 'apiparity-worker' || true)" 0 no_probe_process_is_left_behind
+	equals "$(grep -ls "APIPARITY_TEST_MARK=$mark" /proc/[0-9]*/environ 2>/dev/null | wc -l)" 0 \
+		no_probe_process_is_left_behind
 
 	run 1 fake_plugin_that_patches_clone_is_inconsistent "$APIPARITY" check $TARGET --envs "$T/check.ini" --env trixie --env fake-npu --out "$T/p"
 	contains "$out" "^fake-npu +3\.13\.[0-9]+ +2\.6\.[^ ]+ +fake_npu 0\.1 +npu x1 +[0-9]+/10 +inconsistent$" \
@@ -100,8 +105,10 @@ fi
 
 if ! skip_without_env trixie 3; then
 	# Killed midway (kill -9): what was measured is in the journal, whole.
-	"$APIPARITY" check $TARGET --env trixie --timeout 60 --script "$FIX/probes/hang.py" \
-		--out "$T/k" > /dev/null 2>&1 &
+	kmark=$RANDOM$RANDOM
+	printf '[trixie]\nchroot = trixie\nsetenv = APIPARITY_TEST_MARK=%s\n' "$kmark" > "$T/kmark.ini"
+	"$APIPARITY" check $TARGET --envs "$T/kmark.ini" --env trixie --timeout 60 \
+		--script "$FIX/probes/hang.py" --out "$T/k" > /dev/null 2>&1 &
 	pid=$!
 	for _ in $(seq 100); do
 		[ "$(grep -c '"type": *"check"' "$T/k/trixie/journal.jsonl" 2>/dev/null)" = 10 ] && break
@@ -109,7 +116,9 @@ if ! skip_without_env trixie 3; then
 	done
 	sleep 0.5
 	kill -KILL $pid; wait $pid 2>/dev/null
-	pkill -KILL -f 'apiparity-worker' 2>/dev/null
+	for f in $(grep -ls "APIPARITY_TEST_MARK=$kmark" /proc/[0-9]*/environ 2>/dev/null); do
+		f=${f#/proc/}; kill -KILL "${f%%/*}" 2>/dev/null
+	done
 	checks=$(py 'import json,sys; print(sum(json.loads(l)["type"] == "check" and json.loads(l)["data"]["kind"] == "probe" for l in open(sys.argv[1])))' "$T/k/trixie/journal.jsonl")
 	equals "$checks" 10 journal_keeps_every_result_measured_before_a_kill
 	[ ! -e "$T/k/trixie/bundle.json" ] && ok killed_run_writes_no_bundle_that_looks_complete \
