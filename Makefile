@@ -17,7 +17,8 @@ COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
 LIB_SRC := $(filter-out src/main.c src/cmd-%.c,$(wildcard src/*.c))
 CMD_SRC := src/main.c $(wildcard src/cmd-*.c)
-GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-version.c
+GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-policy.c \
+           $(BUILD)/gen-version.c
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
 CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test-*.c))
@@ -44,6 +45,9 @@ $(BUILD)/gen-worker.c: worker/apiparity_worker.py $(BUILD)/embed
 
 $(BUILD)/gen-envs.c: envs/reference.ini $(BUILD)/embed
 	$(BUILD)/embed ap_reference_envs < $< > $@
+
+$(BUILD)/gen-policy.c: policies/default.yaml $(BUILD)/embed
+	$(BUILD)/embed ap_default_policy < $< > $@
 
 $(BUILD)/gen-specs.c: $(wildcard specs/*.yaml) $(BUILD)/embed
 	$(BUILD)/embed -t ap_builtin_specs $(sort $(wildcard specs/*.yaml)) > $@

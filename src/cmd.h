@@ -12,6 +12,9 @@
 int ap_cmd_env(int argc, char **argv);
 int ap_cmd_check(int argc, char **argv);
 int ap_cmd_tests(int argc, char **argv);
+int ap_cmd_report(int argc, char **argv);
+int ap_cmd_verify(int argc, char **argv);
+int ap_cmd_docs(int argc, char **argv);
 
 /* The environments root: --root, else $APIPARITY_ENV_ROOT, else the default. */
 const char *ap_env_root(const char *opt);

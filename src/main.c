@@ -100,5 +100,11 @@ int main(int argc, char **argv)
 		return ap_cmd_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "tests"))
 		return ap_cmd_tests(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return ap_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "verify"))
+		return ap_cmd_verify(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "docs"))
+		return ap_cmd_docs(argc - 1, argv + 1);
 	return ap_usage("unknown command '%s'", argv[1]);
 }
