@@ -1,0 +1,116 @@
+#!/bin/bash
+# report, verify and docs entry on real bundles from the reference environments.
+. "$(dirname "$0")/lib.sh"
+TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
+DOCS="$TOP/../shared/data/backend-docs"
+py() { /usr/bin/python3 -c "$@"; }
+field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
+rx() { printf '%s' "$1" | sed 's/[][()./*+?]/\\&/g'; }
+# fresh SUB: a copy of the clean submission to tamper with
+fresh() { rm -rf "$T/$1"; cp -a "$T/sub" "$T/$1"; }
+# reseal DIR ENV: rewrite ENV's manifest, as a careful forger would
+reseal() { (cd "$1/$2" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum > MANIFEST.sha256); }
+
+if skip_without_env trixie 40 || skip_without_env sid 40; then done_testing; exit 0; fi
+# trixie and sid labelled as two products of the docs pages
+printf '[trixie]\nchroot = trixie\nlabel = Atlas A2 (trixie)\n[sid]\nchroot = sid\nlabel = Atlas A3 (sid)\n' > "$T/envs.ini"
+"$APIPARITY" check $TARGET --envs "$T/envs.ini" --env trixie --env sid --out "$T/sub" > /dev/null 2>&1
+run 0 report_writes_every_format "$APIPARITY" report "$T/sub" --docs "$DOCS"
+for f in report.md report.html report.json junit.xml; do
+	[ -s "$T/sub/$f" ] && ok "report_writes_$f" || nok "report_writes_$f"
+done
+md=$(cat "$T/sub/report.md")
+contains "$md" "^# API 一致性任务：$(rx $TARGET) 支持验证$" zh_title_names_the_api
+for h in "验证范围" "trixie 结果" "sid 结果" "后端适配结论" "原生 API 文档支持情况" "结论"; do
+	contains "$md" "^##+ $h" "zh_report_has_section_$h"
+done
+for e in trixie sid; do
+	b="$T/sub/$e/bundle.json"
+	contains "$md" "^- Python 版本: $(rx "$(field "$b" 'b["fingerprint"]["python"]["version"]')")$" ${e}_python_version_comes_from_its_fingerprint
+	contains "$md" "^- torch 版本: $(rx "$(field "$b" 'b["fingerprint"]["torch"]["version"]')")$" ${e}_torch_version_comes_from_its_fingerprint
+	sum=$(sha256sum "$T/sub/$e/run.log" | cut -d' ' -f1)
+	contains "$md" "$e/run\.log\` sha256 \`$sum\`" ${e}_evidence_path_has_its_sha256
+done
+contains "$md" "^  - \`test/test_autograd\.py::TestMultithreadAutograd::test_set_multithreading_enabled_as_context_manager_and_function\` \(PyTorch 2\.6\.[^)]*\)$" \
+	scope_names_the_official_node_at_its_version
+contains "$md" "^  - clone 保留 mode 属性 \(clone-keeps-mode\)$" scope_states_the_focused_checks_in_words
+contains "$md" "^- 上游实现位置: \`torch/autograd/grad_mode\.py:[0-9]+\` \(method\)$" adaptation_names_the_implementation
+contains "$md" "文档中仅有其所属类的条目: \`torch\.autograd\.grad_mode\.set_multithreading_enabled\`" docs_entry_of_the_class_is_found
+contains "$md" "^- 结论: \*\*consistent\*\*$" conclusion_states_the_verdict
+
+run 0 english_report "$APIPARITY" report "$T/sub" --lang en --format md
+en=$(cat "$T/sub/report.md")
+for h in "Scope" "trixie results" "sid results" "Backend adaptation conclusion" "Native API documentation" "Conclusion"; do
+	contains "$en" "^##+ $h" "en_report_has_section_${h// /_}"
+done
+contains "$en" "^- Consistent \(every focused check passed\) in: sid, trixie$" en_conclusion_names_environments
+
+equals "$(py 'import sys, xml.etree.ElementTree as E; t=E.parse(sys.argv[1]); print(len(t.findall(".//testcase")))' "$T/sub/junit.xml")" \
+	"$(py 'import json,sys; print(sum(len(json.load(open(p))["checks"]) for p in sys.argv[1:]))' "$T/sub/trixie/bundle.json" "$T/sub/sid/bundle.json")" \
+	junit_has_a_testcase_per_check
+equals "$(field "$T/sub/report.json" 'b["schema"], [e["name"] for e in b["environments"]]')" \
+	"('apiparity.report/1', ['sid', 'trixie'])" report_json_is_versioned
+
+run 0 clean_submission_is_accepted "$APIPARITY" verify "$T/sub"
+contains "$out" "^## apiparity review: ACCEPT$" accept_is_markdown
+
+# Each way of spoiling a submission gets its own reason.
+fresh byte; printf 'x' >> "$T/byte/trixie/run.log"
+run 1 changed_byte_is_refused "$APIPARITY" verify "$T/byte"
+contains "$out" "^- trixie/run\.log: sha256 does not match MANIFEST\.sha256 \(changed after the run\)$" changed_file_is_named
+
+fresh gone; rm -rf "$T/gone/sid"
+printf 'policy: a2-a3\nrequire_envs: [A2, A3]\nstatuses:\n  probe: [PASS]\n  official: [PASS, SKIP, NOTRUN]\n  claim: [PASS]\n' > "$T/policy.yaml"
+run 1 removed_environment_is_refused "$APIPARITY" verify --policy "$T/policy.yaml" "$T/gone"
+contains "$out" "^- environment A3 is required by the policy and missing$" missing_environment_is_named
+
+fresh extra; echo hi > "$T/extra/trixie/notes.txt"
+run 1 extra_file_is_refused "$APIPARITY" verify "$T/extra"
+contains "$out" "^- trixie/notes\.txt: unknown file, not listed in MANIFEST\.sha256$" extra_file_is_named
+
+fresh escape; echo "$(sha256sum /etc/hostname | cut -d' ' -f1)  ../../../etc/hostname" >> "$T/escape/sid/MANIFEST.sha256"
+run 1 escaping_path_is_refused "$APIPARITY" verify "$T/escape"
+contains "$out" "^- sid/MANIFEST\.sha256:[0-9]+: path '\.\./\.\./\.\./etc/hostname' would leave the bundle$" escaping_path_is_named
+
+"$APIPARITY" check $TARGET --envs "$T/envs.ini" --env trixie --out "$T/claim" \
+	--claimed test/test_autograd.py::TestAutograd::test_set_multithreading_enabled_as_context_manager_and_function > /dev/null 2>&1
+run 1 wrong_claim_is_refused "$APIPARITY" verify "$T/claim"
+contains "$out" "^- trixie: claimed node id test/test_autograd\.py::TestAutograd::[a-z_]+: no such test at torch .*exists as test/test_autograd\.py::TestMultithreadAutograd::" \
+	wrong_claim_names_the_existing_node
+
+fresh device
+py 'import json,sys; p=sys.argv[1]; b=json.load(open(p))
+for d in b["fingerprint"]["devices"]:
+    if d["type"] == "npu": d.update(available=True, count=1, names=["Ascend910B3"]); d.pop("reason", None)
+b["env"]["device"] = "npu"
+json.dump(b, open(p, "w"), indent=2)' "$T/device/trixie/bundle.json"
+reseal "$T/device" trixie
+run 1 fingerprint_edited_to_claim_a_device_is_refused "$APIPARITY" verify "$T/device"
+contains "$out" "^- trixie: the fingerprint in bundle\.json differs from the one journaled as measured$" edited_fingerprint_is_named
+lacks "$out" "sha256 does not match" resealed_manifest_alone_does_not_hide_it
+
+# HTML escapes everything it did not write.
+fresh html
+py 'import json,sys; p=sys.argv[1]; b=json.load(open(p)); b["target"] = "torch.x<script>alert(1)</script>\"q\x27"
+b["checks"][0]["name"] = "<img src=x onerror=alert(2)>"
+json.dump(b, open(p, "w"))' "$T/html/sid/bundle.json"
+run 0 report_of_hostile_bundle "$APIPARITY" report "$T/html" --format html
+html=$(cat "$T/html/report.html")
+lacks "$html" "<script>alert|<img src=x" html_has_no_injected_markup
+contains "$html" "&lt;script&gt;alert\(1\)&lt;/script&gt;&quot;q&#39;" html_shows_the_escaped_text
+
+# The docs claim A3 supported; an A3 that measures inconsistent contradicts it.
+printf '[trixie]\nchroot = trixie\nlabel = Atlas A2 (trixie)\n[stub]\nchroot = trixie\nlabel = Atlas A3 (stub)\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' \
+	"$FIX/stub-state" > "$T/contra.ini"
+"$APIPARITY" check $TARGET --envs "$T/contra.ini" --env trixie --env stub --no-official --out "$T/contra" > /dev/null 2>&1
+run 0 report_with_docs_of_a_contradicted_claim "$APIPARITY" report "$T/contra" --docs "$DOCS" --lang en --format md,json
+contains "$(cat "$T/contra/report.md")" "^- docs claim contradicted by measurement: Atlas A3 训练系列产品 supported, stub inconsistent$" \
+	contradicted_docs_claim_is_flagged
+equals "$(field "$T/contra/report.json" '[(c["product"], c["env"]) for c in b["docs"]["contradictions"]]')" \
+	"[('Atlas A3 训练系列产品', 'stub')]" only_the_contradicted_product_is_flagged
+
+# docs entry: the measured support, in the pages' format, read back by the parser.
+run 0 docs_entry_is_written "$APIPARITY" docs entry "$T/sub"
+contains "$out" "^### $(rx $TARGET)$" docs_entry_heading_is_the_api
+contains "$out" "^- <term>Atlas A2 \(trixie\)</term>：支持$" docs_entry_lists_measured_products
+done_testing
