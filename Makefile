@@ -97,7 +97,27 @@ bench: $(BUILD)/apiparity
 	bench/env-overhead $(BUILD)/apiparity
 	bench/check-overhead $(BUILD)/apiparity
 
-clean:
-	rm -rf build build-san
+# Fuzz targets (libFuzzer, clang, ASan+UBSan), each run briefly from its seed
+# corpus by tests/run-fuzz; FUZZ_SECONDS sets how long.
+FUZZ_CC    := clang
+FUZZ_FLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=all -Isrc -Ibuild-fuzz $(shell pkg-config --cflags $(PKGS))
+FUZZ_LIB   := $(LIB_SRC) $(patsubst $(BUILD)/%,build-fuzz/%,$(GEN_SRC))
+FUZZERS    := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))
 
-.PHONY: all deps envs check test demo demo-run bench clean FORCE
+build-fuzz/gen-%.c: $(BUILD)/gen-%.c
+	@mkdir -p build-fuzz
+	cp $< $@
+
+build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC) $(wildcard src/*.h) $(FUZZ_LIB)
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(GEN_SRC) $(FUZZERS)
+	@tests/run-fuzz $(FUZZERS)
+
+clean:
+	rm -rf build build-san build-fuzz
+
+.PHONY: all deps envs check test demo demo-run bench fuzz clean FORCE

@@ -241,11 +241,14 @@ static int ap_field(struct ap_span l, const char *label, struct ap_span *rest)
 }
 
 /* The text of `<term>X</term>` at the start of *s, advancing past it; the
- * whole trimmed s when it has no <term>. 0 when the tag is left open. */
+ * whole trimmed s when it has no <term>. 0 when a tag is left open or closed
+ * without being opened: that is a broken tag, not a name. */
 static int ap_term(struct ap_span *s, struct ap_span *product)
 {
 	*s = ap_trim(*s);
 	if (!ap_eat(s, "<term>")) {
+		if (ap_find(*s, "</term>") < s->n)
+			return 0;
 		*product = *s;
 		*s = ap_sp(s->p + s->n, 0);
 		return 1;
@@ -333,7 +336,6 @@ static int ap_list_item(struct ap_page *pg, struct ap_span item)
 		c = c < item.n ? c : ap_find(item, ":");
 		product = ap_trim(ap_sp(item.p, c));
 		value = ap_sp(item.p + c, item.n - c);
-		/* a </term> without its <term> is a broken tag, not a name */
 		if (ap_find(product, "</term>") < product.n)
 			return -1;
 	}
@@ -438,6 +440,10 @@ static void ap_read_limit_items(struct ap_page *pg)
 	if (!ap_peek_content(pg, &l))
 		return;
 	while (ap_peek(pg, &l) && ap_item(l, &item)) {
+		if (!item.n) {
+			ap_advance(pg);
+			continue;
+		}
 		if (pg->e.has_limits && ap_buf_adds(&pg->e.limits, "; "))
 			pg->oom = 1;
 		if (ap_buf_add(&pg->e.limits, item.p, item.n))
@@ -534,8 +540,9 @@ static void ap_entry_open(struct ap_page *pg, const char *kind, struct ap_span a
 static void ap_heading(struct ap_page *pg, struct ap_span l)
 {
 	struct ap_span api = ap_trim(ap_sp(l.p + 3, l.n - 3));
-	int cls = ap_eat(&api, AP_CLASS_TAG) || ap_eat(&api, AP_CLASS_TAG2);
-	api = ap_trim(api);
+	int cls = 0;
+	while (ap_eat(&api, AP_CLASS_TAG) || ap_eat(&api, AP_CLASS_TAG2))
+		cls = 1, api = ap_trim(api);
 	ap_entry_open(pg, cls ? "class" : "function", api);
 	ap_buf_reset(&pg->parent);
 	if (ap_buf_add(&pg->parent, api.p, api.n))

@@ -478,7 +478,8 @@ static int ap_verify_line(struct ap_verify *v, const char *p, size_t len, int li
 
 static int ap_verify_lines(struct ap_verify *v, const struct ap_buf *text)
 {
-	const char *p = text->data, *end = text->data + text->len;
+	/* An empty manifest has no buffer at all: start from "" */
+	const char *p = ap_buf_str(text), *end = p + text->len;
 	int line = 0, r = 0;
 
 	while (!r && p < end) {

@@ -1,0 +1,34 @@
+/* fuzz-bundle - everything that reads a bundle.json someone handed in: the
+ * verdict and comparison, the report model and every renderer. */
+#include <stdint.h>
+#include <string.h>
+
+#include "report.h"
+#include "submission.h"
+#include "verdict.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	json_t *b = json_loadb((const char *)data, size, 0, NULL);
+	if (!b)
+		return 0;
+	struct ap_sub_env env = { "fuzz", "/nonexistent", b };
+	struct ap_submission s = { "/nonexistent", &env, 1 };
+	json_t *diff = ap_trace_diff(json_object_get(b, "checks"), json_object_get(b, "checks"));
+	json_t *copy = json_deep_copy(b);
+	if (json_is_object(copy)) {
+		ap_adaptation_decide(copy);
+		ap_verdict_decide(copy);
+	}
+	json_t *m = ap_report_model(&s, NULL);
+	struct ap_buf out = { 0 };
+	ap_report_markdown(m, AP_LANG_ZH, &out);
+	ap_report_html(m, &out);
+	ap_report_junit(m, &out);
+	ap_buf_free(&out);
+	json_decref(m);
+	json_decref(copy);
+	json_decref(diff);
+	json_decref(b);
+	return 0;
+}

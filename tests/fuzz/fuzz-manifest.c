@@ -1,0 +1,36 @@
+/* fuzz-manifest - the manifest reader on arbitrary MANIFEST.sha256 files, in
+ * a bundle directory with one real file, so that listed paths are resolved
+ * (and must never escape it). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "manifest.h"
+
+static char dir[] = "/tmp/fuzz-manifest-XXXXXX";
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	char path[64];
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(path, sizeof(path), "%s/run.log", dir);
+	FILE *f = fopen(path, "w");
+	fputs("log\n", f);
+	fclose(f);
+	return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ap_manifest_issue is[8];
+	char path[64];
+	snprintf(path, sizeof(path), "%s/%s", dir, AP_MANIFEST_NAME);
+	if (ap_write_atomic(path, data, size) == 0)
+		ap_manifest_verify(dir, is, 8);
+	return 0;
+}
