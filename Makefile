@@ -96,6 +96,8 @@ demo-run: $(BUILD)/apiparity envs
 bench: $(BUILD)/apiparity
 	bench/env-overhead $(BUILD)/apiparity
 	bench/check-overhead $(BUILD)/apiparity
+	bench/official-batch $(BUILD)/apiparity
+	bench/verify $(BUILD)/apiparity
 
 # Fuzz targets (libFuzzer, clang, ASan+UBSan), each run briefly from its seed
 # corpus by tests/run-fuzz; FUZZ_SECONDS sets how long.

@@ -610,8 +610,13 @@ static void ap_html_card(const json_t *m, const json_t *e, struct ap_buf *out)
 	ap_buf_addf(&lines[n++], "$ apiparity check %s --env %s", ap_js(m, "target"), ap_js(e, "name"));
 	ap_buf_addf(&lines[n++], "python %s   torch %s", ap_js(e, "python"), ap_js(e, "torch"));
 	ap_buf_addf(&lines[n++], "os %s", ap_js(e, "os"));
-	ap_md_devices(e, AP_LANG_EN, &lines[n]);
-	ap_buf_adds(&lines[n++], "");
+	ap_buf_adds(&lines[n], "devices:");
+	json_array_foreach(json_object_get(e, "devices"), i, v)
+		if (json_is_true(json_object_get(v, "available")))
+			ap_buf_addf(&lines[n], " %s x%lld", ap_js(v, "type"),
+				    (long long)json_integer_value(json_object_get(v, "count")));
+	ap_buf_adds(&lines[n], lines[n].len > 8 ? "" : " cpu only");
+	n++;
 	ap_buf_addf(&lines[n++], "probes %lld/%lld PASS   exit %lld",
 		    (long long)json_integer_value(json_object_get(p, "passed")),
 		    (long long)json_integer_value(json_object_get(p, "total")),

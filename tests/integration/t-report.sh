@@ -109,6 +109,22 @@ contains "$(cat "$T/contra/report.md")" "^- docs claim contradicted by measureme
 equals "$(field "$T/contra/report.json" '[(c["product"], c["env"]) for c in b["docs"]["contradictions"]]')" \
 	"[('Atlas A3 训练系列产品', 'stub')]" only_the_contradicted_product_is_flagged
 
+# The HTML as a browser renders it (headless Chromium): a card per environment
+# and the verdict.
+if command -v chromium > /dev/null; then
+	dom=$(timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chromium" --dump-dom "file://$T/sub/report.html" 2>/dev/null)
+	for e in sid trixie; do
+		contains "$dom" "<section class=\"env\" data-env=\"$e\"><h3>$e</h3>" rendered_dom_has_the_${e}_section
+		contains "$dom" "aria-label=\"evidence card $e\".*verdict: consistent" rendered_dom_has_the_${e}_card
+	done
+	contains "$dom" "id=\"verdict\">Verdict: <strong>consistent</strong>" rendered_dom_shows_the_verdict
+else
+	for t in sid_section sid_card trixie_section trixie_card verdict; do
+		skip rendered_dom_$t "chromium is not installed"; done
+fi
+
 # docs entry: the measured support, in the pages' format, read back by the parser.
 run 0 docs_entry_is_written "$APIPARITY" docs entry "$T/sub"
 contains "$out" "^### $(rx $TARGET)$" docs_entry_heading_is_the_api
