@@ -556,20 +556,14 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 
 static int ap_read_script(const char *path, struct ap_buf *out)
 {
-	FILE *f = fopen(path, "r");
-	char chunk[8192];
-	size_t n;
-	if (!f) {
-		struct ap_buf d = { 0 };
-		ap_buf_addf(&d, "%s: %s", path, strerror(errno));
-		int rc = ap_report(-AP_ECONFIG, "check --script", &d);
-		ap_buf_free(&d);
-		return rc;
-	}
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ap_buf_add(out, chunk, n);
-	fclose(f);
-	return 0;
+	int r = ap_read_all(path, out);
+	if (!r)
+		return 0;
+	struct ap_buf d = { 0 };
+	ap_buf_addf(&d, "%s: %s", path, strerror(-r));
+	r = ap_report(-AP_ECONFIG, "check --script", &d);
+	ap_buf_free(&d);
+	return r;
 }
 
 /* Loads the environments and specs, and makes a job per environment. */

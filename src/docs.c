@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fsutil.h"
 #include "docs.h"
 
 #define AP_CLASS_TAG "<code><i>class</i></code>"
@@ -283,9 +284,13 @@ static int ap_table_row(struct ap_page *pg, struct ap_span l)
 	if (s.n && s.p[s.n - 1] == '|')
 		s.n--;
 	size_t bar = ap_find(s, "|");
-	if (bar == s.n || ap_find(ap_sp(s.p + bar + 1, s.n - bar - 1), "|") < s.n - bar - 1)
+	if (bar == s.n)
 		return -1;
-	struct ap_span cell = ap_sp(s.p, bar), mark = ap_trim(ap_sp(s.p + bar + 1, s.n - bar - 1));
+	struct ap_span cell = ap_sp(s.p, bar), mark = ap_sp(s.p + bar + 1, s.n - bar - 1);
+	/* a third column is no format we know: its meaning would be a guess */
+	if (ap_find(mark, "|") < mark.n)
+		return -1;
+	mark = ap_trim(mark);
 	if (!ap_term(&cell, &product) || !product.n || !ap_blank(cell))
 		return -1;
 	if (!ap_eq(mark, AP_CHECK) && !ap_eq(mark, AP_CROSS))
@@ -722,30 +727,13 @@ static int ap_walk(const char *top, const char *rel, struct ap_paths *ps,
 	return r;
 }
 
-static int ap_read_file(const char *path, struct ap_buf *text)
-{
-	char chunk[8192];
-	size_t k;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -errno;
-	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (ap_buf_add(text, chunk, k)) {
-			fclose(f);
-			return -ENOMEM;
-		}
-	int r = ferror(f) ? -EIO : 0;
-	fclose(f);
-	return r;
-}
-
 /* Appends the entries of dir/rel to all. */
 static int ap_load_page(const char *dir, const char *rel, json_t *all, struct ap_buf *err)
 {
 	struct ap_buf path = { 0 }, text = { 0 };
 	json_t *page = NULL;
 	int r = ap_buf_addf(&path, "%s/%s", dir, rel);
-	if (!r && (r = ap_read_file(path.data, &text)))
+	if (!r && (r = ap_read_all(path.data, &text)))
 		ap_buf_addf(err, "%s: %s", path.data, strerror(-r));
 	if (!r && (!(page = ap_docs_parse(ap_buf_str(&text), text.len, rel)) ||
 		   json_array_extend(all, page)))

@@ -14,6 +14,9 @@
  * plus an optional `**原生文档**：[name](url)` link and `**限制与说明**：` text
  * (the rest of that line, or the list that follows). An entry whose support
  * cannot be read is kept with format "unreadable" and its line, never guessed.
+ *
+ * Pages are untrusted: any bytes parse (CRLF, NUL, invalid UTF-8, a page cut
+ * anywhere); what cannot be read becomes "unreadable", never a crash.
  */
 #ifndef AP_DOCS_H
 #define AP_DOCS_H
@@ -31,25 +34,45 @@
  *    "products": [{"product": "Atlas A2 训练系列产品", "supported": true}],
  *    "all_products": true only for `是否支持：是` with no exceptions,
  *    "limits": "text" or null}
- * NULL only when out of memory. */
+ * api is the heading as written (some pages write `### profile.key_averages`);
+ * a method's class is the last `###` heading, none after a `##` section.
+ * line is the 1-based line of the `###` heading or of the `>` sub-entry.
+ * In the line format products lists only the named exceptions, unsupported:
+ * `是` gives all_products and no products, `是，暂不支持<term>X</term>` X
+ * unsupported (the others supported), `否` no products (none supported).
+ * An unreadable entry has no products and all_products false, but keeps the
+ * doc_url and limits that could be read; a class whose support is stated only
+ * per method is unreadable itself. limits joins a list's items with "; ";
+ * `-` means none. Strings are valid UTF-8: bad bytes and control characters
+ * but tab become U+FFFD. NULL only when out of memory. */
 json_t *ap_docs_parse(const char *text, size_t len, const char *name);
 
-/* Parses every *.md file under dir (recursively, sorted) into one array;
- * NULL with err set when dir cannot be read. */
+/* Parses every *.md file under dir (recursively, sorted by path; hidden names
+ * and symbolic links to directories skipped) into one array, each entry's
+ * "file" the path relative to dir. NULL with "path: reason" in err when dir
+ * or a page cannot be read. */
 json_t *ap_docs_load(const char *dir, struct ap_buf *err);
 
-/* The entry for api in entries: the exact api, else for a method
- * (a.b.Class.method) the entry of its class. NULL if none. *exact tells
- * which. */
+/* The first entry for api in entries: the exact api, else for a method
+ * (a.b.Class.method) the entry of a.b.Class, whatever kind its page gave it
+ * (pages list some classes without the class tag). NULL if none. *exact
+ * (may be NULL) is 1 for the exact api, else 0. */
 const json_t *ap_docs_find(const json_t *entries, const char *api, int *exact);
 
-/* Writes an entry for api in the list format of the pages:
+/* Writes an entry for api in the list format of the pages, laid out as the
+ * 2.10.0 pages are (a blank line between blocks, inside a <div>):
  *   ### api
+ *   <div style="margin-left: 2em">
  *   **原生文档**：[api](url)        (when url is not NULL)
  *   **产品支持情况**：
  *   - <term>product</term>：支持 | 不支持    (one per element of products)
  *   **限制与说明**：limits or -
- * products is an array of {"product", "supported"}. */
+ *   </div>
+ * products is an array of {"product", "supported"}. The entry ends with
+ * "</div>\n": put a blank line before the next one. Newlines in the strings
+ * become spaces. ap_docs_parse reads it back with format "list", the same
+ * products and limits (trimmed), provided products is not empty and no
+ * product name holds "</term>". */
 void ap_docs_entry(const char *api, const char *url, const json_t *products,
 		   const char *limits, struct ap_buf *out);
 

@@ -44,6 +44,28 @@ int ap_rm_tree(const char *dir)
 	return nftw(dir, ap_rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
 }
 
+int ap_read_all(const char *path, struct ap_buf *out)
+{
+	char chunk[65536];
+	int r = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : 0;
+			break;
+		}
+		if ((r = ap_buf_add(out, chunk, (size_t)n)))
+			break;
+	}
+	close(fd);
+	return r;
+}
+
 int ap_write_all(int fd, const void *data, size_t len)
 {
 	for (const char *p = data; len;) {

@@ -4,12 +4,18 @@
 
 #include <stddef.h>
 
+#include "buf.h"
+
 /* Creates dir and its missing parents (mode 0755). 0 or -errno. */
 int ap_mkdirs(const char *dir);
 
 /* Removes dir and everything under it, never following symbolic links.
  * A missing dir is not an error. 0 or -errno. */
 int ap_rm_tree(const char *dir);
+
+/* Appends the whole file at path to out. 0 or -errno (out keeps what was
+ * read before a failure). */
+int ap_read_all(const char *path, struct ap_buf *out);
 
 /* Writes all len bytes to fd, retrying short writes and EINTR. 0 or -errno. */
 int ap_write_all(int fd, const void *data, size_t len);

@@ -135,27 +135,6 @@ void ap_journal_close(struct ap_journal *j)
 	free(j);
 }
 
-static int ap_read_file(const char *path, struct ap_buf *out)
-{
-	char chunk[65536];
-	int r = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			r = n < 0 ? -errno : 0;
-			break;
-		}
-		if ((r = ap_buf_add(out, chunk, (size_t)n)))
-			break;
-	}
-	close(fd);
-	return r;
-}
 
 /* Parses one line into records. A bad line is fatal unless it is the last:
  * that one is what a crash mid-append leaves, and is only reported via torn. */
@@ -209,7 +188,7 @@ int ap_journal_read(const char *path, json_t **records, int *torn, struct ap_buf
 	json_t *recs = json_array();
 	if (!recs)
 		return -ENOMEM;
-	int r = ap_read_file(path, &text);
+	int r = ap_read_all(path, &text);
 	if (!r)
 		r = ap_split_lines(path, &text, recs, torn, err);
 	ap_buf_free(&text);

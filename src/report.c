@@ -558,7 +558,8 @@ static void ap_junit_case(const char *env, const json_t *c, struct ap_buf *out)
 	const char *tag = !strcmp(st, "FAIL") ? "failure" : ap_status_failed(st) ? "error"
 			: !strcmp(st, "PASS") ? NULL : "skipped";
 	if (tag) {
-		ap_buf_addf(out, "<%s message=\"%s", tag, st);
+		ap_buf_addf(out, "<%s message=\"", tag);
+		ap_escape_xml(st, out);
 		if (reason) {
 			ap_buf_adds(out, ": ");
 			ap_escape_xml(reason, out);

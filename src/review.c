@@ -10,6 +10,7 @@
 #include "journal.h"
 #include "manifest.h"
 #include "review.h"
+#include "verdict.h"
 #include "yamldoc.h"
 
 json_t *ap_policy_load(const char *path, struct ap_buf *err)
@@ -24,18 +25,6 @@ json_t *ap_policy_load(const char *path, struct ap_buf *err)
 		return NULL;
 	}
 	return p;
-}
-
-__attribute__((format(printf, 2, 3)))
-static void ap_why(json_t *reasons, const char *fmt, ...)
-{
-	struct ap_buf b = { 0 };
-	va_list ap;
-	va_start(ap, fmt);
-	ap_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	json_array_append_new(reasons, json_string(ap_buf_str(&b)));
-	ap_buf_free(&b);
 }
 
 static const char *ap_s(const json_t *o, const char *key)
@@ -55,34 +44,34 @@ static void ap_review_manifest(const struct ap_sub_env *e, json_t *reasons)
 	struct ap_manifest_issue is[32];
 	int n = ap_manifest_verify(e->dir, is, 32);
 	if (n < 0) {
-		ap_why(reasons, "%s: no readable %s: the evidence cannot be checked", e->name,
+		ap_reason_add(reasons, "%s: no readable %s: the evidence cannot be checked", e->name,
 		       AP_MANIFEST_NAME);
 		return;
 	}
 	for (int i = 0; i < n && i < 32; i++) {
 		switch (is[i].kind) {
 		case AP_MF_MISMATCH:
-			ap_why(reasons, "%s/%s: sha256 does not match %s (changed after the run)",
+			ap_reason_add(reasons, "%s/%s: sha256 does not match %s (changed after the run)",
 			       e->name, is[i].path, AP_MANIFEST_NAME);
 			break;
 		case AP_MF_MISSING:
-			ap_why(reasons, "%s/%s: listed in %s but missing", e->name, is[i].path,
+			ap_reason_add(reasons, "%s/%s: listed in %s but missing", e->name, is[i].path,
 			       AP_MANIFEST_NAME);
 			break;
 		case AP_MF_UNLISTED:
-			ap_why(reasons, "%s/%s: unknown file, not listed in %s", e->name, is[i].path,
+			ap_reason_add(reasons, "%s/%s: unknown file, not listed in %s", e->name, is[i].path,
 			       AP_MANIFEST_NAME);
 			break;
 		case AP_MF_BADPATH:
-			ap_why(reasons, "%s/%s:%d: path '%s' would leave the bundle", e->name,
+			ap_reason_add(reasons, "%s/%s:%d: path '%s' would leave the bundle", e->name,
 			       AP_MANIFEST_NAME, is[i].line, is[i].path);
 			break;
 		default:
-			ap_why(reasons, "%s/%s:%d: malformed line", e->name, AP_MANIFEST_NAME, is[i].line);
+			ap_reason_add(reasons, "%s/%s:%d: malformed line", e->name, AP_MANIFEST_NAME, is[i].line);
 		}
 	}
 	if (n > 32)
-		ap_why(reasons, "%s: %d more evidence problems", e->name, n - 32);
+		ap_reason_add(reasons, "%s: %d more evidence problems", e->name, n - 32);
 }
 
 /* The top level holds environment directories and report outputs only. */
@@ -98,7 +87,7 @@ static void ap_review_top(const char *dir, const struct ap_submission *s, json_t
 		for (int i = 0; !known && reports[i]; i++)
 			known = !strcmp(e->d_name, reports[i]);
 		if (!known)
-			ap_why(reasons, "%s: unknown file or directory in the submission", e->d_name);
+			ap_reason_add(reasons, "%s: unknown file or directory in the submission", e->d_name);
 	}
 	if (d)
 		closedir(d);
@@ -132,14 +121,14 @@ static void ap_review_devices(const struct ap_sub_env *e, const json_t *fp, json
 		int avail = json_is_true(json_object_get(d, "available"));
 		json_int_t n = json_integer_value(json_object_get(d, "count"));
 		if (avail != (n > 0) || (json_int_t)json_array_size(json_object_get(d, "names")) != n)
-			ap_why(reasons, "%s: fingerprint is not consistent with itself: device %s is "
+			ap_reason_add(reasons, "%s: fingerprint is not consistent with itself: device %s is "
 			       "%savailable with count %lld and %zu names", e->name, ap_s(d, "type"),
 			       avail ? "" : "not ", (long long)n, json_array_size(json_object_get(d, "names")));
 		if (claimed && !strcmp(ap_s(d, "type"), claimed) && avail)
 			found = 1;
 	}
 	if (!found)
-		ap_why(reasons, "%s: the environment claims device %s, but its fingerprint shows "
+		ap_reason_add(reasons, "%s: the environment claims device %s, but its fingerprint shows "
 		       "none available", e->name, claimed);
 }
 
@@ -149,12 +138,12 @@ static void ap_review_fingerprint(const struct ap_sub_env *e, json_t *reasons)
 	json_t *recs;
 	const json_t *measured = ap_journaled_fingerprint(e, &recs);
 	if (!fp || json_is_null(fp))
-		ap_why(reasons, "%s: no fingerprint", e->name);
+		ap_reason_add(reasons, "%s: no fingerprint", e->name);
 	else if (!measured)
-		ap_why(reasons, "%s: no fingerprint in journal.jsonl to check bundle.json against",
+		ap_reason_add(reasons, "%s: no fingerprint in journal.jsonl to check bundle.json against",
 		       e->name);
 	else if (!json_equal(fp, measured))
-		ap_why(reasons, "%s: the fingerprint in bundle.json differs from the one journaled "
+		ap_reason_add(reasons, "%s: the fingerprint in bundle.json differs from the one journaled "
 		       "as measured", e->name);
 	if (fp && !json_is_null(fp))
 		ap_review_devices(e, fp, reasons);
@@ -166,7 +155,7 @@ static void ap_review_fingerprint(const struct ap_sub_env *e, json_t *reasons)
 	if (tl && torch) {
 		size_t n = strspn(tl + 6, "0123456789.");
 		if (n && strncmp(torch, tl + 6, n))
-			ap_why(reasons, "%s: the label says torch %.*s but the fingerprint shows %s",
+			ap_reason_add(reasons, "%s: the label says torch %.*s but the fingerprint shows %s",
 			       e->name, (int)n, tl + 6, torch);
 	}
 	json_decref(recs);
@@ -195,13 +184,13 @@ static void ap_review_checks(const struct ap_sub_env *e, const json_t *policy, j
 		const char *why = json_string_value(json_object_get(c, "reason"));
 		official += !strcmp(kd, "official");
 		if (!strcmp(kd, "claim") && strcmp(st, "PASS"))
-			ap_why(reasons, "%s: claimed node id %s: %s", e->name,
+			ap_reason_add(reasons, "%s: claimed node id %s: %s", e->name,
 			       ap_s(c, "node"), why ? why : "not valid");
 		else if (!strcmp(kd, "official") && !strcmp(st, "NOTRUN") && !why)
-			ap_why(reasons, "%s: official test %s was not run and no reason is given",
+			ap_reason_add(reasons, "%s: official test %s was not run and no reason is given",
 			       e->name, ap_s(c, "name"));
 		else if (!ap_status_allowed(policy, kd, st))
-			ap_why(reasons, "%s: check %s (%s) is %s%s%s, which the policy does not "
+			ap_reason_add(reasons, "%s: check %s (%s) is %s%s%s, which the policy does not "
 			       "allow", e->name, ap_s(c, "name"), kd, st, why ? ": " : "", why ? why : "");
 	}
 	json_array_foreach(found ? json_object_get(policy, "require_kinds") : NULL, k, kind) {
@@ -209,11 +198,11 @@ static void ap_review_checks(const struct ap_sub_env *e, const json_t *policy, j
 		json_array_foreach(json_object_get(b, "checks"), i, c)
 			has |= !strcmp(ap_s(c, "kind"), json_string_value(kind) ? json_string_value(kind) : "");
 		if (!has)
-			ap_why(reasons, "%s: no %s check, which the policy requires", e->name,
+			ap_reason_add(reasons, "%s: no %s check, which the policy requires", e->name,
 			       json_string_value(kind));
 	}
 	if (found && ap_yes(policy, "require_official") && !official)
-		ap_why(reasons, "%s: no official test result and no reason why none ran", e->name);
+		ap_reason_add(reasons, "%s: no official test result and no reason why none ran", e->name);
 }
 
 static void ap_review_env(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
@@ -221,7 +210,7 @@ static void ap_review_env(const struct ap_sub_env *e, const json_t *policy, json
 	const json_t *err = json_object_get(e->bundle, "error");
 	ap_review_manifest(e, reasons);
 	if (err && !json_is_null(err))
-		ap_why(reasons, "%s: the environment could not be used: %s", e->name,
+		ap_reason_add(reasons, "%s: the environment could not be used: %s", e->name,
 		       ap_s(err, "message"));
 	ap_review_fingerprint(e, reasons);
 	ap_review_checks(e, policy, reasons);
@@ -231,7 +220,7 @@ static void ap_review_env(const struct ap_sub_env *e, const json_t *policy, json
 		e->bundle, "comparison"), "differences") : NULL, i, d) {
 		char *x = json_dumps(json_object_get(d, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
 		char *y = json_dumps(json_object_get(d, "seen"), JSON_ENCODE_ANY | JSON_COMPACT);
-		ap_why(reasons, "%s: trace of %s differs at '%s': %s in the reference, %s here",
+		ap_reason_add(reasons, "%s: trace of %s differs at '%s': %s in the reference, %s here",
 		       e->name, ap_s(d, "check"), ap_s(d, "step"), x ? x : "?", y ? y : "?");
 		free(x);
 		free(y);
@@ -243,6 +232,8 @@ static int ap_env_matches(const struct ap_sub_env *e, const char *want)
 	const char *label = json_string_value(json_object_get(json_object_get(e->bundle, "env"),
 							       "label"));
 	size_t n = strlen(want);
+	if (!n)
+		return 0; /* and strstr(p + 1, "") below would walk past the label */
 	if (!strcmp(e->name, want))
 		return 1;
 	for (const char *p = label ? strstr(label, want) : NULL; p; p = strstr(p + 1, want))
@@ -264,7 +255,7 @@ json_t *ap_review(const char *dir, const json_t *policy, struct ap_buf *err)
 		for (i = 0; i < s.n; i++)
 			present |= ap_env_matches(&s.v[i], json_string_value(want) ? json_string_value(want) : "");
 		if (!present)
-			ap_why(reasons, "environment %s is required by the policy and missing",
+			ap_reason_add(reasons, "environment %s is required by the policy and missing",
 			       json_string_value(want));
 	}
 	ap_review_top(dir, &s, reasons);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "embedded.h"
 #include "err.h"
 #include "spec.h"
@@ -256,20 +257,6 @@ static int ap_name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int ap_read_file(const char *path, struct ap_buf *text)
-{
-	char chunk[8192];
-	size_t k;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while ((k = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (ap_buf_add(text, chunk, k))
-			break;
-	int r = ferror(f) || k ? -EIO : 0;
-	fclose(f);
-	return r;
-}
 
 static int ap_specs_load_dir(struct ap_specs *s, const char *dir, struct ap_buf *err)
 {
@@ -288,7 +275,7 @@ static int ap_specs_load_dir(struct ap_specs *s, const char *dir, struct ap_buf 
 	for (size_t i = 0; i < n; i++) {
 		struct ap_buf path = { 0 }, text = { 0 };
 		ap_buf_addf(&path, "%s/%s", dir, names[i]);
-		if (!r && (r = ap_read_file(ap_buf_str(&path), &text)))
+		if (!r && (r = ap_read_all(ap_buf_str(&path), &text)))
 			ap_buf_addf(err, "%s: %s", ap_buf_str(&path), strerror(-r));
 		else if (!r)
 			r = ap_specs_add(s, ap_buf_str(&text), text.len, ap_buf_str(&path), err);

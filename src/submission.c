@@ -54,8 +54,9 @@ int ap_submission_load(struct ap_submission *s, const char *dir, struct ap_buf *
 	int r = 0;
 	memset(s, 0, sizeof(*s));
 	if (!(d = opendir(dir))) {
-		ap_buf_addf(err, "%s: %s", dir, strerror(errno));
-		return -errno;
+		int r = -errno;
+		ap_buf_addf(err, "%s: %s", dir, strerror(-r));
+		return r;
 	}
 	s->dir = strdup(dir);
 	while (!r && (e = readdir(d)))

@@ -148,18 +148,6 @@ static int ap_have_dsc(const char *dl, const char *source, const char *version)
 	return ok;
 }
 
-static int ap_read_text(const char *path, struct ap_buf *out)
-{
-	FILE *f = fopen(path, "r");
-	char chunk[4096];
-	size_t n;
-	if (!f)
-		return -errno;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ap_buf_add(out, chunk, n);
-	fclose(f);
-	return 0;
-}
 
 /* Checks the tarball against the .dsc of source_version. */
 static int ap_verify_orig(const char *dl, const char *source, const char *version,
@@ -170,7 +158,7 @@ static int ap_verify_orig(const char *dl, const char *source, const char *versio
 	const char *colon = strchr(version, ':');
 	ap_buf_addf(&dsc, "%s/%s_%s.dsc", dl, source, colon ? colon + 1 : version);
 	ap_buf_addf(&path, "%s/%s", dl, orig);
-	int r = ap_read_text(ap_buf_str(&dsc), &text);
+	int r = ap_read_all(ap_buf_str(&dsc), &text);
 	if (!r && ap_dsc_sha256(ap_buf_str(&text), orig, want))
 		r = -ENOENT;
 	r = r ? r : ap_sha256_file(ap_buf_str(&path), got);

@@ -89,8 +89,7 @@ json_t *ap_trace_diff(const json_t *ref_checks, const json_t *checks)
 	return out;
 }
 
-__attribute__((format(printf, 2, 3)))
-static void ap_reason(json_t *reasons, const char *fmt, ...)
+void ap_reason_add(json_t *reasons, const char *fmt, ...)
 {
 	struct ap_buf r = { 0 };
 	va_list ap;
@@ -135,13 +134,13 @@ static int ap_failed_checks(const json_t *b, json_t *reasons, int *passed, int *
 			continue;
 		if (ap_official_limit(c)) {
 			(*limits)++;
-			ap_reason(reasons, "official test %s: %s: %s (%s in the reference, so not "
+			ap_reason_add(reasons, "official test %s: %s: %s (%s in the reference, so not "
 				  "counted against the API)", json_string_value(json_object_get(c, "name")),
 				  st, why ? why : "-", ref ? ref : "not run");
 			continue;
 		}
 		failed++;
-		ap_reason(reasons, "check %s: %s: %s",
+		ap_reason_add(reasons, "check %s: %s: %s",
 			  json_string_value(json_object_get(c, "name")), st, why ? why : "-");
 	}
 	return failed;
@@ -175,7 +174,7 @@ static int ap_differences(const json_t *b, json_t *reasons)
 			    json_string_value(json_object_get(d, "step")));
 		struct ap_buf vs = { 0 };
 		ap_buf_addf(&vs, "%s (as in %s)", want ? want : "?", ref ? ref : "the reference");
-		ap_reason(reasons, "trace differs: %s: expected %s, seen %s", ap_buf_str(&step),
+		ap_reason_add(reasons, "trace differs: %s: expected %s, seen %s", ap_buf_str(&step),
 			  ap_buf_str(&vs), seen ? seen : "?");
 		free(want);
 		free(seen);
@@ -195,11 +194,11 @@ void ap_verdict_decide(json_t *b)
 
 	if (err && !json_is_null(err)) {
 		v = "unverified";
-		ap_reason(reasons, "environment could not be used: %s",
+		ap_reason_add(reasons, "environment could not be used: %s",
 			  json_string_value(json_object_get(err, "message")));
 	} else if (!json_is_true(json_object_get(res, "found"))) {
 		v = "unverified";
-		ap_reason(reasons, "%s is absent in this version",
+		ap_reason_add(reasons, "%s is absent in this version",
 			  json_string_value(json_object_get(b, "target")));
 	} else {
 		int bad = ap_failed_checks(b, reasons, &passed, &limits);
@@ -207,13 +206,13 @@ void ap_verdict_decide(json_t *b)
 		const json_t *patch = json_object_get(res, "patch");
 		int patched = json_is_true(json_object_get(patch, "patched"));
 		if (patched)
-			ap_reason(reasons, "the target is changed by a plugin after torch is "
+			ap_reason_add(reasons, "the target is changed by a plugin after torch is "
 				  "imported alone");
 		if (bad)
 			v = "inconsistent";
 		else if (!passed) {
 			v = "unverified";
-			ap_reason(reasons, "no probe applies to this target");
+			ap_reason_add(reasons, "no probe applies to this target");
 		} else
 			v = patched || limits ? "consistent-with-limits" : "consistent";
 	}

@@ -33,6 +33,9 @@ void ap_verdict_decide(json_t *b);
  * English and Chinese. */
 void ap_adaptation_decide(json_t *b);
 
+/* Appends a formatted reason (a string) to the array reasons. */
+void ap_reason_add(json_t *reasons, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Whether a status is a failed outcome (FAIL, ERROR, CRASH, TIMEOUT). */
 int ap_status_failed(const char *status);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "fsutil.h"
 #include "yamldoc.h"
 
 #define AP_YAML_DEPTH 64
@@ -137,17 +138,9 @@ json_t *ap_yaml_parse(const char *text, size_t len, const char *name, struct ap_
 json_t *ap_yaml_load(const char *path, struct ap_buf *err)
 {
 	struct ap_buf text = { 0 };
-	char chunk[8192];
-	size_t n;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return ap_buf_addf(err, "%s: %s", path, strerror(errno)), NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ap_buf_add(&text, chunk, n);
-	int bad = ferror(f);
-	fclose(f);
-	json_t *j = bad ? (ap_buf_addf(err, "%s: read error", path), NULL)
-			: ap_yaml_parse(ap_buf_str(&text), text.len, path, err);
+	int r = ap_read_all(path, &text);
+	json_t *j = r ? (ap_buf_addf(err, "%s: %s", path, strerror(-r)), NULL)
+		      : ap_yaml_parse(ap_buf_str(&text), text.len, path, err);
 	ap_buf_free(&text);
 	return j;
 }

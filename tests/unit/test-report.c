@@ -1,0 +1,531 @@
+/* test-report.c - unit tests for src/report.h: the report model derived from a
+ * submission's bundles, and its Markdown, JUnit and HTML renderings. */
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "buf.h"
+#include "report.h"
+#include "submission.h"
+
+#define TARGET "torch.nn.functional.gelu"
+#define RUNLOG_SHA "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+struct fixture {
+	char top[4096];
+	struct ap_submission s;
+	json_t *model;
+	struct ap_buf out;
+};
+
+static int make_tempdir(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const char *tmp = getenv("TMPDIR");
+	if (!f)
+		return -1;
+	snprintf(f->top, sizeof(f->top), "%s/test-report.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->top)) {
+		free(f);
+		return -1;
+	}
+	f->s.dir = strdup(f->top);
+	*state = f;
+	return f->s.dir ? 0 : -1;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st, (void)type, (void)ftw;
+	return remove(path);
+}
+
+static int remove_tempdir(void **state)
+{
+	struct fixture *f = *state;
+	int r = nftw(f->top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	ap_submission_free(&f->s);
+	json_decref(f->model);
+	ap_buf_free(&f->out);
+	free(f);
+	return r;
+}
+
+static json_t *fingerprint(void)
+{
+	return json_pack("{s:{s:s}, s:{s:s}, s:{s:s}, s:[{s:s, s:s}], s:[{s:s, s:b, s:i, s:[s]}]}",
+			 "python", "version", "3.10.12", "torch", "version", "2.1.0",
+			 "os", "name", "Ubuntu 22.04.4 LTS",
+			 "plugins", "name", "torch_npu", "version", "2.1.0.post3",
+			 "devices", "type", "npu", "available", 1, "count", 1, "names", "Ascend910B3");
+}
+
+/* A check as bundle.json holds it; reason may be NULL. */
+static json_t *check(const char *name, const char *kind, const char *status, const char *reason)
+{
+	return json_pack("{s:s, s:s, s:s, s:s?, s:{s:s, s:s}, s:[{s:s, s:i}], s:i}",
+			 "name", name, "kind", kind, "status", status, "reason", reason,
+			 "says", "en", "gelu matches the reference", "zh", "gelu 与参考一致",
+			 "trace", "step", "out", "value", 1, "duration_ms", 1500);
+}
+
+static json_t *bundle(const char *name, const char *label, const char *target,
+		      const char *verdict, json_t *checks)
+{
+	json_t *b = json_pack(
+		"{s:s, s:{s:s, s:s}, s:s, s:{s:s, s:s, s:s}, s:o,"
+		" s:{s:b, s:s, s:s, s:s, s:i, s:s, s:s}, s:o, s:{s:s, s:[]}, s:s, s:[s],"
+		" s:{s:b, s:s, s:s}}",
+		"schema", "apiparity.bundle/1", "tool", "name", "apiparity", "version", "0.1.0",
+		"target", target, "env", "name", name, "label", label, "device", "npu",
+		"fingerprint", fingerprint(),
+		"resolution", "found", 1, "kind", "function", "owner", "torch.nn.functional",
+		"file", "torch/nn/functional.py", "line", 1672, "canonical", TARGET, "target", target,
+		"checks", checks, "comparison", "reference", "a2", "differences",
+		"verdict", verdict, "verdict_reasons", "why it is so",
+		"adaptation", "device_independent", 1, "conclusion_en", "composed of generic ops",
+		"conclusion_zh", "由通用算子组成");
+	assert_non_null(b);
+	return b;
+}
+
+/* Adds environment name to the submission, with a directory holding a
+ * MANIFEST.sha256 that lists run.log. */
+static void add_env(struct fixture *f, const char *name, const char *label, const char *target,
+		    const char *verdict, json_t *checks)
+{
+	char dir[8192], path[8300];
+	assert_non_null(checks);
+	snprintf(dir, sizeof(dir), "%s/%s", f->top, name);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/MANIFEST.sha256", dir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "%s  run.log\n", RUNLOG_SHA);
+	assert_int_equal(fclose(fp), 0);
+	struct ap_sub_env *v = realloc(f->s.v, (f->s.n + 1) * sizeof(*v));
+	assert_non_null(v);
+	f->s.v = v;
+	f->s.v[f->s.n++] = (struct ap_sub_env){ strdup(name), strdup(dir),
+						bundle(name, label, target, verdict, checks) };
+}
+
+static json_t *passing_checks(void)
+{
+	return json_pack("[o, o]", check("gelu_matches", "probe", "PASS", NULL),
+			 check("test_nn.py::test_gelu", "official", "PASS", NULL));
+}
+
+static void two_envs(struct fixture *f, const char *v2, const char *v3)
+{
+	add_env(f, "a2", "Atlas A2 (910B3)", TARGET, v2, passing_checks());
+	add_env(f, "a3", "Atlas A3 (x)", TARGET, v3, passing_checks());
+}
+
+static const json_t *conclusion(const struct fixture *f)
+{
+	return json_object_get(f->model, "conclusion");
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	assert_non_null(s);
+	return s;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("'%s' not found in:\n%s", needle, hay);
+}
+
+/* ------------------------------------------------------------ the model */
+
+static void any_inconsistent_env_makes_the_conclusion_inconsistent(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "inconsistent");
+	f->model = ap_report_model(&f->s, NULL);
+	assert_non_null(f->model);
+	assert_string_equal(str(conclusion(f), "verdict"), "inconsistent");
+	assert_int_equal(json_array_size(json_object_get(conclusion(f), "consistent")), 1);
+	assert_string_equal(json_string_value(json_array_get(
+		json_object_get(conclusion(f), "inconsistent"), 0)), "a3");
+	assert_int_equal(json_array_size(json_object_get(conclusion(f), "inconsistent")), 1);
+}
+
+static void all_unverified_envs_make_the_conclusion_unverified(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "unverified", "unverified");
+	f->model = ap_report_model(&f->s, NULL);
+	assert_string_equal(str(conclusion(f), "verdict"), "unverified");
+	assert_int_equal(json_array_size(json_object_get(conclusion(f), "unverified")), 2);
+	assert_int_equal(json_array_size(json_object_get(conclusion(f), "consistent")), 0);
+}
+
+static void consistent_and_unverified_envs_make_the_conclusion_consistent(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent-with-limits", "unverified");
+	f->model = ap_report_model(&f->s, NULL);
+	assert_string_equal(str(conclusion(f), "verdict"), "consistent");
+	assert_string_equal(json_string_value(json_array_get(
+		json_object_get(conclusion(f), "consistent"), 0)), "a2");
+}
+
+static void environments_are_copied_from_the_bundles(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "inconsistent");
+	f->model = ap_report_model(&f->s, NULL);
+	assert_string_equal(str(f->model, "schema"), "apiparity.report/1");
+	assert_string_equal(str(f->model, "target"), TARGET);
+	assert_string_equal(str(f->model, "class"), "torch.nn.functional");
+	const json_t *envs = json_object_get(f->model, "environments");
+	assert_int_equal(json_array_size(envs), 2);
+	const json_t *e = json_array_get(envs, 1);
+	assert_string_equal(str(e, "name"), "a3");
+	assert_string_equal(str(e, "label"), "Atlas A3 (x)");
+	assert_string_equal(str(e, "python"), "3.10.12");
+	assert_string_equal(str(e, "torch"), "2.1.0");
+	assert_string_equal(str(e, "os"), "Ubuntu 22.04.4 LTS");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(e, "plugins"), 0)),
+			    "torch_npu 2.1.0.post3");
+	assert_string_equal(str(e, "verdict"), "inconsistent");
+	assert_int_equal(json_integer_value(json_object_get(e, "exit_code")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(envs, 0), "exit_code")), 0);
+	assert_int_equal(json_array_size(json_object_get(e, "checks")), 2);
+}
+
+static void probes_count_only_probe_and_script_checks_that_ran(void **state)
+{
+	struct fixture *f = *state;
+	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent",
+		json_pack("[o, o, o, o, o, o, o]",
+			  check("p1", "probe", "PASS", NULL), check("p2", "probe", "FAIL", "off"),
+			  check("s1", "script", "PASS", NULL),
+			  check("p3", "probe", "NOTRUN", "no device"),
+			  check("s2", "script", "NOTRUN", NULL),
+			  check("test_a.py::test_b", "official", "PASS", NULL),
+			  check("c1", "claim", "PASS", NULL)));
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *p = json_object_get(json_array_get(json_object_get(f->model, "environments"),
+							 0), "probes");
+	assert_int_equal(json_integer_value(json_object_get(p, "passed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(p, "total")), 3);
+}
+
+static void evidence_lists_the_manifest_with_paths_in_the_env_dir(void **state)
+{
+	struct fixture *f = *state;
+	char want[8192];
+	two_envs(f, "consistent", "consistent");
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *ev = json_object_get(json_array_get(json_object_get(f->model, "environments"),
+							  1), "evidence");
+	assert_int_equal(json_array_size(ev), 1);
+	assert_string_equal(str(json_array_get(ev, 0), "file"), "run.log");
+	assert_string_equal(str(json_array_get(ev, 0), "sha256"), RUNLOG_SHA);
+	snprintf(want, sizeof(want), "%s/a3/run.log", f->top);
+	assert_string_equal(str(json_array_get(ev, 0), "path"), want);
+}
+
+static void scope_lists_each_probe_and_official_node_once(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "consistent");
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *scope = json_object_get(f->model, "scope");
+	assert_int_equal(json_array_size(json_object_get(scope, "probes")), 1);
+	assert_string_equal(str(json_array_get(json_object_get(scope, "probes"), 0), "name"),
+			    "gelu_matches");
+	assert_int_equal(json_array_size(json_object_get(scope, "official_nodes")), 1);
+	assert_string_equal(str(json_array_get(json_object_get(scope, "official_nodes"), 0), "node"),
+			    "test_nn.py::test_gelu");
+}
+
+/* ------------------------------------------------------------ Markdown */
+
+static void markdown_zh_has_every_section_and_the_versions(void **state)
+{
+	struct fixture *f = *state;
+	char ev[8192];
+	two_envs(f, "consistent", "inconsistent");
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_markdown(f->model, AP_LANG_ZH, &f->out);
+	const char *md = ap_buf_str(&f->out);
+	assert_contains(md, "# API 一致性任务：" TARGET " 支持验证");
+	assert_contains(md, "\n## 验证范围\n");
+	assert_contains(md, "\n## 后端适配结论\n");
+	assert_contains(md, "\n## 原生 API 文档支持情况\n");
+	assert_contains(md, "\n## 结论\n");
+	assert_contains(md, "### a2 结果 (Atlas A2 (910B3))");
+	assert_contains(md, "### a3 结果 (Atlas A3 (x))");
+	assert_contains(md, "Python 版本: 3.10.12");
+	assert_contains(md, "torch 版本: 2.1.0");
+	assert_contains(md, "torch_npu 2.1.0.post3");
+	assert_contains(md, "由通用算子组成");
+	assert_contains(md, "gelu 与参考一致 (gelu_matches)");
+	assert_contains(md, "**inconsistent**");
+	assert_contains(md, "  - a3: why it is so\n");
+	snprintf(ev, sizeof(ev), "`%s/a2/run.log` sha256 `%s`", f->top, RUNLOG_SHA);
+	assert_contains(md, ev);
+	assert_null(strstr(md, "Backend adaptation conclusion"));
+}
+
+static void markdown_en_has_every_section_and_the_versions(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "consistent");
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	const char *md = ap_buf_str(&f->out);
+	assert_contains(md, "# API consistency task: " TARGET " support verification");
+	assert_contains(md, "\n## Scope\n");
+	assert_contains(md, "\n## Backend adaptation conclusion\n");
+	assert_contains(md, "\n## Native API documentation\n");
+	assert_contains(md, "\n## Conclusion\n");
+	assert_contains(md, "- Python: 3.10.12\n");
+	assert_contains(md, "- torch: 2.1.0\n");
+	assert_contains(md, "- Backend plugin: torch_npu 2.1.0.post3\n");
+	assert_contains(md, "- Devices: npu: 1 x Ascend910B3\n");
+	assert_contains(md, "- Focused checks: 1/1 PASS, Verdict consistent\n");
+	assert_contains(md, "`torch/nn/functional.py:1672` (function)");
+	assert_contains(md, "composed of generic ops");
+	assert_contains(md, "no backend-specific patch is needed");
+	assert_contains(md, "`test_nn.py::test_gelu`");
+	assert_contains(md, "- Verdict: **consistent**\n");
+	assert_null(strstr(md, "验证范围"));
+}
+
+static void docs_section_says_not_checked_without_docs(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf zh = { 0 };
+	two_envs(f, "consistent", "consistent");
+	f->model = ap_report_model(&f->s, NULL);
+	assert_true(json_is_false(json_object_get(json_object_get(f->model, "docs"), "checked")));
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->model, AP_LANG_ZH, &zh);
+	assert_contains(ap_buf_str(&f->out), "## Native API documentation\n\n- not checked");
+	assert_contains(ap_buf_str(&zh), "## 原生 API 文档支持情况\n\n- 未检查");
+	ap_buf_free(&zh);
+}
+
+static json_t *docs_entries(const char *api)
+{
+	return json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}, {s:s, s:b}]}]",
+			 "api", api, "kind", "function", "file", "torch-nn-functional.md",
+			 "line", 12, "format", "list",
+			 "products", "product", "Atlas A2 训练系列产品", "supported", 1,
+			 "product", "Atlas A3 训练系列产品", "supported", 1);
+}
+
+static void docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed(void **state)
+{
+	struct fixture *f = *state;
+	json_t *docs = docs_entries(TARGET);
+	two_envs(f, "consistent", "inconsistent");
+	f->model = ap_report_model(&f->s, docs);
+	json_decref(docs);
+	const json_t *d = json_object_get(f->model, "docs");
+	assert_true(json_is_true(json_object_get(d, "checked")));
+	assert_true(json_is_true(json_object_get(d, "exact")));
+	const json_t *c = json_object_get(d, "contradictions");
+	assert_int_equal(json_array_size(c), 1);
+	assert_string_equal(str(json_array_get(c, 0), "product"), "Atlas A3 训练系列产品");
+	assert_string_equal(str(json_array_get(c, 0), "env"), "a3");
+	assert_true(json_is_true(json_object_get(json_array_get(c, 0), "claimed")));
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), "the docs have an entry for this API: `" TARGET
+			"` (torch-nn-functional.md:12)");
+	assert_contains(ap_buf_str(&f->out), "- docs claim contradicted by measurement: "
+			"Atlas A3 训练系列产品 supported, a3 inconsistent\n");
+}
+
+static void docs_that_agree_with_every_env_have_no_contradiction(void **state)
+{
+	struct fixture *f = *state;
+	json_t *docs = docs_entries(TARGET);
+	two_envs(f, "consistent", "consistent-with-limits");
+	f->model = ap_report_model(&f->s, docs);
+	json_decref(docs);
+	assert_int_equal(json_array_size(json_object_get(json_object_get(f->model, "docs"),
+							 "contradictions")), 0);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), "the docs' claims agree with the measurements");
+}
+
+static void docs_without_an_entry_for_the_target_ask_for_one(void **state)
+{
+	struct fixture *f = *state;
+	json_t *docs = docs_entries("torch.nn.functional.relu");
+	two_envs(f, "consistent", "consistent");
+	f->model = ap_report_model(&f->s, docs);
+	json_decref(docs);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), "the docs have no entry for this API");
+}
+
+/* ------------------------------------------------------------ JUnit */
+
+/* The <testcase> element whose name attribute is name, copied into el. */
+static void testcase(const char *xml, const char *name, char *el, size_t size)
+{
+	char attr[512];
+	snprintf(attr, sizeof(attr), "name=\"%s\"", name);
+	const char *p = strstr(xml, attr), *end = p ? strstr(p, "</testcase>") : NULL;
+	if (!end)
+		fail_msg("no testcase %s in:\n%s", name, xml);
+	snprintf(el, size, "%.*s", (int)(end - p), p);
+}
+
+static void junit_has_one_testcase_per_check_tagged_by_status(void **state)
+{
+	struct fixture *f = *state;
+	char el[4096];
+	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent",
+		json_pack("[o, o, o, o, o]", check("ok", "probe", "PASS", NULL),
+			  check("bad", "probe", "FAIL", "wrong value"),
+			  check("boom", "script", "CRASH", "SIGSEGV"),
+			  check("skip", "official", "SKIP", "needs cuda"),
+			  check("notrun", "official", "NOTRUN", "no source")));
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_junit(f->model, &f->out);
+	const char *xml = ap_buf_str(&f->out);
+	assert_int_equal(count(xml, "<testcase "), 5);
+	assert_int_equal(count(xml, "</testcase>"), 5);
+	assert_contains(xml, "tests=\"5\" failures=\"1\" errors=\"1\" skipped=\"2\"");
+	testcase(xml, "ok", el, sizeof(el));
+	assert_null(strstr(el, "<failure"));
+	assert_null(strstr(el, "<error"));
+	assert_null(strstr(el, "<skipped"));
+	testcase(xml, "bad", el, sizeof(el));
+	assert_contains(el, "<failure message=\"FAIL: wrong value\"/>");
+	testcase(xml, "boom", el, sizeof(el));
+	assert_contains(el, "<error message=\"CRASH: SIGSEGV\"/>");
+	testcase(xml, "skip", el, sizeof(el));
+	assert_contains(el, "<skipped message=\"SKIP: needs cuda\"/>");
+	testcase(xml, "notrun", el, sizeof(el));
+	assert_contains(el, "<skipped message=\"NOTRUN: no source\"/>");
+	assert_contains(xml, "classname=\"a2.script\" name=\"boom\" time=\"1.500\"");
+}
+
+static void junit_escapes_names_reasons_and_statuses(void **state)
+{
+	struct fixture *f = *state;
+	add_env(f, "a2", "Atlas A2", "t<&\"", "inconsistent",
+		json_pack("[o, o]", check("a<b & \"c\"", "probe", "FAIL", "x<y & \"z\""),
+			  check("s", "probe", "X\"/><evil", NULL)));
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_junit(f->model, &f->out);
+	const char *xml = ap_buf_str(&f->out);
+	assert_contains(xml, "name=\"a&lt;b &amp; &quot;c&quot;\"");
+	assert_contains(xml, "message=\"FAIL: x&lt;y &amp; &quot;z&quot;\"");
+	assert_contains(xml, "<testsuites name=\"apiparity t&lt;&amp;&quot;\">");
+	assert_contains(xml, "<skipped message=\"X&quot;/&gt;&lt;evil\"/>");
+	assert_null(strstr(xml, "a<b"));
+	assert_null(strstr(xml, "<evil"));
+}
+
+/* ------------------------------------------------------------ escaping */
+
+static void escape_xml_escapes_markup_characters(void **state)
+{
+	struct fixture *f = *state;
+	ap_escape_xml("a<b>c&d\"e'f", &f->out);
+	assert_string_equal(ap_buf_str(&f->out), "a&lt;b&gt;c&amp;d&quot;e&#39;f");
+}
+
+static void escape_xml_replaces_control_characters_but_keeps_tab_newline_and_utf8(void **state)
+{
+	struct fixture *f = *state;
+	ap_escape_xml("a\x01" "b\x1f" "c\td\ne\x1b" "支持", &f->out);
+	assert_string_equal(ap_buf_str(&f->out), "a&#xFFFD;b&#xFFFD;c\td\ne&#xFFFD;支持");
+}
+
+static void escape_xml_of_empty_or_null_adds_nothing(void **state)
+{
+	struct fixture *f = *state;
+	ap_escape_xml("", &f->out);
+	ap_escape_xml(NULL, &f->out);
+	assert_int_equal(f->out.len, 0);
+}
+
+/* ------------------------------------------------------------ HTML */
+
+static void html_escapes_a_script_in_the_target(void **state)
+{
+	struct fixture *f = *state;
+	const char *evil = "x<script>alert(1)</script>";
+	add_env(f, "a2", "Atlas A2", evil, "consistent", passing_checks());
+	add_env(f, "a3", "Atlas <script>", evil, "consistent", passing_checks());
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_html(f->model, &f->out);
+	const char *html = ap_buf_str(&f->out);
+	assert_null(strstr(html, "<script"));
+	assert_contains(html, "x&lt;script&gt;alert(1)&lt;/script&gt;");
+}
+
+static void html_has_a_section_per_environment_and_the_verdict(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "inconsistent");
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_html(f->model, &f->out);
+	const char *html = ap_buf_str(&f->out);
+	assert_int_equal(count(html, "<section class=\"env\""), 2);
+	assert_contains(html, "<section class=\"env\" data-env=\"a2\">");
+	assert_contains(html, "<section class=\"env\" data-env=\"a3\">");
+	assert_contains(html, "id=\"verdict\">Verdict: <strong>inconsistent</strong>");
+	assert_contains(html, "run.log sha256 " RUNLOG_SHA);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, make_tempdir, remove_tempdir)
+		T(any_inconsistent_env_makes_the_conclusion_inconsistent),
+		T(all_unverified_envs_make_the_conclusion_unverified),
+		T(consistent_and_unverified_envs_make_the_conclusion_consistent),
+		T(environments_are_copied_from_the_bundles),
+		T(probes_count_only_probe_and_script_checks_that_ran),
+		T(evidence_lists_the_manifest_with_paths_in_the_env_dir),
+		T(scope_lists_each_probe_and_official_node_once),
+		T(markdown_zh_has_every_section_and_the_versions),
+		T(markdown_en_has_every_section_and_the_versions),
+		T(docs_section_says_not_checked_without_docs),
+		T(docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed),
+		T(docs_that_agree_with_every_env_have_no_contradiction),
+		T(docs_without_an_entry_for_the_target_ask_for_one),
+		T(junit_has_one_testcase_per_check_tagged_by_status),
+		T(junit_escapes_names_reasons_and_statuses),
+		T(escape_xml_escapes_markup_characters),
+		T(escape_xml_replaces_control_characters_but_keeps_tab_newline_and_utf8),
+		T(escape_xml_of_empty_or_null_adds_nothing),
+		T(html_escapes_a_script_in_the_target),
+		T(html_has_a_section_per_environment_and_the_verdict),
+#undef T
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
