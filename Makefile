@@ -57,9 +57,9 @@ $(BUILD)/gen-version.c: FORCE | $(BUILD)
 		'$(VERSION)' '$(COMMIT)' > $@.tmp
 	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libap.a | $(BUILD)
+$(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libap.a | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cmocka)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
 $(BUILD):
 	mkdir -p $@

@@ -2,7 +2,7 @@
 # report, verify and docs entry on real bundles from the reference environments.
 . "$(dirname "$0")/lib.sh"
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
-DOCS="$TOP/../shared/data/backend-docs"
+DOCS="$TOP/tests/data/backend-docs"
 py() { /usr/bin/python3 -c "$@"; }
 field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 rx() { printf '%s' "$1" | sed 's/[][()./*+?]/\\&/g'; }

@@ -20,7 +20,7 @@
 
 /* The real pages, relative to the repository root the tests run from. */
 #ifndef AP_SHARED
-#define AP_SHARED "../shared/data/backend-docs"
+#define AP_SHARED "tests/data/backend-docs"
 #endif
 #define TABLE_PAGE "table-format-2-13-0/torch-autograd.md"
 #define LIST_PAGE "list-format-2-10-0/torch-autograd.md"

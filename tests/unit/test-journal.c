@@ -18,6 +18,7 @@
 
 #include "err.h"
 #include "journal.h"
+#include "testutil.h"
 
 struct fixture {
 	char dir[4096];
@@ -27,11 +28,9 @@ struct fixture {
 static int make_tempdir(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
 	if (!f)
 		return -1;
-	snprintf(f->dir, sizeof(f->dir), "%s/test-journal.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir)) {
+	if (t_tempdir(f->dir, sizeof(f->dir), "test-journal")) {
 		free(f);
 		return -1;
 	}

@@ -3,7 +3,6 @@
  * without ever reading outside it. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,6 +18,7 @@
 
 #include "buf.h"
 #include "manifest.h"
+#include "testutil.h"
 
 #define ABC_SHA256 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -33,11 +33,9 @@ struct fixture {
 static int make_tempdir(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
 	if (!f)
 		return -1;
-	snprintf(f->top, sizeof(f->top), "%s/test-manifest.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->top)) {
+	if (t_tempdir(f->top, sizeof(f->top), "test-manifest")) {
 		free(f);
 		return -1;
 	}
@@ -46,16 +44,10 @@ static int make_tempdir(void **state)
 	return mkdir(f->bundle, 0755);
 }
 
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(path);
-}
-
 static int remove_tempdir(void **state)
 {
 	struct fixture *f = *state;
-	int r = nftw(f->top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	int r = t_rmtree(f->top);
 	free(f);
 	return r;
 }
@@ -68,22 +60,6 @@ static const char *at(const char *dir, const char *rel)
 	which = !which;
 	snprintf(path[which], sizeof(path[which]), "%s/%s", dir, rel);
 	return path[which];
-}
-
-/* Writes content to dir/rel, creating the directories on the way. */
-static void put(const char *dir, const char *rel, const char *content)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	for (char *p = path + strlen(dir) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
-		*p = '/';
-	}
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	assert_int_equal(fputs(content, fp) >= 0, 1);
-	assert_int_equal(fclose(fp), 0);
 }
 
 static void slurp(const char *path, struct ap_buf *out)
@@ -99,10 +75,10 @@ static void slurp(const char *path, struct ap_buf *out)
 
 static void put_sample_bundle(const char *bundle)
 {
-	put(bundle, "results.jsonl", "{\"i\":0}\n");
-	put(bundle, "env/bookworm/fingerprint.json", "{\"os\":\"debian\"}\n");
-	put(bundle, "env/sid/fingerprint.json", "{\"os\":\"debian sid\"}\n");
-	put(bundle, "empty", "");
+	t_put(bundle, "results.jsonl", "{\"i\":0}\n");
+	t_put(bundle, "env/bookworm/fingerprint.json", "{\"os\":\"debian\"}\n");
+	t_put(bundle, "env/sid/fingerprint.json", "{\"os\":\"debian sid\"}\n");
+	t_put(bundle, "empty", "");
 }
 
 static void write_manifest(const char *bundle)
@@ -115,7 +91,7 @@ static void write_manifest(const char *bundle)
 /* Replaces the manifest with text, as someone handing over a bundle might. */
 static void put_manifest(const char *bundle, const char *text)
 {
-	put(bundle, AP_MANIFEST_NAME, text);
+	t_put(bundle, AP_MANIFEST_NAME, text);
 }
 
 static void assert_issue(const struct ap_manifest_issue *is, int kind, const char *path,
@@ -167,7 +143,7 @@ static void sha256_of_a_file_matches_sha256_of_its_bytes(void **state)
 {
 	struct fixture *f = *state;
 	char hex[65];
-	put(f->top, "abc", "abc");
+	t_put(f->top, "abc", "abc");
 	assert_int_equal(ap_sha256_file(at(f->top, "abc"), hex), 0);
 	assert_string_equal(hex, ABC_SHA256);
 }
@@ -202,10 +178,10 @@ static void manifest_lines_are_sorted_by_byte_value_in_sha256sum_format(void **s
 	struct fixture *f = *state;
 	struct ap_buf text = { 0 };
 	/* readdir order and locale order both differ from strcmp order here */
-	put(f->bundle, "a/c", "abc");
-	put(f->bundle, "a-b", "");
-	put(f->bundle, "B", "");
-	put(f->bundle, "a0", "");
+	t_put(f->bundle, "a/c", "abc");
+	t_put(f->bundle, "a-b", "");
+	t_put(f->bundle, "B", "");
+	t_put(f->bundle, "a0", "");
 	write_manifest(f->bundle);
 	slurp(at(f->bundle, AP_MANIFEST_NAME), &text);
 	assert_string_equal(ap_buf_str(&text),
@@ -255,7 +231,7 @@ static void rewriting_replaces_the_manifest_and_leaves_no_temporary_file(void **
 	struct fixture *f = *state;
 	put_sample_bundle(f->bundle);
 	write_manifest(f->bundle);
-	put(f->bundle, "added-later", "x");
+	t_put(f->bundle, "added-later", "x");
 	write_manifest(f->bundle);
 	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 0);
 	char cmd[8192 + 128];
@@ -269,7 +245,7 @@ static void one_changed_byte_is_one_mismatch_naming_the_file(void **state)
 	struct fixture *f = *state;
 	put_sample_bundle(f->bundle);
 	write_manifest(f->bundle);
-	put(f->bundle, "env/sid/fingerprint.json", "{\"os\":\"debian Sid\"}\n");
+	t_put(f->bundle, "env/sid/fingerprint.json", "{\"os\":\"debian Sid\"}\n");
 	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 1);
 	/* lines: empty, env/bookworm/..., env/sid/..., results.jsonl */
 	assert_issue(&f->issues[0], AP_MF_MISMATCH, "env/sid/fingerprint.json", 3);
@@ -280,7 +256,7 @@ static void extra_file_is_reported_unlisted(void **state)
 	struct fixture *f = *state;
 	put_sample_bundle(f->bundle);
 	write_manifest(f->bundle);
-	put(f->bundle, "env/sid/extra.log", "late\n");
+	t_put(f->bundle, "env/sid/extra.log", "late\n");
 	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 1);
 	assert_issue(&f->issues[0], AP_MF_UNLISTED, "env/sid/extra.log", 0);
 }
@@ -306,9 +282,9 @@ static void issues_beyond_max_are_counted_but_not_stored(void **state)
 {
 	struct fixture *f = *state;
 	write_manifest(f->bundle);
-	put(f->bundle, "u1", "");
-	put(f->bundle, "u2", "");
-	put(f->bundle, "u3", "");
+	t_put(f->bundle, "u1", "");
+	t_put(f->bundle, "u2", "");
+	t_put(f->bundle, "u3", "");
 	f->issues[2].line = 42;
 	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, 2), 3);
 	assert_issue(&f->issues[0], AP_MF_UNLISTED, "u1", 0);
@@ -319,7 +295,7 @@ static void issues_beyond_max_are_counted_but_not_stored(void **state)
 static void dotdot_path_is_badpath_and_the_file_outside_is_never_read(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "etc/passwd", "root:x:0:0\n");
+	t_put(f->top, "etc/passwd", "root:x:0:0\n");
 	put_manifest(f->bundle, EMPTY_SHA256 "  ../etc/passwd\n");
 	int ino = watch_reads(at(f->top, "etc/passwd"));
 	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 1);
@@ -330,7 +306,7 @@ static void dotdot_path_is_badpath_and_the_file_outside_is_never_read(void **sta
 static void absolute_path_is_badpath(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "secret", "s");
+	t_put(f->top, "secret", "s");
 	char text[8192 + 128];
 	snprintf(text, sizeof(text), EMPTY_SHA256 "  %s\n", at(f->top, "secret"));
 	put_manifest(f->bundle, text);
@@ -343,7 +319,7 @@ static void absolute_path_is_badpath(void **state)
 static void listed_symlink_out_of_the_bundle_is_badpath_and_never_followed(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "secret", "s");
+	t_put(f->top, "secret", "s");
 	assert_int_equal(symlink("../secret", at(f->bundle, "link")), 0);
 	put_manifest(f->bundle, EMPTY_SHA256 "  link\n");
 	int ino = watch_reads(at(f->top, "secret"));
@@ -355,7 +331,7 @@ static void listed_symlink_out_of_the_bundle_is_badpath_and_never_followed(void 
 static void path_through_a_symlinked_directory_is_badpath_and_never_followed(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "outside/secret", "s");
+	t_put(f->top, "outside/secret", "s");
 	assert_int_equal(symlink("../outside", at(f->bundle, "dir")), 0);
 	put_manifest(f->bundle, EMPTY_SHA256 "  dir/secret\n");
 	int ino = watch_reads(at(f->top, "outside/secret"));
@@ -379,7 +355,7 @@ static void unlisted_symlink_is_reported_unlisted(void **state)
 static void malformed_lines_are_reported_with_their_line_numbers(void **state)
 {
 	struct fixture *f = *state;
-	put(f->bundle, "a", "abc");
+	t_put(f->bundle, "a", "abc");
 	put_manifest(f->bundle,
 		     ABC_SHA256 "  a\n"
 		     "BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD  a\n"

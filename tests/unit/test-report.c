@@ -1,7 +1,6 @@
 /* test-report.c - unit tests for src/report.h: the report model derived from a
  * submission's bundles, and its Markdown, JUnit and HTML renderings. */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +16,7 @@
 #include "buf.h"
 #include "report.h"
 #include "submission.h"
+#include "testutil.h"
 
 #define TARGET "torch.nn.functional.gelu"
 #define RUNLOG_SHA "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
@@ -31,11 +31,9 @@ struct fixture {
 static int make_tempdir(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
 	if (!f)
 		return -1;
-	snprintf(f->top, sizeof(f->top), "%s/test-report.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->top)) {
+	if (t_tempdir(f->top, sizeof(f->top), "test-report")) {
 		free(f);
 		return -1;
 	}
@@ -44,16 +42,10 @@ static int make_tempdir(void **state)
 	return f->s.dir ? 0 : -1;
 }
 
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(path);
-}
-
 static int remove_tempdir(void **state)
 {
 	struct fixture *f = *state;
-	int r = nftw(f->top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	int r = t_rmtree(f->top);
 	ap_submission_free(&f->s);
 	json_decref(f->model);
 	ap_buf_free(&f->out);

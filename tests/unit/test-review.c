@@ -1,7 +1,6 @@
 /* test-review.c - unit tests for src/review.h: policies, and every reason a
  * review gives to ask for changes in a submission. */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +16,7 @@
 #include "buf.h"
 #include "manifest.h"
 #include "review.h"
+#include "testutil.h"
 
 #define TARGET "torch.nn.functional.gelu"
 
@@ -31,11 +31,9 @@ struct fixture {
 static int make_tempdir(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
 	if (!f)
 		return -1;
-	snprintf(f->top, sizeof(f->top), "%s/test-review.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->top)) {
+	if (t_tempdir(f->top, sizeof(f->top), "test-review")) {
 		free(f);
 		return -1;
 	}
@@ -44,32 +42,16 @@ static int make_tempdir(void **state)
 	return f->policy ? 0 : -1;
 }
 
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(path);
-}
-
 static int remove_tempdir(void **state)
 {
 	struct fixture *f = *state;
-	int r = nftw(f->top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	int r = t_rmtree(f->top);
 	json_decref(f->policy);
 	json_decref(f->reasons);
 	ap_buf_free(&f->err);
 	ap_buf_free(&f->out);
 	free(f);
 	return r;
-}
-
-static void put(const char *dir, const char *rel, const char *content)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	assert_true(fputs(content, fp) >= 0);
-	assert_int_equal(fclose(fp), 0);
 }
 
 /* A fingerprint with npu devices available or not. */
@@ -123,12 +105,12 @@ static void write_env(struct fixture *f, const char *name, json_t *b, json_t *me
 	assert_int_equal(mkdir(dir, 0755), 0);
 	char *text = json_dumps(b, JSON_INDENT(2) | JSON_SORT_KEYS);
 	assert_non_null(text);
-	put(dir, "bundle.json", text);
+	t_put(dir, "bundle.json", text);
 	free(text);
 	json_t *rec = json_pack("{s:s, s:o}", "type", "fingerprint", "data", measured);
 	char *line = json_dumps(rec, JSON_COMPACT);
 	assert_non_null(line);
-	put(dir, "journal.jsonl", "{\"type\":\"start\",\"target\":\"" TARGET "\"}\n");
+	t_put(dir, "journal.jsonl", "{\"type\":\"start\",\"target\":\"" TARGET "\"}\n");
 	FILE *fp = fopen(strcat(strcpy((char[8300]){ 0 }, dir), "/journal.jsonl"), "a");
 	assert_non_null(fp);
 	fprintf(fp, "%s\n", line);
@@ -205,7 +187,7 @@ static void policy_without_statuses_is_rejected_naming_the_file(void **state)
 	struct fixture *f = *state;
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/policy.yaml", f->top);
-	put(f->top, "policy.yaml", "policy: strict\nrequire_envs: [A2]\n");
+	t_put(f->top, "policy.yaml", "policy: strict\nrequire_envs: [A2]\n");
 	json_t *p = ap_policy_load(path, &f->err);
 	assert_null(p);
 	assert_non_null(strstr(ap_buf_str(&f->err), path));
@@ -217,7 +199,7 @@ static void policy_file_with_statuses_is_loaded(void **state)
 	struct fixture *f = *state;
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/policy.yaml", f->top);
-	put(f->top, "policy.yaml", "policy: lenient\nstatuses:\n  probe: [PASS, FAIL]\n");
+	t_put(f->top, "policy.yaml", "policy: lenient\nstatuses:\n  probe: [PASS, FAIL]\n");
 	json_t *p = ap_policy_load(path, &f->err);
 	assert_non_null(p);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(p, "statuses"), "probe")), 2);
@@ -240,7 +222,7 @@ static void clean_submission_is_accepted(void **state)
 	struct fixture *f = *state;
 	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2 (910B3)"));
 	write_env_b(f, "a3", clean_bundle("a3", "Atlas A3 (x)"));
-	put(f->top, "report.md", "# report\n");
+	t_put(f->top, "report.md", "# report\n");
 	review(f);
 	assert_reasons(f, 0);
 	ap_review_markdown(f->top, f->reasons, f->policy, &f->out);
@@ -361,8 +343,8 @@ static void unknown_top_level_file_is_a_reason(void **state)
 {
 	struct fixture *f = *state;
 	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
-	put(f->top, "notes.txt", "hi\n");
-	put(f->top, "junit.xml", "<testsuites/>\n");
+	t_put(f->top, "notes.txt", "hi\n");
+	t_put(f->top, "junit.xml", "<testsuites/>\n");
 	review(f);
 	assert_reasons(f, 1);
 	assert_reason(f, "notes.txt: unknown file or directory in the submission");
@@ -387,7 +369,7 @@ static void file_changed_after_the_manifest_is_a_reason(void **state)
 	char dir[8192];
 	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
 	snprintf(dir, sizeof(dir), "%s/a2", f->top);
-	put(dir, "journal.jsonl", "{\"type\":\"start\"}\n");
+	t_put(dir, "journal.jsonl", "{\"type\":\"start\"}\n");
 	review(f);
 	assert_reason(f, "a2/journal.jsonl: sha256 does not match");
 }
@@ -398,7 +380,7 @@ static void review_markdown_lists_each_reason(void **state)
 	json_t *b = clean_bundle("a2", "Atlas A2");
 	json_array_append_new(checks_of(b), check("gelu_grad", "probe", "FAIL", NULL));
 	write_env_b(f, "a2", b);
-	put(f->top, "notes.txt", "hi\n");
+	t_put(f->top, "notes.txt", "hi\n");
 	review(f);
 	assert_reasons(f, 2);
 	ap_review_markdown(f->top, f->reasons, f->policy, &f->out);

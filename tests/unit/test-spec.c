@@ -2,7 +2,6 @@
  * whole with errors that name file:line, member lookup, bindings and traits,
  * and the built-in specs agreeing with specs/. */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +17,7 @@
 #include "buf.h"
 #include "err.h"
 #include "spec.h"
+#include "testutil.h"
 
 /* A minimal valid family; the comments give each line's number. */
 static const char demo[] =
@@ -439,22 +439,6 @@ static void loading_a_missing_dir_is_a_config_error(void **state)
 	ap_buf_free(&err);
 }
 
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(path);
-}
-
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	assert_true(fputs(text, f) >= 0);
-	assert_int_equal(fclose(f), 0);
-}
-
 static void malformed_file_in_a_dir_fails_the_whole_load_naming_it(void **state)
 {
 	(void)state;
@@ -462,9 +446,9 @@ static void malformed_file_in_a_dir_fails_the_whole_load_naming_it(void **state)
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/test-spec-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(dir));
-	put(dir, "a-good.yaml", HEAD MEMBERS PROBES);
-	put(dir, "b-bad.yaml", HEAD "members: []\n" PROBES);
-	put(dir, "c-not-a-spec.txt", "not: [yaml");
+	t_put(dir, "a-good.yaml", HEAD MEMBERS PROBES);
+	t_put(dir, "b-bad.yaml", HEAD "members: []\n" PROBES);
+	t_put(dir, "c-not-a-spec.txt", "not: [yaml");
 
 	struct ap_specs s = { 0 };
 	struct ap_buf err = { 0 }, want = { 0 };
@@ -487,7 +471,7 @@ static void malformed_file_in_a_dir_fails_the_whole_load_naming_it(void **state)
 	ap_specs_free(&s);
 	ap_buf_free(&err);
 	ap_buf_free(&want);
-	assert_int_equal(nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(t_rmtree(dir), 0);
 }
 
 static void dir_without_spec_files_is_a_config_error(void **state)
@@ -497,7 +481,7 @@ static void dir_without_spec_files_is_a_config_error(void **state)
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/test-spec-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(dir));
-	put(dir, ".hidden.yaml", HEAD MEMBERS PROBES);
+	t_put(dir, ".hidden.yaml", HEAD MEMBERS PROBES);
 
 	struct ap_specs s = { 0 };
 	struct ap_buf err = { 0 }, want = { 0 };
@@ -507,7 +491,7 @@ static void dir_without_spec_files_is_a_config_error(void **state)
 	assert_string_equal(ap_buf_str(&err), ap_buf_str(&want));
 	ap_buf_free(&err);
 	ap_buf_free(&want);
-	assert_int_equal(nftw(dir, remove_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(t_rmtree(dir), 0);
 }
 
 int main(void)

@@ -1,7 +1,6 @@
 /* test-submission.c - unit tests for src/submission.h: reading back a directory
  * of bundles as untrusted input. */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +16,7 @@
 #include "buf.h"
 #include "err.h"
 #include "submission.h"
+#include "testutil.h"
 
 #define BUNDLE_OK "{\"schema\": \"apiparity.bundle/1\", \"target\": \"torch.add\"}\n"
 
@@ -29,11 +29,9 @@ struct fixture {
 static int make_tempdir(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
 	if (!f)
 		return -1;
-	snprintf(f->top, sizeof(f->top), "%s/test-submission.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->top)) {
+	if (t_tempdir(f->top, sizeof(f->top), "test-submission")) {
 		free(f);
 		return -1;
 	}
@@ -41,36 +39,14 @@ static int make_tempdir(void **state)
 	return 0;
 }
 
-static int remove_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st, (void)type, (void)ftw;
-	return remove(path);
-}
-
 static int remove_tempdir(void **state)
 {
 	struct fixture *f = *state;
-	int r = nftw(f->top, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	int r = t_rmtree(f->top);
 	ap_submission_free(&f->s);
 	ap_buf_free(&f->err);
 	free(f);
 	return r;
-}
-
-/* Writes content to top/rel, creating the directories on the way. */
-static void put(const char *top, const char *rel, const char *content)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", top, rel);
-	for (char *p = path + strlen(top) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		assert_true(mkdir(path, 0755) == 0 || errno == EEXIST);
-		*p = '/';
-	}
-	FILE *fp = fopen(path, "w");
-	assert_non_null(fp);
-	assert_true(fputs(content, fp) >= 0);
-	assert_int_equal(fclose(fp), 0);
 }
 
 static void assert_empty(const struct ap_submission *s)
@@ -84,8 +60,8 @@ static void two_bundles_are_loaded_sorted_by_name(void **state)
 {
 	struct fixture *f = *state;
 	char want[8192];
-	put(f->top, "a3/bundle.json", BUNDLE_OK);
-	put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a3/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), 0);
 	assert_string_equal(ap_buf_str(&f->err), "");
 	assert_int_equal(f->s.n, 2);
@@ -101,8 +77,8 @@ static void two_bundles_are_loaded_sorted_by_name(void **state)
 static void find_returns_the_named_environment_or_null(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "a3/bundle.json", BUNDLE_OK);
-	put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a3/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), 0);
 	const struct ap_sub_env *e = ap_submission_find(&f->s, "a3");
 	assert_non_null(e);
@@ -115,9 +91,9 @@ static void find_returns_the_named_environment_or_null(void **state)
 static void directories_that_are_not_environment_names_are_ignored(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "a2/bundle.json", BUNDLE_OK);
-	put(f->top, "bad name/bundle.json", "{not json");
-	put(f->top, ".hidden/bundle.json", "{\"schema\": \"other\"}");
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "bad name/bundle.json", "{not json");
+	t_put(f->top, ".hidden/bundle.json", "{\"schema\": \"other\"}");
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), 0);
 	assert_int_equal(f->s.n, 1);
 	assert_string_equal(f->s.v[0].name, "a2");
@@ -129,8 +105,8 @@ static void wrong_schema_is_a_protocol_error_naming_the_file(void **state)
 {
 	struct fixture *f = *state;
 	char want[8192];
-	put(f->top, "a2/bundle.json", BUNDLE_OK);
-	put(f->top, "a3/bundle.json", "{\"schema\": \"apiparity.bundle/2\"}\n");
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a3/bundle.json", "{\"schema\": \"apiparity.bundle/2\"}\n");
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), -AP_EPROTO);
 	snprintf(want, sizeof(want), "%s/a3/bundle.json", f->top);
 	assert_non_null(strstr(ap_buf_str(&f->err), want));
@@ -141,7 +117,7 @@ static void wrong_schema_is_a_protocol_error_naming_the_file(void **state)
 static void bundle_without_schema_is_a_protocol_error(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "a2/bundle.json", "[1, 2]\n");
+	t_put(f->top, "a2/bundle.json", "[1, 2]\n");
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), -AP_EPROTO);
 	assert_non_null(strstr(ap_buf_str(&f->err), "a2/bundle.json"));
 	assert_empty(&f->s);
@@ -150,8 +126,8 @@ static void bundle_without_schema_is_a_protocol_error(void **state)
 static void invalid_json_is_a_protocol_error_naming_the_file(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "a2/bundle.json", BUNDLE_OK);
-	put(f->top, "a3/bundle.json", "{\"schema\": \"apiparity.bundle/1\",");
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a3/bundle.json", "{\"schema\": \"apiparity.bundle/1\",");
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), -AP_EPROTO);
 	assert_non_null(strstr(ap_buf_str(&f->err), "a3/bundle.json: "));
 	assert_empty(&f->s);
@@ -160,7 +136,7 @@ static void invalid_json_is_a_protocol_error_naming_the_file(void **state)
 static void duplicate_keys_are_a_protocol_error(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "a2/bundle.json",
+	t_put(f->top, "a2/bundle.json",
 	    "{\"schema\": \"apiparity.bundle/1\", \"schema\": \"apiparity.bundle/1\"}");
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), -AP_EPROTO);
 	assert_empty(&f->s);
@@ -170,8 +146,8 @@ static void symlinked_bundle_json_is_not_followed(void **state)
 {
 	struct fixture *f = *state;
 	char target[8192], link[8192];
-	put(f->top, "elsewhere.json", BUNDLE_OK);
-	put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "elsewhere.json", BUNDLE_OK);
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
 	assert_int_equal(mkdir(strcat(strcpy(link, f->top), "/a3"), 0755), 0);
 	snprintf(target, sizeof(target), "%s/elsewhere.json", f->top);
 	snprintf(link, sizeof(link), "%s/a3/bundle.json", f->top);
@@ -186,8 +162,8 @@ static void only_symlinked_bundles_is_no_bundle(void **state)
 {
 	struct fixture *f = *state;
 	char target[8192], link[8192];
-	put(f->top, "elsewhere.json", BUNDLE_OK);
-	put(f->top, "a2/other", "");
+	t_put(f->top, "elsewhere.json", BUNDLE_OK);
+	t_put(f->top, "a2/other", "");
 	snprintf(target, sizeof(target), "%s/elsewhere.json", f->top);
 	snprintf(link, sizeof(link), "%s/a2/bundle.json", f->top);
 	assert_int_equal(symlink(target, link), 0);
@@ -207,9 +183,9 @@ static void empty_directory_is_enoent(void **state)
 static void env_directory_without_bundle_is_skipped(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "a2/bundle.json", BUNDLE_OK);
-	put(f->top, "a3/run.log", "");
-	put(f->top, "report.md", "# old\n");
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a3/run.log", "");
+	t_put(f->top, "report.md", "# old\n");
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), 0);
 	assert_int_equal(f->s.n, 1);
 	assert_string_equal(f->s.v[0].name, "a2");
@@ -228,7 +204,7 @@ static void missing_directory_is_an_error_naming_it(void **state)
 static void free_leaves_an_empty_struct_that_can_be_freed_again(void **state)
 {
 	struct fixture *f = *state;
-	put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
 	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), 0);
 	assert_int_equal(f->s.n, 1);
 	ap_submission_free(&f->s);

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "testsrc.h"
+#include "testutil.h"
 
 /* ---- ap_upstream_version ---- */
 
@@ -182,11 +183,9 @@ struct fixture {
 static int make_root(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
 	if (!f)
 		return -1;
-	snprintf(f->root, sizeof(f->root), "%s/test-testsrc.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->root) || setenv("APIPARITY_TESTS_ROOT", f->root, 1)) {
+	if (t_tempdir(f->root, sizeof(f->root), "test-testsrc") || setenv("APIPARITY_TESTS_ROOT", f->root, 1)) {
 		free(f);
 		return -1;
 	}
