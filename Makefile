@@ -90,8 +90,11 @@ DEMO_TARGET := torch.autograd.grad_mode.set_multithreading_enabled.clone
 demo-run: $(BUILD)/apiparity envs
 	$(BUILD)/apiparity env show bookworm trixie sid
 	$(BUILD)/apiparity check $(DEMO_TARGET) --envs envs/reference.ini \
-		--env bookworm --env trixie --env sid --out out/
-	@echo "bundles: out/bookworm out/trixie out/sid (bundle.json, run.log, MANIFEST.sha256)"
+		--env bookworm --env trixie --env sid --out out
+	$(BUILD)/apiparity report out
+	$(BUILD)/apiparity report out --lang en --format md > /dev/null && mv out/report.md out/report.en.md
+	$(BUILD)/apiparity report out --format md > /dev/null
+	$(BUILD)/apiparity verify out
 
 bench: $(BUILD)/apiparity
 	bench/env-overhead $(BUILD)/apiparity

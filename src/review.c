@@ -77,8 +77,8 @@ static void ap_review_manifest(const struct ap_sub_env *e, json_t *reasons)
 /* The top level holds environment directories and report outputs only. */
 static void ap_review_top(const char *dir, const struct ap_submission *s, json_t *reasons)
 {
-	static const char *const reports[] = { "report.md", "report.html", "report.json",
-					       "junit.xml", NULL };
+	static const char *const reports[] = { "report.md", "report.en.md", "report.html",
+					       "report.json", "junit.xml", NULL };
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
