@@ -9,6 +9,7 @@
 
 #include "argv.h"
 #include "err.h"
+#include "fsutil.h"
 #include "provision.h"
 #include "spawn.h"
 
@@ -153,8 +154,10 @@ static int ap_debootstrap(struct ap_run_ctx *c, const char *tree, struct ap_buf 
 {
 	struct ap_buf cache = { 0 }, mirror = { 0 }, opt = { 0 };
 	struct ap_argv cmd = { 0 };
-	ap_path(&cache, c->o->root, ".debs", NULL);
-	mkdir(ap_buf_str(&cache), 0755);
+	/* A cache per suite: make envs provisions suites concurrently, and two
+	 * debootstraps must not download the same file into one directory. */
+	ap_path(&cache, c->o->root, ".debs/", c->o->suite);
+	ap_mkdirs(ap_buf_str(&cache));
 	ap_buf_addf(&opt, "--cache-dir=%s", ap_buf_str(&cache));
 	ap_apt_mirror(&mirror);
 	const char *words[] = { "debootstrap", "--variant=minbase", ap_buf_str(&opt),
