@@ -608,7 +608,9 @@ static int ap_check_setup(struct ap_check_opts *o, const char *target, struct ap
 		ap_buf_addf(&j->dir, "%s/%s", o->out, env->name);
 	}
 	ap_buf_free(&err);
-	return r ? r : *jobs ? 0 : (r ? r : ap_report(-ENOMEM, "check", NULL));
+	if (!r && !*jobs)
+		r = ap_report(-ENOMEM, "check", NULL);
+	return r;
 }
 
 static void ap_check_free(struct ap_check_job *jobs, size_t n)

@@ -74,7 +74,7 @@ static int ap_report_render(const char *dir, const json_t *model, const struct a
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		struct ap_buf out = { 0 };
 		const char *f = all[i], *name = NULL;
-		if (!ap_has_word(o->formats, f) || !strcmp(f, "x"))
+		if (!ap_has_word(o->formats, f))
 			continue;
 		if (!strcmp(f, "md")) {
 			ap_report_markdown(model, strcmp(o->lang, "en") ? AP_LANG_ZH : AP_LANG_EN, &out);
