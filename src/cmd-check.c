@@ -119,13 +119,6 @@ static int ap_job_probe(struct ap_check_job *j, struct ap_worker *w, const char 
 	return 0;
 }
 
-/* The class a target belongs to: itself, or the owner of a method. */
-static const char *ap_target_class(const json_t *res)
-{
-	const char *owner = json_string_value(json_object_get(res, "owner"));
-	return owner ? owner : json_string_value(json_object_get(res, "canonical"));
-}
-
 static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json_t *res)
 {
 	const struct ap_member *m;
@@ -185,10 +178,8 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 {
 	json_t *checks = json_object_get(j->b, "checks"), *pkg = NULL, *found = NULL;
 	struct ap_buf root = { 0 }, why = { 0 }, log = { 0 }, path = { 0 };
-	json_t *req = json_pack("{s:s, s:s}", "op", "package", "name", "python3-torch");
 	ap_status_set(j->status, j->idx, "official tests");
-	int r = ap_worker_call(w, req, &pkg);
-	json_decref(req);
+	int r = ap_official_package(w, &pkg);
 	const char *ver = json_string_value(json_object_get(pkg, "version"));
 	if (!r && !ap_official_root(j->env, j->o->torch_src, ver, &root, &why))
 		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s, s:[], s:i}", "name",

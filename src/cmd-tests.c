@@ -18,6 +18,8 @@
 #include "verdict.h"
 #include "worker.h"
 
+#define AP_TESTS_RUN_LIMIT_MS (24 * 3600 * 1000)
+
 struct ap_tests_opts {
 	const char *envs, *root, *env, *torch_src, *claimed, *select, *log;
 	int timeout_s;
@@ -96,9 +98,8 @@ static void ap_tests_stop(struct ap_envs *envs, struct ap_env *env, struct ap_wo
 /* The torch package in the environment: a new object, or NULL (reported). */
 static json_t *ap_tests_package(struct ap_worker *w, const char *name, int *rc)
 {
-	json_t *req = json_pack("{s:s, s:s}", "op", "package", "name", "python3-torch"), *pkg = NULL;
-	int r = ap_worker_call(w, req, &pkg);
-	json_decref(req);
+	json_t *pkg = NULL;
+	int r = ap_official_package(w, &pkg);
 	if (r) {
 		struct ap_buf what = { 0 };
 		ap_buf_addf(&what, "env %s", name);
@@ -298,9 +299,9 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 					ap_buf_str(&root), "file", file, "select",
 					o->select ? o->select : "", "timeout_s",
 					o->timeout_s ? o->timeout_s : 30, "setenv");
-		/* the worker answers once every test has run: no per-answer limit */
-		w.timeout_ms = 24 * 3600 * 1000;
-		r = ap_worker_call(&w, req, &ran);
+		/* The worker bounds the import and each test; it answers once all
+		 * have run, and how many match -k is known only there. */
+		r = ap_worker_call_within(&w, req, &ran, AP_TESTS_RUN_LIMIT_MS);
 		json_decref(req);
 	}
 	if (r)

@@ -174,6 +174,24 @@ json_t *ap_official_check(const char *file, const json_t *res)
 	return c;
 }
 
+static int ap_call(struct ap_worker *w, json_t *req, json_t **out)
+{
+	int r = req ? ap_worker_call(w, req, out) : -ENOMEM;
+	json_decref(req);
+	return r;
+}
+
+const char *ap_target_class(const json_t *res)
+{
+	const char *owner = json_string_value(json_object_get(res, "owner"));
+	return owner ? owner : json_string_value(json_object_get(res, "canonical"));
+}
+
+int ap_official_package(struct ap_worker *w, json_t **pkg)
+{
+	return ap_call(w, json_pack("{s:s, s:s}", "op", "package", "name", "python3-torch"), pkg);
+}
+
 int ap_official_env(const struct ap_env *env, const char *torch_src, struct ap_env *dst)
 {
 	int r = ap_env_copy(env, dst);
@@ -210,13 +228,6 @@ int ap_official_root(const struct ap_env *env, const char *torch_src, const char
 	ap_buf_free(&key);
 	ap_buf_free(&host);
 	return ok;
-}
-
-static int ap_call(struct ap_worker *w, json_t *req, json_t **out)
-{
-	int r = req ? ap_worker_call(w, req, out) : -ENOMEM;
-	json_decref(req);
-	return r;
 }
 
 /* The claimed node id, checked against every test of that name. Sets *run
@@ -270,12 +281,12 @@ static int ap_official_file(struct ap_worker *w, const struct ap_official_opts *
 			json_object_set_new(env, "PYTORCH_TESTING_DEVICE_ONLY_FOR", json_string(o->device));
 		/* The worker bounds each test and the import itself; the answer
 		 * comes once all have run, so wait for as long as they may take. */
-		int saved = w->timeout_ms;
-		w->timeout_ms = (300 + (int)json_array_size(nodes) * (o->timeout_s + 5) + 30) * 1000;
-		r = ap_call(w, json_pack("{s:s, s:s, s:s, s:O, s:i, s:o}", "op", "tests_run", "root",
-					 o->root, "file", file, "nodes", nodes, "timeout_s",
-					 o->timeout_s, "setenv", env), &ran);
-		w->timeout_ms = saved;
+		json_t *req = json_pack("{s:s, s:s, s:s, s:O, s:i, s:o}", "op", "tests_run", "root",
+					o->root, "file", file, "nodes", nodes, "timeout_s",
+					o->timeout_s, "setenv", env);
+		int limit = (300 + (int)json_array_size(nodes) * (o->timeout_s + 5) + 30) * 1000;
+		r = req ? ap_worker_call_within(w, req, &ran, limit) : -ENOMEM;
+		json_decref(req);
 	}
 	if (ran) {
 		const json_t *imp = json_object_get(ran, "import");
@@ -347,8 +358,7 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 		    json_t *checks, json_t **found, struct ap_buf *log)
 {
 	const char *owner = json_string_value(json_object_get(res, "owner"));
-	const char *canon = json_string_value(json_object_get(res, "canonical"));
-	const char *cls = owner ? owner : canon;
+	const char *cls = ap_target_class(res);
 	const char *target = json_string_value(json_object_get(res, "target"));
 	const char *leaf = owner && target ? strrchr(target, '.') + 1 : NULL;
 	const char *short_name = strrchr(cls, '.') ? strrchr(cls, '.') + 1 : cls;

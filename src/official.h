@@ -54,6 +54,14 @@ json_t *ap_official_check(const char *file, const json_t *result);
 struct ap_worker;
 struct ap_env;
 
+/* The class a resolved target (the worker's resolve answer) belongs to: the
+ * target itself, or the owner of a method. NULL when unknown. */
+const char *ap_target_class(const json_t *res);
+
+/* Asks the worker for the torch package of its environment (the "package"
+ * answer: found, source, version, codename) into *pkg. 0 or a worker error. */
+int ap_official_package(struct ap_worker *w, json_t **pkg);
+
 /* env as it must start to see the test trees: for a chroot, the test cache
  * (when it exists) and torch_src (when given) bound under /run/apiparity.
  * dst shares env's strings; release with ap_env_extra_free(). 0 or -errno. */

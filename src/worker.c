@@ -263,6 +263,15 @@ int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_m
 	return ap_worker_lost(w);
 }
 
+int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms)
+{
+	int saved = w->timeout_ms;
+	w->timeout_ms = timeout_ms;
+	int r = ap_worker_call(w, req, reply);
+	w->timeout_ms = saved;
+	return r;
+}
+
 int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply)
 {
 	json_t *msg;

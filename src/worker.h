@@ -41,6 +41,10 @@ int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_m
  * message in w->detail. On a transport failure the worker is stopped. */
 int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply);
 
+/* ap_worker_call() with its own limit for this answer, for requests whose
+ * answer comes only after work the worker bounds itself (a test run). */
+int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms);
+
 /* Asks the worker to exit, waits briefly, then kills its process group. Frees
  * everything but w->detail, which ap_worker_free() releases. */
 void ap_worker_stop(struct ap_worker *w);
