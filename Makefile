@@ -15,8 +15,12 @@ LDFLAGS += $(SANFLAGS)
 VERSION := 0.1.0
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 
-LIB_SRC := $(filter-out src/main.c src/cmd-%.c,$(wildcard src/*.c))
-CMD_SRC := src/main.c $(wildcard src/cmd-*.c)
+# The layers, lowest first; a layer includes only those before it
+# (tests/check-layers enforces it).
+LAYERS  := base env evidence check review
+LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
+CMD_SRC := src/main.c src/cli.c $(wildcard src/cmd/*.c)
+HDRS    := $(wildcard src/*.h src/*/*.h)
 GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-policy.c \
            $(BUILD)/gen-version.c
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
@@ -31,7 +35,8 @@ $(BUILD)/apiparity: $(CMD_OBJ) $(BUILD)/libap.a
 $(BUILD)/libap.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
+$(BUILD)/%.o: src/%.c $(HDRS) | $(BUILD)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/gen-%.o: $(BUILD)/gen-%.c
@@ -103,26 +108,29 @@ bench: $(BUILD)/apiparity
 	bench/verify $(BUILD)/apiparity
 
 # Fuzz targets (libFuzzer, clang, ASan+UBSan), each run briefly from its seed
-# corpus by tests/run-fuzz; FUZZ_SECONDS sets how long.
+# corpus by tests/run-fuzz; FUZZ_SECONDS sets how long. Everything they build
+# and find lands in build/fuzz/ (ignored); a reproducer worth keeping becomes a
+# named file of tests/fuzz/corpus/.
 FUZZ_CC    := clang
+FUZZ_DIR   := build/fuzz
 FUZZ_FLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all -Isrc -Ibuild-fuzz $(shell pkg-config --cflags $(PKGS))
-FUZZ_LIB   := $(LIB_SRC) $(patsubst $(BUILD)/%,build-fuzz/%,$(GEN_SRC))
-FUZZERS    := $(patsubst tests/fuzz/%.c,build-fuzz/%,$(wildcard tests/fuzz/fuzz-*.c))
+              -fno-sanitize-recover=all -Isrc -I$(FUZZ_DIR) $(shell pkg-config --cflags $(PKGS))
+FUZZ_LIB   := $(LIB_SRC) $(patsubst $(BUILD)/%,$(FUZZ_DIR)/%,$(GEN_SRC))
+FUZZERS    := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz-*.c))
 
-build-fuzz/gen-%.c: $(BUILD)/gen-%.c
-	@mkdir -p build-fuzz
+$(FUZZ_DIR)/gen-%.c: $(BUILD)/gen-%.c
+	@mkdir -p $(FUZZ_DIR)
 	cp $< $@
 
-build-fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC) $(wildcard src/*.h) $(FUZZ_LIB)
-	@mkdir -p build-fuzz
+$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC) $(HDRS) $(FUZZ_LIB)
+	@mkdir -p $(FUZZ_DIR)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(GEN_SRC) $(FUZZERS)
-	@tests/run-fuzz $(FUZZERS)
+	@FUZZ_DIR=$(FUZZ_DIR) tests/run-fuzz $(FUZZERS)
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san
 
 .PHONY: all deps envs check test demo demo-run bench fuzz clean FORCE

@@ -23,7 +23,7 @@ static int embed_table(const char *sym, int nfiles, char **files)
 	char name[64];
 	if (nfiles > 256)
 		return fprintf(stderr, "embed: too many files\n"), 1;
-	printf("#include \"embedded.h\"\n");
+	printf("#include \"base/embedded.h\"\n");
 	for (int i = 0; i < nfiles; i++) {
 		FILE *f = fopen(files[i], "rb");
 		if (!f)

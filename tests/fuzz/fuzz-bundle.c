@@ -3,9 +3,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "report.h"
-#include "submission.h"
-#include "verdict.h"
+#include "review/report.h"
+#include "evidence/submission.h"
+#include "check/verdict.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -2,7 +2,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "docs.h"
+#include "review/docs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "manifest.h"
+#include "base/fsutil.h"
+#include "evidence/manifest.h"
 
 static char dir[] = "/tmp/fuzz-manifest-XXXXXX";
 

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "argv.h"
+#include "base/argv.h"
 
 /* Checks that a holds exactly the n words of want, and is NULL-terminated. */
 static void check_words(const struct ap_argv *a, const char *const *want, size_t n,

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
+#include "base/buf.h"
 
 static void zeroed_buffer_reads_as_empty_string_not_null(void **state)
 {

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "docs.h"
-#include "fsutil.h"
+#include "base/buf.h"
+#include "review/docs.h"
+#include "base/fsutil.h"
 
 /* The real pages, relative to the repository root the tests run from. */
 #ifndef AP_SHARED

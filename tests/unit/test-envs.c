@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "envs.h"
-#include "err.h"
+#include "env/envs.h"
+#include "base/err.h"
 
 #define ROOT "/srv/apiparity/envs"
 

@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "err.h"
-#include "fingerprint.h"
+#include "base/err.h"
+#include "env/fingerprint.h"
 
 /* What the worker reports for a trixie chroot on an Atlas A2 host. */
 static const char a2_json[] =

@@ -8,8 +8,8 @@
 
 #include <cmocka.h>
 
-#include "err.h"
-#include "frame.h"
+#include "base/err.h"
+#include "env/frame.h"
 
 static const char payload[] = "{\"op\":\"fingerprint\"}";
 #define PAYLOAD_LEN (sizeof(payload) - 1)

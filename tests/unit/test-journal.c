@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "err.h"
-#include "journal.h"
+#include "base/err.h"
+#include "evidence/journal.h"
 #include "testutil.h"
 
 struct fixture {

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "manifest.h"
+#include "base/buf.h"
+#include "evidence/manifest.h"
 #include "testutil.h"
 
 #define ABC_SHA256 "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "official.h"
+#include "check/official.h"
 
 #define AUTOGRAD "test/test_autograd.py"
 

@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "report.h"
-#include "submission.h"
+#include "base/buf.h"
+#include "review/report.h"
+#include "evidence/submission.h"
 #include "testutil.h"
 
 #define TARGET "torch.nn.functional.gelu"

@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "manifest.h"
-#include "review.h"
+#include "base/buf.h"
+#include "evidence/manifest.h"
+#include "review/review.h"
 #include "testutil.h"
 
 #define TARGET "torch.nn.functional.gelu"

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "err.h"
-#include "spec.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "check/spec.h"
 #include "testutil.h"
 
 /* A minimal valid family; the comments give each line's number. */

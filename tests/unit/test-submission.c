@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "err.h"
-#include "submission.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "evidence/submission.h"
 #include "testutil.h"
 
 #define BUNDLE_OK "{\"schema\": \"apiparity.bundle/1\", \"target\": \"torch.add\"}\n"

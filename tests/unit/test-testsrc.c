@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "testsrc.h"
+#include "check/testsrc.h"
 #include "testutil.h"
 
 /* ---- ap_upstream_version ---- */

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "verdict.h"
+#include "check/verdict.h"
 
 #define TARGET "torch.autograd.grad_mode.no_grad"
 

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "buf.h"
-#include "yamldoc.h"
+#include "base/buf.h"
+#include "base/yamldoc.h"
 
 /* Parses text as "t.yaml"; err receives the message of a failure. */
 static json_t *parse(const char *text, struct ap_buf *err)

@@ -1,0 +1,24 @@
+/* sha256.h - SHA-256 digests as lowercase hex (OpenSSL underneath).
+ *
+ * Evidence checksums, test-source checks and input digests all use these, so
+ * every layer hashes the same way.
+ */
+#ifndef AP_SHA256_H
+#define AP_SHA256_H
+
+#include <stddef.h>
+
+#define AP_SHA256_HEX_LEN 64  /* hex digits of a digest */
+
+/* SHA-256 of the file at path, as 64 lowercase hex digits plus NUL in hex.
+ * 0 or -errno. */
+int ap_sha256_file(const char *path, char hex[65]);
+
+/* SHA-256 of fd from its current offset to its end. 0 or -errno. */
+int ap_sha256_fd(int fd, char hex[65]);
+
+/* SHA-256 of a buffer, as hex. hex is empty if OpenSSL cannot allocate, which
+ * matches no real digest. */
+void ap_sha256_mem(const void *data, size_t len, char hex[65]);
+
+#endif

@@ -1,0 +1,72 @@
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/status.h"
+
+struct ap_status {
+	pthread_mutex_t lock;
+	const char *const *names;
+	struct ap_buf *lines;
+	size_t n;
+	FILE *out;
+	int tty;
+	int drawn;
+};
+
+struct ap_status *ap_status_new(const char *const *names, size_t n, FILE *out)
+{
+	struct ap_status *s = calloc(1, sizeof(*s));
+	if (!s || !(s->lines = calloc(n ? n : 1, sizeof(*s->lines)))) {
+		free(s);
+		return NULL;
+	}
+	pthread_mutex_init(&s->lock, NULL);
+	s->names = names;
+	s->n = n;
+	s->out = out;
+	s->tty = isatty(fileno(out));
+	return s;
+}
+
+static void ap_status_redraw(struct ap_status *s)
+{
+	if (s->drawn)
+		fprintf(s->out, "\033[%zuA", s->n);
+	for (size_t i = 0; i < s->n; i++)
+		fprintf(s->out, "\r\033[K%-10s %.100s\n", s->names[i], ap_buf_str(&s->lines[i]));
+	s->drawn = 1;
+	fflush(s->out);
+}
+
+void ap_status_set(struct ap_status *s, size_t i, const char *fmt, ...)
+{
+	va_list ap;
+	if (!s || i >= s->n)
+		return;
+	pthread_mutex_lock(&s->lock);
+	ap_buf_reset(&s->lines[i]);
+	va_start(ap, fmt);
+	ap_buf_vaddf(&s->lines[i], fmt, ap);
+	va_end(ap);
+	if (s->tty)
+		ap_status_redraw(s);
+	else {
+		fprintf(s->out, "%s: %s\n", s->names[i], ap_buf_str(&s->lines[i]));
+		fflush(s->out);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void ap_status_free(struct ap_status *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		ap_buf_free(&s->lines[i]);
+	free(s->lines);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}

@@ -1,0 +1,91 @@
+/* official.h - the policy for upstream's own tests: which tests exercise a
+ * target, whether a claimed node id exists, whether a test can start, and how
+ * a test's outcome becomes a check.
+ *
+ * The worker only reports what it finds (mentions of the target in the test
+ * tree, the nodes of a file, the modules a file imports, outcomes); every
+ * decision here is made from that data.
+ */
+#ifndef AP_OFFICIAL_H
+#define AP_OFFICIAL_H
+
+#include <jansson.h>
+
+#include "base/buf.h"
+
+#define AP_OFFICIAL_MAX 10   /* official tests a check runs, at most */
+#define AP_SCORE_RUN 3       /* the least score of a test that check runs */
+
+/* A node id: "test/test_autograd.py::Class::test" or "test/x.py::test". */
+struct ap_nodeid {
+	char file[256];
+	char cls[128];  /* "" for a module-level test */
+	char test[128];
+};
+
+/* 0, or -EINVAL for something that is not a node id. */
+int ap_nodeid_parse(const char *s, struct ap_nodeid *n);
+
+/* "file::cls::test" (or "file::test") into out. */
+void ap_nodeid_format(const char *file, const char *cls, const char *test, struct ap_buf *out);
+
+/* The worker's tests_find results, each with "node" and "score" added, best
+ * first (a new array). A mention by the target's own path or an alias of the
+ * same object scores above a mention of the bare name; a test whose name
+ * contains name (the class's), and one that also uses the method's name,
+ * score higher. */
+json_t *ap_official_rank(const json_t *found, const char *name);
+
+/* A claimed node id against the worker's tests_nodes answer for its test
+ * name: a new check object (kind "claim"): PASS when it exists, else WARN
+ * naming the node ids with the same test name that do exist. */
+json_t *ap_claim_check(const char *claimed, const json_t *nodes, const char *version);
+
+/* Whether a preflight (tests_preflight data) lets the file start: NULL when
+ * ready, else a new string "missing-fixture: ..." naming what is missing. */
+char *ap_preflight_reason(const json_t *pre);
+
+/* A check object (kind "official") for one result of tests_run. */
+json_t *ap_official_check(const char *file, const json_t *result);
+
+/* Running them, for check and for `apiparity tests`. */
+struct ap_worker;
+struct ap_env;
+
+/* The class a resolved target (the worker's resolve answer) belongs to: the
+ * target itself, or the owner of a method. NULL when unknown. */
+const char *ap_target_class(const json_t *res);
+
+/* Asks the worker for the torch package of its environment (the "package"
+ * answer: found, source, version, codename) into *pkg. 0 or a worker error. */
+int ap_official_package(struct ap_worker *w, json_t **pkg);
+
+/* env as it must start to see the test trees: for a chroot, the test cache
+ * (when it exists) and torch_src (when given) bound under /run/apiparity.
+ * dst shares env's strings; release with ap_env_extra_free(). 0 or -errno. */
+int ap_official_env(const struct ap_env *env, const char *torch_src, struct ap_env *dst);
+
+/* Where the environment sees the test tree for torch package version pkgver
+ * (from the worker's "package" answer; NULL when torch is not a Debian
+ * package) or torch_src: fills root and returns 1, or returns 0 with why
+ * (NOTRUN reason "no-test-source: ...") filled. */
+int ap_official_root(const struct ap_env *env, const char *torch_src, const char *pkgver,
+		     struct ap_buf *root, struct ap_buf *why);
+
+struct ap_official_opts {
+	const char *root;       /* the test tree, as the environment sees it */
+	const char *version;    /* for messages: the torch version */
+	const char *claimed;    /* a claimed node id, or NULL */
+	const char *device;     /* the environment's device, or NULL */
+	int timeout_s;          /* per test */
+	int run;                /* 0: find and validate only */
+};
+
+/* Finds the tests that exercise the resolved target (res), validates the
+ * claimed node id, preflights each file and runs the selected tests.
+ * Appends check objects (kinds "claim", "official") to checks, the ranked
+ * tests to *found (new array), the run log to log. 0, or a worker error. */
+int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
+		    json_t *checks, json_t **found, struct ap_buf *log);
+
+#endif

@@ -1,0 +1,83 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "cli.h"
+
+const char *ap_env_root(const char *opt)
+{
+	const char *e = getenv("APIPARITY_ENV_ROOT");
+	return opt ? opt : e && *e ? e : AP_DEFAULT_ENV_ROOT;
+}
+
+const char *ap_envs_file(const char *opt)
+{
+	const char *e = getenv("APIPARITY_ENVS");
+	return opt ? opt : e && *e ? e : NULL;
+}
+
+int ap_fail(int err, const char *what, const struct ap_buf *detail)
+{
+	if (detail && detail->len)
+		fprintf(stderr, "apiparity: %s: %s: %s\n", what, ap_strerror(err),
+			ap_buf_str(detail));
+	else
+		fprintf(stderr, "apiparity: %s: %s\n", what, ap_strerror(err));
+	return ap_exit_code(err);
+}
+
+int ap_usage(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("apiparity: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see apiparity --help)\n", stderr);
+	return AP_EXIT_USAGE;
+}
+
+int ap_opt_timeout(const char *arg, int *out)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end || v <= 0 || v > 86400) {
+		ap_usage("--timeout wants a positive number of seconds (at most 86400), not '%s'",
+			 arg);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+int ap_cli_load_envs(struct ap_envs *envs, const char *envs_opt, const char *root_opt)
+{
+	struct ap_buf err = { 0 };
+	int r = ap_envs_load(envs, ap_envs_file(envs_opt), ap_env_root(root_opt), &err);
+	if (r)
+		r = ap_fail(r, "environments file", &err);
+	ap_buf_free(&err);
+	return r;
+}
+
+const struct ap_env *ap_cli_find_env(const struct ap_envs *envs, const char *name,
+				     const char *what)
+{
+	const struct ap_env *e = ap_envs_find(envs, name);
+	if (e)
+		return e;
+	struct ap_buf d = { 0 };
+	ap_buf_addf(&d, "'%s' is not in %s (see apiparity env list)", name, envs->path);
+	ap_fail(-AP_EUNKNOWN_ENV, what, &d);
+	ap_buf_free(&d);
+	return NULL;
+}
+
+void ap_print_exit_table(FILE *f)
+{
+	for (int c = 0; c <= ap_exit_max(); c++)
+		if (ap_exit_text(c))
+			fprintf(f, "  %2d  %s\n", c, ap_exit_text(c));
+}

@@ -1,0 +1,281 @@
+/* apiparity env - provision, fingerprint and list environments. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "base/err.h"
+#include "env/fingerprint.h"
+#include "base/pool.h"
+#include "env/provision.h"
+#include "env/worker.h"
+
+struct ap_env_opts {
+	const char *envs;
+	const char *root;
+	const char *suite;
+	int json;
+	int timeout_s;
+};
+
+/* One environment's measurement, filled in by a pool job. */
+struct ap_env_job {
+	const struct ap_env *env;
+	int timeout_ms;
+	int full;            /* fingerprint (else only the hello) */
+	int err;
+	struct ap_buf detail;
+	char python[32];
+	json_t *fp;
+};
+
+static int ap_env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "envs", required_argument, NULL, 'e' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "suite", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e': o->envs = optarg; break;
+		case 'r': o->root = optarg; break;
+		case 's': o->suite = optarg; break;
+		case 'j': o->json = 1; break;
+		case 't':
+			if (ap_opt_timeout(optarg, &o->timeout_s))
+				return -AP_EXIT_USAGE;
+			break;
+		default:
+			return -ap_usage("%s: unknown option '%s'", argv[0], argv[optind - 1]);
+		}
+	}
+	return 0;
+}
+
+static void ap_env_job_run(void *item)
+{
+	struct ap_env_job *j = item;
+	struct ap_worker w;
+	j->err = ap_worker_start(&w, j->env, j->timeout_ms);
+	if (!j->err) {
+		snprintf(j->python, sizeof(j->python), "%s", w.python);
+		if (j->full) {
+			json_t *req = ap_fingerprint_request();
+			j->err = req ? ap_worker_call(&w, req, &j->fp) : -ENOMEM;
+			json_decref(req);
+		}
+	}
+	ap_buf_adds(&j->detail, ap_buf_str(&w.detail));
+	ap_worker_free(&w);
+}
+
+static int ap_load(const struct ap_env_opts *o, struct ap_envs *envs)
+{
+	return ap_cli_load_envs(envs, o->envs, o->root);
+}
+
+static void ap_jobs_free(struct ap_env_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ap_buf_free(&jobs[i].detail);
+		json_decref(jobs[i].fp);
+	}
+	free(jobs);
+}
+
+/* Prints the fingerprints, as JSON or side by side; returns how many decoded. */
+static void ap_show_print(const struct ap_env_job *jobs, size_t n, int json)
+{
+	if (json) {
+		json_t *all = json_object();
+		for (size_t i = 0; i < n; i++)
+			if (!jobs[i].err)
+				json_object_set(all, jobs[i].env->name, jobs[i].fp);
+		json_t *out = n == 1 ? jobs[0].fp : all;
+		if (out)
+			json_dumpf(out, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		if (out)
+			putchar('\n');
+		json_decref(all);
+		return;
+	}
+	struct ap_fingerprint *fps = calloc(n, sizeof(*fps));
+	const struct ap_fingerprint **cols = calloc(n, sizeof(*cols));
+	const char **names = calloc(n, sizeof(*names)), **errors = calloc(n, sizeof(*errors));
+	struct ap_buf out = { 0 }, derr = { 0 };
+	for (size_t i = 0; fps && cols && names && errors && i < n; i++) {
+		names[i] = jobs[i].env->name;
+		errors[i] = "(no fingerprint)";
+		if (!jobs[i].err && !ap_fingerprint_decode(&fps[i], jobs[i].fp, &derr))
+			cols[i] = &fps[i];
+	}
+	if (fps && cols && names && errors) {
+		if (n == 1 && cols[0])
+			ap_fingerprint_render(cols[0], &out);
+		else if (n > 1)
+			ap_fingerprint_table(cols, names, errors, n, &out);
+	}
+	fputs(ap_buf_str(&out), stdout);
+	for (size_t i = 0; fps && i < n; i++)
+		ap_fingerprint_free(&fps[i]);
+	free(fps);
+	free(cols);
+	free(names);
+	free(errors);
+	ap_buf_free(&out);
+	ap_buf_free(&derr);
+}
+
+/* Resolves names to environments; the first unknown name is a usage error. */
+static int ap_jobs_for(const struct ap_envs *envs, char **names, size_t n, int full,
+		       int timeout_s, struct ap_env_job **out)
+{
+	struct ap_env_job *jobs = calloc(n ? n : 1, sizeof(*jobs));
+	if (!jobs)
+		return ap_fail(-ENOMEM, "env", NULL);
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].env = ap_cli_find_env(envs, names[i], "env");
+		jobs[i].full = full;
+		jobs[i].timeout_ms = timeout_s * 1000;
+		if (!jobs[i].env) {
+			ap_jobs_free(jobs, n);
+			return AP_EXIT_UNKNOWN_ENV;
+		}
+	}
+	*out = jobs;
+	return 0;
+}
+
+static int ap_env_show(int argc, char **argv, struct ap_env_opts *o)
+{
+	struct ap_envs envs;
+	struct ap_env_job *jobs = NULL;
+	size_t n = (size_t)(argc - optind);
+	int rc = AP_EXIT_OK;
+
+	if (!n)
+		return ap_usage("env show: name at least one environment");
+	if ((rc = ap_load(o, &envs)))
+		return rc;
+	if ((rc = ap_jobs_for(&envs, argv + optind, n, 1, o->timeout_s ? o->timeout_s : 120,
+			      &jobs)))
+		goto out;
+	ap_pool_run(jobs, n, sizeof(*jobs), ap_env_job_run);
+	ap_show_print(jobs, n, o->json);
+	fflush(stdout);
+	for (size_t i = 0; i < n; i++) {
+		if (!jobs[i].err)
+			continue;
+		struct ap_buf what = { 0 };
+		ap_buf_addf(&what, "env %s", jobs[i].env->name);
+		int code = ap_fail(jobs[i].err, ap_buf_str(&what), &jobs[i].detail);
+		rc = rc ? rc : code;
+		ap_buf_free(&what);
+	}
+	ap_jobs_free(jobs, n);
+out:
+	ap_envs_free(&envs);
+	return rc;
+}
+
+static int ap_env_list(struct ap_env_opts *o)
+{
+	struct ap_envs envs;
+	struct ap_env_job *jobs;
+	int rc = ap_load(o, &envs);
+	if (rc)
+		return rc;
+	jobs = calloc(envs.n ? envs.n : 1, sizeof(*jobs));
+	for (size_t i = 0; jobs && i < envs.n; i++)
+		jobs[i] = (struct ap_env_job){ .env = &envs.v[i],
+					       .timeout_ms = (o->timeout_s ? o->timeout_s : 30) * 1000 };
+	if (!jobs) {
+		ap_envs_free(&envs);
+		return ap_fail(-ENOMEM, "env list", NULL);
+	}
+	ap_pool_run(jobs, envs.n, sizeof(*jobs), ap_env_job_run);
+	printf("%-12s %-12s %s\n", "NAME", "STATUS", "WHERE / WHY");
+	for (size_t i = 0; i < envs.n; i++) {
+		struct ap_buf where = { 0 };
+		ap_env_describe(jobs[i].env, &where);
+		if (jobs[i].err)
+			printf("%-12s %-12s %s: %s\n", jobs[i].env->name, "unreachable",
+			       ap_strerror(jobs[i].err), ap_buf_str(&jobs[i].detail));
+		else
+			printf("%-12s %-12s python %s; %s\n", jobs[i].env->name, "reachable",
+			       jobs[i].python, ap_buf_str(&where));
+		ap_buf_free(&where);
+	}
+	ap_jobs_free(jobs, envs.n);
+	ap_envs_free(&envs);
+	return AP_EXIT_OK;
+}
+
+/* On a terminal, one line rewritten in place; otherwise one line per phase. */
+static void ap_create_progress(void *ctx, const char *phase, const char *line)
+{
+	const char *name = ctx;
+	if (!isatty(STDERR_FILENO)) {
+		if (!line)
+			fprintf(stderr, "apiparity: env %s: %s\n", name, phase);
+		return;
+	}
+	fprintf(stderr, "\r\033[K%s: %s%s%.60s", name, phase, line ? ": " : "",
+		line ? line : "");
+	fflush(stderr);
+}
+
+static int ap_env_create(int argc, char **argv, struct ap_env_opts *o)
+{
+	struct ap_buf err = { 0 }, what = { 0 };
+	if (argc - optind != 1)
+		return ap_usage("env create: name exactly one environment");
+	const char *name = argv[optind];
+	if (!ap_env_name_ok(name))
+		return ap_usage("env create: '%s' is not a valid environment name", name);
+	if (!o->suite)
+		return ap_usage("env create: --suite is required (bookworm, trixie, sid, ...)");
+	struct ap_provision_opts po = { ap_env_root(o->root), name, o->suite,
+					ap_create_progress, (void *)name };
+	int r = ap_provision(&po, &err);
+	if (isatty(STDERR_FILENO))
+		fputs("\r\033[K", stderr);
+	if (r == 1)
+		printf("%s/%s: already complete\n", po.root, name);
+	else if (r == 0)
+		printf("%s/%s: created (Debian %s)\n", po.root, name, o->suite);
+	ap_buf_addf(&what, "env create %s", name);
+	int rc = r < 0 ? ap_fail(r, ap_buf_str(&what), &err) : AP_EXIT_OK;
+	ap_buf_free(&err);
+	ap_buf_free(&what);
+	return rc;
+}
+
+int ap_cmd_env(int argc, char **argv)
+{
+	struct ap_env_opts o = { 0 };
+	if (argc < 2)
+		return ap_usage("env: want create, show or list");
+	const char *sub = argv[1];
+	int r = ap_env_parse_opts(argc - 1, argv + 1, &o);
+	if (r)
+		return -r;
+	if (!strcmp(sub, "show"))
+		return ap_env_show(argc - 1, argv + 1, &o);
+	if (!strcmp(sub, "list"))
+		return ap_env_list(&o);
+	if (!strcmp(sub, "create"))
+		return ap_env_create(argc - 1, argv + 1, &o);
+	return ap_usage("env: unknown subcommand '%s'", sub);
+}

@@ -1,0 +1,336 @@
+/* apiparity tests - upstream's official tests: fetch them for an environment's
+ * torch version, and find the ones that exercise a target. */
+#include <getopt.h>
+#include <regex.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "base/err.h"
+#include "env/fingerprint.h"
+#include "base/fsutil.h"
+#include "check/official.h"
+#include "env/provision.h"
+#include "check/testsrc.h"
+#include "check/verdict.h"
+#include "env/worker.h"
+
+#define AP_TESTS_RUN_LIMIT_MS (24 * 3600 * 1000)
+
+struct ap_tests_opts {
+	const char *envs, *root, *env, *torch_src, *claimed, *select, *log;
+	int timeout_s;
+};
+
+static int ap_tests_parse(int argc, char **argv, struct ap_tests_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "envs", required_argument, NULL, 'E' }, { "env", required_argument, NULL, 'e' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "torch-src", required_argument, NULL, 's' },
+		{ "claimed", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "log", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "k:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k': o->select = optarg; break;
+		case 'l': o->log = optarg; break;
+		case 't':
+			if (ap_opt_timeout(optarg, &o->timeout_s))
+				return AP_EXIT_USAGE;
+			break;
+		case 'E': o->envs = optarg; break;
+		case 'e': o->env = optarg; break;
+		case 'r': o->root = optarg; break;
+		case 's': o->torch_src = optarg; break;
+		case 'c': o->claimed = optarg; break;
+		default: return ap_usage("tests: unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return 0;
+}
+
+/* Loads the environments and starts a worker in the named one (with the test
+ * trees bound). Returns 0, or an exit code already reported. */
+static int ap_tests_start(const struct ap_tests_opts *o, const char *name, struct ap_envs *envs,
+			  struct ap_env *env, struct ap_worker *w)
+{
+	struct ap_buf err = { 0 }, what = { 0 };
+	int r = ap_cli_load_envs(envs, o->envs, o->root);
+	if (r)
+		return r;
+	const struct ap_env *e = ap_cli_find_env(envs, name, "tests");
+	ap_buf_addf(&what, "env %s", name);
+	if (!e) {
+		r = AP_EXIT_UNKNOWN_ENV;
+	} else if ((r = ap_official_env(e, o->torch_src, env)))
+		r = ap_fail(r, ap_buf_str(&what), NULL);
+	else if ((r = ap_worker_start(w, env, 300 * 1000))) {
+		r = ap_fail(r, ap_buf_str(&what), &w->detail);
+		ap_worker_free(w);
+		ap_env_extra_free(env);
+	}
+	if (r)
+		ap_envs_free(envs);
+	ap_buf_free(&err);
+	ap_buf_free(&what);
+	return r;
+}
+
+static void ap_tests_stop(struct ap_envs *envs, struct ap_env *env, struct ap_worker *w)
+{
+	ap_worker_free(w);
+	ap_env_extra_free(env);
+	ap_envs_free(envs);
+}
+
+/* The torch package in the environment: a new object, or NULL (reported). */
+static json_t *ap_tests_package(struct ap_worker *w, const char *name, int *rc)
+{
+	json_t *pkg = NULL;
+	int r = ap_official_package(w, &pkg);
+	if (r) {
+		struct ap_buf what = { 0 };
+		ap_buf_addf(&what, "env %s", name);
+		*rc = ap_fail(r, ap_buf_str(&what), &w->detail);
+		ap_buf_free(&what);
+	}
+	return pkg;
+}
+
+static void ap_fetch_progress(void *ctx, const char *line)
+{
+	(void)ctx;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "\r\033[K%.70s", line);
+}
+
+static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
+{
+	struct ap_envs envs;
+	struct ap_env env;
+	struct ap_worker w;
+	struct ap_buf suite = { 0 }, err = { 0 }, where = { 0 }, up = { 0 };
+	int rc = ap_tests_start(o, name, &envs, &env, &w);
+	if (rc)
+		return rc;
+	json_t *pkg = ap_tests_package(&w, name, &rc);
+	const char *ver = json_string_value(json_object_get(pkg, "version"));
+	const char *src = json_string_value(json_object_get(pkg, "source"));
+	if (!rc && (!ver || !src)) {
+		ap_buf_addf(&err, "%s: torch is not a Debian package here (%s); give a source "
+			    "tree with --torch-src DIR", name,
+			    json_string_value(json_object_get(pkg, "why")));
+		rc = ap_fail(-AP_ENOSOURCE, "tests fetch", &err);
+	}
+	if (!rc && (!env.chroot || ap_provision_suite(env.chroot, &suite)))
+		ap_buf_adds(&suite, json_string_value(json_object_get(pkg, "codename")) ?
+			    json_string_value(json_object_get(pkg, "codename")) : "sid");
+	if (!rc) {
+		int r = ap_testsrc_fetch(ap_buf_str(&suite), src, ver, ap_fetch_progress, NULL, &err);
+		if (isatty(STDERR_FILENO))
+			fputs("\r\033[K", stderr);
+		ap_upstream_version(ver, &up);
+		ap_testsrc_cached(ap_buf_str(&up), &where);
+		if (r >= 0)
+			printf("%s: tests of %s %s: %s (%s)\n", name, src, ver, ap_buf_str(&where),
+			       r == 1 ? "already cached" : "fetched and verified against its .dsc");
+		else
+			rc = ap_fail(r, "tests fetch", &err);
+	}
+	json_decref(pkg);
+	ap_tests_stop(&envs, &env, &w);
+	ap_buf_free(&suite);
+	ap_buf_free(&err);
+	ap_buf_free(&where);
+	ap_buf_free(&up);
+	return rc;
+}
+
+static void ap_print_found(const json_t *found, const json_t *checks)
+{
+	size_t i, k;
+	json_t *t, *m, *c;
+	json_array_foreach(found, i, t) {
+		printf("%3lld  %s\n", (long long)json_integer_value(json_object_get(t, "score")),
+		       json_string_value(json_object_get(t, "node")));
+		json_array_foreach(json_object_get(t, "matches"), k, m)
+			if (k < 3)
+				printf("       %lld: %s\n", (long long)json_integer_value(json_object_get(m, "line")),
+				       json_string_value(json_object_get(m, "text")));
+	}
+	if (!json_array_size(found))
+		printf("no upstream test uses it\n");
+	json_array_foreach(checks, i, c) {
+		const char *reason = json_string_value(json_object_get(c, "reason"));
+		printf("%s %s%s%s\n", json_string_value(json_object_get(c, "status")),
+		       json_string_value(json_object_get(c, "name")), reason ? ": " : "",
+		       reason ? reason : "");
+	}
+}
+
+static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
+{
+	struct ap_envs envs;
+	struct ap_env env;
+	struct ap_worker w;
+	struct ap_buf root = { 0 }, why = { 0 }, what = { 0 };
+	json_t *res = NULL, *found = NULL, *checks = json_array();
+	if (!o->env)
+		return ap_usage("tests find: name the environment with --env NAME");
+	int rc = ap_tests_start(o, o->env, &envs, &env, &w);
+	if (rc)
+		return rc;
+	ap_buf_addf(&what, "env %s", o->env);
+	json_t *pkg = ap_tests_package(&w, o->env, &rc);
+	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", target, "plugins",
+				ap_plugin_modules());
+	int r = rc ? 0 : ap_worker_call(&w, req, &res);
+	json_decref(req);
+	if (r)
+		rc = ap_fail(r, ap_buf_str(&what), &w.detail);
+	else if (!rc && !json_is_true(json_object_get(res, "found"))) {
+		ap_buf_addf(&why, "%s is absent in this version", target);
+		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
+	} else if (!rc && !ap_official_root(&env, o->torch_src,
+					    json_string_value(json_object_get(pkg, "version")),
+					    &root, &why))
+		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
+	if (!rc) {
+		struct ap_official_opts oo = { ap_buf_str(&root),
+			json_string_value(json_object_get(pkg, "version")), o->claimed, env.device, 30, 0 };
+		struct ap_buf log = { 0 };
+		if ((r = ap_official_run(&w, res, &oo, checks, &found, &log)))
+			rc = ap_fail(r, ap_buf_str(&what), &w.detail);
+		else
+			ap_print_found(found, checks);
+		ap_buf_free(&log);
+		for (size_t i = 0; !rc && i < json_array_size(checks); i++)
+			if (!strcmp(json_string_value(json_object_get(json_array_get(checks, i),
+								      "status")), "WARN"))
+				rc = AP_EXIT_FAILED;
+	}
+	json_decref(pkg);
+	json_decref(res);
+	json_decref(found);
+	json_decref(checks);
+	ap_tests_stop(&envs, &env, &w);
+	ap_buf_free(&root);
+	ap_buf_free(&why);
+	ap_buf_free(&what);
+	return rc;
+}
+
+static int ap_print_run(const json_t *ran, const char *file, const char *logpath)
+{
+	size_t i;
+	json_t *t;
+	int counts[3] = { 0 }, rc = AP_EXIT_OK; /* passed, failed, other */
+	const json_t *imp = json_object_get(ran, "import");
+	if (!json_is_true(json_object_get(imp, "ok"))) {
+		printf("NOTRUN %s: import failed: %s\n", file,
+		       json_string_value(json_object_get(imp, "error")));
+		return AP_EXIT_FAILED;
+	}
+	json_array_foreach(json_object_get(ran, "tests"), i, t) {
+		json_t *c = ap_official_check(file, t);
+		const char *st = json_string_value(json_object_get(c, "status"));
+		const char *why = json_string_value(json_object_get(c, "reason"));
+		printf("%-7s %s%s%s (%lld ms)\n", st, json_string_value(json_object_get(c, "name")),
+		       why ? ": " : "", why ? why : "",
+		       (long long)json_integer_value(json_object_get(c, "duration_ms")));
+		counts[!strcmp(st, "PASS") ? 0 : ap_status_failed(st) ? 1 : 2]++;
+		json_decref(c);
+	}
+	printf("%s: import %lld ms; %d passed, %d failed, %d skipped or not run\n", file,
+	       (long long)json_integer_value(json_object_get(imp, "ms")), counts[0], counts[1],
+	       counts[2]);
+	if (logpath) {
+		const char *log = json_string_value(json_object_get(ran, "log"));
+		int r = ap_write_atomic(logpath, log ? log : "", log ? strlen(log) : 0);
+		if (r)
+			fprintf(stderr, "apiparity: tests run: cannot write %s: %s\n", logpath, strerror(-r));
+		rc = r ? AP_EXIT_IO : rc;
+	}
+	return counts[1] && rc == AP_EXIT_OK ? AP_EXIT_FAILED : rc;
+}
+
+/* Runs the tests of one file (those whose node id matches -k, an extended
+ * regular expression, ignoring case), each in its own fork. They are
+ * collected after import, as unittest and pytest do: a test class the file
+ * imports from a helper module is among them. */
+static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
+{
+	struct ap_envs envs;
+	struct ap_env env;
+	struct ap_worker w;
+	struct ap_buf root = { 0 }, why = { 0 }, what = { 0 };
+	regex_t re;
+	json_t *ran = NULL;
+	if (!o->env)
+		return ap_usage("tests run: name the environment with --env NAME");
+	if (o->select && regcomp(&re, o->select, REG_EXTENDED | REG_NOSUB))
+		return ap_usage("tests run: -k '%s' is not an extended regular expression", o->select);
+	if (o->select)
+		regfree(&re); /* checked here, applied in the environment */
+	int rc = ap_tests_start(o, o->env, &envs, &env, &w);
+	if (rc)
+		goto out;
+	ap_buf_addf(&what, "env %s", o->env);
+	json_t *pkg = ap_tests_package(&w, o->env, &rc);
+	if (!rc && !ap_official_root(&env, o->torch_src,
+				     json_string_value(json_object_get(pkg, "version")), &root, &why))
+		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
+	json_decref(pkg);
+	int r = 0;
+	if (!rc) {
+		json_t *req = json_pack("{s:s, s:s, s:s, s:s, s:i, s:{}}", "op", "tests_run", "root",
+					ap_buf_str(&root), "file", file, "select",
+					o->select ? o->select : "", "timeout_s",
+					o->timeout_s ? o->timeout_s : 30, "setenv");
+		/* The worker bounds the import and each test; it answers once all
+		 * have run, and how many match -k is known only there. */
+		r = ap_worker_call_within(&w, req, &ran, AP_TESTS_RUN_LIMIT_MS);
+		json_decref(req);
+	}
+	if (r)
+		rc = ap_fail(r, ap_buf_str(&what), &w.detail);
+	else if (!rc)
+		rc = ap_print_run(ran, file, o->log);
+	ap_tests_stop(&envs, &env, &w);
+out:
+	json_decref(ran);
+	ap_buf_free(&root);
+	ap_buf_free(&why);
+	ap_buf_free(&what);
+	return rc;
+}
+
+int ap_cmd_tests(int argc, char **argv)
+{
+	struct ap_tests_opts o = { 0 };
+	if (argc < 2)
+		return ap_usage("tests: want fetch ENV, find TARGET --env ENV, or run FILE --env ENV");
+	const char *sub = argv[1];
+	int r = ap_tests_parse(argc - 1, argv + 1, &o);
+	if (r)
+		return r;
+	if (argc - 1 - optind != 1)
+		return ap_usage("tests %s: name exactly one %s", sub, !strcmp(sub, "fetch") ?
+				"environment" : !strcmp(sub, "run") ? "test file" : "TARGET");
+	if (!strcmp(sub, "fetch"))
+		return ap_tests_fetch(&o, argv[1 + optind]);
+	if (!strcmp(sub, "find"))
+		return ap_tests_find(&o, argv[1 + optind]);
+	if (!strcmp(sub, "run"))
+		return ap_tests_run(&o, argv[1 + optind]);
+	return ap_usage("tests: unknown subcommand '%s'", sub);
+}

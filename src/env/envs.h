@@ -1,0 +1,77 @@
+/* envs.h - environments: where a Python with torch runs, named in an INI file.
+ *
+ *   [a2]
+ *   label  = Atlas A2 (910B3)
+ *   exec   = ssh a2-host --      ; an argv prefix, split into words once
+ *   python = python3
+ *   device = npu
+ *   [trixie]
+ *   chroot = trixie              ; relative: under the environments root
+ *
+ * Every command is held as an argv and never passes through a local shell. An
+ * exec prefix that hands its arguments to a remote shell (ssh does) must be told
+ * so, with `remote_shell = yes` (the default when the prefix starts with ssh),
+ * and then apiparity quotes what follows the prefix for that shell.
+ * `setenv = NAME=VALUE ...` sets variables for the process apiparity starts
+ * (the prefix, or python); `bind = /host/dir:/existing/dir ...` makes host
+ * directories visible, read-only, inside a chroot (fixtures, source trees).
+ * `local` (this machine's python3) exists without an entry; an entry named local
+ * overrides it.
+ */
+#ifndef AP_ENVS_H
+#define AP_ENVS_H
+
+#include "base/argv.h"
+#include "base/buf.h"
+
+struct ap_env {
+	char *name;
+	char *label;            /* NULL: none given */
+	char *device;           /* claimed device type, NULL: none claimed */
+	char *chroot;           /* absolute directory, NULL: not a chroot */
+	struct ap_argv exec;    /* exec prefix, may be empty */
+	struct ap_argv python;  /* interpreter argv, never empty */
+	int remote_shell;
+	struct ap_argv setenv;  /* NAME=VALUE words, for the process started */
+	struct ap_argv bind;    /* /host:/inside words, chroot only, read-only */
+	const char *file;       /* where it was defined (NULL: built in) */
+	int line;
+};
+
+struct ap_envs {
+	struct ap_env *v;
+	size_t n;
+	char *path;
+};
+
+/* Parses the environments file at path ("-" or NULL: the built-in reference
+ * file). Relative chroot directories are taken under root. On error returns
+ * -AP_ECONFIG with "file:line: what" in err ("file: why" when the file cannot
+ * be read), or -ENOMEM; envs is then empty and needs no ap_envs_free(). */
+int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
+		 struct ap_buf *err);
+
+/* The environment called name; `local` always exists. NULL if unknown. */
+const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name);
+
+/* Whether name is usable as an environment name (it names directories). */
+int ap_env_name_ok(const char *name);
+
+/* What runs, for people: "chroot /x: python3", "ssh a -- python3", "python3". */
+void ap_env_describe(const struct ap_env *env, struct ap_buf *out);
+
+void ap_envs_free(struct ap_envs *envs);
+
+/* dst: a copy of env that shares env's strings and owns only its own copy of
+ * the bind list, so binds can be added for one run: release it with
+ * ap_env_extra_free(), and keep env alive as long as dst. 0 or -ENOMEM. */
+int ap_env_copy(const struct ap_env *env, struct ap_env *dst);
+
+/* Adds a bind of host at inside to a copy made by ap_env_copy(). */
+int ap_env_add_bind(struct ap_env *dst, const char *host, const char *inside);
+void ap_env_extra_free(struct ap_env *dst);
+
+/* The built-in reference environments file (envs/reference.ini). */
+extern const char ap_reference_envs[];
+
+#endif

@@ -1,0 +1,428 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "env/spawn.h"
+
+extern char **environ;
+
+/* What the child reports through its close-on-exec pipe when it cannot exec. */
+enum { AP_STAGE_NS = 1, AP_STAGE_PROC, AP_STAGE_BIND, AP_STAGE_CHROOT, AP_STAGE_EXEC };
+struct ap_child_fail {
+	int stage;
+	int err;
+	int which; /* the bind that failed */
+};
+
+/* Everything the child needs, computed before fork: after fork it only makes
+ * system calls (the parent may have other threads; malloc is off limits). */
+struct ap_child_plan {
+	const char *root;           /* chroot directory or NULL */
+	struct ap_argv mounts;      /* proc, sys, dev/shm targets under root */
+	struct ap_argv bind_src;    /* host directories to bind ... */
+	struct ap_argv bind_dst;    /* ... onto these, under root */
+	char *run_tmpfs;            /* root/run, when a bind goes under /run/apiparity */
+	struct ap_argv mkdirs;      /* directories to make in that tmpfs, in order */
+	struct ap_argv candidates;  /* paths to try for argv[0], in order */
+	struct ap_argv argv;
+	char **envp;
+	struct ap_argv envbuf;
+};
+
+static const char ap_chroot_path[] =
+	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/* A word made safe for a POSIX shell: 'it'\''s'. */
+static int ap_shell_quote(struct ap_argv *a, const char *s)
+{
+	struct ap_buf b = { 0 };
+	int r = ap_buf_adds(&b, "'");
+	for (const char *p = s; !r && *p; p++)
+		r = *p == '\'' ? ap_buf_adds(&b, "'\\''") : ap_buf_add(&b, p, 1);
+	if (!r)
+		r = ap_buf_adds(&b, "'");
+	if (!r)
+		r = ap_argv_push(a, ap_buf_str(&b));
+	ap_buf_free(&b);
+	return r;
+}
+
+static int ap_plan_candidates(struct ap_child_plan *pl, const char *path)
+{
+	const char *cmd = pl->argv.v[0];
+	if (strchr(cmd, '/'))
+		return ap_argv_push(&pl->candidates, cmd);
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, ":");
+		struct ap_buf b = { 0 };
+		int r = ap_buf_addf(&b, "%.*s/%s", (int)n, p, cmd);
+		if (!r && n)
+			r = ap_argv_push(&pl->candidates, ap_buf_str(&b));
+		ap_buf_free(&b);
+		if (r)
+			return r;
+		p += n + (p[n] == ':');
+	}
+	return 0;
+}
+
+/* Whether the NAME=VALUE word w sets a name that set (NAME=VALUE words) sets. */
+static int ap_env_overridden(const char *w, const struct ap_argv *set)
+{
+	size_t n = strcspn(w, "=");
+	for (size_t i = 0; i < set->n; i++)
+		if (!strncmp(set->v[i], w, n) && set->v[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+/* The child's environment: base (NAME=VALUE words) with env's setenv on top. */
+static int ap_plan_env(struct ap_child_plan *pl, const struct ap_env *env, char **base)
+{
+	int r = ap_argv_extend(&pl->envbuf, &env->setenv);
+	for (size_t i = 0; !r && base[i]; i++)
+		if (!ap_env_overridden(base[i], &env->setenv))
+			r = ap_argv_push(&pl->envbuf, base[i]);
+	pl->envp = pl->envbuf.v;
+	return r;
+}
+
+/* A chroot starts from a clean environment: the host's PATH and the like
+ * mean nothing inside it. */
+static int ap_plan_chroot_env(struct ap_child_plan *pl, const struct ap_env *env)
+{
+	const char *keep[] = { "TERM", "TZ", NULL };
+	struct ap_argv base = { 0 };
+	struct ap_buf b = { 0 };
+	int r = ap_argv_push(&base, "PATH=/usr/local/sbin:/usr/local/bin:"
+			     "/usr/sbin:/usr/bin:/sbin:/bin");
+	r = r ? r : ap_argv_push(&base, "HOME=/root");
+	r = r ? r : ap_argv_push(&base, "LANG=C.UTF-8");
+	for (int i = 0; !r && keep[i]; i++) {
+		const char *v = getenv(keep[i]);
+		if (!v)
+			continue;
+		ap_buf_reset(&b);
+		r = ap_buf_addf(&b, "%s=%s", keep[i], v);
+		r = r ? r : ap_argv_push(&base, ap_buf_str(&b));
+	}
+	r = r ? r : ap_plan_env(pl, env, base.v);
+	ap_buf_free(&b);
+	ap_argv_free(&base);
+	return r;
+}
+
+/* A bind under /run/apiparity/ needs no directory in the chroot: the child
+ * mounts a tmpfs on /run and makes the mount points there, so apiparity can
+ * show a test tree to an environment without changing its files. */
+static int ap_plan_run_dirs(struct ap_child_plan *pl, const struct ap_env *env,
+			    const char *inside)
+{
+	struct ap_buf b = { 0 };
+	int r = 0;
+	if (!pl->run_tmpfs) {
+		r = ap_buf_addf(&b, "%s/run", env->chroot);
+		if (r || !(pl->run_tmpfs = strdup(ap_buf_str(&b))))
+			return ap_buf_free(&b), -ENOMEM;
+	}
+	for (const char *p = inside + strlen("/run/"); !r && p && *p; p = strchr(p + 1, '/')) {
+		ap_buf_reset(&b);
+		r = ap_buf_addf(&b, "%s%.*s", env->chroot, (int)(p - inside), inside);
+		if (!r && p != inside + strlen("/run/"))
+			r = ap_argv_push(&pl->mkdirs, ap_buf_str(&b));
+	}
+	ap_buf_reset(&b);
+	r = r ? r : ap_buf_addf(&b, "%s%s", env->chroot, inside);
+	r = r ? r : ap_argv_push(&pl->mkdirs, ap_buf_str(&b));
+	ap_buf_free(&b);
+	return r;
+}
+
+static int ap_plan_binds(struct ap_child_plan *pl, const struct ap_env *env)
+{
+	struct ap_buf b = { 0 };
+	int r = 0;
+	for (size_t i = 0; !r && i < env->bind.n; i++) {
+		const char *w = env->bind.v[i], *sep = strchr(w, ':');
+		if (!strncmp(sep + 1, "/run/apiparity/", 15))
+			r = ap_plan_run_dirs(pl, env, sep + 1);
+		ap_buf_reset(&b);
+		r = ap_buf_add(&b, w, (size_t)(sep - w));
+		r = r ? r : ap_argv_push(&pl->bind_src, ap_buf_str(&b));
+		ap_buf_reset(&b);
+		r = r ? r : ap_buf_addf(&b, "%s%s", env->chroot, sep + 1);
+		r = r ? r : ap_argv_push(&pl->bind_dst, ap_buf_str(&b));
+	}
+	ap_buf_free(&b);
+	return r;
+}
+
+static int ap_plan_build(struct ap_child_plan *pl, const struct ap_env *env,
+			 const struct ap_argv *cmd)
+{
+	int r = ap_argv_extend(&pl->argv, &env->exec);
+	for (size_t i = 0; !r && i < cmd->n; i++)
+		r = env->exec.n && env->remote_shell ? ap_shell_quote(&pl->argv, cmd->v[i])
+			: ap_argv_push(&pl->argv, cmd->v[i]);
+	if (r)
+		return r;
+	if (!env->chroot) {
+		r = env->setenv.n ? ap_plan_env(pl, env, environ) : 0;
+		if (!env->setenv.n)
+			pl->envp = environ;
+		const char *path = getenv("PATH");
+		for (size_t i = 0; i < env->setenv.n; i++)
+			if (!strncmp(env->setenv.v[i], "PATH=", 5))
+				path = env->setenv.v[i] + 5;
+		return r ? r : ap_plan_candidates(pl, path ? path : ap_chroot_path);
+	}
+	pl->root = env->chroot;
+	const char *sub[] = { "/proc", "/sys", "/dev/shm", NULL };
+	struct ap_buf b = { 0 };
+	for (int i = 0; !r && sub[i]; i++) {
+		ap_buf_reset(&b);
+		r = ap_buf_addf(&b, "%s%s", env->chroot, sub[i]);
+		r = r ? r : ap_argv_push(&pl->mounts, ap_buf_str(&b));
+	}
+	ap_buf_free(&b);
+	r = r ? r : ap_plan_binds(pl, env);
+	r = r ? r : ap_plan_chroot_env(pl, env);
+	return r ? r : ap_plan_candidates(pl, ap_chroot_path);
+}
+
+static void ap_plan_free(struct ap_child_plan *pl)
+{
+	ap_argv_free(&pl->mounts);
+	ap_argv_free(&pl->bind_src);
+	ap_argv_free(&pl->bind_dst);
+	ap_argv_free(&pl->mkdirs);
+	free(pl->run_tmpfs);
+	ap_argv_free(&pl->candidates);
+	ap_argv_free(&pl->argv);
+	ap_argv_free(&pl->envbuf);
+}
+
+static _Noreturn void ap_child_fail(int fd, int stage, int err)
+{
+	struct ap_child_fail f = { stage, err, 0 };
+	ssize_t n = write(fd, &f, sizeof(f));
+	(void)n;
+	_exit(127);
+}
+
+/* Runs in the child, between fork and exec: system calls only. */
+static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int report)
+{
+	setpgid(0, 0);
+	for (int i = 0; i < 3; i++)
+		if (dup2(fd[i], i) < 0)
+			ap_child_fail(report, AP_STAGE_EXEC, errno);
+	signal(SIGPIPE, SIG_DFL);
+	if (pl->root) {
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			ap_child_fail(report, AP_STAGE_NS, errno);
+		if (mount("proc", pl->mounts.v[0], "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			  NULL))
+			ap_child_fail(report, AP_STAGE_PROC, errno);
+		/* /sys (CPU topology) and /dev/shm (torch's shared memory) are
+		 * helpful, not required: a chroot without them still works. */
+		(void)mount("sysfs", pl->mounts.v[1], "sysfs", MS_RDONLY | MS_NOSUID |
+			    MS_NODEV | MS_NOEXEC, NULL);
+		(void)mount("tmpfs", pl->mounts.v[2], "tmpfs", MS_NOSUID | MS_NODEV, NULL);
+		if (pl->run_tmpfs && mount("tmpfs", pl->run_tmpfs, "tmpfs", MS_NOSUID | MS_NODEV, NULL))
+			ap_child_fail(report, AP_STAGE_BIND, errno);
+		for (size_t i = 0; i < pl->mkdirs.n; i++)
+			if (mkdir(pl->mkdirs.v[i], 0755) && errno != EEXIST)
+				ap_child_fail(report, AP_STAGE_BIND, errno);
+		for (size_t i = 0; i < pl->bind_src.n; i++)
+			if (mount(pl->bind_src.v[i], pl->bind_dst.v[i], NULL, MS_BIND | MS_REC, NULL) ||
+			    mount(NULL, pl->bind_dst.v[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL)) {
+				struct ap_child_fail f = { AP_STAGE_BIND, errno, (int)i };
+				ssize_t n = write(report, &f, sizeof(f));
+				(void)n;
+				_exit(127);
+			}
+		if (chroot(pl->root) || chdir("/"))
+			ap_child_fail(report, AP_STAGE_CHROOT, errno);
+	}
+	int last = ENOENT;
+	for (size_t i = 0; i < pl->candidates.n; i++) {
+		execve(pl->candidates.v[i], pl->argv.v, pl->envp);
+		if (errno != ENOENT && errno != ENOTDIR)
+			last = errno;
+	}
+	ap_child_fail(report, AP_STAGE_EXEC, last);
+}
+
+static int ap_spawn_failed(const struct ap_env *env, const char *prog,
+			   const struct ap_child_fail *f, struct ap_buf *err)
+{
+	const char *what = strerror(f->err);
+	switch (f->stage) {
+	case AP_STAGE_NS:
+		ap_buf_addf(err, "cannot create a mount namespace for chroot %s: %s "
+			    "(chroot environments need root)", env->chroot, what);
+		return -AP_EUNREACHABLE;
+	case AP_STAGE_PROC:
+		ap_buf_addf(err, "cannot mount /proc in chroot %s: %s", env->chroot, what);
+		return -AP_EUNREACHABLE;
+	case AP_STAGE_BIND:
+		ap_buf_addf(err, "cannot bind %s in chroot %s: %s", f->which < (int)env->bind.n
+			    ? env->bind.v[f->which] : "?", env->chroot, what);
+		return -AP_EUNREACHABLE;
+	case AP_STAGE_CHROOT:
+		ap_buf_addf(err, "cannot enter chroot %s: %s", env->chroot, what);
+		return -AP_EUNREACHABLE;
+	}
+	if (env->exec.n) {
+		ap_buf_addf(err, "cannot run exec prefix '%s': %s", env->exec.v[0], what);
+		return -AP_EUNREACHABLE;
+	}
+	ap_buf_addf(err, "cannot run '%s'%s%s: %s", prog,
+		    env->chroot ? " in chroot " : "", env->chroot ? env->chroot : "", what);
+	return -AP_ENOPYTHON;
+}
+
+static int ap_check_chroot(const struct ap_env *env, struct ap_buf *err)
+{
+	struct stat st;
+	if (stat(env->chroot, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	ap_buf_addf(err, "chroot %s does not exist (provision it with `apiparity env "
+		    "create %s --suite SUITE`)", env->chroot, env->name);
+	return -AP_EUNREACHABLE;
+}
+
+static void ap_close_all(int *fds, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
+	     struct ap_proc *p, struct ap_buf *err)
+{
+	struct ap_child_plan pl = { 0 };
+	int pin[2] = { -1, -1 }, pout[2] = { -1, -1 }, perr[2] = { -1, -1 };
+	int rep[2] = { -1, -1 };
+	int r;
+
+	if (env->chroot && (r = ap_check_chroot(env, err)))
+		return r;
+	if ((r = ap_plan_build(&pl, env, cmd)))
+		goto out;
+	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) ||
+	    (!(flags & AP_SPAWN_MERGE_ERR) && pipe2(perr, O_CLOEXEC))) {
+		r = -errno;
+		goto fail;
+	}
+	int child_fd[3] = { pin[0], pout[1], flags & AP_SPAWN_MERGE_ERR ? pout[1] : perr[1] };
+	pid_t pid = fork();
+	if (pid < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (pid == 0)
+		ap_child(&pl, child_fd, rep[1]);
+	setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
+	close(rep[1]);
+	rep[1] = -1;
+	struct ap_child_fail f;
+	ssize_t n;
+	while ((n = read(rep[0], &f, sizeof(f))) < 0 && errno == EINTR)
+		;
+	int fds[] = { pin[0], pout[1], perr[1], rep[0] };
+	ap_close_all(fds, 4);
+	*p = (struct ap_proc){ pid, pin[1], pout[0], perr[0] };
+	if (n == (ssize_t)sizeof(f)) {
+		ap_proc_wait(p, &(int){ 0 });
+		r = ap_spawn_failed(env, cmd->v[0], &f, err);
+	}
+	goto out;
+fail:
+	ap_buf_addf(err, "cannot start a process: %s", strerror(-r));
+	int all[] = { pin[0], pin[1], pout[0], pout[1], perr[0], perr[1], rep[0], rep[1] };
+	ap_close_all(all, 8);
+out:
+	ap_plan_free(&pl);
+	return r;
+}
+
+void ap_proc_kill(const struct ap_proc *p)
+{
+	if (p->pid > 0)
+		kill(-p->pid, SIGKILL);
+}
+
+int ap_proc_wait(struct ap_proc *p, int *status)
+{
+	int fds[] = { p->in, p->out, p->err };
+	ap_close_all(fds, 3);
+	p->in = p->out = p->err = -1;
+	if (p->pid <= 0)
+		return -ECHILD;
+	pid_t r;
+	while ((r = waitpid(p->pid, status, 0)) < 0 && errno == EINTR)
+		;
+	p->pid = 0;
+	return r < 0 ? -errno : 0;
+}
+
+void ap_wait_describe(int status, struct ap_buf *out)
+{
+	if (WIFEXITED(status))
+		ap_buf_addf(out, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		ap_buf_addf(out, "killed by SIG%s", sigabbrev_np(WTERMSIG(status))
+			    ? sigabbrev_np(WTERMSIG(status)) : "?");
+	else
+		ap_buf_addf(out, "wait status %d", status);
+}
+
+static void ap_emit_lines(struct ap_buf *acc, int eof,
+			  void (*line)(void *ctx, const char *line), void *ctx)
+{
+	char *nl;
+	while (acc->len && ((nl = memchr(acc->data, '\n', acc->len)) || eof)) {
+		size_t n = nl ? (size_t)(nl - acc->data) : acc->len;
+		acc->data[n] = '\0';
+		line(ctx, acc->data);
+		ap_buf_consume(acc, nl ? n + 1 : n);
+	}
+}
+
+int ap_spawn_run(const struct ap_env *env, const struct ap_argv *cmd,
+		 void (*line)(void *ctx, const char *line), void *ctx,
+		 struct ap_buf *err)
+{
+	struct ap_proc p;
+	struct ap_buf acc = { 0 };
+	char chunk[4096];
+	int r = ap_spawn(env, cmd, AP_SPAWN_MERGE_ERR, &p, err);
+	if (r)
+		return r;
+	close(p.in);
+	p.in = -1;
+	for (;;) {
+		ssize_t n = read(p.out, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || ap_buf_add(&acc, chunk, (size_t)n))
+			break;
+		ap_emit_lines(&acc, 0, line, ctx);
+	}
+	ap_emit_lines(&acc, 1, line, ctx);
+	ap_buf_free(&acc);
+	int status = 0;
+	r = ap_proc_wait(&p, &status);
+	return r ? r : status;
+}

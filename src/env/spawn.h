@@ -1,0 +1,53 @@
+/* spawn.h - start a command inside an environment, and supervise it.
+ *
+ * The command is an argv. It runs after the environment's exec prefix (quoted
+ * for the remote shell when the environment says one is there), or inside its
+ * chroot: the child enters a private mount namespace, mounts /proc (and /sys,
+ * /dev/shm) there, chroots and execs, so nothing stays mounted on the host once
+ * the last process of the environment exits. Each child leads its own process
+ * group, so a timeout kills everything it started.
+ *
+ * All descriptors are close-on-exec: concurrent spawns from several threads
+ * never leak one child's pipes into another (which would hide its EOF).
+ */
+#ifndef AP_SPAWN_H
+#define AP_SPAWN_H
+
+#include <sys/types.h>
+
+#include "base/argv.h"
+#include "base/buf.h"
+#include "env/envs.h"
+
+struct ap_proc {
+	pid_t pid;   /* also the process group id */
+	int in;      /* its stdin, write end; -1 once closed */
+	int out;     /* its stdout, read end */
+	int err;     /* its stderr, read end; -1 with AP_SPAWN_MERGE_ERR */
+};
+
+#define AP_SPAWN_MERGE_ERR 1 /* stderr goes to the stdout pipe */
+
+/* Starts cmd in env. Returns 0, or on failure to start: -AP_EUNREACHABLE (the
+ * exec prefix or the chroot could not be started), -AP_ENOPYTHON (cmd[0] not
+ * found where no prefix stands before it), or -errno; err says what and where. */
+int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
+	     struct ap_proc *p, struct ap_buf *err);
+
+/* Kills the whole process group (SIGKILL). Safe to call more than once. */
+void ap_proc_kill(const struct ap_proc *p);
+
+/* Closes our ends and reaps the child; *status is the wait status. 0 or -errno. */
+int ap_proc_wait(struct ap_proc *p, int *status);
+
+/* Describes a wait status: "exited with status 3", "killed by SIGSEGV". */
+void ap_wait_describe(int status, struct ap_buf *out);
+
+/* Runs cmd in env to completion, passing each line of its output (stdout and
+ * stderr merged) to line(). Returns the wait status (>= 0) or a negative error
+ * as ap_spawn(). */
+int ap_spawn_run(const struct ap_env *env, const struct ap_argv *cmd,
+		 void (*line)(void *ctx, const char *line), void *ctx,
+		 struct ap_buf *err);
+
+#endif

@@ -1,0 +1,324 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/fsutil.h"
+#include "env/frame.h"
+#include "env/worker.h"
+
+#define AP_ERRLOG_MAX 16384
+
+/* Precedes the hello (see worker/apiparity_worker.py). */
+static const char ap_sync[] = "\0apiparity-worker-sync\0";
+#define AP_SYNC_LEN (sizeof(ap_sync) - 1)
+#define AP_EXIT_GRACE_MS 2000
+
+static long ap_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Waits up to grace_ms for the group leader to exit by itself, without reaping
+ * it (WNOWAIT): its pid must still name the process group that the caller
+ * kills next. 1 if it exited. */
+static int ap_await_exit(pid_t pid, long grace_ms)
+{
+	long deadline = ap_now_ms() + grace_ms;
+	for (;;) {
+		siginfo_t si = { 0 };
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+			return 0;
+		if (si.si_pid == pid)
+			return 1;
+		if (ap_now_ms() >= deadline)
+			return 0;
+		struct timespec ts = { 0, 5 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The last non-empty line of the worker's stderr: usually the error itself. */
+static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
+{
+	const char *s = ap_buf_str(log);
+	size_t end = log->len;
+	while (end && (s[end - 1] == '\n' || s[end - 1] == '\r' || s[end - 1] == ' '))
+		end--;
+	size_t start = end;
+	while (start && s[start - 1] != '\n')
+		start--;
+	ap_buf_add(out, s + start, end - start);
+}
+
+/* The worker's stdout ended: reap it and say why, as precisely as we can. */
+static int ap_worker_died(struct ap_worker *w)
+{
+	int status = 0;
+	struct ap_buf how = { 0 }, last = { 0 };
+	size_t got, want;
+
+	ap_frame_truncation(&w->in, &got, &want);
+	if (!w->synced)
+		got = 0; /* start-up noise, not a frame */
+	/* Its stdout closed because it is exiting: let it, so that its own
+	 * status (127, a signal) is what we report, not our SIGKILL. */
+	ap_await_exit(w->proc.pid, AP_EXIT_GRACE_MS);
+	ap_proc_kill(&w->proc);
+	ap_proc_wait(&w->proc, &status);
+	ap_wait_describe(status, &how);
+	ap_last_line(&w->errlog, &last);
+	int r = -AP_EWORKER;
+	if (got)
+		ap_buf_addf(&w->detail, "worker died mid-message (truncated frame: %zu of "
+			    "%zu bytes), %s", got, want, ap_buf_str(&how));
+	else if (!w->hello && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		r = -AP_ENOPYTHON;
+		ap_buf_addf(&w->detail, "'%s' (exit status 127)", w->env->python.v[0]);
+	} else if (!w->hello && w->env->exec.n && WIFEXITED(status)) {
+		r = -AP_EUNREACHABLE;
+		ap_buf_addf(&w->detail, "exec prefix '%s' %s before python answered",
+			    w->env->exec.v[0], ap_buf_str(&how));
+	} else
+		ap_buf_addf(&w->detail, "%s %s %s", w->hello ? "worker" : "python",
+			    ap_buf_str(&how), w->hello ? "while answering" : "before answering");
+	if (last.len)
+		ap_buf_addf(&w->detail, ": %s", ap_buf_str(&last));
+	ap_buf_free(&how);
+	ap_buf_free(&last);
+	return r;
+}
+
+static int ap_fail(struct ap_worker *w, int r)
+{
+	ap_worker_stop(w);
+	return r;
+}
+
+static void ap_errlog_add(struct ap_worker *w, const char *p, size_t n)
+{
+	ap_buf_add(&w->errlog, p, n);
+	ap_buf_keep_tail(&w->errlog, AP_ERRLOG_MAX);
+}
+
+/* Before the hello, stdout may carry what the interpreter's start-up printed:
+ * moves it to the stderr log, up to the sync marker. 1 once synced. */
+static int ap_worker_sync(struct ap_worker *w)
+{
+	if (w->synced)
+		return 1;
+	for (size_t i = 0; i + AP_SYNC_LEN <= w->in.len; i++)
+		if (!memcmp(w->in.data + i, ap_sync, AP_SYNC_LEN)) {
+			ap_errlog_add(w, w->in.data, i);
+			ap_buf_consume(&w->in, i + AP_SYNC_LEN);
+			w->synced = 1;
+			return 1;
+		}
+	if (w->in.len >= AP_SYNC_LEN) {
+		size_t noise = w->in.len - (AP_SYNC_LEN - 1);
+		ap_errlog_add(w, w->in.data, noise);
+		ap_buf_consume(&w->in, noise);
+	}
+	return 0;
+}
+
+/* Reads until one whole frame is in w->in; returns it parsed. */
+static int ap_worker_recv(struct ap_worker *w, json_t **msg)
+{
+	long deadline = ap_now_ms() + w->timeout_ms;
+	char chunk[65536];
+
+	for (;;) {
+		const char *payload;
+		size_t len, flen;
+		int r = ap_worker_sync(w) ? ap_frame_peek(&w->in, AP_FRAME_MAX, &payload,
+							  &len, &flen) : 0;
+		if (r < 0) {
+			ap_buf_addf(&w->detail, "worker sent an oversized frame (limit %u bytes)",
+				    AP_FRAME_MAX);
+			return ap_fail(w, r);
+		}
+		if (r == 1) {
+			json_error_t je;
+			*msg = json_loadb(payload, len, 0, &je);
+			ap_buf_consume(&w->in, flen);
+			if (*msg && json_is_object(*msg))
+				return 0;
+			json_decref(*msg);
+			ap_buf_addf(&w->detail, "worker sent a frame that is not a JSON "
+				    "object: %s", je.text);
+			return ap_fail(w, -AP_EPROTO);
+		}
+		long left = deadline - ap_now_ms();
+		if (left <= 0) {
+			ap_buf_addf(&w->detail, "no answer from the worker within %d s",
+				    w->timeout_ms / 1000);
+			return ap_fail(w, -AP_ETIMEOUT);
+		}
+		struct pollfd pfd[2] = { { w->proc.out, POLLIN, 0 }, { w->proc.err, POLLIN, 0 } };
+		int n = poll(pfd, w->proc.err >= 0 ? 2 : 1, (int)left);
+		if (n < 0 && errno != EINTR)
+			return ap_fail(w, -errno);
+		if (n <= 0)
+			continue;
+		if (pfd[1].revents && w->proc.err >= 0) {
+			ssize_t k = read(w->proc.err, chunk, sizeof(chunk));
+			if (k > 0) {
+				ap_errlog_add(w, chunk, (size_t)k);
+			} else if (k == 0) {
+				close(w->proc.err);
+				w->proc.err = -1;
+			}
+		}
+		if (pfd[0].revents) {
+			ssize_t k = read(w->proc.out, chunk, sizeof(chunk));
+			if (k == 0 || (k < 0 && errno != EINTR)) {
+				/* Let the stderr tail arrive: it holds the reason. */
+				while (w->proc.err >= 0 && (k = read(w->proc.err, chunk,
+							sizeof(chunk))) > 0)
+					ap_errlog_add(w, chunk, (size_t)k);
+				return ap_worker_died(w);
+			}
+			if (k > 0 && ap_buf_add(&w->in, chunk, (size_t)k))
+				return ap_fail(w, -ENOMEM);
+		}
+	}
+}
+
+
+static int ap_worker_send(struct ap_worker *w, json_t *req)
+{
+	struct ap_buf frame = { 0 };
+	char *s = json_dumps(req, JSON_COMPACT);
+	int r = s ? ap_frame_encode(&frame, s, strlen(s)) : -ENOMEM;
+	free(s);
+	if (!r)
+		r = ap_write_all(w->proc.in, frame.data, frame.len);
+	ap_buf_free(&frame);
+	return r;
+}
+
+/* Sending failed (EPIPE): the worker is gone; read what it left to say why. */
+static int ap_worker_lost(struct ap_worker *w)
+{
+	json_t *msg = NULL;
+	int r = ap_worker_recv(w, &msg);
+	if (r)
+		return r;
+	json_decref(msg);
+	ap_buf_adds(&w->detail, "worker stopped reading its input");
+	return ap_fail(w, -AP_EWORKER);
+}
+
+static int ap_worker_hello(struct ap_worker *w)
+{
+	json_t *hello;
+	int r = ap_worker_recv(w, &hello);
+	if (r)
+		return r;
+	const char *type = json_string_value(json_object_get(hello, "type"));
+	const char *py = json_string_value(json_object_get(hello, "python"));
+	if (!type || strcmp(type, "hello") || !py) {
+		json_decref(hello);
+		ap_buf_adds(&w->detail, "worker's first message is not a hello");
+		return ap_fail(w, -AP_EPROTO);
+	}
+	snprintf(w->python, sizeof(w->python), "%s", py);
+	w->hello = 1;
+	json_decref(hello);
+	return 0;
+}
+
+int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_ms)
+{
+	struct ap_argv cmd = { 0 };
+	char boot[160];
+
+	memset(w, 0, sizeof(*w));
+	w->env = env;
+	w->timeout_ms = timeout_ms;
+	w->proc = (struct ap_proc){ 0, -1, -1, -1 };
+	/* The bootstrap reads exactly the source's length: the worker's own
+	 * frames follow on the same stdin, after its hello. */
+	snprintf(boot, sizeof(boot), "import sys;exec(compile(sys.stdin.buffer.read(%lu),"
+		 "'apiparity-worker','exec'))", ap_worker_py_len);
+	int r = ap_argv_extend(&cmd, &env->python);
+	r = r ? r : ap_argv_push(&cmd, "-c");
+	r = r ? r : ap_argv_push(&cmd, boot);
+	r = r ? r : ap_spawn(env, &cmd, 0, &w->proc, &w->detail);
+	ap_argv_free(&cmd);
+	if (r)
+		return r;
+	if (ap_write_all(w->proc.in, ap_worker_py, ap_worker_py_len) == 0)
+		return ap_worker_hello(w);
+	/* It died before reading its source (EPIPE): its exit says why. */
+	return ap_worker_lost(w);
+}
+
+int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms)
+{
+	int saved = w->timeout_ms;
+	w->timeout_ms = timeout_ms;
+	int r = ap_worker_call(w, req, reply);
+	w->timeout_ms = saved;
+	return r;
+}
+
+int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply)
+{
+	json_t *msg;
+	*reply = NULL;
+	if (!w->hello) {
+		ap_buf_adds(&w->detail, "worker is not running");
+		return -AP_EWORKER;
+	}
+	int r = ap_worker_send(w, req);
+	if (r)
+		return ap_worker_lost(w);
+	if ((r = ap_worker_recv(w, &msg)))
+		return r;
+	if (json_is_true(json_object_get(msg, "ok"))) {
+		*reply = json_incref(json_object_get(msg, "data"));
+		json_decref(msg);
+		return *reply ? 0 : (ap_buf_adds(&w->detail, "reply without data"), -AP_EPROTO);
+	}
+	const char *kind = json_string_value(json_object_get(msg, "error"));
+	const char *text = json_string_value(json_object_get(msg, "message"));
+	ap_buf_addf(&w->detail, "%s", text ? text : "(no message)");
+	r = kind && !strcmp(kind, "torch-import") ? -AP_ETORCH : -AP_EWORKER;
+	*reply = json_incref(json_object_get(msg, "partial"));
+	json_decref(msg);
+	return r;
+}
+
+void ap_worker_stop(struct ap_worker *w)
+{
+	if (w->proc.pid > 0 && w->proc.in >= 0) {
+		json_t *bye = json_pack("{s:s}", "op", "exit");
+		ap_worker_send(w, bye);
+		json_decref(bye);
+		close(w->proc.in);
+		w->proc.in = -1;
+		ap_await_exit(w->proc.pid, AP_EXIT_GRACE_MS);
+	}
+	ap_proc_kill(&w->proc);
+	if (w->proc.pid > 0)
+		ap_proc_wait(&w->proc, &(int){ 0 });
+	ap_buf_free(&w->in);
+	ap_buf_free(&w->errlog);
+	w->hello = 0;
+}
+
+void ap_worker_free(struct ap_worker *w)
+{
+	ap_worker_stop(w);
+	ap_buf_free(&w->detail);
+}

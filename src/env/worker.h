@@ -1,0 +1,57 @@
+/* worker.h - a session with the Python worker inside one environment.
+ *
+ * ap_worker_start() runs the environment's python with a one-line bootstrap that
+ * reads the worker's source (embedded in apiparity) from stdin, then waits for
+ * the worker's hello. ap_worker_call() sends one request frame and waits for its
+ * reply, with the session's timeout. Nothing needs to be installed inside the
+ * environment.
+ *
+ * Every failure is classified once, here, from what was seen (exec errors, the
+ * exit status, the tail of the worker's stderr, a truncated frame), returned as
+ * -AP_E* and described in w->detail for the user.
+ */
+#ifndef AP_WORKER_H
+#define AP_WORKER_H
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "env/envs.h"
+#include "env/spawn.h"
+
+struct ap_worker {
+	const struct ap_env *env;
+	struct ap_proc proc;
+	struct ap_buf in;       /* bytes from the worker not yet framed */
+	struct ap_buf errlog;   /* tail of the worker's stderr */
+	char python[32];        /* version from the hello */
+	int timeout_ms;         /* per answer */
+	int synced;             /* the sync marker before the hello arrived */
+	int hello;              /* the hello arrived */
+	struct ap_buf detail;   /* what went wrong, one line, for the user */
+};
+
+/* Starts the worker in env and waits for its hello. 0 or -AP_E*; on failure
+ * w->detail says why and the worker is already stopped. */
+int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_ms);
+
+/* Sends req (not consumed) and waits for the reply. On success *reply is the
+ * reply's "data" (new reference). A reply with ok=false becomes an error:
+ * "torch-import" gives -AP_ETORCH, anything else -AP_EWORKER, with the worker's
+ * message in w->detail. On a transport failure the worker is stopped. */
+int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply);
+
+/* ap_worker_call() with its own limit for this answer, for requests whose
+ * answer comes only after work the worker bounds itself (a test run). */
+int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms);
+
+/* Asks the worker to exit, waits briefly, then kills its process group. Frees
+ * everything but w->detail, which ap_worker_free() releases. */
+void ap_worker_stop(struct ap_worker *w);
+void ap_worker_free(struct ap_worker *w);
+
+/* The worker's source, embedded at build time. */
+extern const char ap_worker_py[];
+extern const unsigned long ap_worker_py_len;
+
+#endif

@@ -1,0 +1,202 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/fsutil.h"
+#include "evidence/journal.h"
+
+struct ap_journal {
+	int fd;
+};
+
+/* Offset just past the last '\n' among the first size bytes of fd, 0 if none. */
+static int ap_last_line_end(int fd, off_t size, off_t *end)
+{
+	char chunk[4096];
+	off_t pos = size;
+
+	while (pos > 0) {
+		size_t n = pos < (off_t)sizeof(chunk) ? (size_t)pos : sizeof(chunk);
+		ssize_t got = pread(fd, chunk, n, pos - (off_t)n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got != (ssize_t)n)
+			return got < 0 ? -errno : -EIO;
+		pos -= (off_t)n;
+		char *nl = memrchr(chunk, '\n', n);
+		if (nl) {
+			*end = pos + (nl - chunk) + 1;
+			return 0;
+		}
+	}
+	*end = 0;
+	return 0;
+}
+
+/* Whether the len bytes at off in fd parse as a record, as a reader would. */
+static int ap_line_parses(int fd, off_t off, size_t len, int *ok)
+{
+	char *line = malloc(len ? len : 1);
+	if (!line)
+		return -ENOMEM;
+	ssize_t got = pread(fd, line, len, off);
+	int r = got < 0 ? -errno : (size_t)got != len ? -EIO : 0;
+	json_t *rec = r || memchr(line, '\0', len) ? NULL : json_loadb(line, len, 0, NULL);
+	*ok = rec != NULL;
+	json_decref(rec);
+	free(line);
+	return r;
+}
+
+/* A crash can leave a record cut short at the end. Appending after it would
+ * glue the next record onto it and turn a tolerated torn last line into a bad
+ * line in the middle, so the torn record (which a reader drops anyway) goes. */
+static int ap_drop_torn_tail(int fd)
+{
+	struct stat st;
+	off_t end, start;
+	int ok = 1, r;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size == 0)
+		return 0;
+	if ((r = ap_last_line_end(fd, st.st_size, &end)))
+		return r;
+	if (end > 0 && (r = ap_last_line_end(fd, end - 1, &start)))
+		return r;
+	if (end > 0 && (r = ap_line_parses(fd, start, (size_t)(end - 1 - start), &ok)))
+		return r;
+	if (!ok)
+		end = start;
+	if (end == st.st_size)
+		return 0;
+	if (ftruncate(fd, end) || fsync(fd))
+		return -errno;
+	return 0;
+}
+
+struct ap_journal *ap_journal_open(const char *path)
+{
+	struct ap_journal *j = malloc(sizeof(*j));
+	if (!j)
+		return NULL;
+	j->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	int r = j->fd < 0 ? -errno : ap_drop_torn_tail(j->fd);
+	if (!r)
+		return j;
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j);
+	errno = -r;
+	return NULL;
+}
+
+
+/* Writes line and fsyncs it; on failure cuts the file back to size so that no
+ * part of the record stays behind for a reader to stumble on. */
+static int ap_append_line(int fd, const char *line, size_t len, off_t size)
+{
+	int r = ap_write_all(fd, line, len);
+	if (!r && fsync(fd))
+		r = -errno;
+	if (r && size >= 0 && !ftruncate(fd, size))
+		(void)fsync(fd);
+	return r;
+}
+
+int ap_journal_append(struct ap_journal *j, const json_t *rec)
+{
+	struct stat st;
+	char *s = json_dumps(rec, JSON_COMPACT);
+	if (!s)
+		return -EINVAL;
+	size_t len = strlen(s);
+	/* The string's NUL becomes the newline: one write, so no torn line
+	 * unless the write itself is cut short. */
+	s[len++] = '\n';
+	int r = fstat(j->fd, &st) ? -errno : 0;
+	if (!r)
+		r = ap_append_line(j->fd, s, len, S_ISREG(st.st_mode) ? st.st_size : -1);
+	free(s);
+	return r;
+}
+
+void ap_journal_close(struct ap_journal *j)
+{
+	if (!j)
+		return;
+	close(j->fd);
+	free(j);
+}
+
+
+/* Parses one line into records. A bad line is fatal unless it is the last:
+ * that one is what a crash mid-append leaves, and is only reported via torn. */
+static int ap_read_line(const char *path, const char *line, size_t len, int lineno,
+			int last, json_t *records, int *torn, struct ap_buf *err)
+{
+	json_error_t jerr;
+	json_t *rec = NULL;
+
+	if (!memchr(line, '\0', len))
+		rec = json_loadb(line, len, 0, &jerr);
+	else
+		snprintf(jerr.text, sizeof(jerr.text), "NUL byte in record");
+	if (rec)
+		return json_array_append_new(records, rec) ? -ENOMEM : 0;
+	if (last) {
+		*torn = 1;
+		return 0;
+	}
+	ap_buf_addf(err, "%s:%d: %s", path, lineno, jerr.text);
+	return -AP_EPROTO;
+}
+
+static int ap_split_lines(const char *path, const struct ap_buf *text, json_t *records,
+			  int *torn, struct ap_buf *err)
+{
+	const char *p = text->data, *end = text->data + text->len;
+	int lineno = 0, r = 0;
+
+	while (!r && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		lineno++;
+		if (!nl) {
+			/* no newline: the append that wrote it never finished */
+			*torn = 1;
+			break;
+		}
+		r = ap_read_line(path, p, (size_t)(nl - p), lineno, nl + 1 == end,
+				 records, torn, err);
+		p = nl + 1;
+	}
+	return r;
+}
+
+int ap_journal_read(const char *path, json_t **records, int *torn, struct ap_buf *err)
+{
+	struct ap_buf text = { 0 };
+
+	*records = NULL;
+	*torn = 0;
+	json_t *recs = json_array();
+	if (!recs)
+		return -ENOMEM;
+	int r = ap_read_all(path, &text);
+	if (!r)
+		r = ap_split_lines(path, &text, recs, torn, err);
+	ap_buf_free(&text);
+	if (r) {
+		json_decref(recs);
+		*torn = 0;
+		return r;
+	}
+	*records = recs;
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* docs.h - a backend's native API support pages: read them, look up an API,
+ * and write an entry in their format.
+ *
+ * A page (one per torch module, Markdown with some HTML) lists APIs as
+ * `### <api>` blocks; a class carries a `<code><i>class</i></code>` prefix and
+ * its methods appear inside it as `> <font size="3">name()</font>` sub-entries.
+ * Each entry states support per product in one of several formats that the
+ * pages used over the years:
+ *   - table: `**支持情况**：` then a Markdown table `| <term>product</term> | ✔ |`
+ *     (✔ supported, ✘ not);
+ *   - list: `**产品支持情况**：` then `- <term>product</term>：支持|不支持`;
+ *   - line: `**是否支持**：是` or `是，暂不支持<term>X</term>` (all products
+ *     but the named ones);
+ * plus an optional `**原生文档**：[name](url)` link and `**限制与说明**：` text
+ * (the rest of that line, or the list that follows). An entry whose support
+ * cannot be read is kept with format "unreadable" and its line, never guessed.
+ *
+ * Pages are untrusted: any bytes parse (CRLF, NUL, invalid UTF-8, a page cut
+ * anywhere); what cannot be read becomes "unreadable", never a crash.
+ */
+#ifndef AP_DOCS_H
+#define AP_DOCS_H
+
+#include <jansson.h>
+
+#include "base/buf.h"
+
+/* Parses one page (text of len bytes; name is used for file:line). Returns a
+ * new array of entries, in page order:
+ *   {"api": "torch.autograd.Function.forward" (a method: class + "." + name),
+ *    "kind": "function" | "class" | "method", "file": name, "line": N,
+ *    "format": "table" | "list" | "line" | "unreadable",
+ *    "doc_url": "..." or null,
+ *    "products": [{"product": "Atlas A2 训练系列产品", "supported": true}],
+ *    "all_products": true only for `是否支持：是` with no exceptions,
+ *    "limits": "text" or null}
+ * api is the heading as written (some pages write `### profile.key_averages`);
+ * a method's class is the last `###` heading, none after a `##` section.
+ * line is the 1-based line of the `###` heading or of the `>` sub-entry.
+ * In the line format products lists only the named exceptions, unsupported:
+ * `是` gives all_products and no products, `是，暂不支持<term>X</term>` X
+ * unsupported (the others supported), `否` no products (none supported).
+ * An unreadable entry has no products and all_products false, but keeps the
+ * doc_url and limits that could be read; a class whose support is stated only
+ * per method is unreadable itself. limits joins a list's items with "; ";
+ * `-` means none. Strings are valid UTF-8: bad bytes and control characters
+ * but tab become U+FFFD. NULL only when out of memory. */
+json_t *ap_docs_parse(const char *text, size_t len, const char *name);
+
+/* Parses every *.md file under dir (recursively, sorted by path; hidden names
+ * and symbolic links to directories skipped) into one array, each entry's
+ * "file" the path relative to dir. NULL with "path: reason" in err when dir
+ * or a page cannot be read. */
+json_t *ap_docs_load(const char *dir, struct ap_buf *err);
+
+/* The first entry for api in entries: the exact api, else for a method
+ * (a.b.Class.method) the entry of a.b.Class, whatever kind its page gave it
+ * (pages list some classes without the class tag). NULL if none. *exact
+ * (may be NULL) is 1 for the exact api, else 0. */
+const json_t *ap_docs_find(const json_t *entries, const char *api, int *exact);
+
+/* Writes an entry for api in the list format of the pages, laid out as the
+ * 2.10.0 pages are (a blank line between blocks, inside a <div>):
+ *   ### api
+ *   <div style="margin-left: 2em">
+ *   **原生文档**：[api](url)        (when url is not NULL)
+ *   **产品支持情况**：
+ *   - <term>product</term>：支持 | 不支持    (one per element of products)
+ *   **限制与说明**：limits or -
+ *   </div>
+ * products is an array of {"product", "supported"}. The entry ends with
+ * "</div>\n": put a blank line before the next one. Newlines in the strings
+ * become spaces. ap_docs_parse reads it back with format "list", the same
+ * products and limits (trimmed), provided products is not empty and no
+ * product name holds "</term>". */
+void ap_docs_entry(const char *api, const char *url, const json_t *products,
+		   const char *limits, struct ap_buf *out);
+
+#endif

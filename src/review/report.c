@@ -1,0 +1,729 @@
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "review/docs.h"
+#include "evidence/manifest.h"
+#include "review/report.h"
+#include "check/verdict.h"
+
+/* ------------------------------------------------------------ the model */
+
+static const char *ap_js(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "-";
+}
+
+static json_t *ap_evidence(const char *dir)
+{
+	json_t *ev = json_array();
+	struct ap_buf path = { 0 };
+	char line[1024];
+	ap_buf_addf(&path, "%s/%s", dir, AP_MANIFEST_NAME);
+	FILE *f = fopen(ap_buf_str(&path), "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char hex[65], name[512];
+		if (sscanf(line, "%64s  %511[^\n]", hex, name) == 2)
+			json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "file", name, "sha256", hex,
+							    "path", ""));
+	}
+	if (f)
+		fclose(f);
+	size_t i;
+	json_t *e;
+	json_array_foreach(ev, i, e) {
+		ap_buf_reset(&path);
+		ap_buf_addf(&path, "%s/%s", dir, json_string_value(json_object_get(e, "file")));
+		json_object_set_new(e, "path", json_string(ap_buf_str(&path)));
+	}
+	ap_buf_free(&path);
+	return ev;
+}
+
+static int ap_env_exit_code(const json_t *b)
+{
+	const json_t *err = json_object_get(b, "error");
+	if (err && !json_is_null(err))
+		return (int)json_integer_value(json_object_get(err, "exit_code"));
+	const char *v = ap_js(b, "verdict");
+	return !strcmp(v, "inconsistent") ? 1 : 0;
+}
+
+static json_t *ap_model_checks(const json_t *b, int *passed, int *total)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *c;
+	*passed = *total = 0;
+	json_array_foreach(json_object_get(b, "checks"), i, c) {
+		const char *kind = ap_js(c, "kind"), *st = ap_js(c, "status");
+		const json_t *says = json_object_get(c, "says");
+		if (!strcmp(kind, "probe") || !strcmp(kind, "script")) {
+			*total += strcmp(st, "NOTRUN") != 0;
+			*passed += !strcmp(st, "PASS");
+		}
+		json_array_append_new(out, json_pack("{s:O?, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?}",
+			"name", json_object_get(c, "name"), "kind", kind, "status", st,
+			"reason", json_object_get(c, "reason"), "says_en", json_object_get(says, "en"),
+			"says_zh", json_object_get(says, "zh"), "duration_ms",
+			json_object_get(c, "duration_ms"), "trace", json_object_get(c, "trace")));
+	}
+	return out;
+}
+
+static json_t *ap_model_env(const struct ap_sub_env *e)
+{
+	const json_t *b = e->bundle, *fp = json_object_get(b, "fingerprint");
+	const json_t *res = json_object_get(b, "resolution"), *env = json_object_get(b, "env");
+	json_t *plugins = json_array();
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(fp, "plugins"), i, p) {
+		struct ap_buf s = { 0 };
+		ap_buf_addf(&s, "%s %s", ap_js(p, "name"), ap_js(p, "version"));
+		json_array_append_new(plugins, json_string(ap_buf_str(&s)));
+		ap_buf_free(&s);
+	}
+	int passed, total;
+	json_t *checks = ap_model_checks(b, &passed, &total);
+	const json_t *err = json_object_get(b, "error");
+	return json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:O?, s:b,"
+			 " s:O?, s:i, s:{s:i, s:i}, s:o, s:O?, s:o, s:O?, s:O?, s:O?, s:O?, s:O?}",
+		"name", e->name, "label", json_object_get(env, "label"),
+		"device", json_object_get(env, "device"), "verdict", json_object_get(b, "verdict"),
+		"verdict_reasons", json_object_get(b, "verdict_reasons"),
+		"error", json_is_null(err) ? NULL : json_object_get(err, "message"),
+		"python", json_object_get(json_object_get(fp, "python"), "version"),
+		"torch", json_object_get(json_object_get(fp, "torch"), "version"),
+		"plugins", plugins, "devices", json_object_get(fp, "devices"),
+		"found", json_is_true(json_object_get(res, "found")),
+		"nearest", json_object_get(res, "nearest"), "exit_code", ap_env_exit_code(b),
+		"probes", "passed", passed, "total", total, "checks", checks,
+		"official_version", json_object_get(json_object_get(b, "official"), "package_version"),
+		"evidence", ap_evidence(e->dir), "resolution", res,
+		"adaptation", json_object_get(b, "adaptation"),
+		"differences", json_object_get(json_object_get(b, "comparison"), "differences"),
+		"reference", json_object_get(json_object_get(b, "comparison"), "reference"),
+		"os", json_object_get(json_object_get(fp, "os"), "name"));
+}
+
+/* The focused checks in words, and the official nodes with the versions at
+ * which they were found, across environments. */
+static json_t *ap_model_scope(const json_t *envs)
+{
+	json_t *probes = json_array(), *nodes = json_array(), *seen = json_object();
+	size_t i, k;
+	json_t *e, *c;
+	json_array_foreach(envs, i, e) {
+		json_array_foreach(json_object_get(e, "checks"), k, c) {
+			const char *kind = ap_js(c, "kind"), *name = ap_js(c, "name");
+			struct ap_buf key = { 0 };
+			ap_buf_addf(&key, "%s/%s", kind, name);
+			int official = !strcmp(kind, "official") && strstr(name, "::");
+			if ((!strcmp(kind, "probe") || !strcmp(kind, "script") || official) &&
+			    !json_object_get(seen, ap_buf_str(&key))) {
+				json_object_set_new(seen, ap_buf_str(&key), json_true());
+				if (official)
+					json_array_append_new(nodes, json_pack("{s:s, s:O?}", "node", name,
+						"version", json_object_get(e, "official_version")));
+				else
+					json_array_append_new(probes, json_pack("{s:s, s:O?, s:O?}", "name", name,
+						"says_en", json_object_get(c, "says_en"),
+						"says_zh", json_object_get(c, "says_zh")));
+			}
+			ap_buf_free(&key);
+		}
+	}
+	json_decref(seen);
+	return json_pack("{s:o, s:o}", "probes", probes, "official_nodes", nodes);
+}
+
+/* Letters and digits of the ASCII part, lowercased: "Atlas A2 (910B3)" and
+ * "<term>Atlas A2 训练系列产品</term>" meet on "atlasa2". */
+static void ap_norm(const char *s, size_t max, struct ap_buf *out)
+{
+	for (size_t i = 0; s[i] && i < max; i++)
+		if (isalnum((unsigned char)s[i]) && !((unsigned char)s[i] & 0x80))
+			ap_buf_addf(out, "%c", tolower((unsigned char)s[i]));
+}
+
+static const json_t *ap_env_for_product(const json_t *envs, const char *product)
+{
+	struct ap_buf pn = { 0 };
+	size_t i;
+	json_t *e;
+	const json_t *hit = NULL;
+	ap_norm(product, strlen(product), &pn);
+	json_array_foreach(envs, i, e) {
+		const char *label = json_string_value(json_object_get(e, "label"));
+		struct ap_buf ln = { 0 };
+		if (label)
+			ap_norm(label, strcspn(label, "("), &ln);
+		if (ln.len >= 3 && pn.len && strstr(ap_buf_str(&pn), ap_buf_str(&ln)))
+			hit = e;
+		ap_buf_free(&ln);
+	}
+	ap_buf_free(&pn);
+	return hit;
+}
+
+static json_t *ap_model_docs(const json_t *docs, const char *target, const json_t *envs)
+{
+	int exact = 0;
+	if (!docs)
+		return json_pack("{s:b}", "checked", 0);
+	const json_t *entry = ap_docs_find(docs, target, &exact);
+	json_t *contra = json_array();
+	size_t i;
+	json_t *p;
+	json_array_foreach(entry ? json_object_get(entry, "products") : NULL, i, p) {
+		const json_t *e = ap_env_for_product(envs, ap_js(p, "product"));
+		if (!e)
+			continue;
+		const char *v = ap_js(e, "verdict");
+		int supported = json_is_true(json_object_get(p, "supported"));
+		int works = !strcmp(v, "consistent") || !strcmp(v, "consistent-with-limits");
+		if (supported != works)
+			json_array_append_new(contra, json_pack("{s:s, s:b, s:s, s:s}", "product",
+				ap_js(p, "product"), "claimed", supported, "env", ap_js(e, "name"),
+				"verdict", v));
+	}
+	return json_pack("{s:b, s:O?, s:b, s:o}", "checked", 1, "entry", entry, "exact", exact,
+			 "contradictions", contra);
+}
+
+static json_t *ap_model_conclusion(const json_t *envs)
+{
+	json_t *ok = json_array(), *bad = json_array(), *unv = json_array();
+	size_t i;
+	json_t *e;
+	json_array_foreach(envs, i, e) {
+		const char *v = ap_js(e, "verdict");
+		json_array_append(!strcmp(v, "inconsistent") ? bad : !strcmp(v, "unverified") ? unv : ok,
+				  json_object_get(e, "name"));
+	}
+	const char *overall = json_array_size(bad) ? "inconsistent"
+			    : json_array_size(ok) ? "consistent" : "unverified";
+	return json_pack("{s:s, s:o, s:o, s:o}", "verdict", overall, "consistent", ok,
+			 "inconsistent", bad, "unverified", unv);
+}
+
+json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
+{
+	json_t *envs = json_array();
+	for (size_t i = 0; i < s->n; i++)
+		json_array_append_new(envs, ap_model_env(&s->v[i]));
+	const json_t *b0 = s->n ? s->v[0].bundle : NULL;
+	const char *target = ap_js(b0, "target");
+	/* The reference environment speaks for the implementation; failing
+	 * that, the first where the target exists. */
+	const char *ref = json_string_value(json_object_get(json_object_get(b0, "comparison"),
+							     "reference"));
+	const struct ap_sub_env *re = ref ? ap_submission_find(s, ref) : NULL;
+	const json_t *res = re ? re->bundle : NULL;
+	for (size_t i = 0; i < s->n && !res; i++)
+		if (json_is_true(json_object_get(json_object_get(s->v[i].bundle, "resolution"), "found")))
+			res = s->v[i].bundle;
+	const char *owner = json_string_value(json_object_get(json_object_get(res, "resolution"),
+							      "owner"));
+	json_t *m = json_pack("{s:s, s:s, s:O?, s:o, s:o, s:O?, s:O?, s:o}",
+		"schema", "apiparity.report/1", "target", target, "tool", json_object_get(b0, "tool"),
+		"scope", ap_model_scope(envs), "docs", ap_model_docs(docs, target, envs),
+		"resolution", json_object_get(res, "resolution"),
+		"adaptation", json_object_get(res, "adaptation"),
+		"conclusion", ap_model_conclusion(envs));
+	json_object_set_new(m, "environments", envs);
+	json_object_set_new(m, "class", owner ? json_string(owner) : json_null());
+	return m;
+}
+
+/* ------------------------------------------------------------ words */
+
+enum ap_msg {
+	M_TITLE, M_COVERS, M_SCOPE, M_TARGET, M_OFFICIAL_CASE, M_NONE_FOUND, M_FOCUSED,
+	M_RESULTS, M_PYTHON, M_TORCH, M_PLUGIN, M_DEVICES, M_PROBES, M_EXIT, M_EVIDENCE,
+	M_OFFICIAL, M_ABSENT, M_NEAREST, M_ENV_ERROR, M_ADAPT, M_IMPL, M_DOCS, M_DOCS_NOT,
+	M_DOCS_NONE, M_DOCS_ENTRY, M_DOCS_CLASS, M_DOCS_CONTRA, M_DOCS_OK, M_CONCLUSION,
+	M_PASSED_IN, M_FAILED_IN, M_UNVERIFIED_IN, M_VERDICT, M_REASONS, M_NONE, M_NOT_RUN,
+	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING, M_COUNT
+};
+
+static const char *const ap_words[M_COUNT][2] = {
+	[M_TITLE] = { "API 一致性任务：%s 支持验证", "API consistency task: %s support verification" },
+	[M_COVERS] = { "本报告覆盖以下环境：", "This report covers these environments: " },
+	[M_SCOPE] = { "验证范围", "Scope" },
+	[M_TARGET] = { "目标 API", "Target API" },
+	[M_OFFICIAL_CASE] = { "官方测试用例", "Official test cases" },
+	[M_NONE_FOUND] = { "未找到（见各环境的说明）", "none found (see each environment)" },
+	[M_FOCUSED] = { "专项检查", "Focused checks" },
+	[M_RESULTS] = { "%s 结果", "%s results" },
+	[M_PYTHON] = { "Python 版本", "Python" },
+	[M_TORCH] = { "torch 版本", "torch" },
+	[M_PLUGIN] = { "后端插件", "Backend plugin" },
+	[M_DEVICES] = { "设备", "Devices" },
+	[M_PROBES] = { "专项检查结果", "Focused checks" },
+	[M_EXIT] = { "退出码", "Exit code" },
+	[M_EVIDENCE] = { "证据", "Evidence" },
+	[M_OFFICIAL] = { "官方测试", "Official tests" },
+	[M_ABSENT] = { "该版本中不存在此 API", "the API is absent in this version" },
+	[M_NEAREST] = { "最接近的名称", "nearest names" },
+	[M_ENV_ERROR] = { "环境无法使用", "the environment could not be used" },
+	[M_ADAPT] = { "后端适配结论", "Backend adaptation conclusion" },
+	[M_IMPL] = { "上游实现位置", "Upstream implementation" },
+	[M_DOCS] = { "原生 API 文档支持情况", "Native API documentation" },
+	[M_DOCS_NOT] = { "未检查（未提供 --docs）", "not checked (no --docs given)" },
+	[M_DOCS_NONE] = { "文档中没有该 API 的条目，需要新增文档条目",
+			  "the docs have no entry for this API: an entry needs to be added" },
+	[M_DOCS_ENTRY] = { "文档已有该 API 的条目", "the docs have an entry for this API" },
+	[M_DOCS_CLASS] = { "文档中仅有其所属类的条目", "the docs have an entry for its class only" },
+	[M_DOCS_CONTRA] = { "文档声明与测量不符", "docs claim contradicted by measurement" },
+	[M_DOCS_OK] = { "文档声明与测量一致", "the docs' claims agree with the measurements" },
+	[M_CONCLUSION] = { "结论", "Conclusion" },
+	[M_PASSED_IN] = { "一致（专项检查全部通过）的环境", "Consistent (every focused check passed) in" },
+	[M_FAILED_IN] = { "不一致的环境", "Inconsistent in" },
+	[M_UNVERIFIED_IN] = { "未验证的环境", "Unverified in" },
+	[M_VERDICT] = { "结论", "Verdict" },
+	[M_REASONS] = { "原因", "Reasons" },
+	[M_NONE] = { "无", "none" },
+	[M_NOT_RUN] = { "未运行", "not run" },
+	[M_PATCH_NEEDED] = { "需要评估后端专门适配", "a backend-specific patch needs review" },
+	[M_PATCH_NOT] = { "无需后端专门适配", "no backend-specific patch is needed" },
+	[M_DIFF] = { "与参考环境 %s 的轨迹差异", "trace differences from the reference %s" },
+	[M_SUPPORTED] = { "支持", "supported" },
+	[M_UNSUPPORTED] = { "不支持", "unsupported" },
+	[M_MISSING] = { "缺失的证据", "Missing evidence" },
+};
+
+static const char *W(enum ap_lang l, enum ap_msg m)
+{
+	return ap_words[m][l == AP_LANG_EN];
+}
+
+/* ------------------------------------------------------------ Markdown */
+
+/* Markdown-safe inline code: backquotes in data cannot end the span. */
+static void ap_md_code(const char *s, struct ap_buf *out)
+{
+	ap_buf_adds(out, strchr(s, '`') ? "`` " : "`");
+	ap_buf_adds(out, s);
+	ap_buf_adds(out, strchr(s, '`') ? " ``" : "`");
+}
+
+static void ap_md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *d;
+	int any = 0;
+	json_array_foreach(json_object_get(e, "devices"), i, d) {
+		if (!json_is_true(json_object_get(d, "available")))
+			continue;
+		ap_buf_addf(out, "%s%s: %lld x %s", any++ ? "; " : "", ap_js(d, "type"),
+			    (long long)json_integer_value(json_object_get(d, "count")),
+			    json_string_value(json_array_get(json_object_get(d, "names"), 0)) ?
+			    json_string_value(json_array_get(json_object_get(d, "names"), 0)) : "?");
+	}
+	json_array_foreach(json_object_get(e, "devices"), i, d)
+		if (!json_is_true(json_object_get(d, "available")))
+			ap_buf_addf(out, "%s%s: %s (%s)", any++ ? "; " : "", ap_js(d, "type"),
+				    l == AP_LANG_EN ? "unavailable" : "不可用", ap_js(d, "reason"));
+	if (!any)
+		ap_buf_adds(out, "cpu");
+}
+
+static void ap_md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(e, "checks"), i, c) {
+		const char *kind = ap_js(c, "kind");
+		if (!strcmp(kind, "official"))
+			continue;
+		const char *reason = json_string_value(json_object_get(c, "reason"));
+		ap_buf_addf(out, "  - %s ", ap_js(c, "status"));
+		ap_md_code(ap_js(c, "name"), out);
+		if (reason)
+			ap_buf_addf(out, ": %s", reason);
+		ap_buf_adds(out, "\n");
+	}
+	(void)l;
+}
+
+static void ap_md_env_official(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *c;
+	int any = 0;
+	ap_buf_addf(out, "- %s:\n", W(l, M_OFFICIAL));
+	json_array_foreach(json_object_get(e, "checks"), i, c) {
+		if (strcmp(ap_js(c, "kind"), "official"))
+			continue;
+		const char *reason = json_string_value(json_object_get(c, "reason"));
+		ap_buf_addf(out, "  - %s ", ap_js(c, "status"));
+		ap_md_code(ap_js(c, "name"), out);
+		ap_buf_addf(out, "%s%s\n", reason ? ": " : "", reason ? reason : "");
+		any = 1;
+	}
+	if (!any)
+		ap_buf_addf(out, "  - %s\n", W(l, M_NOT_RUN));
+}
+
+static void ap_md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	const json_t *p = json_object_get(e, "probes");
+	struct ap_buf dev = { 0 };
+	size_t i;
+	json_t *v;
+	char title[256];
+	snprintf(title, sizeof(title), W(l, M_RESULTS), ap_js(e, "name"));
+	ap_buf_addf(out, "\n### %s (%s)\n\n", title, ap_js(e, "label"));
+	if (json_is_string(json_object_get(e, "error")))
+		ap_buf_addf(out, "- %s: %s\n", W(l, M_ENV_ERROR), ap_js(e, "error"));
+	ap_md_devices(e, l, &dev);
+	ap_buf_addf(out, "- %s: %s\n- %s: %s\n- %s: ", W(l, M_PYTHON), ap_js(e, "python"),
+		    W(l, M_TORCH), ap_js(e, "torch"), W(l, M_PLUGIN));
+	json_array_foreach(json_object_get(e, "plugins"), i, v)
+		ap_buf_addf(out, "%s%s", i ? ", " : "", json_string_value(v));
+	ap_buf_addf(out, "%s\n- %s: %s\n", json_array_size(json_object_get(e, "plugins")) ? "" :
+		    W(l, M_NONE), W(l, M_DEVICES), ap_buf_str(&dev));
+	if (!json_is_true(json_object_get(e, "found"))) {
+		ap_buf_addf(out, "- %s: %s (%s:", W(l, M_PROBES), W(l, M_ABSENT), W(l, M_NEAREST));
+		json_array_foreach(json_object_get(e, "nearest"), i, v)
+			ap_buf_addf(out, " %s", json_string_value(v));
+		ap_buf_adds(out, ")\n");
+	} else
+		ap_buf_addf(out, "- %s: %lld/%lld PASS, %s %s\n", W(l, M_PROBES),
+			    (long long)json_integer_value(json_object_get(p, "passed")),
+			    (long long)json_integer_value(json_object_get(p, "total")),
+			    W(l, M_VERDICT), ap_js(e, "verdict"));
+	ap_md_env_checks(e, l, out);
+	ap_buf_addf(out, "- %s: %lld\n- %s:\n", W(l, M_EXIT),
+		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
+	json_array_foreach(json_object_get(e, "evidence"), i, v) {
+		ap_buf_adds(out, "  - ");
+		ap_md_code(ap_js(v, "path"), out);
+		ap_buf_addf(out, " sha256 `%s`\n", ap_js(v, "sha256"));
+	}
+	ap_md_env_official(e, l, out);
+	ap_buf_free(&dev);
+}
+
+static void ap_md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	const json_t *scope = json_object_get(m, "scope");
+	size_t i;
+	json_t *v;
+	ap_buf_addf(out, "\n## %s\n\n- %s: ", W(l, M_SCOPE), W(l, M_TARGET));
+	ap_md_code(ap_js(m, "target"), out);
+	ap_buf_addf(out, "\n- %s:\n", W(l, M_OFFICIAL_CASE));
+	json_array_foreach(json_object_get(scope, "official_nodes"), i, v) {
+		ap_buf_adds(out, "  - ");
+		ap_md_code(ap_js(v, "node"), out);
+		ap_buf_addf(out, " (PyTorch %s)\n", ap_js(v, "version"));
+	}
+	if (!json_array_size(json_object_get(scope, "official_nodes")))
+		ap_buf_addf(out, "  - %s\n", W(l, M_NONE_FOUND));
+	ap_buf_addf(out, "- %s:\n", W(l, M_FOCUSED));
+	json_array_foreach(json_object_get(scope, "probes"), i, v)
+		ap_buf_addf(out, "  - %s (%s)\n", ap_js(v, l == AP_LANG_EN ? "says_en" : "says_zh"),
+			    ap_js(v, "name"));
+}
+
+static void ap_md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	const json_t *r = json_object_get(m, "resolution"), *a = json_object_get(m, "adaptation");
+	ap_buf_addf(out, "\n## %s\n\n", W(l, M_ADAPT));
+	if (!r) {
+		ap_buf_addf(out, "- %s\n", W(l, M_ABSENT));
+		return;
+	}
+	ap_buf_addf(out, "- %s: `%s:%lld` (%s)\n", W(l, M_IMPL), ap_js(r, "file"),
+		    (long long)json_integer_value(json_object_get(r, "line")), ap_js(r, "kind"));
+	ap_buf_addf(out, "- %s\n- %s\n", ap_js(a, l == AP_LANG_EN ? "conclusion_en" : "conclusion_zh"),
+		    json_is_true(json_object_get(a, "device_independent")) ? W(l, M_PATCH_NOT)
+									    : W(l, M_PATCH_NEEDED));
+}
+
+static void ap_md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	const json_t *d = json_object_get(m, "docs"), *e = json_object_get(d, "entry");
+	size_t i;
+	json_t *p;
+	ap_buf_addf(out, "\n## %s\n\n", W(l, M_DOCS));
+	if (!json_is_true(json_object_get(d, "checked"))) {
+		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_NOT));
+		return;
+	}
+	if (!e || json_is_null(e)) {
+		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_NONE));
+		return;
+	}
+	ap_buf_addf(out, "- %s: `%s` (%s:%lld)\n", json_is_true(json_object_get(d, "exact")) ?
+		    W(l, M_DOCS_ENTRY) : W(l, M_DOCS_CLASS), ap_js(e, "api"), ap_js(e, "file"),
+		    (long long)json_integer_value(json_object_get(e, "line")));
+	json_array_foreach(json_object_get(e, "products"), i, p)
+		ap_buf_addf(out, "  - %s: %s\n", ap_js(p, "product"),
+			    json_is_true(json_object_get(p, "supported")) ? W(l, M_SUPPORTED)
+									  : W(l, M_UNSUPPORTED));
+	json_array_foreach(json_object_get(d, "contradictions"), i, p)
+		ap_buf_addf(out, "- %s: %s %s, %s %s\n", W(l, M_DOCS_CONTRA), ap_js(p, "product"),
+			    json_is_true(json_object_get(p, "claimed")) ? W(l, M_SUPPORTED)
+									: W(l, M_UNSUPPORTED),
+			    ap_js(p, "env"), ap_js(p, "verdict"));
+	if (!json_array_size(json_object_get(d, "contradictions")))
+		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_OK));
+}
+
+static void ap_md_names(const json_t *list, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(list, i, v)
+		ap_buf_addf(out, "%s%s", i ? ", " : "", json_string_value(v));
+	if (!json_array_size(list))
+		ap_buf_adds(out, W(l, M_NONE));
+}
+
+static void ap_md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	const json_t *c = json_object_get(m, "conclusion");
+	size_t i;
+	json_t *e, *r;
+	ap_buf_addf(out, "\n## %s\n\n- %s: **%s**\n- %s: ", W(l, M_CONCLUSION), W(l, M_VERDICT),
+		    ap_js(c, "verdict"), W(l, M_PASSED_IN));
+	ap_md_names(json_object_get(c, "consistent"), l, out);
+	ap_buf_addf(out, "\n- %s: ", W(l, M_FAILED_IN));
+	ap_md_names(json_object_get(c, "inconsistent"), l, out);
+	ap_buf_addf(out, "\n- %s: ", W(l, M_UNVERIFIED_IN));
+	ap_md_names(json_object_get(c, "unverified"), l, out);
+	ap_buf_addf(out, "\n- %s:\n", W(l, M_REASONS));
+	json_array_foreach(json_object_get(m, "environments"), i, e) {
+		size_t k;
+		json_array_foreach(json_object_get(e, "verdict_reasons"), k, r)
+			ap_buf_addf(out, "  - %s: %s\n", ap_js(e, "name"), json_string_value(r));
+	}
+}
+
+void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	char title[512];
+	size_t i;
+	json_t *e;
+	snprintf(title, sizeof(title), W(l, M_TITLE), ap_js(m, "target"));
+	ap_buf_addf(out, "# %s\n\n%s", title, W(l, M_COVERS));
+	json_array_foreach(json_object_get(m, "environments"), i, e)
+		ap_buf_addf(out, "%s%s (%s)", i ? ", " : "", ap_js(e, "name"), ap_js(e, "label"));
+	ap_buf_adds(out, "\n");
+	ap_md_scope(m, l, out);
+	json_array_foreach(json_object_get(m, "environments"), i, e)
+		ap_md_env(e, l, out);
+	ap_md_adaptation(m, l, out);
+	ap_md_docs(m, l, out);
+	ap_md_conclusion(m, l, out);
+}
+
+/* ------------------------------------------------------------ JUnit, HTML */
+
+void ap_escape_xml(const char *s, struct ap_buf *out)
+{
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		switch (*p) {
+		case '<': ap_buf_adds(out, "&lt;"); break;
+		case '>': ap_buf_adds(out, "&gt;"); break;
+		case '&': ap_buf_adds(out, "&amp;"); break;
+		case '"': ap_buf_adds(out, "&quot;"); break;
+		case '\'': ap_buf_adds(out, "&#39;"); break;
+		default:
+			/* control characters are not allowed in XML 1.0 text */
+			if (*p < 0x20 && *p != '\n' && *p != '\t')
+				ap_buf_addf(out, "&#xFFFD;");
+			else
+				ap_buf_add(out, p, 1);
+		}
+	}
+}
+
+static void ap_junit_case(const char *env, const json_t *c, struct ap_buf *out)
+{
+	const char *st = ap_js(c, "status");
+	const char *reason = json_string_value(json_object_get(c, "reason"));
+	ap_buf_adds(out, "    <testcase classname=\"");
+	ap_escape_xml(env, out);
+	ap_buf_adds(out, ".");
+	ap_escape_xml(ap_js(c, "kind"), out);
+	ap_buf_adds(out, "\" name=\"");
+	ap_escape_xml(ap_js(c, "name"), out);
+	ap_buf_addf(out, "\" time=\"%.3f\">", json_integer_value(json_object_get(c, "duration_ms")) / 1000.0);
+	const char *tag = !strcmp(st, "FAIL") ? "failure" : ap_status_failed(st) ? "error"
+			: !strcmp(st, "PASS") ? NULL : "skipped";
+	if (tag) {
+		ap_buf_addf(out, "<%s message=\"", tag);
+		ap_escape_xml(st, out);
+		if (reason) {
+			ap_buf_adds(out, ": ");
+			ap_escape_xml(reason, out);
+		}
+		ap_buf_addf(out, "\"/>");
+	}
+	ap_buf_adds(out, "</testcase>\n");
+}
+
+void ap_report_junit(const json_t *m, struct ap_buf *out)
+{
+	size_t i, k;
+	json_t *e, *c;
+	ap_buf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"apiparity ");
+	ap_escape_xml(ap_js(m, "target"), out);
+	ap_buf_adds(out, "\">\n");
+	json_array_foreach(json_object_get(m, "environments"), i, e) {
+		int n = 0, fail = 0, err = 0, skip = 0;
+		json_array_foreach(json_object_get(e, "checks"), k, c) {
+			const char *st = ap_js(c, "status");
+			n++;
+			fail += !strcmp(st, "FAIL");
+			err += ap_status_failed(st) && strcmp(st, "FAIL");
+			skip += !ap_status_failed(st) && strcmp(st, "PASS");
+		}
+		ap_buf_adds(out, "  <testsuite name=\"");
+		ap_escape_xml(ap_js(e, "name"), out);
+		ap_buf_addf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n",
+			    n, fail, err, skip);
+		json_array_foreach(json_object_get(e, "checks"), k, c)
+			ap_junit_case(ap_js(e, "name"), c, out);
+		ap_buf_adds(out, "  </testsuite>\n");
+	}
+	ap_buf_adds(out, "</testsuites>\n");
+}
+
+/* An SVG card standing in for a terminal screenshot: the fingerprint and the
+ * result lines, with the sha256 of the run log that holds the full record. */
+static void ap_html_card(const json_t *m, const json_t *e, struct ap_buf *out)
+{
+	struct ap_buf lines[8] = { { 0 } };
+	const json_t *p = json_object_get(e, "probes");
+	const char *logsum = "-";
+	size_t i, n = 0;
+	json_t *v;
+	json_array_foreach(json_object_get(e, "evidence"), i, v)
+		if (!strcmp(ap_js(v, "file"), "run.log"))
+			logsum = ap_js(v, "sha256");
+	ap_buf_addf(&lines[n++], "$ apiparity check %s --env %s", ap_js(m, "target"), ap_js(e, "name"));
+	ap_buf_addf(&lines[n++], "python %s   torch %s", ap_js(e, "python"), ap_js(e, "torch"));
+	ap_buf_addf(&lines[n++], "os %s", ap_js(e, "os"));
+	ap_buf_adds(&lines[n], "devices:");
+	json_array_foreach(json_object_get(e, "devices"), i, v)
+		if (json_is_true(json_object_get(v, "available")))
+			ap_buf_addf(&lines[n], " %s x%lld", ap_js(v, "type"),
+				    (long long)json_integer_value(json_object_get(v, "count")));
+	ap_buf_adds(&lines[n], lines[n].len > 8 ? "" : " cpu only");
+	n++;
+	ap_buf_addf(&lines[n++], "probes %lld/%lld PASS   exit %lld",
+		    (long long)json_integer_value(json_object_get(p, "passed")),
+		    (long long)json_integer_value(json_object_get(p, "total")),
+		    (long long)json_integer_value(json_object_get(e, "exit_code")));
+	ap_buf_addf(&lines[n++], "verdict: %s", ap_js(e, "verdict"));
+	ap_buf_addf(&lines[n++], "run.log sha256 %s", logsum);
+	ap_buf_addf(out, "<svg class=\"card\" xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" "
+		    "height=\"%zu\" role=\"img\" aria-label=\"evidence card ", 24 + n * 20);
+	ap_escape_xml(ap_js(e, "name"), out);
+	ap_buf_addf(out, "\"><rect width=\"760\" height=\"%zu\" rx=\"6\" fill=\"#1e1e1e\"/>", 24 + n * 20);
+	for (i = 0; i < n; i++) {
+		ap_buf_addf(out, "<text x=\"12\" y=\"%zu\" fill=\"%s\" font-family=\"monospace\" "
+			    "font-size=\"13\">", 24 + i * 20, i == n - 2 ? "#7ee787" : "#e6e6e6");
+		ap_escape_xml(ap_buf_str(&lines[i]), out);
+		ap_buf_adds(out, "</text>");
+		ap_buf_free(&lines[i]);
+	}
+	ap_buf_adds(out, "</svg>\n");
+}
+
+static const json_t *ap_trace_value(const json_t *e, const char *check, const char *step)
+{
+	size_t i, k;
+	json_t *c, *s;
+	json_array_foreach(json_object_get(e, "checks"), i, c) {
+		if (strcmp(ap_js(c, "name"), check))
+			continue;
+		json_array_foreach(json_object_get(c, "trace"), k, s)
+			if (!strcmp(ap_js(s, "step"), step))
+				return json_object_get(s, "value");
+	}
+	return NULL;
+}
+
+/* Traces side by side: a row per (check, step) of the first environment that
+ * has them, a column per environment, cells that differ from the first
+ * column marked. */
+static void ap_html_traces(const json_t *m, struct ap_buf *out)
+{
+	const json_t *envs = json_object_get(m, "environments"), *first = NULL;
+	size_t i, k, j;
+	json_t *e, *c, *s;
+	json_array_foreach(envs, i, e)
+		if (!first && json_is_true(json_object_get(e, "found")))
+			first = e;
+	ap_buf_adds(out, "<h2>Traces</h2>\n<table class=\"traces\"><tr><th>check</th><th>step</th>");
+	json_array_foreach(envs, i, e) {
+		ap_buf_adds(out, "<th>");
+		ap_escape_xml(ap_js(e, "name"), out);
+		ap_buf_adds(out, "</th>");
+	}
+	ap_buf_adds(out, "</tr>\n");
+	json_array_foreach(first ? json_object_get(first, "checks") : NULL, k, c)
+		json_array_foreach(json_object_get(c, "trace"), j, s) {
+			const json_t *ref = json_object_get(s, "value");
+			ap_buf_adds(out, "<tr><td>");
+			ap_escape_xml(ap_js(c, "name"), out);
+			ap_buf_adds(out, "</td><td>");
+			ap_escape_xml(ap_js(s, "step"), out);
+			ap_buf_adds(out, "</td>");
+			json_array_foreach(envs, i, e) {
+				const json_t *v = ap_trace_value(e, ap_js(c, "name"), ap_js(s, "step"));
+				char *txt = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+				ap_buf_addf(out, "<td%s>", v && !json_equal(v, ref) ? " class=\"diff\"" : "");
+				ap_escape_xml(txt ? txt : "", out);
+				ap_buf_adds(out, "</td>");
+				free(txt);
+			}
+			ap_buf_adds(out, "</tr>\n");
+		}
+	ap_buf_adds(out, "</table>\n");
+}
+
+static const char ap_html_style[] =
+	"body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+	"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
+	"td.diff{background:#ffd7d5;font-weight:bold}.verdict{font-size:1.3em}"
+	".card{display:block;margin:8px 0}pre{white-space:pre-wrap}";
+
+void ap_report_html(const json_t *m, struct ap_buf *out)
+{
+	struct ap_buf md = { 0 };
+	size_t i;
+	json_t *e;
+	ap_buf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		    "style-src 'unsafe-inline'; img-src data:\"><title>apiparity: ");
+	ap_escape_xml(ap_js(m, "target"), out);
+	ap_buf_addf(out, "</title><style>%s</style></head><body>\n<h1>API consistency: ", ap_html_style);
+	ap_escape_xml(ap_js(m, "target"), out);
+	ap_buf_adds(out, "</h1>\n<p class=\"verdict\" id=\"verdict\">Verdict: <strong>");
+	ap_escape_xml(ap_js(json_object_get(m, "conclusion"), "verdict"), out);
+	ap_buf_adds(out, "</strong></p>\n<h2>Evidence cards</h2>\n");
+	json_array_foreach(json_object_get(m, "environments"), i, e) {
+		ap_buf_adds(out, "<section class=\"env\" data-env=\"");
+		ap_escape_xml(ap_js(e, "name"), out);
+		ap_buf_adds(out, "\"><h3>");
+		ap_escape_xml(ap_js(e, "name"), out);
+		ap_buf_adds(out, "</h3>\n");
+		ap_html_card(m, e, out);
+		ap_buf_adds(out, "</section>\n");
+	}
+	ap_html_traces(m, out);
+	ap_report_markdown(m, AP_LANG_EN, &md);
+	ap_buf_adds(out, "<h2>Report (Markdown)</h2>\n<pre>");
+	ap_escape_xml(ap_buf_str(&md), out);
+	ap_buf_adds(out, "</pre>\n</body></html>\n");
+	ap_buf_free(&md);
+}

@@ -1,0 +1,31 @@
+/* report.h - the acceptance report, from a submission's bundles.
+ *
+ * Every sentence of a report comes from data in the bundles (and the docs
+ * entry, when given): versions from fingerprints, results from checks,
+ * evidence hashes from the files. Sections follow the outline that backend
+ * projects use: title, scope, one block per environment, backend adaptation
+ * conclusion, native API documentation, conclusion.
+ */
+#ifndef AP_REPORT_H
+#define AP_REPORT_H
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "evidence/submission.h"
+
+enum ap_lang { AP_LANG_ZH, AP_LANG_EN };
+
+/* The report's model: everything the renderers show, derived once from the
+ * submission (and docs: the parsed docs entries, or NULL when not given).
+ * A new object, the content of report.json. */
+json_t *ap_report_model(const struct ap_submission *s, const json_t *docs);
+
+void ap_report_markdown(const json_t *model, enum ap_lang lang, struct ap_buf *out);
+void ap_report_junit(const json_t *model, struct ap_buf *out);
+void ap_report_html(const json_t *model, struct ap_buf *out);
+
+/* Escapes s for HTML and XML text and attributes into out. */
+void ap_escape_xml(const char *s, struct ap_buf *out);
+
+#endif
