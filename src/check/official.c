@@ -9,6 +9,7 @@
 #include "check/official.h"
 #include "check/testsrc.h"
 #include "env/worker.h"
+#include "evidence/bundle.h"
 
 int ap_nodeid_parse(const char *s, struct ap_nodeid *n)
 {
@@ -239,9 +240,8 @@ static int ap_official_claim(struct ap_worker *w, const struct ap_official_opts 
 	struct ap_nodeid n;
 	json_t *nodes = NULL;
 	if (ap_nodeid_parse(o->claimed, &n)) {
-		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s, s:[], s:i}", "name",
-			"claimed", "kind", "claim", "status", "WARN", "reason",
-			"not a node id (want test/FILE.py::Class::test)", "trace", "duration_ms", 0));
+		json_array_append_new(checks, ap_check_new("claimed", "claim", "WARN",
+			"not a node id (want test/FILE.py::Class::test)"));
 		return 0;
 	}
 	int r = ap_call(w, json_pack("{s:s, s:s, s:s, s:[s]}", "op", "tests_nodes", "root",
@@ -379,9 +379,8 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 	const char *file;
 	json_t *nodes;
 	if (!json_object_size(by_file))
-		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s, s:[], s:i}", "name",
-			"official", "kind", "official", "status", "NOTRUN", "reason",
-			"no-test: no upstream test uses this target", "trace", "duration_ms", 0));
+		json_array_append_new(checks, ap_check_new("official", "official", "NOTRUN",
+			"no-test: no upstream test uses this target"));
 	json_object_foreach(by_file, file, nodes)
 		if (!r)
 			r = ap_official_file(w, o, file, nodes, checks, log);

@@ -6,21 +6,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "evidence/bundle.h"
-#include "cmd/cmd.h"
 #include "base/err.h"
-#include "env/fingerprint.h"
 #include "base/fsutil.h"
-#include "evidence/journal.h"
-#include "check/official.h"
+#include "base/jsonutil.h"
 #include "base/pool.h"
-#include "check/spec.h"
 #include "base/status.h"
+#include "check/official.h"
+#include "check/spec.h"
 #include "check/verdict.h"
-#include "base/version.h"
+#include "cmd/cmd.h"
+#include "env/fingerprint.h"
 #include "env/worker.h"
+#include "evidence/bundle.h"
+#include "evidence/journal.h"
 
 #define AP_MAX_ENVS 64
 #define AP_MAX_SCRIPTS 16
@@ -56,12 +55,6 @@ struct ap_check_job {
 	struct ap_env run_env; /* env with the test trees bound */
 };
 
-static void ap_utc_now(char out[32])
-{
-	time_t now = time(NULL);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-}
-
 static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *data)
 {
 	json_t *rec = json_pack("{s:s, s:O}", "type", type, "data", data ? data : json_null());
@@ -77,18 +70,15 @@ static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *dat
 static void ap_job_fail(struct ap_check_job *j, int err, const struct ap_buf *detail)
 {
 	j->err = err;
-	json_t *e = json_pack("{s:s, s:i, s:s}", "kind", ap_strerror(err), "exit_code",
-			      ap_exit_code(err), "message", ap_buf_str(detail));
-	json_object_set_new(j->b, "error", e);
-	ap_job_journal(j, "error", e);
+	ap_job_journal(j, "error", (json_t *)ap_bundle_set_error(j->b, err, ap_buf_str(detail)));
 	ap_status_set(j->status, j->idx, "%s: %s", ap_strerror(err), ap_buf_str(detail));
 }
 
-static json_t *ap_check_new(const char *name, const char *kind, const char *status,
-			    const char *reason)
+/* Adds a check decided here, not measured (NOTRUN for a reason). */
+static void ap_job_add(struct ap_check_job *j, json_t *c)
 {
-	return json_pack("{s:s, s:s, s:s, s:s?, s:[], s:i}", "name", name, "kind", kind,
-			 "status", status, "reason", reason, "trace", "duration_ms", 0);
+	ap_bundle_add_check(j->b, c);
+	json_decref(c);
 }
 
 /* Runs one probe (or script) in the worker and records it as a check. */
@@ -111,7 +101,7 @@ static int ap_job_probe(struct ap_check_job *j, struct ap_worker *w, const char 
 	json_object_set_new(res, "kind", json_string(kind));
 	if (says)
 		json_object_set(res, "says", (json_t *)says);
-	json_array_append(json_object_get(j->b, "checks"), res);
+	ap_bundle_add_check(j->b, res);
 	ap_job_journal(j, "check", res);
 	ap_status_set(j->status, j->idx, "%s %s %s", kind, name,
 		      json_string_value(json_object_get(res, "status")));
@@ -124,16 +114,14 @@ static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json
 	const struct ap_member *m;
 	const char *cls = ap_target_class(res);
 	const struct ap_family *f = ap_specs_find(j->specs, cls, &m);
-	json_t *checks = json_object_get(j->b, "checks");
 	if (!f) {
 		struct ap_buf why = { 0 };
 		ap_buf_addf(&why, "no-family: no spec has a member for %s", cls ? cls : "?");
-		json_array_append_new(checks, ap_check_new("family", "plan", "NOTRUN", ap_buf_str(&why)));
+		ap_job_add(j, ap_check_new("family", "plan", "NOTRUN", ap_buf_str(&why)));
 		ap_buf_free(&why);
 		return 0;
 	}
-	json_object_set_new(j->b, "family", json_pack("{s:s, s:s, s:s?, s:s?}", "name", f->name,
-			    "member", m->cls, "summary_en", f->summary_en, "summary_zh", f->summary_zh));
+	ap_bundle_set_family(j->b, f->name, m->cls, f->summary_en, f->summary_zh);
 	json_t *bind = ap_member_bind(f, m);
 	int r = bind ? 0 : -ENOMEM;
 	for (size_t i = 0; !r && i < f->nprobes; i++) {
@@ -144,7 +132,7 @@ static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json
 			ap_buf_addf(&why, "not-applicable: %s has no trait '%s'", m->cls, p->needs);
 			json_t *c = ap_check_new(p->name, "probe", "NOTRUN", ap_buf_str(&why));
 			json_object_set(c, "says", says);
-			json_array_append_new(checks, c);
+			ap_job_add(j, c);
 			ap_buf_free(&why);
 		} else
 			r = ap_job_probe(j, w, p->name, "probe", p->code, bind, says);
@@ -182,9 +170,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 	int r = ap_official_package(w, &pkg);
 	const char *ver = json_string_value(json_object_get(pkg, "version"));
 	if (!r && !ap_official_root(j->env, j->o->torch_src, ver, &root, &why))
-		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s, s:[], s:i}", "name",
-			"official", "kind", "official", "status", "NOTRUN", "reason", ap_buf_str(&why),
-			"trace", "duration_ms", 0));
+		ap_job_add(j, ap_check_new("official", "official", "NOTRUN", ap_buf_str(&why)));
 	else if (!r) {
 		struct ap_official_opts oo = { ap_buf_str(&root), ver ? ver : "?", j->o->claimed,
 					       j->env->device, j->o->timeout_s, 1 };
@@ -192,8 +178,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 		r = ap_official_run(w, res, &oo, checks, &found, &log);
 		for (size_t k = before; k < json_array_size(checks); k++)
 			ap_job_journal(j, "check", json_array_get(checks, k));
-		json_object_set_new(j->b, "official", json_pack("{s:s, s:s?, s:o?}", "root",
-				    ap_buf_str(&root), "package_version", ver, "found", found));
+		ap_bundle_set_official(j->b, ap_buf_str(&root), ver, found);
 		ap_buf_addf(&path, "%s/official.log", ap_buf_str(&j->dir));
 		int w2 = r || j->io_err ? 0 : ap_write_atomic(ap_buf_str(&path), log.data ? log.data : "",
 							      log.len);
@@ -238,13 +223,11 @@ static int ap_job_measure(struct ap_check_job *j, struct ap_worker *w)
 		ap_job_fail(j, r, &w->detail);
 		return r;
 	}
-	if (!json_is_true(json_object_get(res, "found")))
-		json_array_append_new(json_object_get(j->b, "checks"),
-				      ap_check_new("resolve", "resolution", "NOTRUN",
-						   "absent-in-this-version"));
+	int found = ap_resolved(res);
+	if (!found)
+		ap_job_add(j, ap_check_new("resolve", "resolution", "NOTRUN", "absent-in-this-version"));
 	else
 		r = ap_job_family(j, w, res);
-	int found = json_is_true(json_object_get(res, "found"));
 	for (size_t k = 0; !r && found && k < j->o->nscripts; k++)
 		r = ap_job_script(j, w, k);
 	if (!r && found && !j->o->no_official)
@@ -286,39 +269,13 @@ static void ap_check_job_run(void *item)
 	j->journal = NULL;
 }
 
-/* The reference: --reference, else the first environment where the target
- * resolved and that did not fail. -1 when there is none. */
-static int ap_pick_reference(const struct ap_check_job *jobs, size_t n, const char *name)
+/* Judges the environments together, once every job has ended. */
+static void ap_judge(struct ap_check_job *jobs, size_t n, const char *reference)
 {
-	for (size_t i = 0; i < n; i++) {
-		int ok = !jobs[i].err && json_is_true(json_object_get(
-			json_object_get(jobs[i].b, "resolution"), "found"));
-		if (name ? !strcmp(jobs[i].env->name, name) : ok)
-			return ok ? (int)i : -1;
-	}
-	return -1;
-}
-
-static void ap_judge(struct ap_check_job *jobs, size_t n, const char *refname)
-{
-	int ref = ap_pick_reference(jobs, n, refname);
-	char now[32];
-	ap_utc_now(now);
-	for (size_t i = 0; i < n; i++) {
-		json_t *b = jobs[i].b;
-		json_t *cmp = json_object();
-		if (ref >= 0 && json_is_true(json_object_get(json_object_get(b, "resolution"), "found"))) {
-			json_object_set_new(cmp, "reference", json_string(jobs[ref].env->name));
-			json_object_set_new(cmp, "differences", ap_trace_diff(
-				json_object_get(jobs[ref].b, "checks"), json_object_get(b, "checks")));
-			ap_official_compare(json_object_get(jobs[ref].b, "checks"),
-					    json_object_get(b, "checks"));
-		}
-		json_object_set_new(b, "comparison", cmp);
-		ap_adaptation_decide(b);
-		ap_verdict_decide(b);
-		json_object_set_new(b, "finished_utc", json_string(now));
-	}
+	json_t *b[AP_MAX_ENVS];
+	for (size_t i = 0; i < n; i++)
+		b[i] = jobs[i].b;
+	ap_verdict_judge(b, n, reference);
 }
 
 static void ap_write_bundles(struct ap_check_job *jobs, size_t n)
@@ -334,9 +291,7 @@ static void ap_write_bundles(struct ap_check_job *jobs, size_t n)
 
 static const char *ap_fp_str(const json_t *b, const char *sect, const char *key)
 {
-	const char *s = json_string_value(json_object_get(json_object_get(
-		json_object_get(b, "fingerprint"), sect), key));
-	return s ? s : "-";
+	return ap_json_text(json_object_get(json_object_get(b, "fingerprint"), sect), key);
 }
 
 static void ap_summary_devices(const json_t *b, struct ap_buf *out)
@@ -365,22 +320,6 @@ static void ap_summary_plugins(const json_t *b, struct ap_buf *out)
 		ap_buf_adds(out, "-");
 }
 
-static void ap_summary_probes(const json_t *b, int *passed, int *total)
-{
-	size_t i;
-	json_t *c;
-	*passed = *total = 0;
-	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *kind = json_string_value(json_object_get(c, "kind"));
-		const char *st = json_string_value(json_object_get(c, "status"));
-		if (!kind || (strcmp(kind, "probe") && strcmp(kind, "script")) ||
-		    (st && !strcmp(st, "NOTRUN")))
-			continue;
-		(*total)++;
-		*passed += st && !strcmp(st, "PASS");
-	}
-}
-
 static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const char *out)
 {
 	printf("\n%-10s %-8s %-16s %-16s %-14s %-7s %s\n", "ENV", "PYTHON", "TORCH", "PLUGIN",
@@ -391,7 +330,7 @@ static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const ch
 		int passed, total;
 		ap_summary_devices(b, &dev);
 		ap_summary_plugins(b, &plug);
-		ap_summary_probes(b, &passed, &total);
+		ap_bundle_probe_counts(b, &passed, &total);
 		ap_buf_addf(&probes, "%d/%d", passed, total);
 		printf("%-10s %-8s %-16s %-16s %-14s %-7s %s\n", jobs[i].env->name,
 		       ap_fp_str(b, "python", "version"), ap_fp_str(b, "torch", "version"),
@@ -436,30 +375,12 @@ static int ap_check_exit(const struct ap_check_job *jobs, size_t n, int require_
 		}
 		ap_buf_free(&what);
 		const char *v = json_string_value(json_object_get(jobs[i].b, "verdict"));
-		int absent = !json_is_true(json_object_get(json_object_get(jobs[i].b,
-									  "resolution"), "found"));
+		int absent = !ap_bundle_resolved(jobs[i].b);
 		if (rc == AP_EXIT_OK && v && (!strcmp(v, "inconsistent") ||
 					      (require_present && absent && !jobs[i].err)))
 			rc = AP_EXIT_FAILED;
 	}
 	return rc;
-}
-
-static json_t *ap_bundle_new(const struct ap_env *env, const char *target)
-{
-	struct ap_buf where = { 0 };
-	char now[32];
-	ap_utc_now(now);
-	ap_env_describe(env, &where);
-	json_t *b = json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:{s:s, s:s?, s:s?, s:s}, s:s,"
-			      " s:n, s:n, s:n, s:[], s:n}",
-			      "schema", AP_BUNDLE_SCHEMA, "tool", "name", "apiparity", "version",
-			      ap_version, "commit", ap_commit, "target", target, "env", "name",
-			      env->name, "label", env->label, "device", env->device, "where",
-			      ap_buf_str(&where), "started_utc", now, "fingerprint", "resolution",
-			      "family", "checks", "error");
-	ap_buf_free(&where);
-	return b;
 }
 
 static const char ap_check_usage[] =

@@ -17,6 +17,7 @@
 #include "check/testsrc.h"
 #include "check/verdict.h"
 #include "env/worker.h"
+#include "evidence/bundle.h"
 
 #define AP_TESTS_RUN_LIMIT_MS (24 * 3600 * 1000)
 
@@ -197,7 +198,7 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	json_decref(req);
 	if (r)
 		rc = ap_fail(r, ap_buf_str(&what), &w.detail);
-	else if (!rc && !json_is_true(json_object_get(res, "found"))) {
+	else if (!rc && !ap_resolved(res)) {
 		ap_buf_addf(&why, "%s is absent in this version", target);
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	} else if (!rc && !ap_official_root(&env, o->torch_src,

@@ -344,6 +344,17 @@ static int ap_is_lower_hex(const char *p, size_t n)
 	return 1;
 }
 
+/* Splits a manifest line without its newline, "<64 lowercase hex>  <path>":
+ * *rel points at the path, *plen bytes long (not terminated). 0 when the
+ * line is malformed. */
+static int manifest_split(const char *p, size_t len, const char **rel, size_t *plen)
+{
+	*rel = p + AP_SHA256_HEX_LEN + 2;
+	*plen = len > AP_SHA256_HEX_LEN + 2 ? len - AP_SHA256_HEX_LEN - 2 : 0;
+	return len > AP_SHA256_HEX_LEN + 2 && ap_is_lower_hex(p, AP_SHA256_HEX_LEN) &&
+	       !memcmp(p + AP_SHA256_HEX_LEN, "  ", 2) && !memchr(*rel, '\0', *plen);
+}
+
 /* Checks one listed file against its digest. */
 static int ap_verify_file(struct ap_verify *v, const char *hex, const char *rel, int line)
 {
@@ -381,11 +392,10 @@ static int ap_remember(struct ap_verify *v, char *rel)
 /* One manifest line, without its newline: "<64 lowercase hex>  <path>". */
 static int ap_verify_line(struct ap_verify *v, const char *p, size_t len, int line)
 {
-	const char *path = p + AP_SHA256_HEX_LEN + 2;
-	size_t plen = len > AP_SHA256_HEX_LEN + 2 ? len - AP_SHA256_HEX_LEN - 2 : 0;
+	const char *path;
+	size_t plen;
 
-	if (len <= AP_SHA256_HEX_LEN + 2 || !ap_is_lower_hex(p, AP_SHA256_HEX_LEN) ||
-	    memcmp(p + AP_SHA256_HEX_LEN, "  ", 2) || memchr(path, '\0', plen)) {
+	if (!manifest_split(p, len, &path, &plen)) {
 		ap_issue(v, AP_MF_MALFORMED, p, len, line);
 		return 0;
 	}
@@ -494,4 +504,37 @@ int ap_manifest_verify(const char *dir, struct ap_manifest_issue *issues, size_t
 	ap_buf_free(&text);
 	close(v.root);
 	return r ? r : v.n;
+}
+
+int ap_manifest_list(const char *dir, int (*fn)(void *ctx, const char *sha256, const char *rel),
+		     void *ctx)
+{
+	struct ap_buf text = { 0 };
+	int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	int r = ap_read_manifest(root, &text);
+	close(root);
+	const char *p = ap_buf_str(&text), *end = p + text.len;
+	while (!r && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *rel;
+		size_t plen;
+		if (!nl)
+			break;
+		if (manifest_split(p, (size_t)(nl - p), &rel, &plen)) {
+			char hex[AP_SHA256_HEX_LEN + 1];
+			char *path = strndup(rel, plen);
+			if (!path)
+				r = -ENOMEM;
+			else if (ap_path_is_safe(path)) {
+				memcpy(hex, p, AP_SHA256_HEX_LEN);
+				hex[AP_SHA256_HEX_LEN] = '\0';
+				r = fn(ctx, hex, path);
+			}
+			free(path);
+		}
+		p = nl + 1;
+	}
+	ap_buf_free(&text);
+	return r;
 }

@@ -40,6 +40,15 @@ struct ap_manifest_issue {
  * -ENOENT). */
 int ap_manifest_verify(const char *dir, struct ap_manifest_issue *issues, size_t max);
 
+/* Calls fn(ctx, sha256, rel) for each line of DIR/MANIFEST.sha256, in file
+ * order, with its digest (64 lowercase hex) and relative path; a malformed
+ * line or one whose path is not safe (ap_path_is_safe) is skipped, since
+ * ap_manifest_verify() reports those. Stops at the first fn that returns
+ * nonzero and returns that; else 0, or -errno (no manifest: -ENOENT). Reads
+ * what the manifest says; it checks no file against it. */
+int ap_manifest_list(const char *dir, int (*fn)(void *ctx, const char *sha256, const char *rel),
+		     void *ctx);
+
 /* Whether a relative path from a bundle is safe to open inside it: not empty,
  * not absolute, no "." or ".." component, no empty component, no backslash or
  * control character. */

@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include "base/err.h"
+#include "base/jsonutil.h"
+#include "evidence/bundle.h"
 #include "evidence/journal.h"
 #include "evidence/manifest.h"
 #include "review/review.h"
@@ -25,12 +27,6 @@ json_t *ap_policy_load(const char *path, struct ap_buf *err)
 		return NULL;
 	}
 	return p;
-}
-
-static const char *ap_s(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "-";
 }
 
 static int ap_yes(const json_t *policy, const char *key)
@@ -105,7 +101,7 @@ static const json_t *ap_journaled_fingerprint(const struct ap_sub_env *e, json_t
 	ap_buf_free(&path);
 	ap_buf_free(&err);
 	json_array_foreach(*recs, i, r)
-		if (!strcmp(ap_s(r, "type"), "fingerprint"))
+		if (!strcmp(ap_json_text(r, "type"), "fingerprint"))
 			return json_object_get(r, "data");
 	return NULL;
 }
@@ -122,9 +118,9 @@ static void ap_review_devices(const struct ap_sub_env *e, const json_t *fp, json
 		json_int_t n = json_integer_value(json_object_get(d, "count"));
 		if (avail != (n > 0) || (json_int_t)json_array_size(json_object_get(d, "names")) != n)
 			ap_reason_add(reasons, "%s: fingerprint is not consistent with itself: device %s is "
-			       "%savailable with count %lld and %zu names", e->name, ap_s(d, "type"),
+			       "%savailable with count %lld and %zu names", e->name, ap_json_text(d, "type"),
 			       avail ? "" : "not ", (long long)n, json_array_size(json_object_get(d, "names")));
-		if (claimed && !strcmp(ap_s(d, "type"), claimed) && avail)
+		if (claimed && !strcmp(ap_json_text(d, "type"), claimed) && avail)
 			found = 1;
 	}
 	if (!found)
@@ -175,28 +171,28 @@ static int ap_status_allowed(const json_t *policy, const char *kind, const char 
 static void ap_review_checks(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
 {
 	const json_t *b = e->bundle;
-	int found = json_is_true(json_object_get(json_object_get(b, "resolution"), "found"));
+	int found = ap_bundle_resolved(b);
 	int official = 0;
 	size_t i, k;
 	json_t *c, *kind;
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *kd = ap_s(c, "kind"), *st = ap_s(c, "status");
+		const char *kd = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
 		const char *why = json_string_value(json_object_get(c, "reason"));
 		official += !strcmp(kd, "official");
 		if (!strcmp(kd, "claim") && strcmp(st, "PASS"))
 			ap_reason_add(reasons, "%s: claimed node id %s: %s", e->name,
-			       ap_s(c, "node"), why ? why : "not valid");
+			       ap_json_text(c, "node"), why ? why : "not valid");
 		else if (!strcmp(kd, "official") && !strcmp(st, "NOTRUN") && !why)
 			ap_reason_add(reasons, "%s: official test %s was not run and no reason is given",
-			       e->name, ap_s(c, "name"));
+			       e->name, ap_json_text(c, "name"));
 		else if (!ap_status_allowed(policy, kd, st))
 			ap_reason_add(reasons, "%s: check %s (%s) is %s%s%s, which the policy does not "
-			       "allow", e->name, ap_s(c, "name"), kd, st, why ? ": " : "", why ? why : "");
+			       "allow", e->name, ap_json_text(c, "name"), kd, st, why ? ": " : "", why ? why : "");
 	}
 	json_array_foreach(found ? json_object_get(policy, "require_kinds") : NULL, k, kind) {
 		int has = 0;
 		json_array_foreach(json_object_get(b, "checks"), i, c)
-			has |= !strcmp(ap_s(c, "kind"), json_string_value(kind) ? json_string_value(kind) : "");
+			has |= !strcmp(ap_json_text(c, "kind"), json_string_value(kind) ? json_string_value(kind) : "");
 		if (!has)
 			ap_reason_add(reasons, "%s: no %s check, which the policy requires", e->name,
 			       json_string_value(kind));
@@ -211,7 +207,7 @@ static void ap_review_env(const struct ap_sub_env *e, const json_t *policy, json
 	ap_review_manifest(e, reasons);
 	if (err && !json_is_null(err))
 		ap_reason_add(reasons, "%s: the environment could not be used: %s", e->name,
-		       ap_s(err, "message"));
+		       ap_json_text(err, "message"));
 	ap_review_fingerprint(e, reasons);
 	ap_review_checks(e, policy, reasons);
 	size_t i;
@@ -221,7 +217,7 @@ static void ap_review_env(const struct ap_sub_env *e, const json_t *policy, json
 		char *x = json_dumps(json_object_get(d, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
 		char *y = json_dumps(json_object_get(d, "seen"), JSON_ENCODE_ANY | JSON_COMPACT);
 		ap_reason_add(reasons, "%s: trace of %s differs at '%s': %s in the reference, %s here",
-		       e->name, ap_s(d, "check"), ap_s(d, "step"), x ? x : "?", y ? y : "?");
+		       e->name, ap_json_text(d, "check"), ap_json_text(d, "step"), x ? x : "?", y ? y : "?");
 		free(x);
 		free(y);
 	}
@@ -272,7 +268,7 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const json_t *po
 	json_t *r;
 	int ok = !json_array_size(reasons);
 	ap_buf_addf(out, "## apiparity review: %s\n\n", ok ? "ACCEPT" : "CHANGES-NEEDED");
-	ap_buf_addf(out, "Submission `%s`, policy `%s`.\n\n", dir, ap_s(policy, "policy"));
+	ap_buf_addf(out, "Submission `%s`, policy `%s`.\n\n", dir, ap_json_text(policy, "policy"));
 	if (ok)
 		ap_buf_adds(out, "Every file matches its manifest, the fingerprints match what was "
 			    "measured, every required check is present in an allowed status, and "

@@ -417,6 +417,60 @@ static void path_is_safe_rejects_paths_that_could_leave_the_bundle(void **state)
 		assert_false(ap_path_is_safe(bad[i]));
 }
 
+static int list_into(void *ctx, const char *sha256, const char *rel)
+{
+	ap_buf_addf(ctx, "%s %s\n", sha256, rel);
+	return 0;
+}
+
+static void list_gives_each_line_of_a_written_manifest_in_order(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf got = { 0 };
+	t_put(f->bundle, "run.log", "abc");
+	t_put(f->bundle, "empty", "");
+	write_manifest(f->bundle);
+	assert_int_equal(ap_manifest_list(f->bundle, list_into, &got), 0);
+	assert_string_equal(ap_buf_str(&got), EMPTY_SHA256 " empty\n" ABC_SHA256 " run.log\n");
+	ap_buf_free(&got);
+}
+
+static void list_skips_malformed_lines_and_paths_that_leave_the_bundle(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf got = { 0 };
+	put_manifest(f->bundle, "nonsense\n" ABC_SHA256 "  ../../etc/passwd\n"
+		     ABC_SHA256 "  /etc/passwd\n" ABC_SHA256 " one-space\n"
+		     ABC_SHA256 "  run.log\n" ABC_SHA256 "  no-newline");
+	assert_int_equal(ap_manifest_list(f->bundle, list_into, &got), 0);
+	assert_string_equal(ap_buf_str(&got), ABC_SHA256 " run.log\n");
+	ap_buf_free(&got);
+}
+
+static int list_stop(void *ctx, const char *sha256, const char *rel)
+{
+	(void)sha256, (void)rel;
+	++*(int *)ctx;
+	return -ECANCELED;
+}
+
+static void list_stops_at_the_first_callback_that_fails(void **state)
+{
+	struct fixture *f = *state;
+	int calls = 0;
+	put_manifest(f->bundle, ABC_SHA256 "  a\n" ABC_SHA256 "  b\n");
+	assert_int_equal(ap_manifest_list(f->bundle, list_stop, &calls), -ECANCELED);
+	assert_int_equal(calls, 1);
+}
+
+static void list_without_a_manifest_fails_with_enoent(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf got = { 0 };
+	assert_int_equal(ap_manifest_list(f->bundle, list_into, &got), -ENOENT);
+	assert_int_equal(got.len, 0);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, make_tempdir, remove_tempdir)
 
 int main(void)
@@ -446,6 +500,10 @@ int main(void)
 		T(fifo_in_the_bundle_makes_write_fail_naming_it),
 		T(path_is_safe_accepts_plain_relative_paths),
 		T(path_is_safe_rejects_paths_that_could_leave_the_bundle),
+		T(list_gives_each_line_of_a_written_manifest_in_order),
+		T(list_skips_malformed_lines_and_paths_that_leave_the_bundle),
+		T(list_stops_at_the_first_callback_that_fails),
+		T(list_without_a_manifest_fails_with_enoent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
