@@ -71,6 +71,18 @@ def _exc_text(e):
     return "%s: %s" % (type(e).__name__, e)
 
 
+class ProtocolError(Exception):
+    """A request that lacks what apiparity must send."""
+
+
+def _limit(req, key):
+    """A limit in seconds from the request. apiparity sets every limit; a
+    missing one is a protocol error, never a default chosen here."""
+    if not isinstance(req.get(key), (int, float)) or isinstance(req.get(key), bool):
+        raise ProtocolError("%s request without the limit %r" % (req.get("op"), key))
+    return float(req[key])
+
+
 # ---------------------------------------------------------------- fingerprint
 
 def _os_release():
@@ -628,7 +640,7 @@ def op_probe(req):
     output captured and a timeout; a crash or hang is a result, not an error."""
     import tempfile
     probe = req["probe"]
-    timeout = float(req.get("timeout_s", 30))
+    timeout = _limit(req, "timeout_s")
     out = tempfile.TemporaryFile()
     t0 = time.monotonic()
     result, steps, status = _forked(lambda w: _run_probe_child(probe, w), timeout, out.fileno())
@@ -662,14 +674,15 @@ def _split(frames):
     return None, steps
 
 
-def _await_child(pid, rfd, timeout):
-    """Reads the child's frames and reaps it; kills its group on timeout.
-    Returns (result or None, the steps it traced, wait status or None for a
-    timeout)."""
+def _supervise(pid, rfd, timeout):
+    """The one loop that watches a child (see _spawn_child): reads its frames
+    until it closes its end, then reaps it and kills whatever it left in its
+    group; on timeout kills the group first. Returns (the frames it sent,
+    wait status or None for a timeout)."""
     import select
     import signal
     deadline = time.monotonic() + timeout
-    buf = b""
+    buf, status = b"", None
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -678,7 +691,7 @@ def _await_child(pid, rfd, timeout):
             except OSError:
                 pass
             os.waitpid(pid, 0)
-            return None, _split(_frames(buf))[1], None
+            break
         ready, _, _ = select.select([rfd], [], [], left)
         if not ready:
             continue
@@ -688,11 +701,19 @@ def _await_child(pid, rfd, timeout):
             continue
         _, status = os.waitpid(pid, 0)
         try:
-            os.killpg(pid, signal.SIGKILL)  # whatever the probe left behind
+            os.killpg(pid, signal.SIGKILL)  # whatever the child left behind
         except OSError:
             pass
-        result, steps = _split(_frames(buf))
-        return result, steps, status
+        break
+    return _frames(buf), status
+
+
+def _await_child(pid, rfd, timeout):
+    """(result or None, the steps it traced, wait status or None for a
+    timeout) of a child that reports one result (see _supervise)."""
+    frames, status = _supervise(pid, rfd, timeout)
+    result, steps = _split(frames)
+    return (result if status is not None else None), steps, status
 
 
 # ---------------------------------------------------------------- packages
@@ -970,7 +991,8 @@ def op_tests_preflight(req):
             entry["path"] = os.path.relpath(os.path.join(root, m.replace(".", os.sep) + ".py"), base)
         res["modules"].append(entry)
     if req.get("try_import") and all(e["present"] for e in res["modules"]):
-        res["import"] = _try_import(path, root, float(req.get("timeout_s", 120)))
+        res["import"] = _try_import(path, root, _limit(req, "timeout_s"),
+                                    req.get("setenv", {}), req.get("names", []))
     return {"ok": True, "data": res}
 
 
@@ -990,11 +1012,12 @@ def _load_test_module(path, root):
     return mod
 
 
-def _try_import(path, root, timeout):
+def _try_import(path, root, timeout, setenv, names):
     def child(w):
         try:
-            _load_test_module(path, root)
-            send(w, {"type": "result", "ok": True})
+            os.environ.update(setenv)
+            mod = _load_test_module(path, root)
+            send(w, {"type": "result", "ok": True, "defined": _defined(mod, names)})
         except BaseException as e:
             send(w, {"type": "result", "ok": False, "error": _exc_text(e),
                      "missing": getattr(e, "name", None)
@@ -1008,82 +1031,63 @@ def _try_import(path, root, timeout):
     return res
 
 
-def _unittest_outcome(result):
-    import re
-    exc = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Failure|Interrupt|Exit|Skipped)\b.*")
+def _unittest_facts(result):
+    """What a unittest.TestResult saw, for apiparity to judge: how many ran,
+    and the last traceback or reason of each kind with their counts."""
+    def last(items):
+        return items[-1][1] if items else None
+    return {"tests_run": result.testsRun,
+            "errors": len(result.errors), "error": last(result.errors),
+            "failures": len(result.failures), "failure": last(result.failures),
+            "skipped": len(result.skipped), "skip": last(result.skipped),
+            "expected_failures": len(result.expectedFailures),
+            "unexpected_successes": len(result.unexpectedSuccesses)}
 
-    def last(tb):
-        """The exception line of a traceback: its last line that names an
-        exception (what follows it may be hints, not the cause)."""
-        lines = [l for l in tb.strip().splitlines() if l.strip()]
-        named = [l for l in lines if exc.match(l)]
-        return (named or lines or ["?"])[-1].strip()
-    if result.errors:
-        return "ERROR", last(result.errors[-1][1])
-    if result.failures:
-        return "FAIL", last(result.failures[-1][1])
-    if result.unexpectedSuccesses:
-        return "FAIL", "unexpected success"
-    if result.skipped:
-        return "SKIP", result.skipped[-1][1]
-    if result.expectedFailures:
-        return "PASS", "expected failure"
-    if result.testsRun == 0:
-        return "NOTRUN", "no test ran"
-    return "PASS", None
+
+def _raised_facts(e):
+    """What a module-level test function raised (None: nothing)."""
+    if e is None:
+        return None
+    return {"type": type(e).__name__, "assertion": isinstance(e, AssertionError),
+            "text": _exc_text(e)}
 
 
 def _run_one(mod, owner, name, w):
     import unittest
     if owner is None:
         fn = getattr(mod, name)
+        raised = None
         try:
             fn()
-            send(w, {"type": "result", "status": "PASS", "reason": None})
-        except AssertionError as e:
-            send(w, {"type": "result", "status": "FAIL", "reason": _exc_text(e)})
         except BaseException as e:
-            skip = type(e).__name__ in ("Skipped", "SkipTest")
-            send(w, {"type": "result", "status": "SKIP" if skip else "ERROR",
-                     "reason": _exc_text(e)})
+            raised = e
+        send(w, {"type": "result", "function": {"raised": _raised_facts(raised)}})
         return
     cls = getattr(mod, owner, None)
     if cls is None or not hasattr(cls, name):
-        send(w, {"type": "result", "status": "NOTRUN",
-                 "reason": "not-defined: %s.%s does not exist after import (a conditional "
-                 "or generated test)" % (owner, name)})
+        send(w, {"type": "result", "defined": False})
         return
     result = unittest.TestResult()
     unittest.TestSuite([cls(name)]).run(result)
-    status, reason = _unittest_outcome(result)
-    send(w, {"type": "result", "status": status, "reason": reason})
+    send(w, {"type": "result", "unittest": _unittest_facts(result)})
 
 
-def _instantiated(mod, nodes):
-    """Nodes as the module defines them after import: a device-generic class
-    (instantiate_device_type_tests) exists only as its per-device classes,
-    TestFooCPU with test_bar_cpu and the like, and those are what runs."""
+def _defined(mod, names):
+    """For each [class, test] of names, what the imported module defines that
+    could be it: every class whose name starts with the class's (a
+    device-generic class exists only as TestFooCPU and the like), whether the
+    test is the class's own, and its methods whose names start with the
+    test's (parametrized tests). apiparity decides which of them run."""
     out = []
-    for owner, name in nodes:
-        if owner is None:
-            out.append((owner, name))
-            continue
-        found = False
-        for cname in sorted(dir(mod)):
+    for owner, name in names:
+        classes = []
+        for cname in sorted(dir(mod)) if owner is not None else []:
             cls = getattr(mod, cname)
             if not cname.startswith(owner) or not isinstance(cls, type):
                 continue
-            if cname == owner and name in vars(cls):
-                out.append((cname, name))
-                found = True
-                break
-            # parametrized (test_x_<param>) and per-device (TestFooCPU) tests
-            for m in sorted(dir(cls)):
-                if m == name or m.startswith(name + "_"):
-                    out.append((cname, m))
-                    found = True
-        if not found:
-            out.append((owner, name))
+            classes.append({"name": cname, "own": name in vars(cls),
+                            "methods": sorted(m for m in dir(cls) if m.startswith(name))})
+        out.append({"class": owner, "test": name, "classes": classes})
     return out
 
 
@@ -1118,12 +1122,11 @@ def _runner(req, w):
                  "ms": int((time.monotonic() - t0) * 1000)})
         return
     send(w, {"type": "import", "ok": True, "ms": int((time.monotonic() - t0) * 1000)})
-    nodes = _collect(mod, req["file"], req["select"]) if "select" in req \
-        else _instantiated(mod, req["nodes"])
+    nodes = _collect(mod, req["file"], req["select"]) if "select" in req else req["nodes"]
+    timeout = _limit(req, "timeout_s")
     for owner, name in nodes:
         out = tempfile.TemporaryFile()
         t1 = time.monotonic()
-        timeout = float(req.get("timeout_s", 30))
         res, steps, status = _forked(lambda cw: _run_one(mod, owner, name, cw), timeout,
                                      out.fileno())
         res = _outcome(res, status, steps, timeout, "test process")
@@ -1137,35 +1140,18 @@ def _runner(req, w):
 
 
 def op_tests_run(req):
-    """Runs the given tests of one file: a runner process imports the module
-    once, each test runs in its own forked child with a timeout."""
-    import select
-    import signal
+    """Runs the given tests of one file (exactly those named, or those of -k):
+    a runner process imports the module once, each test runs in its own
+    forked child within timeout_s, and the runner within deadline_s."""
     import tempfile
+    _limit(req, "timeout_s")
+    deadline = _limit(req, "deadline_s")
     log = tempfile.TemporaryFile()
     pid, r = _spawn_child(lambda w: _runner(req, w), log.fileno())
-    per = float(req.get("timeout_s", 30)) + 5
-    count = len(req["nodes"]) if "nodes" in req else int(req.get("max_tests", 10000))
-    deadline = time.monotonic() + float(req.get("import_timeout_s", 300)) + per * count
-    buf = b""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            os.killpg(pid, signal.SIGKILL)
-            break
-        ready, _, _ = select.select([r], [], [], left)
-        if ready:
-            chunk = os.read(r, 65536)
-            if not chunk:
-                break
-            buf += chunk
-    os.close(r)
-    os.waitpid(pid, 0)
     try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    frames = _frames(buf)
+        frames, _ = _supervise(pid, r, deadline)
+    finally:
+        os.close(r)
     log.seek(0)
     imp = [f for f in frames if f.get("type") == "import"]
     return {"ok": True, "data": {
@@ -1195,6 +1181,8 @@ def main():
         else:
             try:
                 reply = fn(req)
+            except ProtocolError as e:
+                reply = {"ok": False, "error": "protocol", "message": str(e)}
             except Exception as e:
                 reply = {"ok": False, "error": "worker-exception",
                          "message": _exc_text(e)}

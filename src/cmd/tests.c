@@ -293,10 +293,11 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 	json_decref(pkg);
 	int r = 0;
 	if (!rc) {
-		json_t *req = json_pack("{s:s, s:s, s:s, s:s, s:i, s:{}}", "op", "tests_run", "root",
-					ap_buf_str(&root), "file", file, "select",
-					o->select ? o->select : "", "timeout_s",
-					o->timeout_s ? o->timeout_s : 30, "setenv");
+		int per = o->timeout_s ? o->timeout_s : 30;
+		json_t *req = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:{}}", "op", "tests_run",
+					"root", ap_buf_str(&root), "file", file, "select",
+					o->select ? o->select : "", "timeout_s", per, "deadline_s",
+					ap_official_deadline_s(AP_SELECT_MAX, per), "setenv");
 		/* The worker bounds the import and each test; it answers once all
 		 * have run, and how many match -k is known only there. */
 		r = ap_worker_call_within(&w, req, &ran, AP_TESTS_RUN_LIMIT_MS);
