@@ -14,7 +14,7 @@
  *      summary {en, zh}, bind (NAME: a Python expression with {field}
  *      placeholders), members (class: module.qualname plus every field the
  *      bindings use; traits: for probes that need one) and probes (name,
- *      says {en, zh}, needs, code). The Makefile embeds every specs/*.yaml;
+ *      says {en, zh}, needs, code). The Makefile embeds each YAML file of specs/;
  *      `check --specs DIR` tries a copy without rebuilding.
  *   2. No C or worker change: if the family needs one (a new key, a new
  *      kind of binding), it goes here and in spec.c, with unit tests in
