@@ -110,7 +110,7 @@ int ap_signer_load(const char *path, struct ap_signer **s, struct ap_buf *err)
 		return -AP_ECONFIG;
 	}
 	if (!is_ed25519(key)) {
-		ap_buf_addf(err, "%s: a %s key; signing needs an Ed25519 key "
+		ap_buf_addf(err, "%s: key type %s; signing needs an Ed25519 key "
 			    "(openssl genpkey -algorithm ed25519)", path, EVP_PKEY_get0_type_name(key));
 		EVP_PKEY_free(key);
 		return -AP_ECONFIG;

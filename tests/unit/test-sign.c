@@ -223,7 +223,7 @@ static void private_key_that_is_not_ed25519_is_refused_naming_its_type(void **st
 	assert_int_equal(ap_signer_load(path, &f->signer, &f->err), -AP_ECONFIG);
 	assert_null(f->signer);
 	assert_non_null(strstr(ap_buf_str(&f->err), path));
-	assert_non_null(strstr(ap_buf_str(&f->err), "a RSA key; signing needs an Ed25519 key"));
+	assert_non_null(strstr(ap_buf_str(&f->err), "key type RSA; signing needs an Ed25519 key"));
 	EVP_PKEY_free(k);
 }
 
