@@ -264,6 +264,10 @@ static void review_records(const struct env_review *v, json_t *reasons)
 			ap_reason_add(reasons, "%s: %s in bundle.json differs from journal.jsonl, "
 				      "as measured", name, once[k].what);
 	}
+	const json_t *res = journaled(v, "resolution");
+	if (res && strcmp(ap_s(res, "target"), ap_s(v->e->bundle, "target")))
+		ap_reason_add(reasons, "%s: bundle.json is about %s, but the journal resolved %s", name,
+			      ap_s(v->e->bundle, "target"), ap_s(res, "target"));
 }
 
 /* A short text of a JSON value for a reason line. */
@@ -316,16 +320,43 @@ static int unmeasured_decision(const json_t *c)
 	return 0;
 }
 
-/* The first journaled check of c's name and kind not matched yet, or -1. */
-static long match_journaled(const json_t *jchecks, const char *used, const json_t *c)
+/* The key of a check in an index of checks: its kind and name. */
+static const char *check_key(const json_t *c, struct ap_buf *key)
 {
-	size_t i;
-	json_t *m;
-	json_array_foreach(jchecks, i, m)
-		if (!used[i] && !strcmp(ap_s(m, "name"), ap_s(c, "name")) &&
-		    !strcmp(ap_s(m, "kind"), ap_s(c, "kind")))
-			return (long)i;
-	return -1;
+	ap_buf_reset(key);
+	ap_buf_addf(key, "%s\n%s", ap_s(c, "kind"), ap_s(c, "name"));
+	return ap_buf_str(key);
+}
+
+/* The journaled checks by key, each key's positions last first, so that
+ * taking the last one matches them in the order they were measured. Linear,
+ * however many checks a hostile journal holds. */
+static json_t *index_journaled(const json_t *jchecks)
+{
+	json_t *idx = json_object(), *pos;
+	struct ap_buf key = { 0 };
+	for (size_t i = json_array_size(jchecks); idx && i-- > 0;) {
+		const char *k = check_key(json_array_get(jchecks, i), &key);
+		if (!(pos = json_object_get(idx, k)))
+			json_object_set_new(idx, k, pos = json_array());
+		json_array_append_new(pos, json_integer((json_int_t)i));
+	}
+	ap_buf_free(&key);
+	return idx;
+}
+
+/* The position of the first journaled check of c's kind and name not
+ * matched yet, taken from idx; -1 when there is none. */
+static long match_journaled(json_t *idx, const json_t *c)
+{
+	struct ap_buf key = { 0 };
+	json_t *pos = json_object_get(idx, check_key(c, &key));
+	size_t n = json_array_size(pos);
+	long k = n ? (long)json_integer_value(json_array_get(pos, n - 1)) : -1;
+	if (n)
+		json_array_remove(pos, n - 1);
+	ap_buf_free(&key);
+	return k;
 }
 
 /* Matches every check of bundle.json with the journal's, and builds
@@ -338,14 +369,15 @@ static void review_measured_checks(struct env_review *v, json_t *reasons)
 	json_array_foreach(v->records, i, r)
 		if (!strcmp(ap_s(r, "type"), "check"))
 			json_array_append(jchecks, json_object_get(r, "data"));
+	json_t *idx = index_journaled(jchecks);
 	char *used = calloc(json_array_size(jchecks) + 1, 1);
 	v->measured = json_array();
-	json_array_foreach(used ? json_object_get(v->e->bundle, "checks") : NULL, i, c) {
-		long k = match_journaled(jchecks, used, c);
+	json_array_foreach(used && idx ? json_object_get(v->e->bundle, "checks") : NULL, i, c) {
+		long k = match_journaled(idx, c);
 		if (k < 0 && unmeasured_decision(c)) {
-			json_array_append_new(v->measured, json_deep_copy(c));
-			json_object_del(json_array_get(v->measured, json_array_size(v->measured) - 1),
-					"reference_status");
+			json_t *copy = json_deep_copy(c);
+			json_object_del(copy, "reference_status");
+			json_array_append_new(v->measured, copy);
 			continue;
 		}
 		if (k < 0) {
@@ -365,7 +397,7 @@ static void review_measured_checks(struct env_review *v, json_t *reasons)
 				      ap_s(c, "kind"), ap_buf_str(&d));
 		ap_buf_free(&d);
 	}
-	json_array_foreach(used ? jchecks : NULL, i, c) {
+	json_array_foreach(used && idx ? jchecks : NULL, i, c) {
 		if (used[i])
 			continue;
 		ap_reason_add(reasons, "%s: check %s (%s) was measured %s (journal.jsonl) but is "
@@ -374,6 +406,7 @@ static void review_measured_checks(struct env_review *v, json_t *reasons)
 		json_array_append_new(v->measured, json_deep_copy(c));
 	}
 	free(used);
+	json_decref(idx);
 	json_decref(jchecks);
 }
 
@@ -422,6 +455,29 @@ static void review_official_log(const struct ap_sub_env *e, json_t *reasons)
 
 /* --- the verdict, judged again ------------------------------------------- */
 
+/* check sets each official check's reference_status after the run; it must be
+ * what the reference's measured checks give. */
+static void compare_reference_status(const struct ap_sub_env *e, const json_t *j,
+				     json_t *reasons)
+{
+	json_t *first = json_object(), *c;
+	struct ap_buf key = { 0 };
+	size_t i;
+	json_array_foreach(first ? json_object_get(j, "checks") : NULL, i, c)
+		if (!json_object_get(first, check_key(c, &key)))
+			json_object_set(first, ap_buf_str(&key), c);
+	json_array_foreach(first ? json_object_get(e->bundle, "checks") : NULL, i, c) {
+		const json_t *m = json_object_get(first, check_key(c, &key));
+		const json_t *rs = json_object_get(c, "reference_status");
+		const json_t *mrs = json_object_get(m, "reference_status");
+		if (m && !strcmp(ap_s(c, "kind"), "official") && (rs ? !mrs || !json_equal(rs, mrs) : !!mrs))
+			ap_reason_add(reasons, "%s: official test %s: its outcome in the reference is "
+				      "not the one bundle.json gives", e->name, ap_s(c, "name"));
+	}
+	ap_buf_free(&key);
+	json_decref(first);
+}
+
 static void compare_judged(const struct ap_sub_env *e, const json_t *j, json_t *reasons)
 {
 	const json_t *b = e->bundle;
@@ -442,23 +498,7 @@ static void compare_judged(const struct ap_sub_env *e, const json_t *j, json_t *
 	    (ba || ja ? !ba || !ja || !json_equal(ba, ja) : 0))
 		ap_reason_add(reasons, "%s: the backend adaptation in bundle.json is not the one its "
 			      "measured checks give", e->name);
-	size_t i;
-	json_t *c;
-	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const json_t *rs = json_object_get(c, "reference_status");
-		if (strcmp(ap_s(c, "kind"), "official"))
-			continue;
-		for (size_t k = 0; k < json_array_size(json_object_get(j, "checks")); k++) {
-			const json_t *m = json_array_get(json_object_get(j, "checks"), k);
-			if (strcmp(ap_s(m, "name"), ap_s(c, "name")) || strcmp(ap_s(m, "kind"), "official"))
-				continue;
-			const json_t *mrs = json_object_get(m, "reference_status");
-			if (!(rs ? mrs && json_equal(rs, mrs) : !mrs))
-				ap_reason_add(reasons, "%s: official test %s: its outcome in the reference is "
-					      "not the one bundle.json gives", e->name, ap_s(c, "name"));
-			break;
-		}
-	}
+	compare_reference_status(e, j, reasons);
 }
 
 /* Judges the environment again from its measured checks, with the same judge

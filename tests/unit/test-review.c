@@ -663,6 +663,36 @@ static void label_edited_in_the_bundle_alone_is_a_reason(void **state)
 	assert_reasons(f, 1);
 }
 
+static void target_edited_in_the_bundle_alone_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	json_t *b = bundle_of(f, "a2");
+	json_object_set_new(b, "target", json_string("torch.nn.functional.silu"));
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: bundle.json is about torch.nn.functional.silu, but the journal "
+		      "resolved " TARGET);
+	assert_reasons(f, 1);
+}
+
+static void official_outcome_in_the_reference_edited_alone_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a3", "Atlas A3");
+	json_object_set_new(check_named(b, "test_nn.py::test_gelu"), "status", json_string("FAIL"));
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	write_env_b(f, "a3", b);
+	b = bundle_of(f, "a2");
+	json_object_set_new(check_named(b, "test_nn.py::test_gelu"), "reference_status",
+			    json_string("FAIL"));
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: official test test_nn.py::test_gelu: its outcome in the reference is "
+		      "not the one bundle.json gives");
+	assert_reasons(f, 2);
+}
+
 static void journal_line_that_does_not_parse_is_a_reason(void **state)
 {
 	struct fixture *f = *state;
@@ -856,6 +886,8 @@ int main(void)
 		T(trace_differences_removed_from_the_bundle_are_found_again),
 		T(environment_compared_with_itself_is_a_reason),
 		T(label_edited_in_the_bundle_alone_is_a_reason),
+		T(target_edited_in_the_bundle_alone_is_a_reason),
+		T(official_outcome_in_the_reference_edited_alone_is_a_reason),
 		T(journal_line_that_does_not_parse_is_a_reason),
 		T(manifest_line_listed_twice_is_a_reason),
 		T(signed_submission_is_accepted_with_trust),
