@@ -13,7 +13,7 @@ fresh() { rm -rf "$T/$2"; cp -a "$T/$1" "$T/$2"; }
 reseal() { (cd "$1/$2" && find . -type f ! -name 'MANIFEST.sha256*' | sed 's|^\./||' | LC_ALL=C sort \
 	| xargs sha256sum > MANIFEST.sha256); }
 
-if skip_without_env trixie 35 || skip_without_env sid 35; then done_testing; exit 0; fi
+if skip_without_env trixie 39 || skip_without_env sid 39; then done_testing; exit 0; fi
 printf '[trixie]\nchroot = trixie\n[sid]\nchroot = sid\n' > "$T/envs.ini"
 
 # A real run with a failure in both environments (the script crashes).
@@ -70,7 +70,7 @@ contains "$out" "^- sid/MANIFEST\.sha256:[0-9]+: [a-z.]+ is listed a second time
 
 # Signed evidence. The keys are made here, fresh.
 if ! command -v openssl > /dev/null; then
-	for _ in $(seq 20); do skip signed_evidence "the openssl command is not installed"; done
+	for _ in $(seq 23); do skip signed_evidence "the openssl command is not installed"; done
 	done_testing; exit 0
 fi
 openssl genpkey -algorithm ed25519 -out "$T/ci.pem" 2> /dev/null
