@@ -85,10 +85,10 @@ static int read_fd_bounded(int fd, size_t max, struct ap_buf *out)
 	}
 }
 
-int ap_read_bounded(const char *path, size_t max, struct ap_buf *out)
+int ap_read_bounded(const char *path, size_t max, int flags, struct ap_buf *out)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
 	if (fd < 0)
 		return -errno;
 	int r = fstat(fd, &st) ? -errno : 0;

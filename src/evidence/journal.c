@@ -300,7 +300,7 @@ int ap_journal_validate(const char *path, json_t **records, json_t **problems)
 	struct ap_buf text = { 0 };
 	*records = json_array();
 	*problems = json_array();
-	int r = *records && *problems ? ap_read_bounded(path, AP_JOURNAL_MAX_BYTES, &text)
+	int r = *records && *problems ? ap_read_bounded(path, AP_JOURNAL_MAX_BYTES, O_NOFOLLOW, &text)
 				       : -ENOMEM;
 	const char *p = ap_buf_str(&text), *end = p + text.len;
 	for (int lineno = 1; !r && p < end; lineno++) {

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,11 +70,11 @@ static int is_ed25519(const EVP_PKEY *key)
 static BIO *key_file(const char *path, struct ap_buf *err)
 {
 	struct ap_buf text = { 0 };
-	int r = ap_read_bounded(path, AP_KEY_FILE_MAX, &text);
+	int r = ap_read_bounded(path, AP_KEY_FILE_MAX, 0, &text);
 	BIO *bio = r ? NULL : BIO_new(BIO_s_mem());
 	if (r == -EFBIG)
 		ap_buf_addf(err, "%s: over %d bytes, not a key file", path, AP_KEY_FILE_MAX);
-	else if (r == -EINVAL || r == -ELOOP)
+	else if (r == -EINVAL)
 		ap_buf_addf(err, "%s: not a regular file", path);
 	else if (r)
 		ap_buf_addf(err, "%s: %s", path, strerror(-r));
@@ -169,7 +170,7 @@ static int read_in(const char *dir, const char *name, size_t max, struct ap_buf 
 	struct ap_buf path = { 0 };
 	int r = ap_buf_addf(&path, "%s/%s", dir, name);
 	if (!r)
-		r = ap_read_bounded(ap_buf_str(&path), max, out);
+		r = ap_read_bounded(ap_buf_str(&path), max, O_NOFOLLOW, out);
 	ap_buf_free(&path);
 	return r;
 }

@@ -19,8 +19,8 @@
  *
  * Keys are PEM files: the private key unencrypted (PKCS#8, as
  * `openssl genpkey -algorithm ed25519` writes it), the trusted keys as
- * "PUBLIC KEY" blocks. Both are read as untrusted input: a regular file, of
- * bounded size.
+ * "PUBLIC KEY" blocks. Both are read with care: a regular file (a symbolic
+ * link to one is followed), of bounded size.
  */
 #ifndef AP_SIGN_H
 #define AP_SIGN_H

@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@ struct env_review {
 	json_t *records;   /* the journal's valid records */
 	json_t *measured;  /* its checks as measured: the journaled ones, and the
 			    * NOTRUN decisions check makes without measuring */
+	json_t *early;     /* reasons found while reading the journal, told after
+			    * the manifest's */
 };
 
 json_t *ap_policy_load(const char *path, struct ap_buf *err)
@@ -436,7 +439,7 @@ static void review_official_log(const struct ap_sub_env *e, json_t *reasons)
 		if (strcmp(ap_s(c, "kind"), "official") || !strcmp(ap_s(c, "status"), "NOTRUN"))
 			continue;
 		if (r == 1)
-			r = ap_read_bounded(ap_buf_str(&path), OFFICIAL_LOG_MAX, &log);
+			r = ap_read_bounded(ap_buf_str(&path), OFFICIAL_LOG_MAX, O_NOFOLLOW, &log);
 		ap_buf_reset(&line);
 		ap_buf_addf(&line, "=== end %s: %s\n", ap_s(c, "name"), ap_s(c, "status"));
 		if (r)
@@ -622,6 +625,7 @@ static void ap_review_env(const struct env_review *v, const struct env_review *r
 	const json_t *err = json_object_get(e->bundle, "error");
 	ap_review_manifest(e, reasons);
 	review_signature(e, o->trust, reasons);
+	json_array_extend(reasons, v->early);
 	if (err && !json_is_null(err))
 		ap_reason_add(reasons, "%s: the environment could not be used: %s", e->name,
 		       ap_s(err, "message"));
@@ -650,6 +654,21 @@ static int ap_env_matches(const struct ap_sub_env *e, const char *want)
 	return 0;
 }
 
+static void review_required_envs(const struct ap_submission *s, const json_t *policy,
+				 json_t *reasons)
+{
+	size_t i, k;
+	json_t *want;
+	json_array_foreach(json_object_get(policy, "require_envs"), k, want) {
+		int present = 0;
+		for (i = 0; i < s->n; i++)
+			present |= ap_env_matches(&s->v[i], json_string_value(want) ? json_string_value(want) : "");
+		if (!present)
+			ap_reason_add(reasons, "environment %s is required by the policy and missing",
+			       json_string_value(want));
+	}
+}
+
 /* The policy asks for signatures, and no keys to check them were given. */
 static void review_trust(const struct ap_review_opts *o, json_t *reasons)
 {
@@ -665,8 +684,7 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 		return NULL;
 	json_t *reasons = json_array();
 	struct env_review *v = calloc(s.n, sizeof(*v));
-	size_t i, k;
-	json_t *want;
+	size_t i;
 	if (!v || !reasons) {
 		ap_buf_addf(err, "%s: out of memory", dir);
 		json_decref(reasons);
@@ -674,20 +692,14 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 		free(v);
 		return NULL;
 	}
-	json_array_foreach(json_object_get(o->policy, "require_envs"), k, want) {
-		int present = 0;
-		for (i = 0; i < s.n; i++)
-			present |= ap_env_matches(&s.v[i], json_string_value(want) ? json_string_value(want) : "");
-		if (!present)
-			ap_reason_add(reasons, "environment %s is required by the policy and missing",
-			       json_string_value(want));
-	}
+	review_required_envs(&s, o->policy, reasons);
 	ap_review_top(dir, &s, reasons);
 	review_trust(o, reasons);
 	for (i = 0; i < s.n; i++) {
 		v[i].e = &s.v[i];
-		load_journal(&v[i], reasons);
-		review_measured_checks(&v[i], reasons);
+		v[i].early = json_array();
+		load_journal(&v[i], v[i].early);
+		review_measured_checks(&v[i], v[i].early);
 	}
 	const struct env_review *ref = find_review(v, s.n, common_reference(v, s.n, reasons));
 	for (i = 0; i < s.n; i++)
@@ -695,6 +707,7 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 	for (i = 0; i < s.n; i++) {
 		json_decref(v[i].records);
 		json_decref(v[i].measured);
+		json_decref(v[i].early);
 	}
 	free(v);
 	ap_submission_free(&s);

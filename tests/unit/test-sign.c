@@ -284,6 +284,17 @@ static void trust_file_with_a_private_key_or_no_key_is_refused(void **state)
 	EVP_PKEY_free(k);
 }
 
+/* A key file is the operator's own: a link to one (a mounted secret) is read. */
+static void key_behind_a_symbolic_link_is_read(void **state)
+{
+	struct fixture *f = *state;
+	EVP_PKEY *k = new_key("ED25519");
+	put_private(f->top, "key.pem", k);
+	assert_int_equal(symlink(at(f->top, "key.pem"), at(f->top, "link.pem")), 0);
+	assert_int_equal(ap_signer_load(at(f->top, "link.pem"), &f->signer, &f->err), 0);
+	EVP_PKEY_free(k);
+}
+
 static void key_files_must_be_small_regular_files(void **state)
 {
 	struct fixture *f = *state;
@@ -318,6 +329,7 @@ int main(void)
 		T(encrypted_private_key_is_refused_without_asking_for_a_passphrase),
 		T(trust_file_with_a_key_that_is_not_ed25519_is_refused),
 		T(trust_file_with_a_private_key_or_no_key_is_refused),
+		T(key_behind_a_symbolic_link_is_read),
 		T(key_files_must_be_small_regular_files),
 #undef T
 	};
