@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,41 @@ int ap_read_all(const char *path, struct ap_buf *out)
 		if ((r = ap_buf_add(out, chunk, (size_t)n)))
 			break;
 	}
+	close(fd);
+	return r;
+}
+
+static int read_fd_bounded(int fd, size_t max, struct ap_buf *out)
+{
+	char chunk[65536];
+	size_t total = 0;
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : 0;
+		/* the size was checked, but the file may grow while it is read */
+		if ((total += (size_t)n) > max)
+			return -EFBIG;
+		if (ap_buf_add(out, chunk, (size_t)n))
+			return -ENOMEM;
+	}
+}
+
+int ap_read_bounded(const char *path, size_t max, int flags, struct ap_buf *out)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | flags);
+	if (fd < 0)
+		return -errno;
+	int r = fstat(fd, &st) ? -errno : 0;
+	if (!r && !S_ISREG(st.st_mode))
+		r = -EINVAL;
+	if (!r && (uintmax_t)st.st_size > max)
+		r = -EFBIG;
+	if (!r)
+		r = read_fd_bounded(fd, max, out);
 	close(fd);
 	return r;
 }

@@ -17,6 +17,13 @@ int ap_rm_tree(const char *dir);
  * read before a failure). */
 int ap_read_all(const char *path, struct ap_buf *out);
 
+/* Appends the regular file at path, of at most max bytes, to out: for input
+ * someone else wrote. A FIFO is not waited on; flags adds open(2) flags, such
+ * as O_NOFOLLOW to refuse a final symbolic link. 0, -ELOOP (a link, with
+ * O_NOFOLLOW), -EINVAL (not a regular file), -EFBIG (over max), or -errno;
+ * out keeps what was read before a failure. */
+int ap_read_bounded(const char *path, size_t max, int flags, struct ap_buf *out);
+
 /* Writes all len bytes to fd, retrying short writes and EINTR. 0 or -errno. */
 int ap_write_all(int fd, const void *data, size_t len);
 

@@ -17,6 +17,8 @@
 #include "check/verdict.h"
 #include "cmd/cmd.h"
 #include "env/fingerprint.h"
+#include "evidence/sign.h"
+#include "base/version.h"
 #include "env/worker.h"
 #include "evidence/bundle.h"
 #include "evidence/journal.h"
@@ -27,6 +29,7 @@
 
 struct ap_check_opts {
 	const char *envs, *root, *out, *reference, *specs, *torch_src, *claimed;
+	const char *sign;     /* --sign KEY: the private key that signs each manifest */
 	int no_official;
 	const char *scripts[AP_MAX_SCRIPTS];
 	size_t nscripts;
@@ -387,7 +390,7 @@ static const char ap_check_usage[] =
 	"usage: apiparity check TARGET [--envs FILE] [--env NAME]... [--reference NAME]\n"
 	"                       [--out DIR] [--timeout S] [--script FILE]... [--specs DIR]\n"
 	"                       [--require-present] [--torch-src DIR] [--claimed NODEID]\n"
-	"                       [--no-official]\n";
+	"                       [--no-official] [--sign KEY]\n";
 
 /* A dotted Python name: it is also written into probe code and paths. */
 static int ap_target_ok(const char *t)
@@ -420,6 +423,7 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 		{ "torch-src", required_argument, NULL, 'T' },
 		{ "claimed", required_argument, NULL, 'C' },
 		{ "no-official", no_argument, NULL, 'N' },
+		{ "sign", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -441,6 +445,7 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 		case 'T': o->torch_src = optarg; break;
 		case 'C': o->claimed = optarg; break;
 		case 'N': o->no_official = 1; break;
+		case 'K': o->sign = optarg; break;
 		case 'h': fputs(ap_check_usage, stdout); return -1;
 		case 'e':
 			if (o->nnames == AP_MAX_ENVS)
@@ -535,6 +540,36 @@ static void ap_check_free(struct ap_check_job *jobs, size_t n)
 	free(jobs);
 }
 
+/* --sign: the key is loaded before anything runs, so a bad one costs nothing. */
+static int load_signer(const char *path, struct ap_signer **s)
+{
+	struct ap_buf err = { 0 };
+	int r = path ? ap_signer_load(path, s, &err) : 0;
+	if (r)
+		r = ap_fail(r, "check --sign", &err);
+	ap_buf_free(&err);
+	return r;
+}
+
+/* The signer's key goes into each bundle before its manifest is written,
+ * so that the signature covers it. */
+static void name_signer(struct ap_check_job *jobs, size_t n, const struct ap_signer *s)
+{
+	for (size_t i = 0; s && i < n; i++)
+		json_object_set_new(jobs[i].b, "signer", json_pack("{s:s, s:s}", "algorithm",
+				    "ed25519", "key", ap_signer_fpr(s)));
+}
+
+static void sign_bundles(struct ap_check_job *jobs, size_t n, const struct ap_signer *s)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		int r = jobs[i].io_err ? 0 : ap_sign_manifest(s, ap_buf_str(&jobs[i].dir),
+							      &jobs[i].io_detail);
+		if (r)
+			jobs[i].io_err = r;
+	}
+}
+
 int ap_cmd_check(int argc, char **argv)
 {
 	struct ap_check_opts o = { .timeout_s = 30, .answer_s = 120 };
@@ -542,9 +577,12 @@ int ap_cmd_check(int argc, char **argv)
 	struct ap_specs specs = { 0 };
 	struct ap_check_job *jobs = NULL;
 	struct ap_buf scripts[AP_MAX_SCRIPTS] = { { 0 } }, outdir = { 0 };
+	struct ap_signer *signer = NULL;
 	int rc = ap_check_parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
+	if ((rc = load_signer(o.sign, &signer)))
+		return rc;
 	const char *target = argv[optind];
 	if (!o.out) {
 		ap_buf_addf(&outdir, "out/%s", target);
@@ -566,11 +604,14 @@ int ap_cmd_check(int argc, char **argv)
 	ap_pool_run(jobs, o.nnames, sizeof(*jobs), ap_check_job_run);
 	ap_status_free(st);
 	ap_judge(jobs, o.nnames, o.reference);
+	name_signer(jobs, o.nnames, signer);
 	ap_write_bundles(jobs, o.nnames);
+	sign_bundles(jobs, o.nnames, signer);
 	ap_print_summary(jobs, o.nnames, o.out);
 	fflush(stdout);
 	rc = ap_check_exit(jobs, o.nnames, o.require_present);
 out:
+	ap_signer_free(signer);
 	ap_check_free(jobs, o.nnames);
 	ap_specs_free(&specs);
 	ap_envs_free(&envs);

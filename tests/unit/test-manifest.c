@@ -271,6 +271,35 @@ static void removed_file_is_reported_missing_with_its_line(void **state)
 	assert_issue(&f->issues[0], AP_MF_MISSING, "results.jsonl", 4);
 }
 
+static void path_listed_twice_is_a_duplicate_naming_its_second_line(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf text = { 0 };
+	put_sample_bundle(f->bundle);
+	write_manifest(f->bundle);
+	slurp(at(f->bundle, AP_MANIFEST_NAME), &text);
+	const char *last = strstr(ap_buf_str(&text), "  results.jsonl\n") - AP_SHA256_HEX_LEN;
+	assert_int_equal(ap_buf_adds(&text, last), 0);
+	put_manifest(f->bundle, ap_buf_str(&text));
+	ap_buf_free(&text);
+	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 1);
+	assert_issue(&f->issues[0], AP_MF_DUPLICATE, "results.jsonl", 5);
+}
+
+static void signature_beside_the_manifest_is_neither_listed_nor_unlisted(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf text = { 0 };
+	put_sample_bundle(f->bundle);
+	t_put(f->bundle, AP_MANIFEST_SIG_NAME, "old\n");
+	write_manifest(f->bundle);
+	slurp(at(f->bundle, AP_MANIFEST_NAME), &text);
+	assert_null(strstr(ap_buf_str(&text), AP_MANIFEST_SIG_NAME));
+	ap_buf_free(&text);
+	t_put(f->bundle, AP_MANIFEST_SIG_NAME, "new\n");
+	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 0);
+}
+
 static void missing_manifest_fails_with_enoent(void **state)
 {
 	struct fixture *f = *state;
@@ -488,6 +517,8 @@ int main(void)
 		T(one_changed_byte_is_one_mismatch_naming_the_file),
 		T(extra_file_is_reported_unlisted),
 		T(removed_file_is_reported_missing_with_its_line),
+		T(path_listed_twice_is_a_duplicate_naming_its_second_line),
+		T(signature_beside_the_manifest_is_neither_listed_nor_unlisted),
 		T(missing_manifest_fails_with_enoent),
 		T(issues_beyond_max_are_counted_but_not_stored),
 		T(dotdot_path_is_badpath_and_the_file_outside_is_never_read),
