@@ -18,6 +18,7 @@ static const struct {
 	{ AP_ETOOBIG, "oversized frame", AP_EXIT_WORKER },
 	{ AP_EPROVISION, "provisioning failed", AP_EXIT_PROVISION },
 	{ AP_ENOSOURCE, "no test source", AP_EXIT_NOSOURCE },
+	{ AP_ENOTREG, "not a regular file", AP_EXIT_CONFIG },
 };
 
 const char *ap_strerror(int err)

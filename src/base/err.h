@@ -20,6 +20,7 @@ enum ap_err {
 	AP_ETOOBIG,       /* a frame over the size limit */
 	AP_EPROVISION,    /* debootstrap or apt-get failed */
 	AP_ENOSOURCE,     /* no upstream test source for this version */
+	AP_ENOTREG,       /* an input that is not a regular file */
 	AP_EMAX
 };
 
