@@ -548,7 +548,7 @@ static int ap_read_script(const char *path, struct ap_buf *out)
 	if (!r)
 		return 0;
 	struct ap_buf d = { 0 };
-	ap_buf_addf(&d, "%s: %s", path, strerror(-r));
+	ap_buf_addf(&d, "%s: %s", path, ap_strerror(r));
 	r = ap_fail(-AP_ECONFIG, "check --script", &d);
 	ap_buf_free(&d);
 	return r;

@@ -83,7 +83,7 @@ static void ap_review_top(const char *dir, const struct ap_submission *s, json_t
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		int known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-			    ap_submission_find(s, e->d_name);
+			    ap_submission_find(s, e->d_name) || json_object_get(s->broken, e->d_name);
 		for (int i = 0; !known && reports[i]; i++)
 			known = !strcmp(e->d_name, reports[i]);
 		if (!known)
@@ -245,11 +245,17 @@ static int ap_env_matches(const struct ap_sub_env *e, const char *want)
 json_t *ap_review(const char *dir, const json_t *policy, struct ap_buf *err)
 {
 	struct ap_submission s;
-	if (ap_submission_load(&s, dir, err))
+	if (ap_submission_load_all(&s, dir, err))
 		return NULL;
 	json_t *reasons = json_array();
 	size_t i, k;
 	json_t *want;
+	const char *name;
+	/* A bundle that cannot be read is the submission's fault, not the
+	 * reviewer's: a reason like any other, and the rest is still reviewed. */
+	json_object_foreach(s.broken, name, want)
+		ap_reason_add(reasons, "%s: the bundle cannot be read, so nothing of this "
+			      "environment can be checked: %s", name, json_string_value(want));
 	json_array_foreach(json_object_get(policy, "require_envs"), k, want) {
 		int present = 0;
 		for (i = 0; i < s.n; i++)

@@ -22,7 +22,9 @@
 json_t *ap_policy_load(const char *path, struct ap_buf *err);
 
 /* Reviews the submission at dir. Returns a new array of reason strings (empty:
- * accept); NULL with err set when dir is not a submission at all. */
+ * accept); a bundle.json that cannot be read or parsed is one of them. NULL
+ * with err set only when dir is not a submission at all (missing, or without
+ * any DIR/<env>/bundle.json). */
 json_t *ap_review(const char *dir, const json_t *policy, struct ap_buf *err);
 
 /* The review as Markdown, ready to post as a comment. */
