@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fsutil.h"
 #include "review/docs.h"
 #include "evidence/manifest.h"
 #include "review/report.h"
@@ -19,18 +20,20 @@ static const char *ap_js(const json_t *o, const char *key)
 static json_t *ap_evidence(const char *dir)
 {
 	json_t *ev = json_array();
-	struct ap_buf path = { 0 };
-	char line[1024];
+	struct ap_buf path = { 0 }, text = { 0 };
 	ap_buf_addf(&path, "%s/%s", dir, AP_MANIFEST_NAME);
-	FILE *f = fopen(ap_buf_str(&path), "r");
-	while (f && fgets(line, sizeof(line), f)) {
+	/* Bounded, and a FIFO or device in its place is not read (verify says why). */
+	ap_read_all(ap_buf_str(&path), &text);
+	for (char *line = text.data, *next; line && *line; line = next) {
 		char hex[65], name[512];
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0'; /* sscanf reads one line, not the rest of the file */
 		if (sscanf(line, "%64s  %511[^\n]", hex, name) == 2)
 			json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "file", name, "sha256", hex,
 							    "path", ""));
 	}
-	if (f)
-		fclose(f);
+	ap_buf_free(&text);
 	size_t i;
 	json_t *e;
 	json_array_foreach(ev, i, e) {
