@@ -58,7 +58,7 @@ static int ap_sub_add(struct ap_submission *s, const char *name, struct ap_buf *
 	int r = 0;
 	ap_buf_addf(&dir, "%s/%s", s->dir, name);
 	ap_buf_addf(&path, "%s/bundle.json", ap_buf_str(&dir));
-	if (lstat(ap_buf_str(&path), &st) || !S_ISREG(st.st_mode))
+	if (lstat(ap_buf_str(&path), &st) || S_ISLNK(st.st_mode))
 		goto out; /* not a bundle directory; a link is not followed */
 	json_t *b = ap_bundle_read(ap_buf_str(&path), &why);
 	if (!b && s->broken) {
