@@ -109,7 +109,7 @@ static int ap_sub_load(struct ap_submission *s, const char *dir, int all, struct
 	}
 	if (r)
 		ap_submission_free(s);
-	else
+	else if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), ap_env_cmp);
 	return r;
 }
