@@ -311,46 +311,51 @@ static int ap_envs_add_local(struct ap_envs *envs)
 	return 0;
 }
 
-static int ap_envs_read_all(struct ap_envs *envs, const char *path, const char *root,
-			    struct ap_buf *err)
+/* Parses text (changed in place) into envs, whose path is set. */
+static int ap_envs_from_text(struct ap_envs *envs, char *text, size_t len, const char *root,
+			     struct ap_buf *err)
 {
-	struct ap_envs_parse ps = { .envs = envs, .root = root, .err = err, .section = "" };
-	struct ap_buf text = { 0 };
-	int builtin = !path || !strcmp(path, "-");
-	int r;
+	struct ap_envs_parse ps = { .envs = envs, .root = root, .err = err, .section = "",
+				    .file = envs->path };
+	int r = ap_envs_parse_text(&ps, text, len);
+	for (size_t i = 0; !r && i < envs->n; i++)
+		r = ap_env_finish(&envs->v[i], err);
+	if (!r && !(r = ap_envs_add_local(envs)))
+		r = ap_env_finish(&envs->v[envs->n - 1], err);
+	return r;
+}
 
+int ap_envs_parse(struct ap_envs *envs, const char *text, size_t len, const char *name,
+		  const char *root, struct ap_buf *err)
+{
+	struct ap_buf copy = { 0 };
 	memset(envs, 0, sizeof(*envs));
-	envs->path = strdup(builtin ? "(built-in reference environments)" : path);
-	if (!envs->path)
-		return -ENOMEM;
-	r = builtin ? ap_buf_adds(&text, ap_reference_envs)
-		    : ap_read_file_limited(path, AP_ENVS_FILE_MAX, &text);
-	if (r == -ENOMEM)
-		return r;
-	if (r) {
-		ap_buf_addf(err, "%s: %s", path, r == -EFBIG ? "larger than 1 MiB, not an "
-			    "environments file" : ap_strerror(r));
-		return -AP_ECONFIG;
-	}
-	ps.file = envs->path;
-	r = text.data ? ap_envs_parse_text(&ps, text.data, text.len) : 0;
-	ap_buf_free(&text);
+	int r = (envs->path = strdup(name)) && !ap_buf_add(&copy, text, len) ? 0 : -ENOMEM;
+	if (!r)
+		r = ap_envs_from_text(envs, copy.data ? copy.data : (char *)"", copy.len, root, err);
+	ap_buf_free(&copy);
 	if (r)
-		return r;
-	for (size_t i = 0; i < envs->n; i++)
-		if ((r = ap_env_finish(&envs->v[i], err)))
-			return r;
-	if ((r = ap_envs_add_local(envs)) || (r = ap_env_finish(&envs->v[envs->n - 1], err)))
-		return r;
-	return 0;
+		ap_envs_free(envs);
+	return r;
 }
 
 int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 		 struct ap_buf *err)
 {
-	int r = ap_envs_read_all(envs, path, root, err);
-	if (r)
-		ap_envs_free(envs);
+	struct ap_buf text = { 0 };
+	memset(envs, 0, sizeof(*envs));
+	if (!path || !strcmp(path, "-"))
+		return ap_envs_parse(envs, ap_reference_envs, strlen(ap_reference_envs),
+				     "(built-in reference environments)", root, err);
+	int r = ap_read_file_limited(path, AP_ENVS_FILE_MAX, &text);
+	if (!r)
+		r = ap_envs_parse(envs, ap_buf_str(&text), text.len, path, root, err);
+	else if (r != -ENOMEM) {
+		ap_buf_addf(err, "%s: %s", path, r == -EFBIG ? "larger than 1 MiB, not an "
+			    "environments file" : ap_strerror(r));
+		r = -AP_ECONFIG;
+	}
+	ap_buf_free(&text);
 	return r;
 }
 
