@@ -651,9 +651,10 @@ static int ap_check_setup(struct ap_check_opts *o, const char *target, struct ap
 	return r;
 }
 
-/* Whether DIR/<env> may be replaced: absent, empty, or a previous run's
- * evidence (it has a journal). check replaces it whole, so anything else
- * there (--out / and an environment called usr) is left alone. */
+/* Whether DIR/<env> may be replaced: absent, empty (then removed here, to be
+ * made again), or a previous run's evidence (it has a journal). check
+ * replaces it whole, so anything else there (--out / and an environment
+ * called usr) is left alone. */
 static int ap_replaceable(const char *dir)
 {
 	struct ap_buf journal = { 0 };
