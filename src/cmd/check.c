@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/fsutil.h"
@@ -323,8 +326,38 @@ static void ap_summary_plugins(const json_t *b, struct ap_buf *out)
 		ap_buf_adds(out, "-");
 }
 
+/* What a user must see beside the table: why an environment is not
+ * consistent, the nearest names of an absent target, a claimed node id that
+ * does not exist. */
+static void ap_print_notes(const struct ap_check_job *j)
+{
+	const json_t *reasons = json_object_get(j->b, "verdict_reasons");
+	const json_t *res = json_object_get(j->b, "resolution");
+	const char *v = json_string_value(json_object_get(j->b, "verdict"));
+	size_t i;
+	json_t *x;
+	for (i = 0; v && strcmp(v, "consistent") && i < json_array_size(reasons) && i < 5; i++)
+		printf("  %s: %s\n", j->env->name, json_string_value(json_array_get(reasons, i)));
+	if (res && !ap_bundle_resolved(j->b) &&
+	    json_array_size(json_object_get(res, "nearest"))) {
+		printf("  %s: did you mean", j->env->name);
+		json_array_foreach(json_object_get(res, "nearest"), i, x)
+			printf("%s %s", i ? "," : "", json_string_value(x));
+		printf("?\n");
+	}
+	json_array_foreach(json_object_get(j->b, "checks"), i, x) {
+		const char *kind = json_string_value(json_object_get(x, "kind"));
+		const char *st = json_string_value(json_object_get(x, "status"));
+		const char *why = json_string_value(json_object_get(x, "reason"));
+		if (kind && !strcmp(kind, "claim") && st && strcmp(st, "PASS"))
+			printf("  %s: claimed node id %s: %s\n", j->env->name,
+			       json_string_value(json_object_get(x, "node")), why ? why : st);
+	}
+}
+
 static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const char *out)
 {
+	struct ap_buf unwritten = { 0 };
 	printf("\n%-10s %-8s %-16s %-16s %-14s %-7s %s\n", "ENV", "PYTHON", "TORCH", "PLUGIN",
 	       "DEVICES", "PROBES", "VERDICT");
 	for (size_t i = 0; i < n; i++) {
@@ -335,30 +368,34 @@ static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const ch
 		ap_summary_plugins(b, &plug);
 		ap_bundle_probe_counts(b, &passed, &total);
 		ap_buf_addf(&probes, "%d/%d", passed, total);
+		/* A verdict without its evidence is not a result. */
 		printf("%-10s %-8s %-16s %-16s %-14s %-7s %s\n", jobs[i].env->name,
 		       ap_fp_str(b, "python", "version"), ap_fp_str(b, "torch", "version"),
 		       ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
-		       json_string_value(json_object_get(b, "verdict")));
+		       jobs[i].io_err ? "no-evidence" : json_string_value(json_object_get(b, "verdict")));
+		if (jobs[i].io_err)
+			ap_buf_addf(&unwritten, "%s%s", unwritten.len ? ", " : "", jobs[i].env->name);
 		ap_buf_free(&dev);
 		ap_buf_free(&plug);
 		ap_buf_free(&probes);
 	}
-	for (size_t i = 0; i < n; i++) {
-		const json_t *reasons = json_object_get(jobs[i].b, "verdict_reasons");
-		const char *v = json_string_value(json_object_get(jobs[i].b, "verdict"));
-		if (!v || !strcmp(v, "consistent"))
-			continue;
-		for (size_t k = 0; k < json_array_size(reasons) && k < 5; k++)
-			printf("  %s: %s\n", jobs[i].env->name,
-			       json_string_value(json_array_get(reasons, k)));
-	}
-	printf("\nevidence: %s/<env>/ (bundle.json, run.log, journal.jsonl, MANIFEST.sha256)\n", out);
+	for (size_t i = 0; i < n; i++)
+		if (!jobs[i].io_err)
+			ap_print_notes(&jobs[i]);
+	if (unwritten.len)
+		printf("\nno evidence could be written for %s (see below)\n", ap_buf_str(&unwritten));
+	else
+		printf("\nevidence: %s/<env>/ (bundle.json, run.log, journal.jsonl, MANIFEST.sha256)\n",
+		       out);
+	ap_buf_free(&unwritten);
 }
 
-/* Environment failures first (their own codes), then I/O, then verdicts. */
-static int ap_check_exit(const struct ap_check_job *jobs, size_t n, int require_present)
+/* Environment failures first (their own codes), then I/O, then verdicts;
+ * nothing verified anywhere is 13. */
+static int ap_check_exit(const struct ap_check_job *jobs, size_t n, int require_present,
+			 const char *target)
 {
-	int rc = AP_EXIT_OK;
+	int rc = AP_EXIT_OK, verified = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ap_buf what = { 0 };
 		ap_buf_addf(&what, "env %s", jobs[i].env->name);
@@ -382,6 +419,16 @@ static int ap_check_exit(const struct ap_check_job *jobs, size_t n, int require_
 		if (rc == AP_EXIT_OK && v && (!strcmp(v, "inconsistent") ||
 					      (require_present && absent && !jobs[i].err)))
 			rc = AP_EXIT_FAILED;
+		verified |= v && strcmp(v, "unverified");
+	}
+	/* 0 means verified and consistent: where nothing could be checked (a
+	 * misspelled target, a target no family covers), say so. */
+	if (rc == AP_EXIT_OK && !verified) {
+		struct ap_buf d = { 0 };
+		ap_buf_addf(&d, "%s could be checked in no environment (see the reasons above)",
+			    target);
+		rc = ap_fail(-AP_EUNVERIFIED, "check", &d);
+		ap_buf_free(&d);
 	}
 	return rc;
 }
@@ -429,7 +476,7 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'E': o->envs = optarg; break;
 		case 'r': o->root = optarg; break;
@@ -457,7 +504,7 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 				return AP_EXIT_USAGE;
 			break;
 		default:
-			return ap_usage("check: unknown option '%s'", argv[optind - 1]);
+			return ap_opt_bad("check", c, argv);
 		}
 	}
 	if (argc - optind != 1)
@@ -474,7 +521,7 @@ static int ap_read_script(const char *path, struct ap_buf *out)
 	if (!r)
 		return 0;
 	struct ap_buf d = { 0 };
-	ap_buf_addf(&d, "%s: %s", path, strerror(-r));
+	ap_buf_addf(&d, "%s: %s", path, ap_strerror(r));
 	r = ap_fail(-AP_ECONFIG, "check --script", &d);
 	ap_buf_free(&d);
 	return r;
@@ -520,12 +567,50 @@ static int ap_check_setup(struct ap_check_opts *o, const char *target, struct ap
 		j->specs = specs;
 		j->target = target;
 		j->idx = i;
-		j->b = ap_bundle_new(env, target);
+		j->b = ap_bundle_new(env, target, i);
 		ap_buf_addf(&j->dir, "%s/%s", o->out, env->name);
 	}
 	ap_buf_free(&err);
 	if (!r && !*jobs)
 		r = ap_fail(-ENOMEM, "check", NULL);
+	return r;
+}
+
+/* Whether DIR/<env> may be replaced: absent, empty (then removed here, to be
+ * made again), or a previous run's evidence (it has a journal). check
+ * replaces it whole, so anything else there (--out / and an environment
+ * called usr) is left alone. */
+static int ap_replaceable(const char *dir)
+{
+	struct ap_buf journal = { 0 };
+	struct stat st;
+	if (lstat(dir, &st))
+		return errno == ENOENT;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	ap_buf_addf(&journal, "%s/journal.jsonl", dir);
+	int ok = !lstat(ap_buf_str(&journal), &st) || !rmdir(dir);
+	ap_buf_free(&journal);
+	return ok;
+}
+
+/* Refuses, before anything runs, an --out where the evidence could not be
+ * written. 0, or the exit code after printing why. */
+static int ap_check_out(const char *out, const struct ap_check_job *jobs, size_t n)
+{
+	struct ap_buf d = { 0 };
+	int r = ap_dir_writable(out);
+	if (r)
+		ap_buf_addf(&d, "%s", out);
+	for (size_t i = 0; !r && i < n; i++)
+		if (!ap_replaceable(ap_buf_str(&jobs[i].dir))) {
+			r = -EEXIST;
+			ap_buf_addf(&d, "%s is not the evidence of an earlier check, and check "
+				    "would replace it (choose another --out)", ap_buf_str(&jobs[i].dir));
+		}
+	if (r)
+		r = ap_fail(r, "check --out", &d);
+	ap_buf_free(&d);
 	return r;
 }
 
@@ -584,6 +669,8 @@ int ap_cmd_check(int argc, char **argv)
 	if ((rc = load_signer(o.sign, &signer)))
 		return rc;
 	const char *target = argv[optind];
+	if (o.out && !*o.out)
+		return ap_usage("check: --out wants a directory, not an empty string");
 	if (!o.out) {
 		ap_buf_addf(&outdir, "out/%s", target);
 		o.out = ap_buf_str(&outdir);
@@ -591,7 +678,8 @@ int ap_cmd_check(int argc, char **argv)
 	for (size_t k = 0; k < o.nscripts; k++)
 		if ((rc = ap_read_script(o.scripts[k], &scripts[k])))
 			goto out;
-	if ((rc = ap_check_setup(&o, target, &envs, &specs, &jobs)))
+	if ((rc = ap_check_setup(&o, target, &envs, &specs, &jobs)) ||
+	    (rc = ap_check_out(o.out, jobs, o.nnames)))
 		goto out;
 	const char *names[AP_MAX_ENVS];
 	for (size_t i = 0; i < o.nnames; i++) {
@@ -609,7 +697,7 @@ int ap_cmd_check(int argc, char **argv)
 	sign_bundles(jobs, o.nnames, signer);
 	ap_print_summary(jobs, o.nnames, o.out);
 	fflush(stdout);
-	rc = ap_check_exit(jobs, o.nnames, o.require_present);
+	rc = ap_check_exit(jobs, o.nnames, o.require_present, target);
 out:
 	ap_signer_free(signer);
 	ap_check_free(jobs, o.nnames);

@@ -40,7 +40,7 @@ static int ap_tests_parse(int argc, char **argv, struct ap_tests_opts *o)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "k:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":k:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': o->select = optarg; break;
 		case 'l': o->log = optarg; break;
@@ -53,7 +53,7 @@ static int ap_tests_parse(int argc, char **argv, struct ap_tests_opts *o)
 		case 'r': o->root = optarg; break;
 		case 's': o->torch_src = optarg; break;
 		case 'c': o->claimed = optarg; break;
-		default: return ap_usage("tests: unknown option '%s'", argv[optind - 1]);
+		default: return ap_opt_bad("tests", c, argv);
 		}
 	}
 	return 0;

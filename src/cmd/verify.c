@@ -23,13 +23,13 @@ int ap_cmd_verify(int argc, char **argv)
 	int c, rc;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		if (c == 'p')
 			policy_path = optarg;
 		else if (c == 't')
 			trust_path = optarg;
 		else
-			return ap_usage("verify: unknown option '%s'", argv[optind - 1]);
+			return ap_opt_bad("verify", c, argv);
 	}
 	if (argc - optind != 1)
 		return ap_usage("verify: name the submission directory");

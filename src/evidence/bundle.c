@@ -17,7 +17,7 @@ static void utc_now(char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 }
 
-json_t *ap_bundle_new(const struct ap_env *env, const char *target)
+json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order)
 {
 	struct ap_buf where = { 0 };
 	char now[32];
@@ -31,6 +31,8 @@ json_t *ap_bundle_new(const struct ap_env *env, const char *target)
 			      ap_buf_str(&where), "started_utc", now, "fingerprint", "resolution",
 			      "family", "checks", "error");
 	ap_buf_free(&where);
+	/* The position in --env, so that the report keeps the order the user gave. */
+	json_object_set_new(json_object_get(b, "env"), "order", json_integer((json_int_t)order));
 	return b;
 }
 

@@ -30,8 +30,9 @@
 
 /* A new bundle for target in env, started now: tool, target, env and
  * started_utc filled, fingerprint, resolution, family and error null, checks
- * empty. NULL when out of memory. */
-json_t *ap_bundle_new(const struct ap_env *env, const char *target);
+ * empty; env.order is order, the position in --env (the report keeps it).
+ * NULL when out of memory. */
+json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order);
 
 /* A new check object: {name, kind, status, reason (null when NULL),
  * trace: [], duration_ms: 0}. */

@@ -74,7 +74,7 @@ static BIO *key_file(const char *path, struct ap_buf *err)
 	BIO *bio = r ? NULL : BIO_new(BIO_s_mem());
 	if (r == -EFBIG)
 		ap_buf_addf(err, "%s: over %d bytes, not a key file", path, AP_KEY_FILE_MAX);
-	else if (r == -EINVAL)
+	else if (r == -EISDIR || r == -AP_ENOTREG)
 		ap_buf_addf(err, "%s: not a regular file", path);
 	else if (r)
 		ap_buf_addf(err, "%s: %s", path, strerror(-r));

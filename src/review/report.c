@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fsutil.h"
 #include "base/jsonutil.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
@@ -169,10 +170,12 @@ static json_t *ap_model_docs(const json_t *docs, const char *target, const json_
 	json_t *contra = json_array();
 	size_t i;
 	json_t *p;
+	int compared = 0;
 	json_array_foreach(entry ? json_object_get(entry, "products") : NULL, i, p) {
 		const json_t *e = ap_env_for_product(envs, ap_json_text(p, "product"));
 		if (!e)
 			continue;
+		compared++;
 		const char *v = ap_json_text(e, "verdict");
 		int supported = json_is_true(json_object_get(p, "supported"));
 		int works = !strcmp(v, "consistent") || !strcmp(v, "consistent-with-limits");
@@ -181,8 +184,8 @@ static json_t *ap_model_docs(const json_t *docs, const char *target, const json_
 				ap_json_text(p, "product"), "claimed", supported, "env", ap_json_text(e, "name"),
 				"verdict", v));
 	}
-	return json_pack("{s:b, s:O?, s:b, s:o}", "checked", 1, "entry", entry, "exact", exact,
-			 "contradictions", contra);
+	return json_pack("{s:b, s:O?, s:b, s:o, s:i}", "checked", 1, "entry", entry, "exact", exact,
+			 "contradictions", contra, "compared", compared);
 }
 
 static json_t *ap_model_conclusion(const json_t *envs)
@@ -236,7 +239,7 @@ enum ap_msg {
 	M_TITLE, M_COVERS, M_SCOPE, M_TARGET, M_OFFICIAL_CASE, M_NONE_FOUND, M_FOCUSED,
 	M_RESULTS, M_PYTHON, M_TORCH, M_PLUGIN, M_DEVICES, M_PROBES, M_EXIT, M_EVIDENCE,
 	M_OFFICIAL, M_ABSENT, M_NEAREST, M_ENV_ERROR, M_ADAPT, M_IMPL, M_DOCS, M_DOCS_NOT,
-	M_DOCS_NONE, M_DOCS_ENTRY, M_DOCS_CLASS, M_DOCS_CONTRA, M_DOCS_OK, M_CONCLUSION,
+	M_DOCS_NONE, M_DOCS_ENTRY, M_DOCS_CLASS, M_DOCS_CONTRA, M_DOCS_OK, M_DOCS_UNCOMPARED, M_CONCLUSION,
 	M_PASSED_IN, M_FAILED_IN, M_UNVERIFIED_IN, M_VERDICT, M_REASONS, M_NONE, M_NOT_RUN,
 	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING, M_COUNT
 };
@@ -271,6 +274,9 @@ static const char *const ap_words[M_COUNT][2] = {
 	[M_DOCS_CLASS] = { "文档中仅有其所属类的条目", "the docs have an entry for its class only" },
 	[M_DOCS_CONTRA] = { "文档声明与测量不符", "docs claim contradicted by measurement" },
 	[M_DOCS_OK] = { "文档声明与测量一致", "the docs' claims agree with the measurements" },
+	[M_DOCS_UNCOMPARED] = { "没有测量环境对应文档中的任何产品，文档声明未与测量比较",
+				"no measured environment matches a product of the page: the docs' "
+				"claims were not compared with any measurement" },
 	[M_CONCLUSION] = { "结论", "Conclusion" },
 	[M_PASSED_IN] = { "一致（专项检查全部通过）的环境", "Consistent (every focused check passed) in" },
 	[M_FAILED_IN] = { "不一致的环境", "Inconsistent in" },
@@ -463,7 +469,9 @@ static void ap_md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
 			    json_is_true(json_object_get(p, "claimed")) ? W(l, M_SUPPORTED)
 									: W(l, M_UNSUPPORTED),
 			    ap_json_text(p, "env"), ap_json_text(p, "verdict"));
-	if (!json_array_size(json_object_get(d, "contradictions")))
+	if (!json_integer_value(json_object_get(d, "compared")))
+		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_UNCOMPARED));
+	else if (!json_array_size(json_object_get(d, "contradictions")))
 		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_OK));
 }
 

@@ -100,7 +100,7 @@ static void ap_review_top(const char *dir, const struct ap_submission *s, json_t
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		int known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-			    ap_submission_find(s, e->d_name);
+			    ap_submission_find(s, e->d_name) || json_object_get(s->broken, e->d_name);
 		for (int i = 0; !known && reports[i]; i++)
 			known = !strcmp(e->d_name, reports[i]);
 		if (!known)
@@ -228,7 +228,7 @@ static void load_journal(struct env_review *v, json_t *reasons)
 	if (r)
 		ap_reason_add(reasons, "%s/journal.jsonl: %s: nothing in bundle.json can be checked "
 			      "against what was measured", v->e->name,
-			      r == -EINVAL ? "not a regular file" : r == -EFBIG ?
+			      r == -EISDIR || r == -AP_ENOTREG || r == -ELOOP ? "not a regular file" : r == -EFBIG ?
 			      "over the size limit of a journal" : strerror(-r));
 	json_array_foreach(problems, i, p)
 		ap_reason_add(reasons, "%s/journal.jsonl: %s", v->e->name, json_string_value(p));
@@ -676,10 +676,10 @@ static void review_trust(const struct ap_review_opts *o, json_t *reasons)
 json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf *err)
 {
 	struct ap_submission s;
-	if (ap_submission_load(&s, dir, err))
+	if (ap_submission_load_all(&s, dir, err))
 		return NULL;
 	json_t *reasons = json_array();
-	struct env_review *v = calloc(s.n, sizeof(*v));
+	struct env_review *v = calloc(s.n ? s.n : 1, sizeof(*v));
 	size_t i;
 	if (!v || !reasons) {
 		ap_buf_addf(err, "%s: out of memory", dir);
@@ -688,6 +688,13 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 		free(v);
 		return NULL;
 	}
+	const char *name;
+	json_t *why;
+	/* A bundle that cannot be read is the submission's fault, not the
+	 * reviewer's: a reason like any other, and the rest is still reviewed. */
+	json_object_foreach(s.broken, name, why)
+		ap_reason_add(reasons, "%s: the bundle cannot be read, so nothing of this "
+			      "environment can be checked: %s", name, json_string_value(why));
 	review_required_envs(&s, o->policy, reasons);
 	ap_review_top(dir, &s, reasons);
 	review_trust(o, reasons);

@@ -37,7 +37,9 @@ struct ap_review_opts {
 };
 
 /* Reviews the submission at dir. Returns a new array of reason strings (empty:
- * accept); NULL with err set when dir is not a submission at all. With
+ * accept); a bundle.json that cannot be read or parsed is one of them. NULL
+ * with err set only when dir is not a submission at all (missing, or without
+ * any DIR/<env>/bundle.json). With
  * o->trust, every environment needs a valid signature by one of its keys;
  * a policy with require_signature: "yes" needs o->trust. */
 json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf *err);

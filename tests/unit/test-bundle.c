@@ -21,7 +21,7 @@
 static json_t *bundle(const char *name, int resolved, int failed)
 {
 	struct ap_env env = { .name = (char *)name, .label = (char *)"Label", .device = (char *)"cpu" };
-	json_t *b = ap_bundle_new(&env, "torch.no_grad");
+	json_t *b = ap_bundle_new(&env, "torch.no_grad", 0);
 	assert_non_null(b);
 	json_object_set_new(b, "resolution", json_pack("{s:b}", "found", resolved));
 	if (failed)

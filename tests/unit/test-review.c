@@ -375,6 +375,16 @@ static void directory_without_bundles_is_not_a_submission(void **state)
 	assert_non_null(strstr(ap_buf_str(&f->err), "no bundles"));
 }
 
+static void unreadable_bundle_is_a_reason_and_the_rest_is_reviewed(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2 (910B3)"));
+	t_put(f->top, "a3/bundle.json", "{ not json");
+	review(f);
+	assert_reasons(f, 1);
+	assert_reason(f, "a3: the bundle cannot be read, so nothing of this environment can be checked");
+}
+
 static void check_status_the_policy_does_not_allow_is_a_reason_naming_it(void **state)
 {
 	struct fixture *f = *state;
@@ -895,6 +905,7 @@ int main(void)
 		T(unsigned_or_untrusted_environment_is_refused_with_trust),
 		T(policy_requiring_signatures_refuses_a_review_without_trust),
 		T(review_markdown_lists_each_reason),
+		T(unreadable_bundle_is_a_reason_and_the_rest_is_reviewed),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
