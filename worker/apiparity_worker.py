@@ -567,14 +567,135 @@ def _run_probe_child(probe, wfd):
     send(wfd, result)
 
 
+# ---------------------------------------------------------------- supervision
+#
+# A child's result counts when the child itself ends, whatever its own children
+# still hold open; then its process group is killed, and so is anything that
+# escaped the group (a setsid daemon): orphans come to this process, as the
+# subreaper or as PID 1 of the environment's PID namespace (chroots).
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+# How long a child's pipe is still read once the child has exited.
+DRAIN_S = 0.2
+# The protocol descriptors, closed in every child: a probe, or a daemon it
+# starts, must never hold apiparity's pipes open past the worker's end.
+_protocol_fds = ()
+_libc = None
+
+
+def _prctl(option, arg):
+    """prctl(2) through ctypes; False where that is not possible."""
+    global _libc
+    try:
+        if _libc is None:
+            import ctypes
+            _libc = ctypes.CDLL(None, use_errno=True)
+        return _libc.prctl(option, arg, 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
+def _children(ppid):
+    """The pids whose parent is ppid, from /proc."""
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and int(fields[1]) == ppid:
+            out.append(int(name))
+    return out
+
+
+def _reap_orphans():
+    """Kills and reaps every child of this process: called when none of its
+    own is running, so each is something a probe or test left behind."""
+    import signal
+    for _ in range(8):  # a killed orphan's own children come next
+        kids = _children(os.getpid())
+        if not kids:
+            return
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def _drain(rfd):
+    """What rfd holds now, read for at most DRAIN_S seconds."""
+    import select
+    out = []
+    end = time.monotonic() + DRAIN_S
+    while time.monotonic() < end and select.select([rfd], [], [], 0)[0]:
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            break
+        out.append(chunk)
+    return b"".join(out)
+
+
+def _read_until_exit(pid, rfd, deadline):
+    """Reads rfd until the child pid exits, then what the pipe still holds.
+    Returns (the bytes, its wait status), or (the bytes, None) at the deadline
+    with the child still running."""
+    import select
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    buf, eof = b"", False
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return buf + (b"" if eof else _drain(rfd)), status
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return buf, None
+            fds = ([] if eof else [rfd]) + ([] if pidfd is None else [pidfd])
+            ready, _, _ = select.select(fds, [], [], left if pidfd is not None
+                                        else min(left, 0.05))
+            if rfd in ready:
+                chunk = os.read(rfd, 65536)
+                buf += chunk
+                eof = not chunk
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
 def _spawn_child(fn, out_fd):
     """Forks a child in its own process group, its stdout and stderr on
-    out_fd, that runs fn(wfd) and exits; returns (pid, the read end)."""
+    out_fd, that runs fn(wfd) and exits; returns (pid, the read end). The
+    child dies with this process (parent-death signal)."""
+    import signal
+    parent = os.getpid()
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.setpgid(0, 0)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:
+                os._exit(1)
+            for fd in _protocol_fds:
+                os.close(fd)
             os.close(r)
             os.dup2(out_fd, 1)
             os.dup2(out_fd, 2)
@@ -662,37 +783,27 @@ def _split(frames):
     return None, steps
 
 
-def _await_child(pid, rfd, timeout):
-    """Reads the child's frames and reaps it; kills its group on timeout.
-    Returns (result or None, the steps it traced, wait status or None for a
-    timeout)."""
-    import select
+def _end_child(pid, status):
+    """Kills what is left of the child's process group (all of it on a
+    timeout, status None), reaps the child, then whatever escaped the group."""
     import signal
-    deadline = time.monotonic() + timeout
-    buf = b""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            os.waitpid(pid, 0)
-            return None, _split(_frames(buf))[1], None
-        ready, _, _ = select.select([rfd], [], [], left)
-        if not ready:
-            continue
-        chunk = os.read(rfd, 65536)
-        if chunk:
-            buf += chunk
-            continue
-        _, status = os.waitpid(pid, 0)
-        try:
-            os.killpg(pid, signal.SIGKILL)  # whatever the probe left behind
-        except OSError:
-            pass
-        result, steps = _split(_frames(buf))
-        return result, steps, status
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if status is None:
+        os.waitpid(pid, 0)
+    _reap_orphans()
+
+
+def _await_child(pid, rfd, timeout):
+    """Reads the child's frames until it exits, and reaps it and all it left;
+    kills its group on timeout. Returns (result or None, the steps it traced,
+    wait status or None for a timeout)."""
+    buf, status = _read_until_exit(pid, rfd, time.monotonic() + timeout)
+    _end_child(pid, status)
+    result, steps = _split(_frames(buf))
+    return (result if status is not None else None), steps, status
 
 
 # ---------------------------------------------------------------- packages
@@ -1139,32 +1250,15 @@ def _runner(req, w):
 def op_tests_run(req):
     """Runs the given tests of one file: a runner process imports the module
     once, each test runs in its own forked child with a timeout."""
-    import select
-    import signal
     import tempfile
     log = tempfile.TemporaryFile()
     pid, r = _spawn_child(lambda w: _runner(req, w), log.fileno())
     per = float(req.get("timeout_s", 30)) + 5
     count = len(req["nodes"]) if "nodes" in req else int(req.get("max_tests", 10000))
     deadline = time.monotonic() + float(req.get("import_timeout_s", 300)) + per * count
-    buf = b""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            os.killpg(pid, signal.SIGKILL)
-            break
-        ready, _, _ = select.select([r], [], [], left)
-        if ready:
-            chunk = os.read(r, 65536)
-            if not chunk:
-                break
-            buf += chunk
+    buf, status = _read_until_exit(pid, r, deadline)
     os.close(r)
-    os.waitpid(pid, 0)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
+    _end_child(pid, status)
     frames = _frames(buf)
     log.seek(0)
     imp = [f for f in frames if f.get("type") == "import"]
@@ -1180,7 +1274,11 @@ OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
 
 
 def main():
+    global _protocol_fds
     rfd, wfd = _take_protocol_fds()
+    _protocol_fds = (rfd, wfd)
+    # Orphans of probes and tests come here, to be killed when they end.
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     os.write(wfd, SYNC)
     send(wfd, {"type": "hello", "proto": PROTO, "pid": os.getpid(),
                "python": sys.version.split()[0]})
