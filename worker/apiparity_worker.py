@@ -684,6 +684,7 @@ def _spawn_child(fn, out_fd):
     """Forks a child in its own process group, its stdout and stderr on
     out_fd, that runs fn(wfd) and exits; returns (pid, the read end). The
     child dies with this process (parent-death signal)."""
+    global _protocol_fds
     import signal
     parent = os.getpid()
     r, w = os.pipe()
@@ -696,6 +697,7 @@ def _spawn_child(fn, out_fd):
                 os._exit(1)
             for fd in _protocol_fds:
                 os.close(fd)
+            _protocol_fds = ()  # their numbers may be reused from here on
             os.close(r)
             os.dup2(out_fd, 1)
             os.dup2(out_fd, 2)
