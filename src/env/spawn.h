@@ -8,7 +8,9 @@
  * else runs in its namespace, and nothing stays mounted on the host or in the
  * chroot's /tmp. Each child leads its own process group, so a timeout kills
  * everything it started even behind an exec prefix, and gets SIGKILL when
- * apiparity dies (the parent-death signal), even by kill -9.
+ * apiparity dies (the parent-death signal), even by kill -9. That signal
+ * follows the thread that spawned the child: wait for a child in the thread
+ * that started it.
  *
  * All descriptors are close-on-exec: concurrent spawns from several threads
  * never leak one child's pipes into another (which would hide its EOF).
