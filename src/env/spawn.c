@@ -19,14 +19,14 @@ extern char **environ;
 /* What the child reports through its close-on-exec pipe when it cannot exec. */
 enum { AP_STAGE_NS = 1, AP_STAGE_PROC, AP_STAGE_TMP, AP_STAGE_BIND, AP_STAGE_CHROOT,
        AP_STAGE_EXEC };
-
-/* The cloned child's stack, for the few calls it makes before exec. */
-#define AP_CHILD_STACK (256u << 10)
 struct ap_child_fail {
 	int stage;
 	int err;
 	int which; /* the bind that failed */
 };
+
+/* The cloned child's stack, for the few calls it makes before exec. */
+#define AP_CHILD_STACK (256u << 10)
 
 /* Everything the child needs, computed before fork: after fork it only makes
  * system calls (the parent may have other threads; malloc is off limits). */
@@ -246,9 +246,9 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 {
 	setpgid(0, 0);
 	/* apiparity's end, even by kill -9, ends the child: SIGKILL, sent from
-	 * outside its PID namespace, reaches a namespace's PID 1 too. (Were the
-	 * parent gone already, the worker would read EOF where its source
-	 * should be, and exit.) */
+	 * outside its PID namespace, reaches a namespace's PID 1 too. (A parent
+	 * gone before this line leaves the child an ended stdin: a worker then
+	 * reads no source and exits.) */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (int i = 0; i < 3; i++)
 		if (dup2(fd[i], i) < 0)
