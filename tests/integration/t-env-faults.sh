@@ -60,6 +60,7 @@ equals "$left" 0 timed_out_worker_group_is_killed
 run 8 worker_gone_while_its_pipe_is_held_exits_8 show --timeout 30 orphan
 took=$(printf '%s\n' "$err" | sed -n 's/.*worker killed at \([0-9.]*\)$/\1/p' |
 	awk -v now="$(date +%s.%N)" '{ printf "%d", (now - $1) * 1000 }')
+echo "# the gone worker was noticed after ${took:-?} ms"
 contains "$err" "^apiparity: env orphan: worker died: worker exited with status 0 while answering: .*worker killed at" \
 	gone_worker_is_reported_as_dead
 [ -n "$took" ] && [ "$took" -lt 2000 ] && ok gone_worker_is_noticed_within_two_seconds \

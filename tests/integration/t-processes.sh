@@ -39,6 +39,7 @@ if ! skip_without_env trixie 14; then
 		--env trixie --timeout 20 --torch-src "$FIX/official-tmp" \
 		--script "$FIX/probes/daemon.py" --script "$FIX/probes/pidns.py" --out "$T/d"
 	took=$(( $(date +%s) - start ))
+	echo "# the check with a daemon probe took ${took} s"
 	b="$T/d/trixie/bundle.json"
 	equals "$(field "$b" '[(c["name"], c["status"], c["reason"]) for c in b["checks"] if c["kind"] == "script"]')" \
 		"[('script:daemon.py', 'PASS', None), ('script:pidns.py', 'PASS', None)]" \
@@ -71,6 +72,7 @@ if ! skip_without_env trixie 14; then
 	kill -KILL $worker
 	wait $cpid; rc=$?
 	took=$(( ($(date +%s%N) - start) / 1000000 ))
+	echo "# the killed worker was noticed after $took ms"
 	equals "$rc" 8 killed_worker_exits_8
 	[ "$took" -lt 2000 ] && ok killed_worker_is_noticed_at_once \
 		|| nok killed_worker_is_noticed_at_once "took ${took} ms"
