@@ -19,8 +19,10 @@
 static const char ap_sync[] = "\0apiparity-worker-sync\0";
 #define AP_SYNC_LEN (sizeof(ap_sync) - 1)
 #define AP_EXIT_GRACE_MS 2000
-/* Once the worker has exited, how long what it wrote may take to be read. */
+/* Once the worker has exited, how long what it wrote may take to be read:
+ * at most AP_DRAIN_MS, and no longer than AP_QUIET_MS without a byte. */
 #define AP_DRAIN_MS 200
+#define AP_QUIET_MS 50
 /* Without a pidfd, how often to look whether the worker has exited. */
 #define AP_REAP_TICK_MS 100
 
@@ -88,7 +90,7 @@ static void ap_drain_errlog(struct ap_worker *w)
 	while (w->proc.err >= 0) {
 		long left = deadline - ap_now_ms();
 		struct pollfd p = { w->proc.err, POLLIN, 0 };
-		if (left <= 0 || poll(&p, 1, (int)left) != 1)
+		if (left <= 0 || poll(&p, 1, left < AP_QUIET_MS ? (int)left : AP_QUIET_MS) != 1)
 			return;
 		ssize_t k = read(w->proc.err, chunk, sizeof(chunk));
 		if (k <= 0)
@@ -212,9 +214,13 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 					 { gone ? -1 : w->proc.pidfd, POLLIN, 0 } };
 		if (w->proc.pidfd < 0 && !gone && left > AP_REAP_TICK_MS)
 			left = AP_REAP_TICK_MS; /* no pidfd: look again soon */
+		if (gone && left > AP_QUIET_MS)
+			left = AP_QUIET_MS;
 		int n = poll(pfd, 3, (int)left);
 		if (n < 0 && errno != EINTR)
 			return ap_fail(w, -errno);
+		if (n == 0 && gone)
+			return ap_worker_died(w);
 		if (n <= 0 || !(pfd[0].revents | pfd[1].revents))
 			continue;
 		if (pfd[1].revents && w->proc.err >= 0) {

@@ -26,7 +26,8 @@ start_hang() {
 		--script "$FIX/probes/hang.py" --out "$T/$1" > /dev/null 2> "$T/$1.err" &
 	cpid=$!
 	for _ in $(seq 300); do
-		[ "$(grep -c '"type": *"check"' "$T/$1/trixie/journal.jsonl" 2>/dev/null)" -ge 10 ] && break
+		n=$(grep -c '"type": *"check"' "$T/$1/trixie/journal.jsonl" 2>/dev/null)
+		[ "${n:-0}" -ge 10 ] && break
 		sleep 0.2
 	done
 	sleep 1
@@ -34,20 +35,19 @@ start_hang() {
 
 if ! skip_without_env trixie 14; then
 	newenv "$T/d.ini"
-	start=$(date +%s)
 	run 0 probes_that_start_a_daemon_or_look_around_pass "$APIPARITY" check $TARGET --envs "$T/d.ini" \
-		--env trixie --timeout 20 --torch-src "$FIX/official-tmp" \
+		--env trixie --timeout 60 --torch-src "$FIX/official-tmp" \
 		--script "$FIX/probes/daemon.py" --script "$FIX/probes/pidns.py" --out "$T/d"
-	took=$(( $(date +%s) - start ))
-	echo "# the check with a daemon probe took ${took} s"
 	b="$T/d/trixie/bundle.json"
+	took=$(field "$b" '[c["duration_ms"] for c in b["checks"] if c["name"] == "script:daemon.py"][0]')
+	echo "# the daemon probe took $took ms"
 	equals "$(field "$b" '[(c["name"], c["status"], c["reason"]) for c in b["checks"] if c["kind"] == "script"]')" \
 		"[('script:daemon.py', 'PASS', None), ('script:pidns.py', 'PASS', None)]" \
 		daemon_probe_passes_and_probe_sees_only_its_environment
 	equals "$(field "$b" '[c["trace"] for c in b["checks"] if c["name"] == "script:daemon.py"]')" \
 		"[[{'step': 'the daemon started', 'value': True}]]" daemon_really_started
-	[ "$took" -lt 20 ] && ok daemon_probe_counts_when_the_probe_ends \
-		|| nok daemon_probe_counts_when_the_probe_ends "took ${took}s"
+	[ "$took" -lt 10000 ] 2>/dev/null && ok daemon_probe_counts_when_the_probe_ends \
+		|| nok daemon_probe_counts_when_the_probe_ends "took ${took} ms (timeout 60 s)"
 	equals "$(marked "$mark" | wc -l)" 0 daemon_does_not_outlive_the_run
 	equals "$(field "$b" '[c["status"] for c in b["checks"] if c["kind"] == "official"]')" "['PASS']" \
 		official_test_that_leaves_a_temp_dir_ran
