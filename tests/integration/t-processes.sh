@@ -26,14 +26,15 @@ start_hang() {
 		--script "$FIX/probes/hang.py" --out "$T/$1" > /dev/null 2> "$T/$1.err" &
 	cpid=$!
 	for _ in $(seq 300); do
-		n=$(grep -c '"type": *"check"' "$T/$1/trixie/journal.jsonl" 2>/dev/null)
-		[ "${n:-0}" -ge 10 ] && break
+		local done
+		done=$(grep -c '"type": *"check"' "$T/$1/trixie/journal.jsonl" 2>/dev/null)
+		[ "${done:-0}" -ge 10 ] && break
 		sleep 0.2
 	done
 	sleep 1
 }
 
-if ! skip_without_env trixie 14; then
+if ! skip_without_env trixie 15; then
 	newenv "$T/d.ini"
 	run 0 probes_that_start_a_daemon_or_look_around_pass "$APIPARITY" check $TARGET --envs "$T/d.ini" \
 		--env trixie --timeout 60 --torch-src "$FIX/official-tmp" \
@@ -48,6 +49,8 @@ if ! skip_without_env trixie 14; then
 		"[[{'step': 'the daemon started', 'value': True}]]" daemon_really_started
 	[ "$took" -lt 10000 ] 2>/dev/null && ok daemon_probe_counts_when_the_probe_ends \
 		|| nok daemon_probe_counts_when_the_probe_ends "took ${took} ms (timeout 60 s)"
+	equals "$(field "$b" '[c["trace"] for c in b["checks"] if c["name"] == "script:pidns.py"]')" \
+		"[[{'step': 'processes visible', 'value': 2}]]" daemon_is_gone_when_its_probe_has_ended
 	equals "$(marked "$mark" | wc -l)" 0 daemon_does_not_outlive_the_run
 	equals "$(field "$b" '[c["status"] for c in b["checks"] if c["kind"] == "official"]')" "['PASS']" \
 		official_test_that_leaves_a_temp_dir_ran
