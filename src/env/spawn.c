@@ -25,9 +25,6 @@ struct ap_child_fail {
 	int which; /* the bind that failed */
 };
 
-/* The cloned child's stack, for the few calls it makes before exec. */
-#define AP_CHILD_STACK (256u << 10)
-
 /* Everything the child needs, computed before fork: after fork it only makes
  * system calls (the parent may have other threads; malloc is off limits). */
 struct ap_child_plan {
@@ -293,37 +290,28 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 	ap_child_fail(report, AP_STAGE_EXEC, last);
 }
 
-struct ap_child_args {
-	const struct ap_child_plan *pl;
-	int *fd;
-	int report;
-};
-
-static int ap_child_main(void *arg)
+/* fork(), but into new mount and PID namespaces. Like fork(), and unlike
+ * glibc's clone(), the child runs on its copy of our stack, which the
+ * sanitizers also know as a stack. */
+static pid_t ap_fork_ns(void)
 {
-	struct ap_child_args *a = arg;
-	ap_child(a->pl, a->fd, a->report);
+	unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | SIGCHLD;
+#if defined(__s390__) || defined(__CRIS__)
+	return (pid_t)syscall(SYS_clone, 0UL, flags, NULL, NULL, 0UL);
+#else
+	return (pid_t)syscall(SYS_clone, flags, 0UL, NULL, NULL, 0UL);
+#endif
 }
 
-/* Starts the child: forked, or for a chroot cloned into new mount and PID
+/* Starts the child: forked, or for a chroot forked into new mount and PID
  * namespaces, whose PID 1 it is. The end of a namespace's PID 1 kills every
  * process left in it, so nothing the environment started outlives its
  * worker, whatever it did (setsid, double fork). Returns the pid or -1. */
 static pid_t ap_start_child(const struct ap_child_plan *pl, int fd[3], int report)
 {
-	if (!pl->root) {
-		pid_t pid = fork();
-		if (pid == 0)
-			ap_child(pl, fd, report);
-		return pid;
-	}
-	char *stack = malloc(AP_CHILD_STACK);
-	if (!stack)
-		return -1;
-	struct ap_child_args a = { pl, fd, report };
-	pid_t pid = clone(ap_child_main, stack + AP_CHILD_STACK,
-			  CLONE_NEWNS | CLONE_NEWPID | SIGCHLD, &a);
-	free(stack); /* the child runs on its own copy (no CLONE_VM) */
+	pid_t pid = pl->root ? ap_fork_ns() : fork();
+	if (pid == 0)
+		ap_child(pl, fd, report);
 	return pid;
 }
 
