@@ -579,14 +579,137 @@ def _run_probe_child(probe, wfd):
     send(wfd, result)
 
 
+# ---------------------------------------------------------------- supervision
+#
+# A child's result counts when the child itself ends, whatever its own children
+# still hold open; then its process group is killed, and so is anything that
+# escaped the group (a setsid daemon): orphans come to this process, as the
+# subreaper or as PID 1 of the environment's PID namespace (chroots).
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+# How long a child's pipe is still read once the child has exited.
+DRAIN_S = 0.2
+# The protocol descriptors, closed in every child: a probe, or a daemon it
+# starts, must never hold apiparity's pipes open past the worker's end.
+_protocol_fds = ()
+_libc = None
+
+
+def _prctl(option, arg):
+    """prctl(2) through ctypes; False where that is not possible."""
+    global _libc
+    try:
+        if _libc is None:
+            import ctypes
+            _libc = ctypes.CDLL(None, use_errno=True)
+        return _libc.prctl(option, arg, 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
+def _children(ppid):
+    """The pids whose parent is ppid, from /proc."""
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and int(fields[1]) == ppid:
+            out.append(int(name))
+    return out
+
+
+def _reap_orphans():
+    """Kills and reaps every child of this process: called when none of its
+    own is running, so each is something a probe or test left behind."""
+    import signal
+    for _ in range(8):  # a killed orphan's own children come next
+        kids = _children(os.getpid())
+        if not kids:
+            return
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def _drain(rfd):
+    """What rfd holds now, read for at most DRAIN_S seconds."""
+    import select
+    out = []
+    end = time.monotonic() + DRAIN_S
+    while time.monotonic() < end and select.select([rfd], [], [], 0)[0]:
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            break
+        out.append(chunk)
+    return b"".join(out)
+
+
+def _read_until_exit(pid, rfd, deadline):
+    """Reads rfd until the child pid exits, then what the pipe still holds.
+    Returns (the bytes, its wait status), or (the bytes, None) at the deadline
+    with the child still running."""
+    import select
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    buf, eof = b"", False
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return buf + (b"" if eof else _drain(rfd)), status
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return buf, None
+            fds = ([] if eof else [rfd]) + ([] if pidfd is None else [pidfd])
+            ready, _, _ = select.select(fds, [], [], left if pidfd is not None
+                                        else min(left, 0.05))
+            if rfd in ready:
+                chunk = os.read(rfd, 65536)
+                buf += chunk
+                eof = not chunk
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
 def _spawn_child(fn, out_fd):
     """Forks a child in its own process group, its stdout and stderr on
-    out_fd, that runs fn(wfd) and exits; returns (pid, the read end)."""
+    out_fd, that runs fn(wfd) and exits; returns (pid, the read end). The
+    child dies with this process (parent-death signal)."""
+    global _protocol_fds
+    import signal
+    parent = os.getpid()
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.setpgid(0, 0)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:
+                os._exit(1)
+            for fd in _protocol_fds:
+                os.close(fd)
+            _protocol_fds = ()  # their numbers may be reused from here on
             os.close(r)
             os.dup2(out_fd, 1)
             os.dup2(out_fd, 2)
@@ -674,37 +797,27 @@ def _split(frames):
     return None, steps
 
 
+def _end_child(pid, status):
+    """Kills what is left of the child's process group (all of it on a
+    timeout, status None), reaps the child, then whatever escaped the group."""
+    import signal
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if status is None:
+        os.waitpid(pid, 0)
+    _reap_orphans()
+
+
 def _supervise(pid, rfd, timeout):
     """The one loop that watches a child (see _spawn_child): reads its frames
-    until it closes its end, then reaps it and kills whatever it left in its
-    group; on timeout kills the group first. Returns (the frames it sent,
-    wait status or None for a timeout)."""
-    import select
-    import signal
-    deadline = time.monotonic() + timeout
-    buf, status = b"", None
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            os.waitpid(pid, 0)
-            break
-        ready, _, _ = select.select([rfd], [], [], left)
-        if not ready:
-            continue
-        chunk = os.read(rfd, 65536)
-        if chunk:
-            buf += chunk
-            continue
-        _, status = os.waitpid(pid, 0)
-        try:
-            os.killpg(pid, signal.SIGKILL)  # whatever the child left behind
-        except OSError:
-            pass
-        break
+    until the child itself exits (not until its pipe closes: a daemon it
+    started may still hold that), then kills what is left of its group and
+    reaps whatever escaped it; on timeout kills the group first. Returns (the
+    frames it sent, wait status or None for a timeout)."""
+    buf, status = _read_until_exit(pid, rfd, time.monotonic() + timeout)
+    _end_child(pid, status)
     return _frames(buf), status
 
 
@@ -1166,7 +1279,11 @@ OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
 
 
 def main():
+    global _protocol_fds
     rfd, wfd = _take_protocol_fds()
+    _protocol_fds = (rfd, wfd)
+    # Orphans of probes and tests come here, to be killed when they end.
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     os.write(wfd, SYNC)
     send(wfd, {"type": "hello", "proto": PROTO, "pid": os.getpid(),
                "python": sys.version.split()[0]})
