@@ -102,6 +102,14 @@ static int ap_job_probe(struct ap_check_job *j, struct ap_worker *w, const char 
 	ap_status_set(j->status, j->idx, "%s %s ...", kind, name);
 	int r = req ? ap_worker_call(w, req, &res) : -ENOMEM;
 	json_decref(req);
+	if (r == -AP_EPROTO && ap_worker_alive(w)) {
+		/* The framing held: this probe's answer is lost, not the session. */
+		json_decref(res);
+		res = ap_check_new(name, kind, "ERROR", "unreadable result frame");
+		json_object_set_new(res, "detail", json_string(ap_buf_str(&w->detail)));
+		ap_buf_reset(&w->detail);
+		r = res ? 0 : -ENOMEM;
+	}
 	if (r) {
 		json_decref(res);
 		ap_job_fail(j, r, &w->detail);
