@@ -58,3 +58,12 @@ int ap_text_line(struct ap_buf *out, const char *s)
 {
 	return s ? ap_text_term(out, s, strlen(s), AP_TEXT_LINE) : 0;
 }
+
+int ap_text_fputs(const char *s, int flags, FILE *f)
+{
+	struct ap_buf b = { 0 };
+	int r = s ? ap_text_term(&b, s, strlen(s), flags) : 0;
+	fputs(ap_buf_str(&b), f);
+	ap_buf_free(&b);
+	return r;
+}

@@ -12,6 +12,7 @@
 #define AP_TEXT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/buf.h"
 
@@ -31,5 +32,8 @@ int ap_text_term(struct ap_buf *out, const char *s, size_t n, int flags);
 
 /* ap_text_term() of the NUL-terminated s (NULL reads as ""), as one line. */
 int ap_text_line(struct ap_buf *out, const char *s);
+
+/* Writes ap_text_term() of the NUL-terminated s to f. 0 or -ENOMEM. */
+int ap_text_fputs(const char *s, int flags, FILE *f);
 
 #endif

@@ -18,6 +18,7 @@
 #include "base/pool.h"
 #include "check/spec.h"
 #include "base/status.h"
+#include "base/text.h"
 #include "check/verdict.h"
 #include "base/version.h"
 #include "env/worker.h"
@@ -166,7 +167,9 @@ static int ap_job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 {
 	struct ap_buf name = { 0 }, expr = { 0 };
 	const char *base = strrchr(j->o->scripts[k], '/');
-	ap_buf_addf(&name, "script:%s", base ? base + 1 : j->o->scripts[k]);
+	/* A file name need not be UTF-8: as JSON holds it, and visible. */
+	ap_buf_adds(&name, "script:");
+	ap_text_line(&name, base ? base + 1 : j->o->scripts[k]);
 	ap_buf_addf(&expr, "resolve(\"%s\")", j->target);
 	json_t *bind = json_pack("[[s,s]]", "TARGET", ap_buf_str(&expr));
 	json_t *says = json_pack("{s:s, s:s}", "en", "the user's focused assertions",
@@ -395,30 +398,38 @@ static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const ch
 	       "DEVICES", "PROBES", "VERDICT");
 	for (size_t i = 0; i < n; i++) {
 		const json_t *b = jobs[i].b;
-		struct ap_buf dev = { 0 }, plug = { 0 }, probes = { 0 };
+		struct ap_buf dev = { 0 }, plug = { 0 }, probes = { 0 }, row = { 0 };
 		int passed, total;
 		ap_summary_devices(b, &dev);
 		ap_summary_plugins(b, &plug);
 		ap_summary_probes(b, &passed, &total);
 		ap_buf_addf(&probes, "%d/%d", passed, total);
-		printf("%-10s %-8s %-16s %-16s %-14s %-7s %s\n", jobs[i].env->name,
-		       ap_fp_str(b, "python", "version"), ap_fp_str(b, "torch", "version"),
-		       ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
-		       json_string_value(json_object_get(b, "verdict")));
+		ap_buf_addf(&row, "%-10s %-8s %-16s %-16s %-14s %-7s %s", jobs[i].env->name,
+			    ap_fp_str(b, "python", "version"), ap_fp_str(b, "torch", "version"),
+			    ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
+			    json_string_value(json_object_get(b, "verdict")));
+		ap_text_fputs(ap_buf_str(&row), AP_TEXT_LINE, stdout); /* versions, names: data */
+		putchar('\n');
 		ap_buf_free(&dev);
 		ap_buf_free(&plug);
 		ap_buf_free(&probes);
+		ap_buf_free(&row);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const json_t *reasons = json_object_get(jobs[i].b, "verdict_reasons");
 		const char *v = json_string_value(json_object_get(jobs[i].b, "verdict"));
 		if (!v || !strcmp(v, "consistent"))
 			continue;
-		for (size_t k = 0; k < json_array_size(reasons) && k < 5; k++)
-			printf("  %s: %s\n", jobs[i].env->name,
-			       json_string_value(json_array_get(reasons, k)));
+		for (size_t k = 0; k < json_array_size(reasons) && k < 5; k++) {
+			printf("  %s: ", jobs[i].env->name);
+			ap_text_fputs(json_string_value(json_array_get(reasons, k)), AP_TEXT_LINE,
+				      stdout);
+			putchar('\n');
+		}
 	}
-	printf("\nevidence: %s/<env>/ (bundle.json, run.log, journal.jsonl, MANIFEST.sha256)\n", out);
+	fputs("\nevidence: ", stdout);
+	ap_text_fputs(out, AP_TEXT_LINE, stdout);
+	puts("/<env>/ (bundle.json, run.log, journal.jsonl, MANIFEST.sha256)");
 }
 
 /* Environment failures first (their own codes), then I/O, then verdicts. */

@@ -29,8 +29,10 @@ static void ap_md_unprintable(const unsigned char *s, size_t k, struct ap_buf *o
 		ap_buf_adds(out, "\\n");
 	else if (k == 1)
 		ap_buf_addf(out, "\\x%02x", s[0]);
+	else if (k == 2 && s[0] == 0xC2)
+		ap_buf_addf(out, "\\u%04x", s[1]); /* a C1 control */
 	else
-		ap_buf_adds(out, "\xEF\xBF\xBD");
+		ap_buf_adds(out, "\xEF\xBF\xBD"); /* U+FFFE, U+FFFF */
 }
 
 /* Whether s[i] ends a list marker: a blank or the end must follow it. */
@@ -49,7 +51,8 @@ static size_t ap_md_ordinal(const char *s)
 
 /* Whether s starts like a bullet list item or a thematic break ("- x",
  * "+", "---"): what the value's first character would begin where it
- * opens a block, after a list marker of the template. */
+ * opens a block, after a list marker of the template. ('=' of a setext
+ * underline and '*', '_' of a break are escaped wherever they are.) */
 static int ap_md_bullet(const char *s)
 {
 	return (s[0] == '-' || s[0] == '+') && (ap_md_marker_end(s, 1) || s[1] == s[0]);
@@ -78,7 +81,7 @@ void ap_escape_md(const char *str, struct ap_buf *out)
 			ap_buf_adds(out, "\\_"); /* intraword '_' emphasises nothing */
 		else if (i == 0 && c == ' ')
 			ap_buf_adds(out, "&#32;"); /* no indented code, no blank start */
-		else if (i == 0 && ap_md_bullet((const char *)s))
+		else if (i == 0 && (c == '=' || ap_md_bullet((const char *)s)))
 			ap_buf_addf(out, "\\%c", c);
 		else if (ord && i == ord)
 			ap_buf_addf(out, "\\%c", c);

@@ -6,8 +6,8 @@
  * quote, table row, code fence, HTML block), and holds no raw HTML, link or
  * emphasis; in HTML and XML it can open no tag and leave no attribute, and the
  * document stays well-formed. Bytes that are not well-formed UTF-8 and control
- * characters become U+FFFD (XML) or a visible \xNN (Markdown), so the output is
- * always valid UTF-8. NULL reads as "".
+ * characters become U+FFFD (XML) or a visible \xNN, \u00NN (Markdown), so the
+ * output is always valid UTF-8. NULL reads as "".
  */
 #ifndef AP_ESCAPE_H
 #define AP_ESCAPE_H
