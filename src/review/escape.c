@@ -46,7 +46,7 @@ static int ap_md_marker_end(const char *s, size_t i)
 static size_t ap_md_ordinal(const char *s)
 {
 	size_t d = strspn(s, "0123456789");
-	return d && d <= 9 && (s[d] == '.' || s[d] == ')') && ap_md_marker_end(s, d + 1) ? d : 0;
+	return d && (s[d] == '.' || s[d] == ')') && ap_md_marker_end(s, d + 1) ? d : 0;
 }
 
 /* Whether s starts like a bullet list item or a thematic break ("- x",
