@@ -10,7 +10,7 @@ py() { /usr/bin/python3 -c "$@"; }
 field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 ESC=$(printf '\033')
 
-if ! skip_without_env trixie 19; then
+if ! skip_without_env trixie 20; then
 	# The script's own name is hostile too.
 	evil="$T/$(printf 'evil<b>\033[2J|.py')"
 	cp "$FIX/probes/hostile.py" "$evil"
@@ -29,6 +29,7 @@ if ! skip_without_env trixie 19; then
 	equals "$(field "$b" '{s["step"]: s["value"] for c in b["checks"] for s in c["trace"] if s["step"] in ("nul", "not utf-8", "lone surrogate", "nan", "big")}')" \
 		"{'nul': {'\$bytes': 'YQBi'}, 'not utf-8': {'\$bytes': '7bO/7bO+'}, 'lone surrogate': {'\$bytes': '7aCA'}, 'nan': {'\$float': 'nan'}, 'big': {'\$int': '1$(printf '0%.0s' $(seq 40))'}}" \
 		nul_bad_utf8_nan_and_big_int_arrive_tagged_and_exact
+	lacks "$(cat "$T/h/trixie/run.log")" "$ESC" run_log_holds_no_escape_byte
 	equals "$(field "$b" '[len(s["value"]) for c in b["checks"] for s in c["trace"] if s["step"] == "long"]')" "[1000000]" \
 		long_string_arrives_whole
 	equals "$(field "$b" '[c["reason"] for c in b["checks"] if c["kind"] == "script"][1]')" \
