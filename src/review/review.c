@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "evidence/journal.h"
 #include "evidence/manifest.h"
+#include "review/escape.h"
 #include "review/review.h"
 #include "check/verdict.h"
 #include "base/yamldoc.h"
@@ -272,11 +273,20 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const json_t *po
 	json_t *r;
 	int ok = !json_array_size(reasons);
 	ap_buf_addf(out, "## apiparity review: %s\n\n", ok ? "ACCEPT" : "CHANGES-NEEDED");
-	ap_buf_addf(out, "Submission `%s`, policy `%s`.\n\n", dir, ap_s(policy, "policy"));
+	/* Reasons quote names from the submission: escaped, none can add a
+	 * line (a forged "ACCEPT" heading) to the review. */
+	ap_buf_adds(out, "Submission ");
+	ap_escape_md_code(dir, out);
+	ap_buf_adds(out, ", policy ");
+	ap_escape_md_code(ap_s(policy, "policy"), out);
+	ap_buf_adds(out, ".\n\n");
 	if (ok)
 		ap_buf_adds(out, "Every file matches its manifest, the fingerprints match what was "
 			    "measured, every required check is present in an allowed status, and "
 			    "the traces agree.\n");
-	json_array_foreach(reasons, i, r)
-		ap_buf_addf(out, "- %s\n", json_string_value(r));
+	json_array_foreach(reasons, i, r) {
+		ap_buf_adds(out, "- ");
+		ap_escape_md(json_string_value(r), out);
+		ap_buf_adds(out, "\n");
+	}
 }
