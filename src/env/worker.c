@@ -10,6 +10,7 @@
 
 #include "base/err.h"
 #include "base/fsutil.h"
+#include "base/text.h"
 #include "env/frame.h"
 #include "env/worker.h"
 
@@ -46,7 +47,9 @@ static int ap_await_exit(pid_t pid, long grace_ms)
 	}
 }
 
-/* The last non-empty line of the worker's stderr: usually the error itself. */
+/* The last non-empty line of the worker's stderr: usually the error itself.
+ * Escaped as it is copied: it goes into JSON (which holds only UTF-8) and
+ * onto the terminal. */
 static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
 {
 	const char *s = ap_buf_str(log);
@@ -56,7 +59,7 @@ static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
 	size_t start = end;
 	while (start && s[start - 1] != '\n')
 		start--;
-	ap_buf_add(out, s + start, end - start);
+	ap_text_term(out, s + start, end - start, AP_TEXT_LINE);
 }
 
 /* The worker's stdout ended: reap it and say why, as precisely as we can. */

@@ -80,4 +80,16 @@ if ! skip_without_env trixie 5; then
 	contains "$out" "^garble .* 8/10 +inconsistent$" summary_counts_the_lost_probes
 fi
 
+# A python that dies before its hello with bytes that are not UTF-8 and an
+# escape on stderr: its last line is the reason, escaped, in the bundle too.
+mkdir -p "$T/badstderr"
+printf 'import os\nos.write(2, b"\\xff\\x1b[2J broken start\\n")\nos._exit(3)\n' > "$T/badstderr/sitecustomize.py"
+printf '[bad-stderr]\nexec = env PYTHONPATH=%s\npython = /usr/bin/python3\n' "$T/badstderr" > "$T/bad.ini"
+run 3 python_dying_with_bad_bytes_is_an_environment_error "$APIPARITY" check $TARGET --envs "$T/bad.ini" \
+	--env bad-stderr --out "$T/bad"
+contains "$err" 'exited with status 3 before python answered: \\xff\\x1b\[2J broken start$' reason_is_quoted_escaped
+lacks "$out$err" "$ESC" dying_python_sends_no_escape_to_the_terminal
+equals "$(field "$T/bad/bad-stderr/bundle.json" 'b["error"]["message"].split(": ")[-1], b["verdict"]')" \
+	"('\\\\xff\\\\x1b[2J broken start', 'unverified')" bundle_keeps_the_reason_as_valid_json
+
 done_testing
