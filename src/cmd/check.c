@@ -77,9 +77,13 @@ static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *dat
 
 static void ap_job_fail(struct ap_check_job *j, int err, const struct ap_buf *detail)
 {
+	struct ap_buf msg = { 0 };
 	j->err = err;
+	/* JSON holds only UTF-8: a detail that quotes raw bytes is escaped. */
+	ap_text_term(&msg, ap_buf_str(detail), detail->len, AP_TEXT_BLOCK);
 	json_t *e = json_pack("{s:s, s:i, s:s}", "kind", ap_strerror(err), "exit_code",
-			      ap_exit_code(err), "message", ap_buf_str(detail));
+			      ap_exit_code(err), "message", ap_buf_str(&msg));
+	ap_buf_free(&msg);
 	json_object_set_new(j->b, "error", e);
 	ap_job_journal(j, "error", e);
 	ap_status_set(j->status, j->idx, "%s: %s", ap_strerror(err), ap_buf_str(detail));
