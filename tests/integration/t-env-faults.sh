@@ -78,7 +78,7 @@ if ! skip_without_env trixie 3; then
 	contains "$err" "env no-prefix: environment unreachable" bad_environment_is_reported
 fi
 
-run 0 env_list_probes_every_environment "$APIPARITY" env list --envs "$T/faults.ini" --timeout 3
+run 0 env_list_probes_every_environment "$APIPARITY" env list --envs "$T/faults.ini" --timeout 8
 contains "$out" "^no-prefix +unreachable +environment unreachable" list_marks_unreachable_environment
 contains "$out" "^local +reachable +python 3" list_includes_local
 done_testing
