@@ -4,10 +4,12 @@
 . "$(dirname "$0")/lib.sh"
 plan 35
 # torch's own answer inside environment E: version (with its local part),
-# git version, debug build, C++11 ABI.
+# git version, debug build, C++11 ABI (the line after the marker: importing
+# torch in a bare chroot may print warnings of its own on stdout).
 torch_says() {
 	in_chroot "$1" python3 -c 'import torch; v = torch.version
-print(torch.__version__, v.git_version, v.debug, torch._C._GLIBCXX_USE_CXX11_ABI)'
+print("torch-says:", torch.__version__, v.git_version, v.debug, torch._C._GLIBCXX_USE_CXX11_ABI)' \
+		| sed -n 's/^torch-says: //p'
 }
 
 fingerprint_of() {
