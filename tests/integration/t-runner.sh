@@ -8,11 +8,11 @@ R="$TOP/tests/runner/fixtures"
 runner() { "$TOP/tests/run" build "$@"; }
 failed() { contains "$out" "^FAILED $(rx "$1"): $2" "$3"; }
 
-run 1 broken_programs_fail_the_run runner "$R/crash-after-last-ok" "$R/exit-23-like-lsan" \
+run 1 broken_programs_fail_the_run runner "$R/segv-after-last-ok" "$R/exit-23-like-lsan" \
 	"$R/sanitizer-report-exit-0" "$R/sanitizer-log-exit-0" "$R/early-stop-set-u.sh" \
 	"$R/early-stop-no-plan.sh" "$R/missing-plan.sh" "$R/plan-mismatch.sh" \
 	"$R/plan-at-the-end.sh" "$R/exit-1-after-plan.sh" "$R/not-ok-skip.sh"
-failed unit/crash-after-last-ok "killed by SIGSEGV after 2 of 2 tests$" crash_after_the_last_ok_is_a_failure
+failed unit/segv-after-last-ok "killed by SIGSEGV after 2 of 2 tests$" crash_after_the_last_ok_is_a_failure
 failed unit/exit-23-like-lsan "exited 23 after 2 of 2 tests$" lsan_exit_after_passing_tests_is_a_failure
 failed unit/sanitizer-report-exit-0 "sanitizer report in its output: .*ERROR: AddressSanitizer" \
 	sanitizer_report_in_the_output_is_a_failure
