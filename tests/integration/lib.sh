@@ -104,7 +104,7 @@ count_tests() {
 # needs ENV... -- FUNC ARG... - runs FUNC ARG... when every reference
 # environment ENV is provisioned; otherwise skips each test it would run.
 needs() {
-	local e why="" names name
+	local e why="" name
 	while [ "$1" != -- ]; do
 		e=$1; shift
 		have_env "$e" && continue
@@ -113,10 +113,9 @@ needs() {
 	done
 	shift
 	if [ -z "$why" ]; then "$@"; return; fi
-	names=$(count_tests "$@")
 	while IFS= read -r name; do
-		[ -n "$name" ] && skip "$name" "$why"
-	done <<< "$names"
+		skip "${name:-(a test whose name is computed)}" "$why"
+	done < <(count_tests "$@")
 }
 
 # in_chroot NAME CMD... - runs CMD inside a reference chroot (for values the
