@@ -90,7 +90,16 @@ check: deps
 	@$(MAKE) --no-print-directory test
 
 test: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
-	@tests/run $(BUILD) $(UNIT)
+	@tests/run $(BUILD) $(UNIT) $(sort $(wildcard tests/integration/t-*.sh))
+
+# Mutation testing: every patch of tests/mutants/ is a one-line bug that the
+# tests its header names must catch (see tests/mutants/run); MUTANT_JOBS
+# mutants at a time.
+mutants: deps
+	@$(MAKE) --no-print-directory mutants-run
+
+mutants-run: $(BUILD)/apiparity $(UNIT) $(TOOLS)
+	@tests/mutants/run $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
@@ -139,4 +148,4 @@ fuzz: deps
 clean:
 	rm -rf build build-san
 
-.PHONY: all deps envs check test demo demo-run bench fuzz clean FORCE
+.PHONY: all deps envs check test mutants mutants-run demo demo-run bench fuzz clean FORCE

@@ -1,20 +1,45 @@
 # lib.sh - a small TAP library for integration tests (git's test-lib, smaller).
 #
 #   . "$(dirname "$0")/lib.sh"
-#   run 0 trixie_show_succeeds "$APIPARITY" env show trixie
-#   contains "$out" "python" python_row_is_printed
+#   plan 3
+#   trixie_show() {
+#       run 0 trixie_show_succeeds "$APIPARITY" env show trixie
+#       contains "$out" "python" python_row_is_printed
+#   }
+#   needs trixie -- trixie_show
+#   run 2 no_command_is_a_usage_error "$APIPARITY"
 #   done_testing
 #
 # Each test name states the behaviour. run() keeps stdout in $out, stderr in
 # $err and the exit status in $rc, so later checks can look at them.
+#
+# The plan comes first: tests/run fails a script that prints its tests before
+# its plan, runs another number of tests than planned, or exits other than 0,
+# so a script that stops half-way can never pass.
+#
+# Tests that need a reference environment live in a function run by needs().
+# Where an environment is missing, needs() skips exactly the tests the
+# function would have run, by name: it counts them by running the function in
+# count mode, where the test helpers only record their names and no command is
+# run (commands found by PATH, $APIPARITY and $PYTHON are not found there).
+# So inside a block, call programs by name or through py/$APIPARITY, never by
+# absolute path.
 set -u
 : "${APIPARITY:?set by tests/run}"
 : "${TOP:?set by tests/run}"
 FIX="$TOP/tests/integration/fixtures"
 ENV_ROOT=${APIPARITY_ENV_ROOT:-/var/cache/apiparity/envs}
 export APIPARITY_ENV_ROOT="$ENV_ROOT"
+PYTHON=/usr/bin/python3
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-n=0 out="" err="" rc=0
+n=0 planned="" out="" err="" rc=0
+
+# plan N - declares the number of tests, before the first one.
+plan() {
+	if [ -n "$planned" ] || [ "$n" != 0 ]; then
+		echo "Bail out! plan $1 declared after $n tests or twice"; exit 1; fi
+	planned=$1; echo "1..$1"
+}
 
 ok()   { n=$((n+1)); echo "ok $n - $1"; }
 nok()  { n=$((n+1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
@@ -48,17 +73,59 @@ equals() {
 # have_env NAME - whether a reference environment is provisioned.
 have_env() { [ -f "$ENV_ROOT/$1/.apiparity-env" ]; }
 
-# skip_without_env NAME COUNT - skips COUNT tests when NAME is missing; true if skipped.
-skip_without_env() {
-	have_env "$1" && return 1
-	local why="reference environment $1 is not provisioned (make envs)"
-	[ -f "$ENV_ROOT/$1.error" ] && why="$why: $(head -1 "$ENV_ROOT/$1.error")"
-	for _ in $(seq "$2"); do skip "needs $1" "$why"; done
-	return 0
+# py CODE ARG... - the host's Python (for reading bundles and reports).
+py() { "$PYTHON" -c "$@"; }
+
+# field FILE EXPR - a value of a JSON file, by Python expression on b.
+field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
+
+# rx TEXT - TEXT as an extended regex that matches it literally.
+rx() { printf '%s' "$1" | sed 's/[][()./*+?^$|{}\\]/\\&/g'; }
+
+# count_tests FUNC ARG... - the names of the tests FUNC would run, one a line,
+# found by running it in count mode (see the top of this file).
+count_tests() {
+	local scratch="$T/.count"
+	mkdir -p "$scratch"
+	(
+		set +u
+		T=$scratch APIPARITY=/nonexistent/apiparity PYTHON=/nonexistent/python3
+		PATH=/nonexistent
+		command_not_found_handle() { return 127; }
+		ok() { echo "$1" >&3; }; nok() { echo "$1" >&3; }; skip() { echo "$1" >&3; }
+		run() { echo "$2" >&3; }; contains() { echo "$3" >&3; }
+		lacks() { echo "$3" >&3; }; equals() { echo "$3" >&3; }
+		needs() { while [ "$1" != -- ]; do shift; done; shift; "$@"; }
+		"$@"
+	) 3> "$scratch/names" > /dev/null 2>&1 < /dev/null
+	cat "$scratch/names"
+}
+
+# needs ENV... -- FUNC ARG... - runs FUNC ARG... when every reference
+# environment ENV is provisioned; otherwise skips each test it would run.
+needs() {
+	local e why="" name
+	while [ "$1" != -- ]; do
+		e=$1; shift
+		have_env "$e" && continue
+		why="${why:+$why; }reference environment $e is not provisioned (make envs)"
+		[ -f "$ENV_ROOT/$e.error" ] && why="$why: $(head -1 "$ENV_ROOT/$e.error")"
+	done
+	shift
+	if [ -z "$why" ]; then "$@"; return; fi
+	while IFS= read -r name; do
+		skip "${name:-(a test whose name is computed)}" "$why"
+	done < <(count_tests "$@")
 }
 
 # in_chroot NAME CMD... - runs CMD inside a reference chroot (for values the
 # test compares against, so they are read, not assumed).
 in_chroot() { local e=$1; shift; chroot "$ENV_ROOT/$e" "$@" 2>/dev/null; }
 
-done_testing() { echo "1..$n"; }
+# done_testing - the script's last line: fails it unless the plan was met.
+done_testing() {
+	[ -n "$planned" ] || { echo "Bail out! no plan (call plan N first)"; exit 1; }
+	[ "$n" = "$planned" ] && return 0
+	echo "# planned $planned tests, ran $n"
+	exit 1
+}

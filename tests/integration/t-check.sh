@@ -3,11 +3,10 @@
 . "$(dirname "$0")/lib.sh"
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 sed "s|@FIX@|$FIX|g" "$FIX/check.ini" > "$T/check.ini"
-py() { /usr/bin/python3 -c "$@"; }
-# field FILE EXPR - a value of a bundle.json, by Python expression on b.
-field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
+plan 75
 
-if ! skip_without_env bookworm 25 && ! skip_without_env trixie 25 && ! skip_without_env sid 25; then
+# The README's example on the three reference environments.
+example_check() {
 	run 0 example_check_is_consistent "$APIPARITY" check $TARGET --env bookworm --env trixie --env sid --out "$T/ex"
 	contains "$out" "^bookworm +3\.11\.[0-9]+ +1\.13\.[^ ]+ +- +cpu +0/0 +unverified" bookworm_row_is_unverified
 	contains "$out" "^trixie +3\.13\.[0-9]+ +2\.6\.[^ ]+ +- +cpu +10/10 +consistent$" trixie_row_passes_every_probe
@@ -48,9 +47,10 @@ if ! skip_without_env bookworm 25 && ! skip_without_env trixie 25 && ! skip_with
 	contains "$(cat "$T/ex/sid/run.log")" "^device-independent: no tensors, no operators, not patched" run_log_states_adaptation
 	contains "$(cat "$T/ex/sid/run.log")" "^== traces against trixie: identical" run_log_states_comparison
 	run 1 require_present_fails_an_absent_target "$APIPARITY" check $TARGET --env bookworm --env trixie --require-present --out "$T/rp"
-fi
+}
+needs bookworm trixie sid -- example_check
 
-if ! skip_without_env trixie 12 && ! skip_without_env sid 12; then
+family_members() {
 	for t in torch.autograd.grad_mode.set_grad_enabled.clone torch.autograd.grad_mode.inference_mode.clone torch.no_grad; do
 		run 0 "family_member_${t##*grad_mode.}_is_consistent" "$APIPARITY" check $t --env trixie --env sid --no-official --out "$T/m"
 		contains "$out" "^sid .* 10/10 +consistent$" "family_member_${t##*grad_mode.}_passes_in_sid"
@@ -63,9 +63,10 @@ if ! skip_without_env trixie 12 && ! skip_without_env sid 12; then
 	contains "$out" "^trixie .* unverified$" target_without_family_says_unverified
 	equals "$(field "$T/nf/trixie/bundle.json" 'b["checks"][0]["status"], b["checks"][0]["reason"]')" \
 		"('NOTRUN', 'no-family: no spec has a member for torch.nn.functional.relu')" no_family_is_notrun_with_reason
-fi
+}
+needs trixie sid -- family_members
 
-if ! skip_without_env trixie 9 && ! skip_without_env sid 9; then
+summary_notes() {
 	# A misspelled target everywhere: nothing verified has its own exit code.
 	run 13 misspelled_target_everywhere_exits_13 "$APIPARITY" check ${TARGET/enabled/enabld} --env trixie --env sid --no-official --out "$T/typo"
 	contains "$out" "^  trixie: did you mean torch\.autograd\.grad_mode\.set_multithreading_enabled" misspelled_target_gets_did_you_mean
@@ -82,9 +83,10 @@ if ! skip_without_env trixie 9 && ! skip_without_env sid 9; then
 	"$APIPARITY" report "$T/order" --format json > /dev/null 2>&1
 	equals "$(field "$T/order/report.json" '[e["name"] for e in b["environments"]]')" "['sid', 'trixie']" \
 		report_lists_envs_in_the_order_given
-fi
+}
+needs trixie sid -- summary_notes
 
-if ! skip_without_env trixie 11; then
+faults() {
 	start=$(date +%s)
 	# A mark in the environment of every process of this run tells its
 	# leftovers apart from those of other runs on the machine.
@@ -121,9 +123,10 @@ if ! skip_without_env trixie 11; then
 	run 1 stub_state_query_is_inconsistent "$APIPARITY" check $TARGET --envs "$T/check.ini" --env trixie --env stub-state --out "$T/s"
 	equals "$(field "$T/s/stub-state/bundle.json" '[d["expected"], d["seen"]] if (d := [d for d in b["comparison"]["differences"] if d["step"] == "state inside, mode True"][0]) else None')" \
 		"[True, False]" stub_state_is_caught_by_the_trace
-fi
+}
+needs trixie -- faults
 
-if ! skip_without_env trixie 3; then
+killed_midway() {
 	# Killed midway (kill -9): what was measured is in the journal, whole.
 	kmark=$RANDOM$RANDOM
 	printf '[trixie]\nchroot = trixie\nsetenv = APIPARITY_TEST_MARK=%s\n' "$kmark" > "$T/kmark.ini"
@@ -144,9 +147,10 @@ if ! skip_without_env trixie 3; then
 	[ ! -e "$T/k/trixie/bundle.json" ] && ok killed_run_writes_no_bundle_that_looks_complete \
 		|| nok killed_run_writes_no_bundle_that_looks_complete
 	equals "$(tail -c 1 "$T/k/trixie/journal.jsonl" | od -An -c | tr -d ' ')" '\n' journal_ends_with_a_whole_record
-fi
+}
+needs trixie -- killed_midway
 
-if ! skip_without_env trixie 8; then
+unreachable_and_full_disk() {
 	run 3 unreachable_environment_exits_3 "$APIPARITY" check $TARGET --envs "$T/check.ini" --env trixie --env gone --out "$T/u"
 	contains "$err" "env gone: environment unreachable: cannot run exec prefix '/nonexistent/ssh'" unreachable_environment_is_named
 	equals "$(field "$T/u/trixie/bundle.json" 'b["verdict"]')" consistent reachable_environment_is_still_measured
@@ -167,7 +171,8 @@ if ! skip_without_env trixie 8; then
 		for t in exits_10 is_reported claims_no_verdict_and_no_evidence_path says_no_evidence_was_written; do
 			skip "full_disk_$t" "cannot mount a tmpfs here"; done
 	fi
-fi
+}
+needs trixie -- unreachable_and_full_disk
 
 run 2 target_that_is_not_a_dotted_name_is_a_usage_error "$APIPARITY" check 'torch;rm -rf x'
 run 2 check_without_target_is_a_usage_error "$APIPARITY" check

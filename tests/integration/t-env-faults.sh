@@ -5,6 +5,7 @@ PY=/usr/bin/python3
 mark=faults-$$-$RANDOM$RANDOM
 sed -e "s|@FIX@|$FIX|g" -e "s|@PY@|$PY|g" -e "s|@MARK@|$mark|g" "$FIX/faults.ini" > "$T/faults.ini"
 show() { "$APIPARITY" env show --envs "$T/faults.ini" "$@"; }
+plan 33
 
 run 8 python_that_segfaults_on_start_is_a_worker_error show segv
 contains "$err" "^apiparity: env segv: worker died: python killed by SIGSEGV before answering" \
@@ -31,11 +32,12 @@ run 6 python_missing_behind_exec_prefix_exits_6 show no-python-exec
 contains "$err" "python not found in the environment: '/nonexistent/python3' \(exit status 127\): env: .*No such file or directory" \
 	missing_python_behind_prefix_is_named
 
-if ! skip_without_env trixie 2; then
+missing_python_in_chroot() {
 	run 6 python_missing_in_chroot_exits_6 show no-python-chroot
 	contains "$err" "python not found in the environment: cannot run 'python9' in chroot .*/trixie: No such file or directory" \
 		missing_python_in_chroot_is_named
-fi
+}
+needs trixie -- missing_python_in_chroot
 
 run 3 unprovisioned_chroot_is_unreachable show no-chroot
 contains "$err" "chroot .*/never-provisioned does not exist \(provision it with .apiparity env create no-chroot --suite SUITE.\)" \
@@ -70,13 +72,14 @@ equals "$(grep -lszx "APIPARITY_TEST_MARK=$mark" /proc/[0-9]*/environ | wc -l)" 
 	process_left_by_a_gone_worker_is_killed
 
 # One bad environment does not hide a good one's measurement.
-if ! skip_without_env trixie 3; then
+mixed_run() {
 	sed -e "s|@FIX@|$FIX|g" -e "s|@PY@|$PY|g" -e "s|@MARK@|$mark|g" "$FIX/faults.ini" > "$T/mixed.ini"
 	printf '[trixie]\nchroot = trixie\n' >> "$T/mixed.ini"
 	run 3 mixed_run_exits_with_the_failure_code "$APIPARITY" env show --envs "$T/mixed.ini" trixie no-prefix
 	contains "$out" "python +3\.13" good_environment_is_still_shown
 	contains "$err" "env no-prefix: environment unreachable" bad_environment_is_reported
-fi
+}
+needs trixie -- mixed_run
 
 run 0 env_list_probes_every_environment "$APIPARITY" env list --envs "$T/faults.ini" --timeout 8
 contains "$out" "^no-prefix +unreachable +environment unreachable" list_marks_unreachable_environment

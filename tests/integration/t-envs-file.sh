@@ -1,6 +1,7 @@
 #!/bin/bash
 # Mistakes in the command line and the environments file: one line, own exit code.
 . "$(dirname "$0")/lib.sh"
+plan 35
 
 printf '[a]\nexec = ssh a --\n\n[b]\nchroot = x\ncolour = red\n' > "$T/bad-key.ini"
 run 4 unknown_key_is_a_config_error "$APIPARITY" env show --envs "$T/bad-key.ini" a

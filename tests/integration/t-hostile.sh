@@ -4,13 +4,14 @@
 # conclusion reach the evidence intact and every report escaped; a result
 # frame that cannot be read costs only the probe that sent it.
 . "$(dirname "$0")/lib.sh"
+plan 29
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 py() { /usr/bin/python3 -c "$@"; }
 # field FILE EXPR - a value of a bundle.json, by Python expression on b.
 field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 ESC=$(printf '\033')
 
-if ! skip_without_env trixie 20; then
+hostile_probes() {
 	# The script's own name is hostile too.
 	evil="$T/$(printf 'evil<b>\033[2J|.py')"
 	cp "$FIX/probes/hostile.py" "$evil"
@@ -60,9 +61,10 @@ for line in open(sys.argv[1], encoding="utf-8"):
 	fi
 	equals "$(py 'import json,sys; m=json.load(open(sys.argv[1])); print(m["environments"][0]["probes"])' "$T/h/report.json")" \
 		"{'passed': 11, 'total': 13}" report_json_reads_back
-fi
+}
+needs trixie -- hostile_probes
 
-if ! skip_without_env trixie 5; then
+hostile_worker() {
 	# The proxy garbles the first probe result (JSON with a raw NUL) and sends
 	# the second as a frame over the size limit; the framing itself holds.
 	printf '[garble]\nchroot = trixie\nbind = %s:/run/apiparity/fix\npython = /run/apiparity/fix/worker-proxy garble -- python3\n' \
@@ -78,7 +80,8 @@ if ! skip_without_env trixie 5; then
 	equals "$(field "$b" 'b["error"], b["fingerprint"]["torch"]["version"][:3]')" "(None, '2.6')" \
 		the_environment_stays_verified
 	contains "$out" "^garble .* 8/10 +inconsistent$" summary_counts_the_lost_probes
-fi
+}
+needs trixie -- hostile_worker
 
 # A python that dies before its hello with bytes that are not UTF-8 and an
 # escape on stderr: its last line is the reason, escaped, in the bundle too.

@@ -2,6 +2,7 @@
 # The shape of the tree: layers, build hygiene, headers, and the exit-code
 # table documented where the code says it is.
 . "$(dirname "$0")/lib.sh"
+plan 9
 cd "$TOP"
 
 # The include rules (tests/check-layers prints TAP of its own; re-numbered here).

@@ -4,6 +4,7 @@
 # not only in files. An apiparity stand-in plays env create, so nothing is
 # provisioned here.
 . "$(dirname "$0")/lib.sh"
+plan 12
 
 cat > "$T/fake-apiparity" <<'EOF'
 #!/bin/bash

@@ -3,6 +3,7 @@
 # PID 1 is the worker, apiparity's death takes the worker along, a probe's
 # result counts when the probe ends, and a worker's death is noticed at once.
 . "$(dirname "$0")/lib.sh"
+plan 15
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 field() { /usr/bin/python3 -c "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 
@@ -34,7 +35,7 @@ start_hang() {
 	sleep 1
 }
 
-if ! skip_without_env trixie 15; then
+process_lifetimes() {
 	newenv "$T/d.ini"
 	run 0 probes_that_start_a_daemon_or_look_around_pass "$APIPARITY" check $TARGET --envs "$T/d.ini" \
 		--env trixie --timeout 60 --torch-src "$FIX/official-tmp" \
@@ -83,5 +84,6 @@ if ! skip_without_env trixie 15; then
 		killed_worker_is_named
 	sleep 0.5
 	equals "$(marked "$mark" | wc -l)" 0 killed_worker_leaves_no_probe
-fi
+}
+needs trixie -- process_lifetimes
 done_testing

@@ -3,15 +3,14 @@
 . "$(dirname "$0")/lib.sh"
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 DOCS="$TOP/tests/data/backend-docs"
-py() { /usr/bin/python3 -c "$@"; }
-field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
-rx() { printf '%s' "$1" | sed 's/[][()./*+?]/\\&/g'; }
 # fresh SUB: a copy of the clean submission to tamper with
 fresh() { rm -rf "$T/$1"; cp -a "$T/sub" "$T/$1"; }
 # reseal DIR ENV: rewrite ENV's manifest, as a careful forger would
 reseal() { (cd "$1/$2" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum > MANIFEST.sha256); }
 
-if skip_without_env trixie 40 || skip_without_env sid 40; then done_testing; exit 0; fi
+plan 68
+
+report_suite() {
 # trixie and sid labelled as two products of the docs pages
 printf '[trixie]\nchroot = trixie\nlabel = Atlas A2 (trixie)\n[sid]\nchroot = sid\nlabel = Atlas A3 (sid)\n' > "$T/envs.ini"
 "$APIPARITY" check $TARGET --envs "$T/envs.ini" --env trixie --env sid --out "$T/sub" > /dev/null 2>&1
@@ -87,7 +86,10 @@ json.dump(b, open(p, "w"), indent=2)' "$T/device/trixie/bundle.json"
 reseal "$T/device" trixie
 run 1 fingerprint_edited_to_claim_a_device_is_refused "$APIPARITY" verify "$T/device"
 contains "$out" "^- trixie: the fingerprint in bundle\.json differs from the one journaled as measured$" edited_fingerprint_is_named
-lacks "$out" "sha256 does not match" resealed_manifest_alone_does_not_hide_it
+# The forger's manifest is itself valid: what refused it is the journal.
+(cd "$T/device/trixie" && sha256sum --quiet --strict -c MANIFEST.sha256) \
+	&& ok resealed_manifest_checks_so_the_journal_is_what_refuses \
+	|| nok resealed_manifest_checks_so_the_journal_is_what_refuses
 
 # HTML escapes everything it did not write.
 fresh html
@@ -147,4 +149,6 @@ fi
 run 0 docs_entry_is_written "$APIPARITY" docs entry "$T/sub"
 contains "$out" "^### $(rx $TARGET)$" docs_entry_heading_is_the_api
 contains "$out" "^- <term>Atlas A2 \(trixie\)</term>：支持$" docs_entry_lists_measured_products
+}
+needs trixie sid -- report_suite
 done_testing

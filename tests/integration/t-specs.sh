@@ -4,6 +4,7 @@
 # environment's own Python, so a typo fails make check, not a user's run.
 # tests/tools/spec-code reads the specs as check does and prints their Python.
 . "$(dirname "$0")/lib.sh"
+plan 13
 SPEC_CODE=$(dirname "$APIPARITY")/tests/spec-code
 
 # Compiles each item of the JSON on stdin; one line per failure, then a count.
@@ -29,9 +30,9 @@ equals "$got" "$nprobes" every_probe_of_the_specs_is_dumped
 contains "$out" '"where": "[^"]*: member [a-z._]+, binding [A-Z_]+"' bindings_are_dumped_per_member
 
 compiles specs_compile_with_this_machines_python /usr/bin/python3
+compiles_in() { compiles "${1}_compiles_every_probe_and_binding" chroot "$ENV_ROOT/$1" /usr/bin/python3; }
 for e in bookworm trixie sid; do
-	skip_without_env $e 1 && continue
-	compiles ${e}_compiles_every_probe_and_binding chroot "$ENV_ROOT/$e" /usr/bin/python3
+	needs $e -- compiles_in $e
 done
 
 # A deliberately broken copy: a typo in one probe and in one member's field

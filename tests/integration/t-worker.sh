@@ -4,6 +4,7 @@
 # and ast, unittest and json differ between them. Nothing is copied into a
 # chroot: both sources go in on stdin, as the worker itself does.
 . "$(dirname "$0")/lib.sh"
+plan 11
 
 # Loads the worker as the module apiparity_worker and runs the tests verbosely;
 # fails when no test ran.
@@ -28,13 +29,16 @@ run 0 worker_unit_tests_pass_with_this_machines_python /usr/bin/python3 -c "$boo
 contains "$err" "^Ran [1-9][0-9]* tests" worker_unit_tests_ran_here
 want=$(printf '%s\n' "$err" | sed -n 's/^Ran \([0-9]*\) tests.*/\1/p')
 
-for e in bookworm trixie sid; do
-	skip_without_env $e 3 && continue
-	py=$(in_chroot $e /usr/bin/python3 -c 'import platform; print(platform.python_version())')
-	run 0 "${e}_worker_unit_tests_pass_with_python_${py//./_}" \
-		chroot "$ENV_ROOT/$e" /usr/bin/python3 -c "$boot" < "$T/sources.json"
+worker_tests_in() {
+	local e=$1 ver
+	ver=$(in_chroot $e python3 -c 'import platform; print(platform.python_version())')
+	run 0 "${e}_worker_unit_tests_pass_with_python_${ver//./_}" \
+		chroot "$ENV_ROOT/$e" python3 -c "$boot" < "$T/sources.json"
 	contains "$err" "^Ran $want tests" ${e}_ran_every_worker_unit_test
 	lacks "$err" "(FAIL|ERROR):" ${e}_no_worker_unit_test_failed
+}
+for e in bookworm trixie sid; do
+	needs $e -- worker_tests_in $e
 done
 
 done_testing

@@ -368,6 +368,26 @@ static void docs_that_agree_with_every_env_have_no_contradiction(void **state)
 	assert_contains(ap_buf_str(&f->out), "the docs' claims agree with the measurements");
 }
 
+/* The other direction: the docs deny support where the measurement finds it. */
+static void docs_claim_of_no_support_contradicted_by_a_consistent_env_is_listed(void **state)
+{
+	struct fixture *f = *state;
+	json_t *docs = docs_entries(TARGET);
+	json_object_set_new(json_array_get(json_object_get(json_array_get(docs, 0), "products"), 0),
+			    "supported", json_false());
+	two_envs(f, "consistent", "inconsistent");
+	f->model = ap_report_model(&f->s, docs);
+	json_decref(docs);
+	const json_t *c = json_object_get(json_object_get(f->model, "docs"), "contradictions");
+	assert_int_equal(json_array_size(c), 2);
+	assert_string_equal(str(json_array_get(c, 0), "product"), "Atlas A2 训练系列产品");
+	assert_true(json_is_false(json_object_get(json_array_get(c, 0), "claimed")));
+	assert_string_equal(str(json_array_get(c, 0), "verdict"), "consistent");
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), "- docs claim contradicted by measurement: "
+			"Atlas A2 训练系列产品 unsupported, a2 consistent\n");
+}
+
 static void docs_without_an_entry_for_the_target_ask_for_one(void **state)
 {
 	struct fixture *f = *state;
@@ -688,6 +708,7 @@ int main(void)
 		T(docs_section_says_not_checked_without_docs),
 		T(docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed),
 		T(docs_that_agree_with_every_env_have_no_contradiction),
+		T(docs_claim_of_no_support_contradicted_by_a_consistent_env_is_listed),
 		T(docs_without_an_entry_for_the_target_ask_for_one),
 		T(docs_whose_products_match_no_env_say_nothing_was_compared),
 		T(junit_has_one_testcase_per_check_tagged_by_status),
