@@ -50,14 +50,18 @@ int main(int argc, char **argv)
 {
 	struct ap_specs specs = { 0 };
 	struct ap_buf err = { 0 };
-	json_t *out = json_array();
-	if (argc > 2 || !out) {
+	if (argc > 2) {
 		fputs("usage: spec-code [DIR]\n", stderr);
 		return 2;
 	}
 	if (ap_specs_load(&specs, argc == 2 ? argv[1] : NULL, &err)) {
 		fprintf(stderr, "spec-code: %s\n", ap_buf_str(&err));
 		ap_buf_free(&err);
+		return 2;
+	}
+	json_t *out = json_array();
+	if (!out) {
+		ap_specs_free(&specs);
 		return 2;
 	}
 	int r = 0;
