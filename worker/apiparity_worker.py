@@ -730,20 +730,13 @@ def op_package(req):
 
 # ---------------------------------------------------------------- official tests
 
-def _test_files(root, needle):
-    """test*.py files under root whose text mentions needle (bytes)."""
+def _test_files(root):
+    """test*.py files under root, in a stable order."""
     out = []
     for d, dirs, files in os.walk(root):
         dirs.sort()
-        for f in sorted(files):
-            if f.startswith("test") and f.endswith(".py"):
-                p = os.path.join(d, f)
-                try:
-                    with open(p, "rb") as fh:
-                        if needle in fh.read():
-                            out.append(p)
-                except OSError:
-                    pass
+        out.extend(os.path.join(d, f) for f in sorted(files)
+                   if f.startswith("test") and f.endswith(".py"))
     return out
 
 
@@ -760,25 +753,6 @@ def _dotted(node):
     return None
 
 
-def _aliases(tree, cls_path):
-    """Local names bound to the class or to a module on its path by imports."""
-    import ast
-    names = {}
-    mod_parts = cls_path.split(".")
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            for a in node.names:
-                full = node.module + "." + a.name
-                if cls_path == full or cls_path.startswith(full + "."):
-                    names[a.asname or a.name] = full
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname and cls_path.startswith(a.name + "."):
-                    names[a.asname] = a.name
-    names.setdefault(mod_parts[0], mod_parts[0])
-    return names
-
-
 _RESOLVED = {}
 
 
@@ -790,37 +764,11 @@ def _same_object(dotted, target):
     return _RESOLVED[dotted] is target and target is not None
 
 
-def _uses(fn, lines, cls_path, leaf, aliases):
-    """How test function fn mentions the class and the leaf attribute:
-    "qualified" (the class's own path), "alias" (another name for the same
-    object, imported or public), or "name" (only the same name)."""
-    import ast
-    cls_name = cls_path.rsplit(".", 1)[-1]
-    target = _walk(cls_path)[0] if cls_path.split(".")[0] in sys.modules else None
-    found, has_leaf = [], False
-    for node in ast.walk(fn):
-        if isinstance(node, (ast.Attribute, ast.Name)):
-            d = _dotted(node)
-            if d is None:
-                continue
-            head = d.split(".", 1)[0]
-            full = aliases.get(head)
-            if full is not None:
-                d = full + d[len(head):]
-            how = None
-            if d == cls_path or d.startswith(cls_path + "."):
-                how = "qualified" if full == head else "alias"
-            elif d.endswith("." + cls_name) or d == cls_name:
-                how = "alias" if _same_object(d, target) else "name"
-            if how:
-                ln = node.lineno
-                found.append({"line": ln, "how": how, "text": lines[ln - 1].strip()})
-        if leaf and isinstance(node, ast.Attribute) and node.attr == leaf:
-            has_leaf = True
-    uniq = {}
-    for m in found:
-        uniq.setdefault((m["line"], m["how"]), m)
-    return sorted(uniq.values(), key=lambda m: m["line"]), has_leaf
+def op_same_object(req):
+    """For each dotted name, whether it is the same object as target here:
+    how apiparity tells another name of the target from a namesake."""
+    target = _walk(req["target"])[0] if req["target"].split(".")[0] in sys.modules else None
+    return {"ok": True, "data": {"same": [_same_object(d, target) for d in req["names"]]}}
 
 
 def _test_root(req):
@@ -829,31 +777,6 @@ def _test_root(req):
     if os.path.basename(root) != "test" and os.path.isdir(os.path.join(root, "test")):
         root = os.path.join(root, "test")
     return root
-
-
-def op_tests_find(req):
-    """Tests under root that use a class (or a method, through its class)."""
-    import ast
-    root, cls_path, leaf = _test_root(req), req["class"], req.get("leaf")
-    cls_name = cls_path.rsplit(".", 1)[-1]
-    hits = []
-    for path in _test_files(root, cls_name.encode()):
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-            tree = ast.parse(text, path)
-        except (SyntaxError, ValueError, OSError):
-            continue
-        lines = text.splitlines()
-        aliases = _aliases(tree, cls_path)
-        rel = os.path.relpath(path, os.path.dirname(root))
-        for owner, fn in _test_functions(tree):
-            matches, has_leaf = _uses(fn, lines, cls_path, leaf, aliases)
-            if matches:
-                hits.append({"file": rel, "class": owner, "test": fn.name,
-                             "line": fn.lineno, "matches": matches[:8],
-                             "uses_leaf": has_leaf})
-    return {"ok": True, "data": {"tests": hits}}
 
 
 def _test_functions(tree):
@@ -870,31 +793,90 @@ def _test_functions(tree):
             yield None, node
 
 
-def op_tests_nodes(req):
-    """Every test of the given files, or of every file under root defining a
-    test named req["name"]: what a claimed node id is checked against."""
+def _bindings(tree):
+    """What each import of the file binds, in order: [kind, local name,
+    dotted name] (plain `import a.b` binds only a, which needs no entry)."""
     import ast
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out.extend(["from", a.asname or a.name, node.module + "." + a.name]
+                       for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.extend(["import", a.asname, a.name] for a in node.names if a.asname)
+    return out
+
+
+def _index_uses(fn, fid, ti, lines, bound, keys):
+    """Adds each Name and Attribute chain of test function fn to keys, under
+    its last name ("u NAME"): [file id, test index, line, dotted, text]. A
+    name an import binds is also filed under the last name of what it binds;
+    an attribute of a call or subscript is filed with dotted "" (only its
+    name is known)."""
+    import ast
+    seen = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, (ast.Attribute, ast.Name)):
+            continue
+        d = _dotted(node)
+        if d is None:
+            d, names = "", [node.attr]
+        else:
+            names = [d.rsplit(".", 1)[-1]]
+            names += bound.get(d, []) if "." not in d else []
+        ln = node.lineno
+        for k in names:
+            if (k, ln, d) not in seen:
+                seen.add((k, ln, d))
+                text = lines[ln - 1].strip()[:200] if ln <= len(lines) else ""
+                keys.setdefault("u " + k, []).append([fid, ti, ln, d, text])
+
+
+def _index_file(path, fid, keys):
+    """One test file's record for the usage index ({"tests", "imports",
+    "bindings"}, or {"error"}); its tests and mentions go into keys."""
+    import ast
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        tree = ast.parse(text, path)
+    except (OSError, SyntaxError, ValueError) as e:
+        return {"error": _exc_text(e)}
+    lines = text.splitlines()
+    binds = _bindings(tree)
+    bound = {}
+    for _, local, full in binds:
+        bound.setdefault(local, []).append(full.rsplit(".", 1)[-1])
+    tests = []
+    for owner, fn in _test_functions(tree):
+        keys.setdefault("t " + fn.name, []).append([fid, len(tests)])
+        _index_uses(fn, fid, len(tests), lines, bound, keys)
+        tests.append([owner, fn.name, fn.lineno])
+    return {"tests": tests, "imports": _module_imports(tree), "bindings": binds}
+
+
+def op_tests_index(req):
+    """Parses every test*.py file under root once and writes what apiparity
+    looks tests up by into a new file of this environment (its path is the
+    answer): one line per key, "KEY<tab>JSON", sorted by key. Keys: "F" (the
+    files, by id), "f FILE" (its tests, imports, bindings), "t NAME" (the
+    tests of that name), "u NAME" (the mentions of that name in tests)."""
+    import tempfile
     root = _test_root(req)
     base = os.path.dirname(root)
-    name = req.get("name")
-    wanted = [os.path.join(base, f) for f in req.get("files", [])]
-    missing = [os.path.relpath(p, base) for p in wanted if not os.path.isfile(p)]
-    paths = [p for p in wanted if os.path.isfile(p)]
-    if name:
-        paths += [p for p in _test_files(root, ("def " + name).encode()) if p not in paths]
-    out = []
-    for path in paths:
+    files, keys = [], {}
+    for path in _test_files(root):
         rel = os.path.relpath(path, base)
-        try:
-            with open(path, encoding="utf-8") as f:
-                tree = ast.parse(f.read(), path)
-        except (OSError, SyntaxError, ValueError) as e:
-            out.append({"file": rel, "error": _exc_text(e)})
+        if "\t" in rel or "\n" in rel:
             continue
-        for owner, fn in _test_functions(tree):
-            if name is None or fn.name == name:
-                out.append({"file": rel, "class": owner, "test": fn.name, "line": fn.lineno})
-    return {"ok": True, "data": {"nodes": out, "missing_files": missing}}
+        keys["f " + rel] = _index_file(path, len(files), keys)
+        files.append(rel)
+    keys["F"] = files
+    fd, out = tempfile.mkstemp(prefix="apiparity-index.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        for k in sorted(keys):
+            f.write("%s\t%s\n" % (k, json.dumps(keys[k], separators=(",", ":"))))
+    return {"ok": True, "data": {"path": out, "files": len(files)}}
 
 
 def _module_imports(tree):
@@ -950,10 +932,12 @@ def op_tests_preflight(req):
     res = {"file": req["file"], "file_exists": os.path.isfile(path), "modules": []}
     if not res["file_exists"]:
         return {"ok": True, "data": res}
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), path)
+    imports = req.get("imports")  # from the usage index, else read here
+    if imports is None:
+        with open(path, encoding="utf-8") as f:
+            imports = _module_imports(ast.parse(f.read(), path))
     fdir = os.path.dirname(path)
-    for m in _module_imports(tree):
+    for m in imports:
         # Installed first: test/ has directories named like stdlib modules
         # (typing), which the interpreter's own copy shadows.
         if _installed(m):
@@ -1115,6 +1099,7 @@ def _runner(req, w):
         mod = _load_test_module(path, root)
     except BaseException as e:
         send(w, {"type": "import", "ok": False, "error": _exc_text(e),
+                 "missing": e.name if isinstance(e, ImportError) else None,
                  "ms": int((time.monotonic() - t0) * 1000)})
         return
     send(w, {"type": "import", "ok": True, "ms": int((time.monotonic() - t0) * 1000)})
@@ -1175,7 +1160,7 @@ def op_tests_run(req):
 
 
 OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
-       "package": op_package, "tests_find": op_tests_find, "tests_nodes": op_tests_nodes,
+       "package": op_package, "tests_index": op_tests_index, "same_object": op_same_object,
        "tests_preflight": op_tests_preflight, "tests_run": op_tests_run}
 
 

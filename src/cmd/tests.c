@@ -182,7 +182,7 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	struct ap_envs envs;
 	struct ap_env env;
 	struct ap_worker w;
-	struct ap_buf root = { 0 }, why = { 0 }, what = { 0 };
+	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, what = { 0 }, warn = { 0 };
 	json_t *res = NULL, *found = NULL, *checks = json_array();
 	if (!o->env)
 		return ap_usage("tests find: name the environment with --env NAME");
@@ -202,13 +202,15 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	} else if (!rc && !ap_official_root(&env, o->torch_src,
 					    json_string_value(json_object_get(pkg, "version")),
-					    &root, &why))
+					    &root, &tree, &why))
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	if (!rc) {
-		struct ap_official_opts oo = { ap_buf_str(&root),
+		struct ap_official_opts oo = { ap_buf_str(&root), ap_buf_str(&tree), &warn,
 			json_string_value(json_object_get(pkg, "version")), o->claimed, env.device, 30, 0 };
 		struct ap_buf log = { 0 };
-		if ((r = ap_official_run(&w, res, &oo, checks, &found, &log)))
+		r = ap_official_run(&w, res, &oo, checks, &found, &log);
+		ap_print_warnings(&warn);
+		if (r)
 			rc = ap_fail(r, ap_buf_str(&what), &w.detail);
 		else
 			ap_print_found(found, checks);
@@ -224,8 +226,10 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	json_decref(checks);
 	ap_tests_stop(&envs, &env, &w);
 	ap_buf_free(&root);
+	ap_buf_free(&tree);
 	ap_buf_free(&why);
 	ap_buf_free(&what);
+	ap_buf_free(&warn);
 	return rc;
 }
 
@@ -272,7 +276,7 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 	struct ap_envs envs;
 	struct ap_env env;
 	struct ap_worker w;
-	struct ap_buf root = { 0 }, why = { 0 }, what = { 0 };
+	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, what = { 0 };
 	regex_t re;
 	json_t *ran = NULL;
 	if (!o->env)
@@ -287,7 +291,8 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 	ap_buf_addf(&what, "env %s", o->env);
 	json_t *pkg = ap_tests_package(&w, o->env, &rc);
 	if (!rc && !ap_official_root(&env, o->torch_src,
-				     json_string_value(json_object_get(pkg, "version")), &root, &why))
+				     json_string_value(json_object_get(pkg, "version")), &root, &tree,
+				     &why))
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	json_decref(pkg);
 	int r = 0;
@@ -309,6 +314,7 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 out:
 	json_decref(ran);
 	ap_buf_free(&root);
+	ap_buf_free(&tree);
 	ap_buf_free(&why);
 	ap_buf_free(&what);
 	return rc;
