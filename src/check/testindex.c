@@ -123,6 +123,13 @@ void ap_testindex_path(const char *tree, struct ap_buf *out)
 	ap_buf_addf(out, "%s/.index/%.16s.idx", root, hex);
 }
 
+int ap_testindex_header(const char *sum, size_t body_len, struct ap_buf *out)
+{
+	char ind[32];
+	indexer(ind);
+	return ap_buf_addf(out, "%s%s %s %zu\n", AP_INDEX_MAGIC, ind, sum, body_len);
+}
+
 /* Checks the header of the whole file in ix against sum and this indexer. */
 static int check_header(struct ap_testindex *ix, const char *sum)
 {
@@ -250,7 +257,6 @@ static int build(struct ap_worker *w, const char *root, const char *sum, struct 
 {
 	json_t *req = json_pack("{s:s, s:s}", "op", "tests_index", "root", root), *res = NULL;
 	struct ap_buf host = { 0 }, body = { 0 };
-	char ind[32];
 	int r = req ? ap_worker_call_within(w, req, &res, AP_INDEX_BUILD_MS) : -ENOMEM;
 	json_decref(req);
 	if (r) {
@@ -269,9 +275,7 @@ static int build(struct ap_worker *w, const char *root, const char *sum, struct 
 	if (r)
 		ap_buf_addf(detail, "cannot read the index the worker wrote at %s: %s",
 			    ap_buf_str(&host), strerror(-r));
-	indexer(ind);
-	if (!r)
-		r = ap_buf_addf(out, "%s%s %s %zu\n", AP_INDEX_MAGIC, ind, sum, body.len);
+	r = r ? r : ap_testindex_header(sum, body.len, out);
 	r = r ? r : ap_buf_add(out, body.data ? body.data : "", body.len);
 	json_decref(res);
 	ap_buf_free(&host);

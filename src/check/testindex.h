@@ -52,6 +52,10 @@ int ap_testindex_tree_sum(const char *tree, char hex[65]);
  * the tree's path>.idx. */
 void ap_testindex_path(const char *tree, struct ap_buf *out);
 
+/* Appends the header line of this indexer's index of a tree with sum sum
+ * and a body of body_len bytes. 0 or -ENOMEM. */
+int ap_testindex_header(const char *sum, size_t body_len, struct ap_buf *out);
+
 /* Opens the index at path when it is this indexer's index of a tree whose
  * sum is sum. 0; -ENOENT: there is none; -ESTALE: it is another tree's or
  * another indexer's; -EBADMSG: it is damaged; other -errno. */
