@@ -44,7 +44,8 @@ struct ap_testindex {
 
 /* The checksum of a test tree (the host path of its test/ directory): of the
  * relative path, size and modification time of every test*.py under it, the
- * files the index is made of. 0 or -errno. */
+ * files the index is made of; for a fetched tree, which a new fetch replaces
+ * whole, of its stamp (content, inode and time). 0 or -errno. */
 int ap_testindex_tree_sum(const char *tree, char hex[65]);
 
 /* Where the index of tree is kept: TESTS_ROOT/<version>/usage.idx for a

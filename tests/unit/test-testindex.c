@@ -235,6 +235,26 @@ static void tree_sum_follows_the_test_files(void **state)
 	assert_string_not_equal(b, c);
 }
 
+static void fetched_tree_is_summed_by_its_stamp(void **state)
+{
+	(void)state;
+	char a[65], b[65], c[65], tree[4200], stamp[4200];
+	snprintf(tree, sizeof(tree), "%s/2.6.0/test", dir);
+	snprintf(stamp, sizeof(stamp), "%s/2.6.0/.apiparity-tests", dir);
+	t_put(dir, "2.6.0/test/test_a.py", "x = 1\n");
+	t_put(dir, "2.6.0/.apiparity-tests", "pytorch_2.6.0.orig.tar.xz");
+	assert_int_equal(ap_testindex_tree_sum(tree, a), 0);
+	t_put(dir, "2.6.0/test/test_b.py", "y = 1\n"); /* the stamp stands for the tree */
+	assert_int_equal(ap_testindex_tree_sum(tree, b), 0);
+	assert_string_equal(a, b);
+	t_put(dir, "2.6.0/.apiparity-tests.new", "pytorch_2.6.0.orig.tar.xz");
+	char fresh[4300];
+	snprintf(fresh, sizeof(fresh), "%s.new", stamp);
+	assert_int_equal(rename(fresh, stamp), 0); /* a new fetch: a new stamp */
+	assert_int_equal(ap_testindex_tree_sum(tree, c), 0);
+	assert_string_not_equal(a, c);
+}
+
 static void cached_tree_keeps_its_index_beside_it(void **state)
 {
 	(void)state;
@@ -268,6 +288,7 @@ int main(void)
 		T(mentions_are_told_apart_by_how_they_name_the_class),
 		T(import_of_the_class_path_is_an_alias),
 		T(tree_sum_follows_the_test_files),
+		T(fetched_tree_is_summed_by_its_stamp),
 		T(cached_tree_keeps_its_index_beside_it),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
