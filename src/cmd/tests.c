@@ -14,6 +14,7 @@
 #include "base/fsutil.h"
 #include "check/official.h"
 #include "env/provision.h"
+#include "check/testindex.h"
 #include "check/testsrc.h"
 #include "check/verdict.h"
 #include "env/worker.h"
@@ -113,6 +114,42 @@ static void ap_fetch_progress(void *ctx, const char *line)
 		fprintf(stderr, "\r\033[K%.70s", line);
 }
 
+/* Builds the usage index of the tree of torch version ver (or finds it
+ * current), with a fresh worker: the one that fetched may have started before
+ * the test cache existed, and so not see it. */
+static int ap_tests_index(const struct ap_tests_opts *o, const char *name, const char *ver)
+{
+	struct ap_envs envs;
+	struct ap_env env;
+	struct ap_worker w;
+	struct ap_testindex ix;
+	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, warn = { 0 }, where = { 0 };
+	int rc = ap_tests_start(o, name, &envs, &env, &w);
+	if (rc)
+		return rc;
+	if (!ap_official_root(&env, NULL, ver, &root, &tree, &why)) {
+		rc = ap_fail(-AP_ENOSOURCE, "tests fetch", &why);
+	} else {
+		int r = ap_testindex_load(&w, ap_buf_str(&root), ap_buf_str(&tree), 0, &ix, &warn,
+					  &w.detail);
+		ap_print_warnings(&warn);
+		ap_testindex_path(ap_buf_str(&tree), &where);
+		if (r)
+			rc = ap_fail(r, "tests fetch: indexing the tests", &w.detail);
+		else
+			printf("%s: usage index: %s\n", name, ap_buf_str(&where));
+		if (!r)
+			ap_testindex_close(&ix);
+	}
+	ap_tests_stop(&envs, &env, &w);
+	ap_buf_free(&root);
+	ap_buf_free(&tree);
+	ap_buf_free(&why);
+	ap_buf_free(&warn);
+	ap_buf_free(&where);
+	return rc;
+}
+
 static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
 {
 	struct ap_envs envs;
@@ -146,8 +183,10 @@ static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
 		else
 			rc = ap_fail(r, "tests fetch", &err);
 	}
-	json_decref(pkg);
 	ap_tests_stop(&envs, &env, &w);
+	if (!rc)
+		rc = ap_tests_index(o, name, ver);
+	json_decref(pkg);
 	ap_buf_free(&suite);
 	ap_buf_free(&err);
 	ap_buf_free(&where);
