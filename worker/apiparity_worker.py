@@ -192,6 +192,32 @@ def _device_info(torch, kind):
     return d
 
 
+def _may_init_driver(torch, kind):
+    """Whether asking torch about kind could initialise a driver: only when
+    torch was built with that backend (asking a CPU-only build is free)."""
+    mod = getattr(torch, kind, None)
+    if mod is None or not hasattr(mod, "is_available"):
+        return False
+    bmod = getattr(getattr(torch, "backends", None), kind, None)
+    for built in (getattr(mod, "_is_compiled", None), getattr(bmod, "is_built", None)):
+        try:
+            if built is not None and not built():
+                return False
+        except Exception:
+            pass
+    return True
+
+
+def _devices(torch, kinds):
+    """The devices of each kind: those torch was not built for are answered
+    here, the rest in a child (see _devices_in_child), which costs a fork."""
+    away = [k for k in kinds if _may_init_driver(torch, k)]
+    found = dict((k, _device_info(torch, k)) for k in kinds if k not in away)
+    if away:
+        found.update(zip(away, _devices_in_child(torch, away)))
+    return [found[k] for k in kinds]
+
+
 def _devices_in_child(torch, kinds):
     """Queries devices in a forked child, so that no driver is ever initialised
     in this process: a process that later forks probes must stay device-clean."""
@@ -249,7 +275,7 @@ def op_fingerprint(req):
         # Only a backend that renamed PrivateUse1 is a device type to ask about.
         if name != "privateuseone" and name not in kinds:
             kinds.append(name)
-    fp["devices"] = _devices_in_child(torch, kinds)
+    fp["devices"] = _devices(torch, kinds)
     fp["torch"]["num_threads"] = torch.get_num_threads()
     return {"ok": True, "data": fp}
 
@@ -1103,6 +1129,10 @@ def _runner(req, w):
                  "ms": int((time.monotonic() - t0) * 1000)})
         return
     send(w, {"type": "import", "ok": True, "ms": int((time.monotonic() - t0) * 1000)})
+    # What the import made is kept out of the collector's sight: a collection
+    # in a test's child would otherwise touch, and so copy, every page of it.
+    import gc
+    gc.freeze()
     nodes = _collect(mod, req["file"], req["select"]) if "select" in req \
         else _instantiated(mod, req["nodes"])
     for owner, name in nodes:
