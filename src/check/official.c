@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -724,8 +725,10 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 {
 	struct ap_testindex ix;
 	struct ap_buf warn = { 0 };
+	struct timespec t0, t1;
 	json_t *by_file = NULL;
 	*found = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int r = ap_testindex_load(w, o->root, o->tree, 0, &ix, &warn, &w->detail);
 	r = r ? r : ap_official_lookup(w, &ix, res, o, checks, found, &by_file);
 	if (r == -EBADMSG) { /* a damaged line deep in the index: build it again */
@@ -738,6 +741,12 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 	ap_buf_free(&warn);
 	if (r)
 		return r;
+	/* How long finding took (index and lookup, a build included), so that
+	 * its cost inside a check can be read from the evidence. */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ap_buf_addf(log, "=== usage index: %zu tests use the target, found in %lld ms\n",
+		    json_array_size(*found), (long long)((t1.tv_sec - t0.tv_sec) * 1000 +
+							 (t1.tv_nsec - t0.tv_nsec) / 1000000));
 	const char *file;
 	json_t *nodes;
 	if (!json_object_size(by_file))
