@@ -4,7 +4,7 @@
 #
 #   bench NAME: apiparity COMMIT, measured DATE      (first)
 #   ratio NAME = 1.234 (target <= 1.25): met       (or MISSED)
-#   row NAME | DATE | COMMIT | ... |                 (its row of bench/RESULTS.md)
+#   row NAME | DATE | COMMIT | RUNS | ... |          (its row of bench/RESULTS.md)
 #
 # A measured command that fails makes the bench exit 1 before it prints any
 # figure: a figure is only ever printed for runs that all worked.
@@ -83,9 +83,10 @@ ratio() {
 		printf "ratio %s = %.3f (target <= %s): %s\n", n, r, t, r <= t + 0 ? "met" : "MISSED" }'
 }
 
-# row CELL... - this bench's row of bench/RESULTS.md: date, commit, cells.
+# row CELL... - this bench's row of bench/RESULTS.md: date, commit, the
+# number of runs each median is of, then the cells.
 row() {
-	local line="row $bench_name | $bench_date | $bench_commit |" c
+	local line="row $bench_name | $bench_date | $bench_commit | $runs |" c
 	for c in "$@"; do line="$line $c |"; done
 	echo "$line"
 }
