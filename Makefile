@@ -2,7 +2,7 @@
 # `make check SANITIZE=1` does the same with ASan+UBSan in build-san/.
 
 CC      ?= cc
-PKGS    := jansson inih libcrypto yaml-0.1
+PKGS    := jansson libcrypto yaml-0.1
 SANITIZE ?=
 BUILD   := $(if $(SANITIZE),build-san,build)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -26,6 +26,8 @@ GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUIL
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
 CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test-*.c))
+# Programs the integration tests use (tests/tools/), built next to the unit tests.
+TOOLS   := $(patsubst tests/tools/%.c,$(BUILD)/tests/%,$(wildcard tests/tools/*.c))
 
 all: $(BUILD)/apiparity
 
@@ -66,6 +68,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libap.a | $
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
+$(BUILD)/tests/%: tests/tools/%.c $(BUILD)/libap.a | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+
 $(BUILD):
 	mkdir -p $@
 
@@ -83,7 +89,7 @@ envs: $(BUILD)/apiparity
 check: deps
 	@$(MAKE) --no-print-directory test
 
-test: $(BUILD)/apiparity $(UNIT) envs
+test: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
 	@tests/run $(BUILD) $(UNIT)
 
 demo: deps

@@ -1,3 +1,4 @@
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,18 @@ int ap_usage(const char *fmt, ...)
 	va_end(ap);
 	fputs(" (see apiparity --help)\n", stderr);
 	return AP_EXIT_USAGE;
+}
+
+int ap_opt_bad(const char *cmd, int c, char **argv)
+{
+	const char *opt = argv[optind - 1];
+	char shortopt[3] = { '-', (char)optopt, '\0' };
+	/* An unknown short option in a cluster ("-xk") is not all of argv[optind - 1]. */
+	if (c != ':' && strncmp(opt, "--", 2) && optopt > 0 && optopt < 128)
+		opt = shortopt;
+	if (c == ':')
+		return ap_usage("%s: option '%s' needs a value", cmd, opt);
+	return ap_usage("%s: unknown option '%s'", cmd, opt);
 }
 
 int ap_opt_timeout(const char *arg, int *out)

@@ -30,6 +30,11 @@ void ap_print_warnings(const struct ap_buf *lines);
  * AP_EXIT_USAGE. */
 int ap_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The usage error for what getopt_long() returned instead of an option of
+ * cmd (optstring must start with ':'): "option '--out' needs a value" for
+ * ':', else "unknown option '--colour'". Returns AP_EXIT_USAGE. */
+int ap_opt_bad(const char *cmd, int c, char **argv);
+
 /* Parses a --timeout value: a positive number of seconds. 0 and *out set, or
  * -1 after printing the usage error. */
 int ap_opt_timeout(const char *arg, int *out);

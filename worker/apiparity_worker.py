@@ -71,6 +71,18 @@ def _exc_text(e):
     return "%s: %s" % (type(e).__name__, e)
 
 
+class ProtocolError(Exception):
+    """A request that lacks what apiparity must send."""
+
+
+def _limit(req, key):
+    """A limit in seconds from the request. apiparity sets every limit; a
+    missing one is a protocol error, never a default chosen here."""
+    if not isinstance(req.get(key), (int, float)) or isinstance(req.get(key), bool):
+        raise ProtocolError("%s request without the limit %r" % (req.get("op"), key))
+    return float(req[key])
+
+
 # ---------------------------------------------------------------- fingerprint
 
 def _os_release():
@@ -593,14 +605,137 @@ def _run_probe_child(probe, wfd):
     send(wfd, result)
 
 
+# ---------------------------------------------------------------- supervision
+#
+# A child's result counts when the child itself ends, whatever its own children
+# still hold open; then its process group is killed, and so is anything that
+# escaped the group (a setsid daemon): orphans come to this process, as the
+# subreaper or as PID 1 of the environment's PID namespace (chroots).
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+# How long a child's pipe is still read once the child has exited.
+DRAIN_S = 0.2
+# The protocol descriptors, closed in every child: a probe, or a daemon it
+# starts, must never hold apiparity's pipes open past the worker's end.
+_protocol_fds = ()
+_libc = None
+
+
+def _prctl(option, arg):
+    """prctl(2) through ctypes; False where that is not possible."""
+    global _libc
+    try:
+        if _libc is None:
+            import ctypes
+            _libc = ctypes.CDLL(None, use_errno=True)
+        return _libc.prctl(option, arg, 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
+def _children(ppid):
+    """The pids whose parent is ppid, from /proc."""
+    out = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and int(fields[1]) == ppid:
+            out.append(int(name))
+    return out
+
+
+def _reap_orphans():
+    """Kills and reaps every child of this process: called when none of its
+    own is running, so each is something a probe or test left behind."""
+    import signal
+    for _ in range(8):  # a killed orphan's own children come next
+        kids = _children(os.getpid())
+        if not kids:
+            return
+        for pid in kids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in kids:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def _drain(rfd):
+    """What rfd holds now, read for at most DRAIN_S seconds."""
+    import select
+    out = []
+    end = time.monotonic() + DRAIN_S
+    while time.monotonic() < end and select.select([rfd], [], [], 0)[0]:
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            break
+        out.append(chunk)
+    return b"".join(out)
+
+
+def _read_until_exit(pid, rfd, deadline):
+    """Reads rfd until the child pid exits, then what the pipe still holds.
+    Returns (the bytes, its wait status), or (the bytes, None) at the deadline
+    with the child still running."""
+    import select
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    buf, eof = b"", False
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return buf + (b"" if eof else _drain(rfd)), status
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return buf, None
+            fds = ([] if eof else [rfd]) + ([] if pidfd is None else [pidfd])
+            ready, _, _ = select.select(fds, [], [], left if pidfd is not None
+                                        else min(left, 0.05))
+            if rfd in ready:
+                chunk = os.read(rfd, 65536)
+                buf += chunk
+                eof = not chunk
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
 def _spawn_child(fn, out_fd):
     """Forks a child in its own process group, its stdout and stderr on
-    out_fd, that runs fn(wfd) and exits; returns (pid, the read end)."""
+    out_fd, that runs fn(wfd) and exits; returns (pid, the read end). The
+    child dies with this process (parent-death signal)."""
+    global _protocol_fds
+    import signal
+    parent = os.getpid()
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.setpgid(0, 0)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:
+                os._exit(1)
+            for fd in _protocol_fds:
+                os.close(fd)
+            _protocol_fds = ()  # their numbers may be reused from here on
             os.close(r)
             os.dup2(out_fd, 1)
             os.dup2(out_fd, 2)
@@ -654,7 +789,7 @@ def op_probe(req):
     output captured and a timeout; a crash or hang is a result, not an error."""
     import tempfile
     probe = req["probe"]
-    timeout = float(req.get("timeout_s", 30))
+    timeout = _limit(req, "timeout_s")
     out = tempfile.TemporaryFile()
     t0 = time.monotonic()
     result, steps, status = _forked(lambda w: _run_probe_child(probe, w), timeout, out.fileno())
@@ -688,37 +823,36 @@ def _split(frames):
     return None, steps
 
 
-def _await_child(pid, rfd, timeout):
-    """Reads the child's frames and reaps it; kills its group on timeout.
-    Returns (result or None, the steps it traced, wait status or None for a
-    timeout)."""
-    import select
+def _end_child(pid, status):
+    """Kills what is left of the child's process group (all of it on a
+    timeout, status None), reaps the child, then whatever escaped the group."""
     import signal
-    deadline = time.monotonic() + timeout
-    buf = b""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
-            os.waitpid(pid, 0)
-            return None, _split(_frames(buf))[1], None
-        ready, _, _ = select.select([rfd], [], [], left)
-        if not ready:
-            continue
-        chunk = os.read(rfd, 65536)
-        if chunk:
-            buf += chunk
-            continue
-        _, status = os.waitpid(pid, 0)
-        try:
-            os.killpg(pid, signal.SIGKILL)  # whatever the probe left behind
-        except OSError:
-            pass
-        result, steps = _split(_frames(buf))
-        return result, steps, status
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if status is None:
+        os.waitpid(pid, 0)
+    _reap_orphans()
+
+
+def _supervise(pid, rfd, timeout):
+    """The one loop that watches a child (see _spawn_child): reads its frames
+    until the child itself exits (not until its pipe closes: a daemon it
+    started may still hold that), then kills what is left of its group and
+    reaps whatever escaped it; on timeout kills the group first. Returns (the
+    frames it sent, wait status or None for a timeout)."""
+    buf, status = _read_until_exit(pid, rfd, time.monotonic() + timeout)
+    _end_child(pid, status)
+    return _frames(buf), status
+
+
+def _await_child(pid, rfd, timeout):
+    """(result or None, the steps it traced, wait status or None for a
+    timeout) of a child that reports one result (see _supervise)."""
+    frames, status = _supervise(pid, rfd, timeout)
+    result, steps = _split(frames)
+    return (result if status is not None else None), steps, status
 
 
 # ---------------------------------------------------------------- packages
@@ -836,9 +970,9 @@ def _bindings(tree):
 def _index_uses(fn, fid, ti, lines, bound, keys):
     """Adds each Name and Attribute chain of test function fn to keys, under
     its last name ("u NAME"): [file id, test index, line, dotted, text]. A
-    name an import binds is also filed under the last name of what it binds;
-    an attribute of a call or subscript is filed with dotted "" (only its
-    name is known)."""
+    name an import binds is also filed under the last name of what it binds.
+    An attribute of a call or subscript (f().x) is no chain and not filed:
+    filing it would change which tests rank first."""
     import ast
     seen = set()
     for node in ast.walk(fn):
@@ -846,10 +980,9 @@ def _index_uses(fn, fid, ti, lines, bound, keys):
             continue
         d = _dotted(node)
         if d is None:
-            d, names = "", [node.attr]
-        else:
-            names = [d.rsplit(".", 1)[-1]]
-            names += bound.get(d, []) if "." not in d else []
+            continue
+        names = [d.rsplit(".", 1)[-1]]
+        names += bound.get(d, []) if "." not in d else []
         ln = node.lineno
         for k in names:
             if (k, ln, d) not in seen:
@@ -861,12 +994,20 @@ def _index_uses(fn, fid, ti, lines, bound, keys):
 def _index_file(path, fid, keys):
     """One test file's record for the usage index ({"tests", "imports",
     "bindings"}, or {"error"}); its tests and mentions go into keys."""
-    import ast
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
+    except (OSError, ValueError) as e:
+        return {"error": _exc_text(e)}
+    return _index_source(text, path, fid, keys)
+
+
+def _index_source(text, path, fid, keys):
+    """_index_file of source text."""
+    import ast
+    try:
         tree = ast.parse(text, path)
-    except (OSError, SyntaxError, ValueError) as e:
+    except (SyntaxError, ValueError) as e:
         return {"error": _exc_text(e)}
     lines = text.splitlines()
     binds = _bindings(tree)
@@ -980,7 +1121,8 @@ def op_tests_preflight(req):
             entry["path"] = os.path.relpath(os.path.join(root, m.replace(".", os.sep) + ".py"), base)
         res["modules"].append(entry)
     if req.get("try_import") and all(e["present"] for e in res["modules"]):
-        res["import"] = _try_import(path, root, float(req.get("timeout_s", 120)))
+        res["import"] = _try_import(path, root, _limit(req, "timeout_s"),
+                                    req.get("setenv", {}), req.get("names", []))
     return {"ok": True, "data": res}
 
 
@@ -1000,11 +1142,12 @@ def _load_test_module(path, root):
     return mod
 
 
-def _try_import(path, root, timeout):
+def _try_import(path, root, timeout, setenv, names):
     def child(w):
         try:
-            _load_test_module(path, root)
-            send(w, {"type": "result", "ok": True})
+            os.environ.update(setenv)
+            mod = _load_test_module(path, root)
+            send(w, {"type": "result", "ok": True, "defined": _defined(mod, names)})
         except BaseException as e:
             send(w, {"type": "result", "ok": False, "error": _exc_text(e),
                      "missing": getattr(e, "name", None)
@@ -1018,82 +1161,63 @@ def _try_import(path, root, timeout):
     return res
 
 
-def _unittest_outcome(result):
-    import re
-    exc = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Failure|Interrupt|Exit|Skipped)\b.*")
+def _unittest_facts(result):
+    """What a unittest.TestResult saw, for apiparity to judge: how many ran,
+    and the last traceback or reason of each kind with their counts."""
+    def last(items):
+        return items[-1][1] if items else None
+    return {"tests_run": result.testsRun,
+            "errors": len(result.errors), "error": last(result.errors),
+            "failures": len(result.failures), "failure": last(result.failures),
+            "skipped": len(result.skipped), "skip": last(result.skipped),
+            "expected_failures": len(result.expectedFailures),
+            "unexpected_successes": len(result.unexpectedSuccesses)}
 
-    def last(tb):
-        """The exception line of a traceback: its last line that names an
-        exception (what follows it may be hints, not the cause)."""
-        lines = [l for l in tb.strip().splitlines() if l.strip()]
-        named = [l for l in lines if exc.match(l)]
-        return (named or lines or ["?"])[-1].strip()
-    if result.errors:
-        return "ERROR", last(result.errors[-1][1])
-    if result.failures:
-        return "FAIL", last(result.failures[-1][1])
-    if result.unexpectedSuccesses:
-        return "FAIL", "unexpected success"
-    if result.skipped:
-        return "SKIP", result.skipped[-1][1]
-    if result.expectedFailures:
-        return "PASS", "expected failure"
-    if result.testsRun == 0:
-        return "NOTRUN", "no test ran"
-    return "PASS", None
+
+def _raised_facts(e):
+    """What a module-level test function raised (None: nothing)."""
+    if e is None:
+        return None
+    return {"type": type(e).__name__, "assertion": isinstance(e, AssertionError),
+            "text": _exc_text(e)}
 
 
 def _run_one(mod, owner, name, w):
     import unittest
     if owner is None:
         fn = getattr(mod, name)
+        raised = None
         try:
             fn()
-            send(w, {"type": "result", "status": "PASS", "reason": None})
-        except AssertionError as e:
-            send(w, {"type": "result", "status": "FAIL", "reason": _exc_text(e)})
         except BaseException as e:
-            skip = type(e).__name__ in ("Skipped", "SkipTest")
-            send(w, {"type": "result", "status": "SKIP" if skip else "ERROR",
-                     "reason": _exc_text(e)})
+            raised = e
+        send(w, {"type": "result", "function": {"raised": _raised_facts(raised)}})
         return
     cls = getattr(mod, owner, None)
     if cls is None or not hasattr(cls, name):
-        send(w, {"type": "result", "status": "NOTRUN",
-                 "reason": "not-defined: %s.%s does not exist after import (a conditional "
-                 "or generated test)" % (owner, name)})
+        send(w, {"type": "result", "defined": False})
         return
     result = unittest.TestResult()
     unittest.TestSuite([cls(name)]).run(result)
-    status, reason = _unittest_outcome(result)
-    send(w, {"type": "result", "status": status, "reason": reason})
+    send(w, {"type": "result", "unittest": _unittest_facts(result)})
 
 
-def _instantiated(mod, nodes):
-    """Nodes as the module defines them after import: a device-generic class
-    (instantiate_device_type_tests) exists only as its per-device classes,
-    TestFooCPU with test_bar_cpu and the like, and those are what runs."""
+def _defined(mod, names):
+    """For each [class, test] of names, what the imported module defines that
+    could be it: every class whose name starts with the class's (a
+    device-generic class exists only as TestFooCPU and the like), whether the
+    test is the class's own, and its methods whose names start with the
+    test's (parametrized tests). apiparity decides which of them run."""
     out = []
-    for owner, name in nodes:
-        if owner is None:
-            out.append((owner, name))
-            continue
-        found = False
-        for cname in sorted(dir(mod)):
+    for owner, name in names:
+        classes = []
+        for cname in sorted(dir(mod)) if owner is not None else []:
             cls = getattr(mod, cname)
             if not cname.startswith(owner) or not isinstance(cls, type):
                 continue
-            if cname == owner and name in vars(cls):
-                out.append((cname, name))
-                found = True
-                break
-            # parametrized (test_x_<param>) and per-device (TestFooCPU) tests
-            for m in sorted(dir(cls)):
-                if m == name or m.startswith(name + "_"):
-                    out.append((cname, m))
-                    found = True
-        if not found:
-            out.append((owner, name))
+            classes.append({"name": cname, "own": name in vars(cls),
+                            "methods": sorted(m for m in dir(cls) if m.startswith(name))})
+        out.append({"class": owner, "test": name, "classes": classes})
     return out
 
 
@@ -1133,12 +1257,11 @@ def _runner(req, w):
     # in a test's child would otherwise touch, and so copy, every page of it.
     import gc
     gc.freeze()
-    nodes = _collect(mod, req["file"], req["select"]) if "select" in req \
-        else _instantiated(mod, req["nodes"])
+    nodes = _collect(mod, req["file"], req["select"]) if "select" in req else req["nodes"]
+    timeout = _limit(req, "timeout_s")
     for owner, name in nodes:
         out = tempfile.TemporaryFile()
         t1 = time.monotonic()
-        timeout = float(req.get("timeout_s", 30))
         res, steps, status = _forked(lambda cw: _run_one(mod, owner, name, cw), timeout,
                                      out.fileno())
         res = _outcome(res, status, steps, timeout, "test process")
@@ -1152,35 +1275,18 @@ def _runner(req, w):
 
 
 def op_tests_run(req):
-    """Runs the given tests of one file: a runner process imports the module
-    once, each test runs in its own forked child with a timeout."""
-    import select
-    import signal
+    """Runs the given tests of one file (exactly those named, or those of -k):
+    a runner process imports the module once, each test runs in its own
+    forked child within timeout_s, and the runner within deadline_s."""
     import tempfile
+    _limit(req, "timeout_s")
+    deadline = _limit(req, "deadline_s")
     log = tempfile.TemporaryFile()
     pid, r = _spawn_child(lambda w: _runner(req, w), log.fileno())
-    per = float(req.get("timeout_s", 30)) + 5
-    count = len(req["nodes"]) if "nodes" in req else int(req.get("max_tests", 10000))
-    deadline = time.monotonic() + float(req.get("import_timeout_s", 300)) + per * count
-    buf = b""
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            os.killpg(pid, signal.SIGKILL)
-            break
-        ready, _, _ = select.select([r], [], [], left)
-        if ready:
-            chunk = os.read(r, 65536)
-            if not chunk:
-                break
-            buf += chunk
-    os.close(r)
-    os.waitpid(pid, 0)
     try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
-    frames = _frames(buf)
+        frames, _ = _supervise(pid, r, deadline)
+    finally:
+        os.close(r)
     log.seek(0)
     imp = [f for f in frames if f.get("type") == "import"]
     return {"ok": True, "data": {
@@ -1195,7 +1301,11 @@ OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
 
 
 def main():
+    global _protocol_fds
     rfd, wfd = _take_protocol_fds()
+    _protocol_fds = (rfd, wfd)
+    # Orphans of probes and tests come here, to be killed when they end.
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
     os.write(wfd, SYNC)
     send(wfd, {"type": "hello", "proto": PROTO, "pid": os.getpid(),
                "python": sys.version.split()[0]})
@@ -1210,6 +1320,8 @@ def main():
         else:
             try:
                 reply = fn(req)
+            except ProtocolError as e:
+                reply = {"ok": False, "error": "protocol", "message": str(e)}
             except Exception as e:
                 reply = {"ok": False, "error": "worker-exception",
                          "message": _exc_text(e)}

@@ -18,6 +18,8 @@ static const struct {
 	{ AP_ETOOBIG, "oversized frame", AP_EXIT_WORKER },
 	{ AP_EPROVISION, "provisioning failed", AP_EXIT_PROVISION },
 	{ AP_ENOSOURCE, "no test source", AP_EXIT_NOSOURCE },
+	{ AP_ENOTREG, "not a regular file", AP_EXIT_CONFIG },
+	{ AP_EUNVERIFIED, "nothing verified", AP_EXIT_UNVERIFIED },
 };
 
 const char *ap_strerror(int err)
@@ -57,6 +59,7 @@ static const struct {
 	{ AP_EXIT_IO, "could not write results" },
 	{ AP_EXIT_PROVISION, "provisioning or fetching failed" },
 	{ AP_EXIT_NOSOURCE, "no upstream test source for that torch version" },
+	{ AP_EXIT_UNVERIFIED, "nothing verified: the target could be checked in no environment" },
 };
 
 const char *ap_exit_text(int code)

@@ -20,6 +20,8 @@ enum ap_err {
 	AP_ETOOBIG,       /* a frame over the size limit */
 	AP_EPROVISION,    /* debootstrap or apt-get failed */
 	AP_ENOSOURCE,     /* no upstream test source for this version */
+	AP_ENOTREG,       /* an input that is not a regular file */
+	AP_EUNVERIFIED,   /* no environment could check the target */
 	AP_EMAX
 };
 
@@ -38,6 +40,7 @@ enum ap_exit {
 	AP_EXIT_IO = 10,         /* could not write results (disk full, ...) */
 	AP_EXIT_PROVISION = 11,  /* env create or tests fetch failed */
 	AP_EXIT_NOSOURCE = 12,   /* no upstream test source for the version */
+	AP_EXIT_UNVERIFIED = 13, /* nothing verified: no environment could check the target */
 };
 
 /* A short description of err (negative or positive); never NULL. */

@@ -9,13 +9,34 @@
 /* Creates dir and its missing parents (mode 0755). 0 or -errno. */
 int ap_mkdirs(const char *dir);
 
+/* Makes dir (and its missing parents) a directory that evidence can be
+ * written into, proven by creating and removing a file in it. 0, or -errno:
+ * -ENOTDIR when dir is a file or a device, -EACCES or -EROFS when it cannot
+ * be written. */
+int ap_dir_writable(const char *dir);
+
 /* Removes dir and everything under it, never following symbolic links.
  * A missing dir is not an error. 0 or -errno. */
 int ap_rm_tree(const char *dir);
 
-/* Appends the whole file at path to out. 0 or -errno (out keeps what was
- * read before a failure). */
+/* The most an input file may hold unless its reader says otherwise (a
+ * bundle with long traces is a few MiB; more is abuse). */
+#define AP_READ_MAX (64u << 20)
+
+/* Appends the whole file at path to out, the one way apiparity reads an input
+ * file: it must be a regular file (a directory is -EISDIR, a FIFO, device or
+ * socket -AP_ENOTREG, refused without blocking on it) of at most max bytes
+ * (-EFBIG beyond). 0 or -errno; out is then as it was before the call.
+ * Report errors with ap_strerror(). */
+int ap_read_file_limited(const char *path, size_t max, struct ap_buf *out);
+
+/* ap_read_file_limited() with max AP_READ_MAX. */
 int ap_read_all(const char *path, struct ap_buf *out);
+
+/* ap_read_file_limited() with open(2) flags added, such as O_NOFOLLOW to
+ * refuse a final symbolic link (-ELOOP): for files inside a bundle. The same
+ * errors otherwise (-EISDIR, -AP_ENOTREG, -EFBIG, -errno). */
+int ap_read_bounded(const char *path, size_t max, int flags, struct ap_buf *out);
 
 /* Writes all len bytes to fd, retrying short writes and EINTR. 0 or -errno. */
 int ap_write_all(int fd, const void *data, size_t len);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "base/err.h"
 #include "base/fsutil.h"
 #include "base/yamldoc.h"
 
@@ -139,7 +140,7 @@ json_t *ap_yaml_load(const char *path, struct ap_buf *err)
 {
 	struct ap_buf text = { 0 };
 	int r = ap_read_all(path, &text);
-	json_t *j = r ? (ap_buf_addf(err, "%s: %s", path, strerror(-r)), NULL)
+	json_t *j = r ? (ap_buf_addf(err, "%s: %s", path, ap_strerror(r)), NULL)
 		      : ap_yaml_parse(ap_buf_str(&text), text.len, path, err);
 	ap_buf_free(&text);
 	return j;

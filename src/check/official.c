@@ -10,7 +10,9 @@
 #include "env/envs.h"
 #include "check/official.h"
 #include "check/testsrc.h"
+#include "base/jsonutil.h"
 #include "env/worker.h"
+#include "evidence/bundle.h"
 
 int ap_nodeid_parse(const char *s, struct ap_nodeid *n)
 {
@@ -162,18 +164,198 @@ char *ap_preflight_reason(const json_t *pre)
 	return why.data;
 }
 
+static int word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* Whether a traceback line starts by naming an exception: a dotted name
+ * ending in Error, Exception, Failure, Interrupt, Exit or Skipped. */
+static int names_exception(const char *l, size_t len)
+{
+	static const char *const ends[] = { "Error", "Exception", "Failure", "Interrupt",
+					    "Exit", "Skipped" };
+	size_t run = 0;
+	if (!len || !word_char(l[0]) || (l[0] >= '0' && l[0] <= '9'))
+		return 0;
+	while (run < len && (word_char(l[run]) || l[run] == '.'))
+		run++;
+	/* the name may end where a '.' follows or where the dotted run ends */
+	for (size_t p = 2; p <= run; p++) {
+		if (p < run && l[p] != '.')
+			continue;
+		for (size_t k = 0; k < sizeof(ends) / sizeof(ends[0]); k++) {
+			size_t n = strlen(ends[k]);
+			if (p > n && !memcmp(l + p - n, ends[k], n))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The exception line of a traceback into out: its last line that names an
+ * exception (what follows it may be hints, not the cause), else its last
+ * line that is not blank, else "?"; without surrounding blanks. */
+static void exception_line(const char *tb, struct ap_buf *out)
+{
+	const char *named = NULL, *last = NULL;
+	size_t named_len = 0, last_len = 0;
+	for (const char *p = tb ? tb : ""; *p;) {
+		size_t len = strcspn(p, "\r\n");
+		size_t lead = strspn(p, " \t\f\v");
+		if (lead < len) {
+			/* each line of the stripped traceback is matched: the first
+			 * line's leading blanks do not count, the others' do */
+			size_t skip = last ? 0 : lead;
+			last = p;
+			last_len = len;
+			if (names_exception(p + skip, len - skip)) {
+				named = last;
+				named_len = len;
+			}
+		}
+		p += len;
+		p += *p == '\r' && p[1] == '\n' ? 2 : *p ? 1 : 0;
+	}
+	const char *l = named ? named : last;
+	size_t len = named ? named_len : last_len;
+	if (!l) {
+		ap_buf_adds(out, "?");
+		return;
+	}
+	while (len && strchr(" \t\f\v", l[len - 1]))
+		len--;
+	size_t lead = strspn(l, " \t\f\v");
+	ap_buf_add(out, l + lead, len - lead);
+}
+
+/* A module-level test function: what it raised, if anything. */
+static const char *function_outcome(const json_t *raised, struct ap_buf *reason)
+{
+	const char *type = json_string_value(json_object_get(raised, "type"));
+	if (!raised || json_is_null(raised))
+		return "PASS";
+	ap_buf_adds(reason, ap_json_text(raised, "text"));
+	if (json_is_true(json_object_get(raised, "assertion")))
+		return "FAIL";
+	return type && (!strcmp(type, "Skipped") || !strcmp(type, "SkipTest")) ? "SKIP" : "ERROR";
+}
+
+/* A unittest TestResult: errors first, then failures, as unittest reports. */
+static const char *unittest_outcome(const json_t *u, struct ap_buf *reason)
+{
+	json_int_t errors = json_integer_value(json_object_get(u, "errors"));
+	json_int_t failures = json_integer_value(json_object_get(u, "failures"));
+	if (errors || failures) {
+		exception_line(json_string_value(json_object_get(u, errors ? "error" : "failure")),
+			       reason);
+		return errors ? "ERROR" : "FAIL";
+	}
+	if (json_integer_value(json_object_get(u, "unexpected_successes"))) {
+		ap_buf_adds(reason, "unexpected success");
+		return "FAIL";
+	}
+	if (json_integer_value(json_object_get(u, "skipped"))) {
+		ap_buf_adds(reason, ap_json_text(u, "skip"));
+		return "SKIP";
+	}
+	if (json_integer_value(json_object_get(u, "expected_failures"))) {
+		ap_buf_adds(reason, "expected failure");
+		return "PASS";
+	}
+	if (!json_integer_value(json_object_get(u, "tests_run"))) {
+		ap_buf_adds(reason, "no test ran");
+		return "NOTRUN";
+	}
+	return "PASS";
+}
+
+const char *ap_official_outcome(const json_t *res, struct ap_buf *reason)
+{
+	const char *status = json_string_value(json_object_get(res, "status"));
+	const json_t *u = json_object_get(res, "unittest");
+	if (status) {
+		const char *why = json_string_value(json_object_get(res, "reason"));
+		ap_buf_adds(reason, why ? why : "");
+		return status;
+	}
+	if (json_is_false(json_object_get(res, "defined"))) {
+		ap_buf_addf(reason, "not-defined: %s.%s does not exist after import (a conditional "
+			    "or generated test)", ap_json_text(res, "class"), ap_json_text(res, "test"));
+		return "NOTRUN";
+	}
+	if (json_object_get(res, "function"))
+		return function_outcome(json_object_get(json_object_get(res, "function"), "raised"),
+					reason);
+	if (u)
+		return unittest_outcome(u, reason);
+	ap_buf_adds(reason, "the worker reported no outcome");
+	return "ERROR";
+}
+
 json_t *ap_official_check(const char *file, const json_t *res)
 {
-	struct ap_buf node = { 0 };
+	struct ap_buf node = { 0 }, reason = { 0 };
 	ap_nodeid_format(file, json_string_value(json_object_get(res, "class")),
 			 json_string_value(json_object_get(res, "test")), &node);
-	json_t *c = json_pack("{s:s, s:s, s:O?, s:O?, s:[], s:O?, s:O?}", "name",
-			      ap_buf_str(&node), "kind", "official", "status",
-			      json_object_get(res, "status"), "reason", json_object_get(res, "reason"),
+	const char *status = ap_official_outcome(res, &reason);
+	json_t *c = json_pack("{s:s, s:s, s:s, s:s?, s:[], s:O?, s:O?}", "name",
+			      ap_buf_str(&node), "kind", "official", "status", status,
+			      "reason", reason.len ? ap_buf_str(&reason) : NULL,
 			      "trace", "duration_ms", json_object_get(res, "duration_ms"),
 			      "output", json_object_get(res, "output"));
 	ap_buf_free(&node);
+	ap_buf_free(&reason);
 	return c;
+}
+
+/* Whether method is test itself or test parametrized: test + "_" + more. */
+static int instance_of(const char *method, const char *test)
+{
+	size_t n = strlen(test);
+	return !strncmp(method, test, n) && (!method[n] || method[n] == '_');
+}
+
+/* The tests that node [cls, test] stands for, by what its file defines. */
+static void expand_node(const json_t *node, const json_t *defined, json_t *out)
+{
+	const char *cls = json_string_value(json_array_get(node, 0));
+	const char *test = json_string_value(json_array_get(node, 1));
+	const json_t *classes = NULL, *d, *c, *m;
+	size_t i, k, before = json_array_size(out);
+	json_array_foreach(defined, i, d)
+		if (cls && test && !strcmp(ap_json_text(d, "class"), cls) &&
+		    !strcmp(ap_json_text(d, "test"), test))
+			classes = json_object_get(d, "classes");
+	json_array_foreach(cls && test ? classes : NULL, i, c) {
+		const char *name = ap_json_text(c, "name");
+		if (!strcmp(name, cls) && json_is_true(json_object_get(c, "own"))) {
+			json_array_append_new(out, json_pack("[s,s]", name, test));
+			return;
+		}
+	}
+	json_array_foreach(cls && test ? classes : NULL, i, c)
+		json_array_foreach(json_object_get(c, "methods"), k, m)
+			if (json_is_string(m) && instance_of(json_string_value(m), test))
+				json_array_append_new(out, json_pack("[s,O]", ap_json_text(c, "name"), m));
+	if (json_array_size(out) == before)
+		json_array_append(out, (json_t *)node);
+}
+
+json_t *ap_official_expand(const json_t *nodes, const json_t *defined)
+{
+	json_t *out = json_array();
+	size_t i;
+	json_t *nd;
+	json_array_foreach(nodes, i, nd)
+		expand_node(nd, defined, out);
+	return out;
+}
+
+int ap_official_deadline_s(size_t ntests, int timeout_s)
+{
+	return AP_RUN_IMPORT_S + (int)ntests * (timeout_s + AP_TEST_SLACK_S);
 }
 
 static int ap_call(struct ap_worker *w, json_t *req, json_t **out)
@@ -309,9 +491,8 @@ static int ap_official_claim(struct ap_testindex *ix, const struct ap_official_o
 	json_t *nodes = NULL;
 	struct ap_buf base = { 0 };
 	if (ap_nodeid_parse(o->claimed, &n)) {
-		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s, s:[], s:i}", "name",
-			"claimed", "kind", "claim", "status", "WARN", "reason",
-			"not a node id (want test/FILE.py::Class::test)", "trace", "duration_ms", 0));
+		json_array_append_new(checks, ap_check_new("claimed", "claim", "WARN",
+			"not a node id (want test/FILE.py::Class::test)"));
 		return 0;
 	}
 	int r = ap_index_nodes(ix, &n, &nodes);
@@ -328,19 +509,32 @@ static int ap_official_claim(struct ap_testindex *ix, const struct ap_official_o
 	return r;
 }
 
+/* The environment a test file is imported with: on a device, only that
+ * device's instantiations of device-generic tests. */
+static json_t *official_setenv(const struct ap_official_opts *o)
+{
+	json_t *env = json_object();
+	if (o->device && strcmp(o->device, "cpu"))
+		json_object_set_new(env, "PYTORCH_TESTING_DEVICE_ONLY_FOR", json_string(o->device));
+	return env;
+}
+
 /* Preflights one file and runs its selected tests (nodes: [[class, test]]). */
 static int ap_official_file(struct ap_worker *w, struct ap_testindex *ix,
-			    const struct ap_official_opts *o, const char *file, json_t *nodes, json_t *checks, struct ap_buf *log)
+			    const struct ap_official_opts *o, const char *file, json_t *nodes,
+			    json_t *checks, struct ap_buf *log)
 {
 	json_t *pre = NULL, *ran = NULL, *f = NULL;
 	struct ap_buf key = { 0 };
-	/* The file's imports come from the index; importing it is left to the
-	 * run, whose import failure is judged as the preflight's would be. */
+	/* The file's imports come from the index. Only a run imports the file
+	 * (for the tests it defines then); tests find does not. */
 	ap_buf_addf(&key, "f %s", file);
 	int r = ap_testindex_get(ix, ap_buf_str(&key), &f);
-	r = r ? r : ap_call(w, json_pack("{s:s, s:s, s:s, s:O?}", "op", "tests_preflight", "root",
-				     o->root, "file", file, "imports", json_object_get(f, "imports")),
-			    &pre);
+	r = r ? r : ap_call(w, json_pack("{s:s, s:s, s:s, s:b, s:i, s:o, s:O, s:O?}", "op",
+					 "tests_preflight", "root", o->root, "file", file,
+					 "try_import", o->run, "timeout_s", AP_IMPORT_TRY_S, "setenv",
+					 official_setenv(o), "names", nodes, "imports",
+					 json_object_get(f, "imports")), &pre);
 	ap_buf_free(&key);
 	json_decref(f);
 	char *why = r ? NULL : ap_preflight_reason(pre);
@@ -356,16 +550,17 @@ static int ap_official_file(struct ap_worker *w, struct ap_testindex *ix,
 			json_decref(res);
 		}
 	} else if (!r) {
-		json_t *env = json_object();
-		if (o->device && strcmp(o->device, "cpu"))
-			json_object_set_new(env, "PYTORCH_TESTING_DEVICE_ONLY_FOR", json_string(o->device));
-		/* The worker bounds each test and the import itself; the answer
-		 * comes once all have run, so wait for as long as they may take. */
-		json_t *req = json_pack("{s:s, s:s, s:s, s:O, s:i, s:o}", "op", "tests_run", "root",
-					o->root, "file", file, "nodes", nodes, "timeout_s",
-					o->timeout_s, "setenv", env);
-		int limit = (300 + (int)json_array_size(nodes) * (o->timeout_s + 5) + 30) * 1000;
-		r = req ? ap_worker_call_within(w, req, &ran, limit) : -ENOMEM;
+		json_t *run = ap_official_expand(nodes, json_object_get(json_object_get(pre, "import"),
+								       "defined"));
+		int deadline = ap_official_deadline_s(json_array_size(run), o->timeout_s);
+		/* The worker bounds each test and the run; the answer comes once
+		 * all have run, so wait for as long as they may take. */
+		json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:i, s:o}", "op", "tests_run",
+					"root", o->root, "file", file, "nodes", run, "timeout_s",
+					o->timeout_s, "deadline_s", deadline, "setenv",
+					official_setenv(o));
+		r = req ? ap_worker_call_within(w, req, &ran, (deadline + AP_ANSWER_MARGIN_S) * 1000)
+			: -ENOMEM;
 		json_decref(req);
 	}
 	if (ran) {
@@ -655,7 +850,7 @@ static int ap_find_leaf(struct ap_testindex *ix, const char *leaf, json_t *hits)
 		char id[64];
 		snprintf(id, sizeof(id), "%lld %lld", (long long)json_integer_value(json_array_get(u, 0)),
 			 (long long)json_integer_value(json_array_get(u, 1)));
-		json_t *h = d && (!*d || strchr(d, '.')) ? json_object_get(hits, id) : NULL;
+		json_t *h = d && strchr(d, '.') ? json_object_get(hits, id) : NULL;
 		if (h)
 			json_object_set(h, "uses_leaf", json_true());
 	}
@@ -750,9 +945,8 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 	const char *file;
 	json_t *nodes;
 	if (!json_object_size(by_file))
-		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s, s:[], s:i}", "name",
-			"official", "kind", "official", "status", "NOTRUN", "reason",
-			"no-test: no upstream test uses this target", "trace", "duration_ms", 0));
+		json_array_append_new(checks, ap_check_new("official", "official", "NOTRUN",
+			"no-test: no upstream test uses this target"));
 	json_object_foreach(by_file, file, nodes)
 		if (!r)
 			r = ap_official_file(w, &ix, o, file, nodes, checks, log);

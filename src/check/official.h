@@ -16,6 +16,11 @@
 
 #define AP_OFFICIAL_MAX 10   /* official tests a check runs, at most */
 #define AP_SCORE_RUN 3       /* the least score of a test that check runs */
+#define AP_IMPORT_TRY_S 120  /* importing a test file to see that it can start */
+#define AP_RUN_IMPORT_S 300  /* the runner's import, in a test run's deadline */
+#define AP_TEST_SLACK_S 5    /* forking and reporting one test, beyond its timeout */
+#define AP_SELECT_MAX 10000  /* tests a -k selection may run, for its deadline */
+#define AP_ANSWER_MARGIN_S 30 /* waiting for a test run's answer, beyond its deadline */
 
 /* A node id: "test/test_autograd.py::Class::test" or "test/x.py::test". */
 struct ap_nodeid {
@@ -56,8 +61,30 @@ json_t *ap_claim_check(const char *claimed, const json_t *nodes, const char *ver
  * ready, else a new string "missing-fixture: ..." naming what is missing. */
 char *ap_preflight_reason(const json_t *pre);
 
-/* A check object (kind "official") for one result of tests_run. */
+/* The status and reason of one result of tests_run. The worker reports what
+ * it saw: "unittest" (a TestResult's counts and last tracebacks), "function"
+ * (what a module-level test raised), "defined": false (no such test after
+ * import), or a "status" of its own for a test process that reported
+ * nothing (TIMEOUT, CRASH, ERROR). Fills reason (empty for none) and returns
+ * the status. */
+const char *ap_official_outcome(const json_t *result, struct ap_buf *reason);
+
+/* A check object (kind "official") for one result of tests_run, its status
+ * and reason from ap_official_outcome(). */
 json_t *ap_official_check(const char *file, const json_t *result);
+
+/* The tests to run for the selected nodes ([[class, test]...]), from what the
+ * import of their file defines (the "defined" of a tests_preflight import):
+ * the node itself when its class defines the test, else every test of a
+ * class named like the node's class plus a suffix (a device-generic class
+ * instantiated per device, TestFooCPU) named like the test or like the test
+ * plus "_" and a suffix (parametrized). A node of which nothing is defined
+ * stays as it is (the run then reports it not defined). A new array. */
+json_t *ap_official_expand(const json_t *nodes, const json_t *defined);
+
+/* How long a test run of ntests tests of timeout_s each may take in all,
+ * in seconds: the runner's import and each test with its slack. */
+int ap_official_deadline_s(size_t ntests, int timeout_s);
 
 /* Running them, for check and for `apiparity tests`. */
 struct ap_worker;

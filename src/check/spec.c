@@ -276,7 +276,7 @@ static int ap_specs_load_dir(struct ap_specs *s, const char *dir, struct ap_buf 
 		struct ap_buf path = { 0 }, text = { 0 };
 		ap_buf_addf(&path, "%s/%s", dir, names[i]);
 		if (!r && (r = ap_read_all(ap_buf_str(&path), &text)))
-			ap_buf_addf(err, "%s: %s", ap_buf_str(&path), strerror(-r));
+			ap_buf_addf(err, "%s: %s", ap_buf_str(&path), ap_strerror(r));
 		else if (!r)
 			r = ap_specs_add(s, ap_buf_str(&text), text.len, ap_buf_str(&path), err);
 		r = r == -AP_ECONFIG || !r ? r : -AP_ECONFIG;

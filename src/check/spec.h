@@ -8,6 +8,25 @@
  * member is a new or edited spec file: no C or worker change. A spec is
  * validated whole when loaded, so a mistake is reported as file:line before
  * anything runs.
+ *
+ * Adding a family:
+ *   1. Write specs/NAME.yaml (specs/mode-context.yaml is the model): family,
+ *      summary {en, zh}, bind (NAME: a Python expression with {field}
+ *      placeholders), members (class: module.qualname plus every field the
+ *      bindings use; traits: for probes that need one) and probes (name,
+ *      says {en, zh}, needs, code). The Makefile embeds each YAML file of specs/;
+ *      `check --specs DIR` tries a copy without rebuilding.
+ *   2. No C or worker change: if the family needs one (a new key, a new
+ *      kind of binding), it goes here and in spec.c, with unit tests in
+ *      tests/unit/test-spec.c (the key accepted, each mistake refused with
+ *      file:line).
+ *   3. Tests: tests/integration/t-specs.sh compiles every probe and binding
+ *      with each reference environment's Python by itself; add to
+ *      tests/integration/t-check.sh a run of one member per environment
+ *      that has it (the PROBES column, the verdict), and one for a member
+ *      whose traits make some probes NOTRUN(not-applicable), as the
+ *      mode-context members are.
+ *   4. Say what it covers in the README, beside the mode-context family.
  */
 #ifndef AP_SPEC_H
 #define AP_SPEC_H

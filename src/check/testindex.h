@@ -19,7 +19,7 @@
  * Keys (see the worker): "F" (the files, by id), "f FILE" ({tests, imports,
  * bindings} or {error}), "t NAME" ([file id, test index] of each test of that
  * name), "u NAME" ([file id, test index, line, dotted, text] of each mention
- * of NAME in a test; dotted "" for an attribute of a call or subscript).
+ * of NAME in a test, as a Name or an attribute chain).
  */
 #ifndef AP_TESTINDEX_H
 #define AP_TESTINDEX_H

@@ -161,7 +161,7 @@ static int ap_verify_orig(const char *dl, const char *source, const char *versio
 		r = -ENOENT;
 	r = r ? r : ap_sha256_file(ap_buf_str(&path), got);
 	if (r)
-		ap_buf_addf(err, "cannot check %s against %s: %s", orig, ap_buf_str(&dsc), strerror(-r));
+		ap_buf_addf(err, "cannot check %s against %s: %s", orig, ap_buf_str(&dsc), ap_strerror(r));
 	else if (strcmp(want, got)) {
 		ap_buf_addf(err, "%s does not match its .dsc: sha256 %s, expected %s", orig, got, want);
 		r = -EBADMSG;

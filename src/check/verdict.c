@@ -3,7 +3,9 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/jsonutil.h"
 #include "check/verdict.h"
+#include "evidence/bundle.h"
 
 int ap_status_failed(const char *s)
 {
@@ -192,11 +194,11 @@ void ap_verdict_decide(json_t *b)
 	const char *v;
 	int passed = 0, limits = 0;
 
-	if (err && !json_is_null(err)) {
+	if (ap_bundle_failed(b)) {
 		v = "unverified";
 		ap_reason_add(reasons, "environment could not be used: %s",
 			  json_string_value(json_object_get(err, "message")));
-	} else if (!json_is_true(json_object_get(res, "found"))) {
+	} else if (!ap_resolved(res)) {
 		v = "unverified";
 		ap_reason_add(reasons, "%s is absent in this version",
 			  json_string_value(json_object_get(b, "target")));
@@ -270,7 +272,7 @@ void ap_adaptation_decide(json_t *b)
 	const json_t *res = json_object_get(b, "resolution");
 	json_t *dt = ap_merge_device_traces(json_object_get(b, "checks"));
 	json_object_set_new(b, "device_trace", dt);
-	if (!json_is_true(json_object_get(res, "found")))
+	if (!ap_resolved(res))
 		return;
 	const json_t *ops = json_object_get(dt, "ops"), *devs = json_object_get(dt, "tensor_devices");
 	int traced = json_is_true(json_object_get(dt, "available"));
@@ -309,4 +311,22 @@ void ap_adaptation_decide(json_t *b)
 	ap_buf_free(&en);
 	ap_buf_free(&zh);
 	ap_buf_free(&seen);
+}
+
+void ap_verdict_judge(json_t *const *b, size_t n, const char *reference)
+{
+	int ref = ap_bundle_pick_reference(b, n, reference);
+	const json_t *ref_checks = ref >= 0 ? json_object_get(b[ref], "checks") : NULL;
+	for (size_t i = 0; i < n; i++) {
+		json_t *checks = json_object_get(b[i], "checks");
+		if (ref >= 0 && ap_bundle_resolved(b[i])) {
+			ap_bundle_set_comparison(b[i], ap_json_text(json_object_get(b[ref], "env"), "name"),
+						 ap_trace_diff(ref_checks, checks));
+			ap_official_compare(ref_checks, checks);
+		} else
+			ap_bundle_set_comparison(b[i], NULL, NULL);
+		ap_adaptation_decide(b[i]);
+		ap_verdict_decide(b[i]);
+		ap_bundle_finish(b[i]);
+	}
 }

@@ -33,6 +33,12 @@ void ap_verdict_decide(json_t *b);
  * English and Chinese. */
 void ap_adaptation_decide(json_t *b);
 
+/* Judges the bundles of one check together: picks the reference (see
+ * ap_bundle_pick_reference), compares each bundle where the target resolved
+ * against it (traces, official outcomes), then decides each bundle's
+ * adaptation and verdict and marks it finished. */
+void ap_verdict_judge(json_t *const *b, size_t n, const char *reference);
+
 /* Appends a formatted reason (a string) to the array reasons. */
 void ap_reason_add(json_t *reasons, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

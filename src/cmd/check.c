@@ -6,21 +6,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "evidence/bundle.h"
-#include "cmd/cmd.h"
 #include "base/err.h"
-#include "env/fingerprint.h"
 #include "base/fsutil.h"
-#include "evidence/journal.h"
-#include "check/official.h"
+#include "base/jsonutil.h"
 #include "base/pool.h"
-#include "check/spec.h"
 #include "base/status.h"
+#include "check/official.h"
+#include "check/spec.h"
 #include "check/verdict.h"
+#include "cmd/cmd.h"
+#include "env/fingerprint.h"
+#include "evidence/sign.h"
 #include "base/version.h"
 #include "env/worker.h"
+#include "evidence/bundle.h"
+#include "evidence/journal.h"
 
 #define AP_MAX_ENVS 64
 #define AP_MAX_SCRIPTS 16
@@ -28,6 +32,7 @@
 
 struct ap_check_opts {
 	const char *envs, *root, *out, *reference, *specs, *torch_src, *claimed;
+	const char *sign;     /* --sign KEY: the private key that signs each manifest */
 	int no_official;
 	const char *scripts[AP_MAX_SCRIPTS];
 	size_t nscripts;
@@ -57,12 +62,6 @@ struct ap_check_job {
 	struct ap_buf warn;   /* lines for the user, printed after the run */
 };
 
-static void ap_utc_now(char out[32])
-{
-	time_t now = time(NULL);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-}
-
 static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *data)
 {
 	json_t *rec = json_pack("{s:s, s:O}", "type", type, "data", data ? data : json_null());
@@ -78,18 +77,15 @@ static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *dat
 static void ap_job_fail(struct ap_check_job *j, int err, const struct ap_buf *detail)
 {
 	j->err = err;
-	json_t *e = json_pack("{s:s, s:i, s:s}", "kind", ap_strerror(err), "exit_code",
-			      ap_exit_code(err), "message", ap_buf_str(detail));
-	json_object_set_new(j->b, "error", e);
-	ap_job_journal(j, "error", e);
+	ap_job_journal(j, "error", (json_t *)ap_bundle_set_error(j->b, err, ap_buf_str(detail)));
 	ap_status_set(j->status, j->idx, "%s: %s", ap_strerror(err), ap_buf_str(detail));
 }
 
-static json_t *ap_check_new(const char *name, const char *kind, const char *status,
-			    const char *reason)
+/* Adds a check decided here, not measured (NOTRUN for a reason). */
+static void ap_job_add(struct ap_check_job *j, json_t *c)
 {
-	return json_pack("{s:s, s:s, s:s, s:s?, s:[], s:i}", "name", name, "kind", kind,
-			 "status", status, "reason", reason, "trace", "duration_ms", 0);
+	ap_bundle_add_check(j->b, c);
+	json_decref(c);
 }
 
 /* Runs one probe (or script) in the worker and records it as a check. */
@@ -112,7 +108,7 @@ static int ap_job_probe(struct ap_check_job *j, struct ap_worker *w, const char 
 	json_object_set_new(res, "kind", json_string(kind));
 	if (says)
 		json_object_set(res, "says", (json_t *)says);
-	json_array_append(json_object_get(j->b, "checks"), res);
+	ap_bundle_add_check(j->b, res);
 	ap_job_journal(j, "check", res);
 	ap_status_set(j->status, j->idx, "%s %s %s", kind, name,
 		      json_string_value(json_object_get(res, "status")));
@@ -125,16 +121,14 @@ static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json
 	const struct ap_member *m;
 	const char *cls = ap_target_class(res);
 	const struct ap_family *f = ap_specs_find(j->specs, cls, &m);
-	json_t *checks = json_object_get(j->b, "checks");
 	if (!f) {
 		struct ap_buf why = { 0 };
 		ap_buf_addf(&why, "no-family: no spec has a member for %s", cls ? cls : "?");
-		json_array_append_new(checks, ap_check_new("family", "plan", "NOTRUN", ap_buf_str(&why)));
+		ap_job_add(j, ap_check_new("family", "plan", "NOTRUN", ap_buf_str(&why)));
 		ap_buf_free(&why);
 		return 0;
 	}
-	json_object_set_new(j->b, "family", json_pack("{s:s, s:s, s:s?, s:s?}", "name", f->name,
-			    "member", m->cls, "summary_en", f->summary_en, "summary_zh", f->summary_zh));
+	ap_bundle_set_family(j->b, f->name, m->cls, f->summary_en, f->summary_zh);
 	json_t *bind = ap_member_bind(f, m);
 	int r = bind ? 0 : -ENOMEM;
 	for (size_t i = 0; !r && i < f->nprobes; i++) {
@@ -145,7 +139,7 @@ static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json
 			ap_buf_addf(&why, "not-applicable: %s has no trait '%s'", m->cls, p->needs);
 			json_t *c = ap_check_new(p->name, "probe", "NOTRUN", ap_buf_str(&why));
 			json_object_set(c, "says", says);
-			json_array_append_new(checks, c);
+			ap_job_add(j, c);
 			ap_buf_free(&why);
 		} else
 			r = ap_job_probe(j, w, p->name, "probe", p->code, bind, says);
@@ -183,9 +177,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 	int r = ap_official_package(w, &pkg);
 	const char *ver = json_string_value(json_object_get(pkg, "version"));
 	if (!r && !ap_official_root(j->env, j->o->torch_src, ver, &root, &tree, &why))
-		json_array_append_new(checks, json_pack("{s:s, s:s, s:s, s:s, s:[], s:i}", "name",
-			"official", "kind", "official", "status", "NOTRUN", "reason", ap_buf_str(&why),
-			"trace", "duration_ms", 0));
+		ap_job_add(j, ap_check_new("official", "official", "NOTRUN", ap_buf_str(&why)));
 	else if (!r) {
 		struct ap_official_opts oo = { ap_buf_str(&root), ap_buf_str(&tree), &j->warn,
 					       ver ? ver : "?", j->o->claimed, j->env->device,
@@ -194,8 +186,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 		r = ap_official_run(w, res, &oo, checks, &found, &log);
 		for (size_t k = before; k < json_array_size(checks); k++)
 			ap_job_journal(j, "check", json_array_get(checks, k));
-		json_object_set_new(j->b, "official", json_pack("{s:s, s:s?, s:o?}", "root",
-				    ap_buf_str(&root), "package_version", ver, "found", found));
+		ap_bundle_set_official(j->b, ap_buf_str(&root), ver, found);
 		ap_buf_addf(&path, "%s/official.log", ap_buf_str(&j->dir));
 		int w2 = r || j->io_err ? 0 : ap_write_atomic(ap_buf_str(&path), log.data ? log.data : "",
 							      log.len);
@@ -241,13 +232,11 @@ static int ap_job_measure(struct ap_check_job *j, struct ap_worker *w)
 		ap_job_fail(j, r, &w->detail);
 		return r;
 	}
-	if (!json_is_true(json_object_get(res, "found")))
-		json_array_append_new(json_object_get(j->b, "checks"),
-				      ap_check_new("resolve", "resolution", "NOTRUN",
-						   "absent-in-this-version"));
+	int found = ap_resolved(res);
+	if (!found)
+		ap_job_add(j, ap_check_new("resolve", "resolution", "NOTRUN", "absent-in-this-version"));
 	else
 		r = ap_job_family(j, w, res);
-	int found = json_is_true(json_object_get(res, "found"));
 	for (size_t k = 0; !r && found && k < j->o->nscripts; k++)
 		r = ap_job_script(j, w, k);
 	if (!r && found && !j->o->no_official)
@@ -289,39 +278,13 @@ static void ap_check_job_run(void *item)
 	j->journal = NULL;
 }
 
-/* The reference: --reference, else the first environment where the target
- * resolved and that did not fail. -1 when there is none. */
-static int ap_pick_reference(const struct ap_check_job *jobs, size_t n, const char *name)
+/* Judges the environments together, once every job has ended. */
+static void ap_judge(struct ap_check_job *jobs, size_t n, const char *reference)
 {
-	for (size_t i = 0; i < n; i++) {
-		int ok = !jobs[i].err && json_is_true(json_object_get(
-			json_object_get(jobs[i].b, "resolution"), "found"));
-		if (name ? !strcmp(jobs[i].env->name, name) : ok)
-			return ok ? (int)i : -1;
-	}
-	return -1;
-}
-
-static void ap_judge(struct ap_check_job *jobs, size_t n, const char *refname)
-{
-	int ref = ap_pick_reference(jobs, n, refname);
-	char now[32];
-	ap_utc_now(now);
-	for (size_t i = 0; i < n; i++) {
-		json_t *b = jobs[i].b;
-		json_t *cmp = json_object();
-		if (ref >= 0 && json_is_true(json_object_get(json_object_get(b, "resolution"), "found"))) {
-			json_object_set_new(cmp, "reference", json_string(jobs[ref].env->name));
-			json_object_set_new(cmp, "differences", ap_trace_diff(
-				json_object_get(jobs[ref].b, "checks"), json_object_get(b, "checks")));
-			ap_official_compare(json_object_get(jobs[ref].b, "checks"),
-					    json_object_get(b, "checks"));
-		}
-		json_object_set_new(b, "comparison", cmp);
-		ap_adaptation_decide(b);
-		ap_verdict_decide(b);
-		json_object_set_new(b, "finished_utc", json_string(now));
-	}
+	json_t *b[AP_MAX_ENVS];
+	for (size_t i = 0; i < n; i++)
+		b[i] = jobs[i].b;
+	ap_verdict_judge(b, n, reference);
 }
 
 static void ap_write_bundles(struct ap_check_job *jobs, size_t n)
@@ -337,9 +300,7 @@ static void ap_write_bundles(struct ap_check_job *jobs, size_t n)
 
 static const char *ap_fp_str(const json_t *b, const char *sect, const char *key)
 {
-	const char *s = json_string_value(json_object_get(json_object_get(
-		json_object_get(b, "fingerprint"), sect), key));
-	return s ? s : "-";
+	return ap_json_text(json_object_get(json_object_get(b, "fingerprint"), sect), key);
 }
 
 static void ap_summary_devices(const json_t *b, struct ap_buf *out)
@@ -368,24 +329,38 @@ static void ap_summary_plugins(const json_t *b, struct ap_buf *out)
 		ap_buf_adds(out, "-");
 }
 
-static void ap_summary_probes(const json_t *b, int *passed, int *total)
+/* What a user must see beside the table: why an environment is not
+ * consistent, the nearest names of an absent target, a claimed node id that
+ * does not exist. */
+static void ap_print_notes(const struct ap_check_job *j)
 {
+	const json_t *reasons = json_object_get(j->b, "verdict_reasons");
+	const json_t *res = json_object_get(j->b, "resolution");
+	const char *v = json_string_value(json_object_get(j->b, "verdict"));
 	size_t i;
-	json_t *c;
-	*passed = *total = 0;
-	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *kind = json_string_value(json_object_get(c, "kind"));
-		const char *st = json_string_value(json_object_get(c, "status"));
-		if (!kind || (strcmp(kind, "probe") && strcmp(kind, "script")) ||
-		    (st && !strcmp(st, "NOTRUN")))
-			continue;
-		(*total)++;
-		*passed += st && !strcmp(st, "PASS");
+	json_t *x;
+	for (i = 0; v && strcmp(v, "consistent") && i < json_array_size(reasons) && i < 5; i++)
+		printf("  %s: %s\n", j->env->name, json_string_value(json_array_get(reasons, i)));
+	if (res && !ap_bundle_resolved(j->b) &&
+	    json_array_size(json_object_get(res, "nearest"))) {
+		printf("  %s: did you mean", j->env->name);
+		json_array_foreach(json_object_get(res, "nearest"), i, x)
+			printf("%s %s", i ? "," : "", json_string_value(x));
+		printf("?\n");
+	}
+	json_array_foreach(json_object_get(j->b, "checks"), i, x) {
+		const char *kind = json_string_value(json_object_get(x, "kind"));
+		const char *st = json_string_value(json_object_get(x, "status"));
+		const char *why = json_string_value(json_object_get(x, "reason"));
+		if (kind && !strcmp(kind, "claim") && st && strcmp(st, "PASS"))
+			printf("  %s: claimed node id %s: %s\n", j->env->name,
+			       json_string_value(json_object_get(x, "node")), why ? why : st);
 	}
 }
 
 static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const char *out)
 {
+	struct ap_buf unwritten = { 0 };
 	printf("\n%-10s %-8s %-16s %-16s %-14s %-7s %s\n", "ENV", "PYTHON", "TORCH", "PLUGIN",
 	       "DEVICES", "PROBES", "VERDICT");
 	for (size_t i = 0; i < n; i++) {
@@ -394,32 +369,36 @@ static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const ch
 		int passed, total;
 		ap_summary_devices(b, &dev);
 		ap_summary_plugins(b, &plug);
-		ap_summary_probes(b, &passed, &total);
+		ap_bundle_probe_counts(b, &passed, &total);
 		ap_buf_addf(&probes, "%d/%d", passed, total);
+		/* A verdict without its evidence is not a result. */
 		printf("%-10s %-8s %-16s %-16s %-14s %-7s %s\n", jobs[i].env->name,
 		       ap_fp_str(b, "python", "version"), ap_fp_str(b, "torch", "version"),
 		       ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
-		       json_string_value(json_object_get(b, "verdict")));
+		       jobs[i].io_err ? "no-evidence" : json_string_value(json_object_get(b, "verdict")));
+		if (jobs[i].io_err)
+			ap_buf_addf(&unwritten, "%s%s", unwritten.len ? ", " : "", jobs[i].env->name);
 		ap_buf_free(&dev);
 		ap_buf_free(&plug);
 		ap_buf_free(&probes);
 	}
-	for (size_t i = 0; i < n; i++) {
-		const json_t *reasons = json_object_get(jobs[i].b, "verdict_reasons");
-		const char *v = json_string_value(json_object_get(jobs[i].b, "verdict"));
-		if (!v || !strcmp(v, "consistent"))
-			continue;
-		for (size_t k = 0; k < json_array_size(reasons) && k < 5; k++)
-			printf("  %s: %s\n", jobs[i].env->name,
-			       json_string_value(json_array_get(reasons, k)));
-	}
-	printf("\nevidence: %s/<env>/ (bundle.json, run.log, journal.jsonl, MANIFEST.sha256)\n", out);
+	for (size_t i = 0; i < n; i++)
+		if (!jobs[i].io_err)
+			ap_print_notes(&jobs[i]);
+	if (unwritten.len)
+		printf("\nno evidence could be written for %s (see below)\n", ap_buf_str(&unwritten));
+	else
+		printf("\nevidence: %s/<env>/ (bundle.json, run.log, journal.jsonl, MANIFEST.sha256)\n",
+		       out);
+	ap_buf_free(&unwritten);
 }
 
-/* Environment failures first (their own codes), then I/O, then verdicts. */
-static int ap_check_exit(const struct ap_check_job *jobs, size_t n, int require_present)
+/* Environment failures first (their own codes), then I/O, then verdicts;
+ * nothing verified anywhere is 13. */
+static int ap_check_exit(const struct ap_check_job *jobs, size_t n, int require_present,
+			 const char *target)
 {
-	int rc = AP_EXIT_OK;
+	int rc = AP_EXIT_OK, verified = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ap_buf what = { 0 };
 		ap_buf_addf(&what, "env %s", jobs[i].env->name);
@@ -439,37 +418,29 @@ static int ap_check_exit(const struct ap_check_job *jobs, size_t n, int require_
 		}
 		ap_buf_free(&what);
 		const char *v = json_string_value(json_object_get(jobs[i].b, "verdict"));
-		int absent = !json_is_true(json_object_get(json_object_get(jobs[i].b,
-									  "resolution"), "found"));
+		int absent = !ap_bundle_resolved(jobs[i].b);
 		if (rc == AP_EXIT_OK && v && (!strcmp(v, "inconsistent") ||
 					      (require_present && absent && !jobs[i].err)))
 			rc = AP_EXIT_FAILED;
+		verified |= v && strcmp(v, "unverified");
+	}
+	/* 0 means verified and consistent: where nothing could be checked (a
+	 * misspelled target, a target no family covers), say so. */
+	if (rc == AP_EXIT_OK && !verified) {
+		struct ap_buf d = { 0 };
+		ap_buf_addf(&d, "%s could be checked in no environment (see the reasons above)",
+			    target);
+		rc = ap_fail(-AP_EUNVERIFIED, "check", &d);
+		ap_buf_free(&d);
 	}
 	return rc;
-}
-
-static json_t *ap_bundle_new(const struct ap_env *env, const char *target)
-{
-	struct ap_buf where = { 0 };
-	char now[32];
-	ap_utc_now(now);
-	ap_env_describe(env, &where);
-	json_t *b = json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:{s:s, s:s?, s:s?, s:s}, s:s,"
-			      " s:n, s:n, s:n, s:[], s:n}",
-			      "schema", AP_BUNDLE_SCHEMA, "tool", "name", "apiparity", "version",
-			      ap_version, "commit", ap_commit, "target", target, "env", "name",
-			      env->name, "label", env->label, "device", env->device, "where",
-			      ap_buf_str(&where), "started_utc", now, "fingerprint", "resolution",
-			      "family", "checks", "error");
-	ap_buf_free(&where);
-	return b;
 }
 
 static const char ap_check_usage[] =
 	"usage: apiparity check TARGET [--envs FILE] [--env NAME]... [--reference NAME]\n"
 	"                       [--out DIR] [--timeout S] [--script FILE]... [--specs DIR]\n"
 	"                       [--require-present] [--torch-src DIR] [--claimed NODEID]\n"
-	"                       [--no-official]\n";
+	"                       [--no-official] [--sign KEY]\n";
 
 /* A dotted Python name: it is also written into probe code and paths. */
 static int ap_target_ok(const char *t)
@@ -502,12 +473,13 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 		{ "torch-src", required_argument, NULL, 'T' },
 		{ "claimed", required_argument, NULL, 'C' },
 		{ "no-official", no_argument, NULL, 'N' },
+		{ "sign", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'E': o->envs = optarg; break;
 		case 'r': o->root = optarg; break;
@@ -523,6 +495,7 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 		case 'T': o->torch_src = optarg; break;
 		case 'C': o->claimed = optarg; break;
 		case 'N': o->no_official = 1; break;
+		case 'K': o->sign = optarg; break;
 		case 'h': fputs(ap_check_usage, stdout); return -1;
 		case 'e':
 			if (o->nnames == AP_MAX_ENVS)
@@ -534,7 +507,7 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 				return AP_EXIT_USAGE;
 			break;
 		default:
-			return ap_usage("check: unknown option '%s'", argv[optind - 1]);
+			return ap_opt_bad("check", c, argv);
 		}
 	}
 	if (argc - optind != 1)
@@ -551,7 +524,7 @@ static int ap_read_script(const char *path, struct ap_buf *out)
 	if (!r)
 		return 0;
 	struct ap_buf d = { 0 };
-	ap_buf_addf(&d, "%s: %s", path, strerror(-r));
+	ap_buf_addf(&d, "%s: %s", path, ap_strerror(r));
 	r = ap_fail(-AP_ECONFIG, "check --script", &d);
 	ap_buf_free(&d);
 	return r;
@@ -597,12 +570,50 @@ static int ap_check_setup(struct ap_check_opts *o, const char *target, struct ap
 		j->specs = specs;
 		j->target = target;
 		j->idx = i;
-		j->b = ap_bundle_new(env, target);
+		j->b = ap_bundle_new(env, target, i);
 		ap_buf_addf(&j->dir, "%s/%s", o->out, env->name);
 	}
 	ap_buf_free(&err);
 	if (!r && !*jobs)
 		r = ap_fail(-ENOMEM, "check", NULL);
+	return r;
+}
+
+/* Whether DIR/<env> may be replaced: absent, empty (then removed here, to be
+ * made again), or a previous run's evidence (it has a journal). check
+ * replaces it whole, so anything else there (--out / and an environment
+ * called usr) is left alone. */
+static int ap_replaceable(const char *dir)
+{
+	struct ap_buf journal = { 0 };
+	struct stat st;
+	if (lstat(dir, &st))
+		return errno == ENOENT;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	ap_buf_addf(&journal, "%s/journal.jsonl", dir);
+	int ok = !lstat(ap_buf_str(&journal), &st) || !rmdir(dir);
+	ap_buf_free(&journal);
+	return ok;
+}
+
+/* Refuses, before anything runs, an --out where the evidence could not be
+ * written. 0, or the exit code after printing why. */
+static int ap_check_out(const char *out, const struct ap_check_job *jobs, size_t n)
+{
+	struct ap_buf d = { 0 };
+	int r = ap_dir_writable(out);
+	if (r)
+		ap_buf_addf(&d, "%s", out);
+	for (size_t i = 0; !r && i < n; i++)
+		if (!ap_replaceable(ap_buf_str(&jobs[i].dir))) {
+			r = -EEXIST;
+			ap_buf_addf(&d, "%s is not the evidence of an earlier check, and check "
+				    "would replace it (choose another --out)", ap_buf_str(&jobs[i].dir));
+		}
+	if (r)
+		r = ap_fail(r, "check --out", &d);
+	ap_buf_free(&d);
 	return r;
 }
 
@@ -618,6 +629,36 @@ static void ap_check_free(struct ap_check_job *jobs, size_t n)
 	free(jobs);
 }
 
+/* --sign: the key is loaded before anything runs, so a bad one costs nothing. */
+static int load_signer(const char *path, struct ap_signer **s)
+{
+	struct ap_buf err = { 0 };
+	int r = path ? ap_signer_load(path, s, &err) : 0;
+	if (r)
+		r = ap_fail(r, "check --sign", &err);
+	ap_buf_free(&err);
+	return r;
+}
+
+/* The signer's key goes into each bundle before its manifest is written,
+ * so that the signature covers it. */
+static void name_signer(struct ap_check_job *jobs, size_t n, const struct ap_signer *s)
+{
+	for (size_t i = 0; s && i < n; i++)
+		json_object_set_new(jobs[i].b, "signer", json_pack("{s:s, s:s}", "algorithm",
+				    "ed25519", "key", ap_signer_fpr(s)));
+}
+
+static void sign_bundles(struct ap_check_job *jobs, size_t n, const struct ap_signer *s)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		int r = jobs[i].io_err ? 0 : ap_sign_manifest(s, ap_buf_str(&jobs[i].dir),
+							      &jobs[i].io_detail);
+		if (r)
+			jobs[i].io_err = r;
+	}
+}
+
 int ap_cmd_check(int argc, char **argv)
 {
 	struct ap_check_opts o = { .timeout_s = 30, .answer_s = 120 };
@@ -625,10 +666,15 @@ int ap_cmd_check(int argc, char **argv)
 	struct ap_specs specs = { 0 };
 	struct ap_check_job *jobs = NULL;
 	struct ap_buf scripts[AP_MAX_SCRIPTS] = { { 0 } }, outdir = { 0 };
+	struct ap_signer *signer = NULL;
 	int rc = ap_check_parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
+	if ((rc = load_signer(o.sign, &signer)))
+		return rc;
 	const char *target = argv[optind];
+	if (o.out && !*o.out)
+		return ap_usage("check: --out wants a directory, not an empty string");
 	if (!o.out) {
 		ap_buf_addf(&outdir, "out/%s", target);
 		o.out = ap_buf_str(&outdir);
@@ -636,7 +682,8 @@ int ap_cmd_check(int argc, char **argv)
 	for (size_t k = 0; k < o.nscripts; k++)
 		if ((rc = ap_read_script(o.scripts[k], &scripts[k])))
 			goto out;
-	if ((rc = ap_check_setup(&o, target, &envs, &specs, &jobs)))
+	if ((rc = ap_check_setup(&o, target, &envs, &specs, &jobs)) ||
+	    (rc = ap_check_out(o.out, jobs, o.nnames)))
 		goto out;
 	const char *names[AP_MAX_ENVS];
 	for (size_t i = 0; i < o.nnames; i++) {
@@ -651,11 +698,14 @@ int ap_cmd_check(int argc, char **argv)
 	for (size_t i = 0; i < o.nnames; i++)
 		ap_print_warnings(&jobs[i].warn);
 	ap_judge(jobs, o.nnames, o.reference);
+	name_signer(jobs, o.nnames, signer);
 	ap_write_bundles(jobs, o.nnames);
+	sign_bundles(jobs, o.nnames, signer);
 	ap_print_summary(jobs, o.nnames, o.out);
 	fflush(stdout);
-	rc = ap_check_exit(jobs, o.nnames, o.require_present);
+	rc = ap_check_exit(jobs, o.nnames, o.require_present, target);
 out:
+	ap_signer_free(signer);
 	ap_check_free(jobs, o.nnames);
 	ap_specs_free(&specs);
 	ap_envs_free(&envs);

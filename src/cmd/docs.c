@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "review/docs.h"
 #include "base/err.h"
+#include "evidence/bundle.h"
 #include "evidence/submission.h"
 
 /* Support per product: each environment's label is a product; consistent
@@ -40,7 +41,7 @@ static void ap_docs_url(const struct ap_submission *s, const char *api, struct a
 		const char *v = json_string_value(json_object_get(json_object_get(
 			json_object_get(b, "fingerprint"), "torch"), "version"));
 		int major, minor;
-		if (json_is_true(json_object_get(json_object_get(b, "resolution"), "found")) && v &&
+		if (ap_bundle_resolved(b) && v &&
 		    sscanf(v, "%d.%d", &major, &minor) == 2)
 			ap_buf_addf(url, "https://pytorch.org/docs/%d.%d/generated/%s.html", major, minor, api);
 	}

@@ -46,7 +46,7 @@ static int ap_env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e': o->envs = optarg; break;
 		case 'r': o->root = optarg; break;
@@ -57,7 +57,7 @@ static int ap_env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
 				return -AP_EXIT_USAGE;
 			break;
 		default:
-			return -ap_usage("%s: unknown option '%s'", argv[0], argv[optind - 1]);
+			return -ap_opt_bad(argv[0], c, argv);
 		}
 	}
 	return 0;

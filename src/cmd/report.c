@@ -26,12 +26,12 @@ static int ap_report_parse(int argc, char **argv, struct ap_report_opts *o)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l': o->lang = optarg; break;
 		case 'd': o->docs = optarg; break;
 		case 'f': o->formats = optarg; break;
-		default: return ap_usage("report: unknown option '%s'", argv[optind - 1]);
+		default: return ap_opt_bad("report", c, argv);
 		}
 	}
 	if (strcmp(o->lang, "zh") && strcmp(o->lang, "en"))

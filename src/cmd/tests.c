@@ -18,6 +18,7 @@
 #include "check/testsrc.h"
 #include "check/verdict.h"
 #include "env/worker.h"
+#include "evidence/bundle.h"
 
 #define AP_TESTS_RUN_LIMIT_MS (24 * 3600 * 1000)
 
@@ -40,7 +41,7 @@ static int ap_tests_parse(int argc, char **argv, struct ap_tests_opts *o)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "k:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":k:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': o->select = optarg; break;
 		case 'l': o->log = optarg; break;
@@ -53,7 +54,7 @@ static int ap_tests_parse(int argc, char **argv, struct ap_tests_opts *o)
 		case 'r': o->root = optarg; break;
 		case 's': o->torch_src = optarg; break;
 		case 'c': o->claimed = optarg; break;
-		default: return ap_usage("tests: unknown option '%s'", argv[optind - 1]);
+		default: return ap_opt_bad("tests", c, argv);
 		}
 	}
 	return 0;
@@ -236,7 +237,7 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	json_decref(req);
 	if (r)
 		rc = ap_fail(r, ap_buf_str(&what), &w.detail);
-	else if (!rc && !json_is_true(json_object_get(res, "found"))) {
+	else if (!rc && !ap_resolved(res)) {
 		ap_buf_addf(&why, "%s is absent in this version", target);
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	} else if (!rc && !ap_official_root(&env, o->torch_src,
@@ -336,10 +337,11 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 	json_decref(pkg);
 	int r = 0;
 	if (!rc) {
-		json_t *req = json_pack("{s:s, s:s, s:s, s:s, s:i, s:{}}", "op", "tests_run", "root",
-					ap_buf_str(&root), "file", file, "select",
-					o->select ? o->select : "", "timeout_s",
-					o->timeout_s ? o->timeout_s : 30, "setenv");
+		int per = o->timeout_s ? o->timeout_s : 30;
+		json_t *req = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:{}}", "op", "tests_run",
+					"root", ap_buf_str(&root), "file", file, "select",
+					o->select ? o->select : "", "timeout_s", per, "deadline_s",
+					ap_official_deadline_s(AP_SELECT_MAX, per), "setenv");
 		/* The worker bounds the import and each test; it answers once all
 		 * have run, and how many match -k is known only there. */
 		r = ap_worker_call_within(&w, req, &ran, AP_TESTS_RUN_LIMIT_MS);

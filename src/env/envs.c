@@ -1,24 +1,33 @@
+#include <ctype.h>
 #include <errno.h>
-#include <ini.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "env/envs.h"
 #include "base/err.h"
+#include "base/fsutil.h"
+
+/* The environments file is INI as inih and Python's configparser read it:
+ * [section] headers, key = value (or key: value), comments from ';' or '#' at
+ * the start of a line or ' ;' after a value, an indented line continuing the
+ * key above it. It is parsed here, line by line, so that a line of any length
+ * (long exec, setenv and bind lines are normal) is read whole and every error
+ * names the line it is about. */
+#define AP_ENVS_FILE_MAX (1u << 20)
 
 struct ap_envs_parse {
 	struct ap_envs *envs;
 	const char *root;
 	struct ap_buf *err;
 	const char *file;
-	unsigned seen; /* keys set in the current section, a bit each */
-	FILE *in;
-	int line;         /* the line inih is on, counted as it reads */
-	int section_line; /* where the latest [section] header is */
-	int key_seen;     /* a key since it: an indented line continues that key */
-	int fail_line;    /* where the handler first failed; 0: it has not */
-	int err_line;     /* the line that failure is about */
+	unsigned seen;       /* keys set in the current section, a bit each */
+	int line;            /* the line being parsed */
+	const char *section; /* the latest [section] ("" before the first) */
+	int section_line;    /* where its header is */
+	const char *key;     /* the latest key since it: an indented line continues it */
+	int err_line;        /* the line the error in err is about */
 };
 
 int ap_env_name_ok(const char *name)
@@ -139,64 +148,139 @@ static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
 	return r ? (ap_buf_adds(ps->err, "out of memory"), -1) : 0;
 }
 
-/* inih's reader: it tells the handler nothing of section headers, so they are
- * noticed here, for "[a] ... [a]" to read as two sections and for errors about
- * a section to name its header's line. */
-static char *ap_envs_read(char *str, int num, void *stream)
+/* Records the error about line; returns 0, for "return ap_envs_fail(...)". */
+__attribute__((format(printf, 3, 4)))
+static int ap_envs_fail(struct ap_envs_parse *ps, int line, const char *fmt, ...)
 {
-	struct ap_envs_parse *ps = stream;
-	if (!fgets(str, num, ps->in))
-		return NULL;
-	const char *p = str + (++ps->line == 1 && !strncmp(str, "\xEF\xBB\xBF", 3) ? 3 : 0);
-	size_t indent = strspn(p, " \t");
-	if (p[indent] == '[' && !(indent && ps->key_seen)) {
-		ps->section_line = ps->line;
-		ps->key_seen = 0;
-	}
-	return str;
+	va_list ap;
+	va_start(ap, fmt);
+	ap_buf_vaddf(ps->err, fmt, ap);
+	va_end(ap);
+	ps->err_line = line;
+	return 0;
 }
 
 /* Handles one key; 0 with a message in ps->err, and err_line set, if it is wrong. */
-static int ap_envs_key(struct ap_envs_parse *ps, const char *section, const char *key,
-		       const char *val)
+static int ap_envs_key(struct ap_envs_parse *ps, const char *key, const char *val)
 {
 	struct ap_envs *envs = ps->envs;
+	const char *section = ps->section;
 
-	ps->err_line = ps->line;
 	if (!*section)
-		return ap_buf_addf(ps->err, "'%s' outside of any [environment]", key), 0;
+		return ap_envs_fail(ps, ps->line, "'%s' outside of any [environment]", key);
 	struct ap_env *e = envs->n ? &envs->v[envs->n - 1] : NULL;
 	if (!e || e->line != ps->section_line) {
-		ps->err_line = ps->section_line;
 		if (!ap_env_name_ok(section))
-			return ap_buf_addf(ps->err, "bad environment name '%s' (letters, "
-					   "digits, '.', '_', '-')", section), 0;
+			return ap_envs_fail(ps, ps->section_line, "bad environment name '%s' "
+					    "(letters, digits, '.', '_', '-')", section);
 		for (size_t i = 0; i < envs->n; i++)
 			if (!strcmp(envs->v[i].name, section))
-				return ap_buf_addf(ps->err, "environment [%s] defined "
-						   "twice", section), 0;
+				return ap_envs_fail(ps, ps->section_line,
+						    "environment [%s] defined twice", section);
 		if (!(e = ap_envs_add(envs, section)))
-			return ap_buf_adds(ps->err, "out of memory"), 0;
+			return ap_envs_fail(ps, ps->line, "out of memory");
 		e->file = ps->file;
 		e->line = ps->section_line;
 		ps->seen = 0;
-		ps->err_line = ps->line;
 	}
-	return ap_env_set(ps, e, key, val) == 0;
+	if (ap_env_set(ps, e, key, val)) {
+		ps->err_line = ps->line;
+		return 0;
+	}
+	return 1;
 }
 
-/* inih goes on after an error and reports the first one's line; only the
- * first one's message is kept, so that the two agree. */
-static int ap_envs_handler(void *user, const char *section, const char *key,
-			   const char *val)
+static char *ap_rstrip(char *s)
 {
-	struct ap_envs_parse *ps = user;
-	ps->key_seen = 1;
-	if (ps->fail_line)
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+static char *ap_lskip(char *s)
+{
+	while (*s && isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* The first of chars in s, or the ';' of an inline comment (after a space),
+ * or the end of s. */
+static char *ap_find_or_comment(char *s, const char *chars)
+{
+	int was_space = 0;
+	while (*s && !(chars && strchr(chars, *s)) && !(was_space && *s == ';')) {
+		was_space = isspace((unsigned char)*s);
+		s++;
+	}
+	return s;
+}
+
+static int ap_envs_not_ini(struct ap_envs_parse *ps)
+{
+	return ap_envs_fail(ps, ps->line, "not an INI line (expected [name] or key = value)");
+}
+
+/* Parses one line (without its newline); 0 with err and err_line set if it is wrong. */
+static int ap_envs_line(struct ap_envs_parse *ps, char *line)
+{
+	char *start = ap_lskip(ap_rstrip(line)), *end;
+	if (!*start || *start == ';' || *start == '#')
+		return 1;
+	if (start > line && ps->key) {
+		*ap_find_or_comment(start, NULL) = '\0';
+		return ap_envs_key(ps, ps->key, ap_rstrip(start));
+	}
+	if (*start == '[') {
+		if (*(end = ap_find_or_comment(start + 1, "]")) != ']')
+			return ap_envs_not_ini(ps);
+		*end = '\0';
+		ps->section = start + 1;
+		ps->section_line = ps->line;
+		ps->key = NULL;
+		return 1;
+	}
+	end = ap_find_or_comment(start, "=:");
+	if (*end != '=' && *end != ':')
+		return ap_envs_not_ini(ps);
+	*end = '\0';
+	char *val = end + 1;
+	*ap_find_or_comment(val, NULL) = '\0';
+	ps->key = ap_rstrip(start);
+	return ap_envs_key(ps, ps->key, ap_rstrip(ap_lskip(val)));
+}
+
+/* Parses text (len bytes, NUL-terminated, changed in place); 0 or -AP_ECONFIG
+ * with "file:line: why" in err. */
+static int ap_envs_parse_text(struct ap_envs_parse *ps, char *text, size_t len)
+{
+	char *p = text, *end = text + len;
+	const char *nul = memchr(text, '\0', len);
+	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
+		p += 3;
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *next = nl ? nl + 1 : end;
+		ps->line++;
+		if (nul && nul < next) {
+			ap_envs_fail(ps, ps->line, "a NUL byte at column %zu (a text file has none)",
+				     (size_t)(nul - p) + 1);
+			break;
+		}
+		if (nl)
+			*nl = '\0';
+		if (!ap_envs_line(ps, p))
+			break;
+		p = next;
+	}
+	if (!ps->err_line)
 		return 0;
-	if (!ap_envs_key(ps, section, key, val))
-		ps->fail_line = ps->line;
-	return !ps->fail_line;
+	struct ap_buf msg = { 0 };
+	ap_buf_addf(&msg, "%s:%d: %s", ps->file, ps->err_line, ap_buf_str(ps->err));
+	ap_buf_reset(ps->err);
+	ap_buf_adds(ps->err, ap_buf_str(&msg));
+	ap_buf_free(&msg);
+	return -AP_ECONFIG;
 }
 
 /* An entry is whole once its section is parsed: fill in defaults, check sense. */
@@ -227,57 +311,51 @@ static int ap_envs_add_local(struct ap_envs *envs)
 	return 0;
 }
 
-static int ap_envs_read_all(struct ap_envs *envs, const char *path, const char *root,
-			    struct ap_buf *err)
+/* Parses text (changed in place) into envs, whose path is set. */
+static int ap_envs_from_text(struct ap_envs *envs, char *text, size_t len, const char *root,
+			     struct ap_buf *err)
 {
-	struct ap_envs_parse ps = { .envs = envs, .root = root, .err = err };
-	int builtin = !path || !strcmp(path, "-");
-	int r;
+	struct ap_envs_parse ps = { .envs = envs, .root = root, .err = err, .section = "",
+				    .file = envs->path };
+	int r = ap_envs_parse_text(&ps, text, len);
+	for (size_t i = 0; !r && i < envs->n; i++)
+		r = ap_env_finish(&envs->v[i], err);
+	if (!r && !(r = ap_envs_add_local(envs)))
+		r = ap_env_finish(&envs->v[envs->n - 1], err);
+	return r;
+}
 
+int ap_envs_parse(struct ap_envs *envs, const char *text, size_t len, const char *name,
+		  const char *root, struct ap_buf *err)
+{
+	struct ap_buf copy = { 0 };
 	memset(envs, 0, sizeof(*envs));
-	envs->path = strdup(builtin ? "(built-in reference environments)" : path);
-	if (!envs->path)
-		return -ENOMEM;
-	ps.in = builtin ? fmemopen((void *)ap_reference_envs, strlen(ap_reference_envs), "r")
-			: fopen(path, "r");
-	if (!ps.in && builtin)
-		return -ENOMEM;
-	if (!ps.in) {
-		ap_buf_addf(err, "%s: %s", path, strerror(errno));
-		return -AP_ECONFIG;
-	}
-	ps.file = envs->path;
-	r = ini_parse_stream(ap_envs_read, &ps, ap_envs_handler, &ps);
-	fclose(ps.in);
-	if (r != 0) {
-		struct ap_buf msg = { 0 };
-		if (r > 0 && r != ps.fail_line)
-			ap_buf_reset(err); /* an earlier line is not INI at all */
-		if (r < 0)
-			ap_buf_adds(err, "cannot read file");
-		else if (!err->len)
-			ap_buf_adds(err, "not an INI line (expected [name] or key = value)");
-		ap_buf_addf(&msg, "%s:%d: %s", envs->path,
-			    r == ps.fail_line ? ps.err_line : r > 0 ? r : 0, ap_buf_str(err));
-		ap_buf_reset(err);
-		ap_buf_adds(err, ap_buf_str(&msg));
-		ap_buf_free(&msg);
-		return -AP_ECONFIG;
-	}
-	for (size_t i = 0; i < envs->n; i++)
-		if ((r = ap_env_finish(&envs->v[i], err)))
-			return r;
-	if ((r = ap_envs_add_local(envs)) || (r = ap_env_finish(&envs->v[envs->n - 1], err)))
-		return r;
-	return 0;
+	int r = (envs->path = strdup(name)) && !ap_buf_add(&copy, text, len) ? 0 : -ENOMEM;
+	if (!r)
+		r = ap_envs_from_text(envs, copy.data ? copy.data : (char *)"", copy.len, root, err);
+	ap_buf_free(&copy);
+	if (r)
+		ap_envs_free(envs);
+	return r;
 }
 
 int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 		 struct ap_buf *err)
 {
-	int r = ap_envs_read_all(envs, path, root, err);
-	if (r)
-		ap_envs_free(envs);
+	struct ap_buf text = { 0 };
+	memset(envs, 0, sizeof(*envs));
+	if (!path || !strcmp(path, "-"))
+		return ap_envs_parse(envs, ap_reference_envs, strlen(ap_reference_envs),
+				     "(built-in reference environments)", root, err);
+	int r = ap_read_file_limited(path, AP_ENVS_FILE_MAX, &text);
+	if (!r)
+		r = ap_envs_parse(envs, ap_buf_str(&text), text.len, path, root, err);
+	else if (r != -ENOMEM) {
+		ap_buf_addf(err, "%s: %s", path, r == -EFBIG ? "larger than 1 MiB, not an "
+			    "environments file" : ap_strerror(r));
+		r = -AP_ECONFIG;
+	}
+	ap_buf_free(&text);
 	return r;
 }
 

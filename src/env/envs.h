@@ -51,6 +51,11 @@ struct ap_envs {
 int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 		 struct ap_buf *err);
 
+/* As ap_envs_load(), from the len bytes at text (any bytes: a NUL is an
+ * error), named name in messages. */
+int ap_envs_parse(struct ap_envs *envs, const char *text, size_t len, const char *name,
+		  const char *root, struct ap_buf *err);
+
 /* The environment called name; `local` always exists. NULL if unknown. */
 const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name);
 

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,7 +17,8 @@
 extern char **environ;
 
 /* What the child reports through its close-on-exec pipe when it cannot exec. */
-enum { AP_STAGE_NS = 1, AP_STAGE_PROC, AP_STAGE_BIND, AP_STAGE_CHROOT, AP_STAGE_EXEC };
+enum { AP_STAGE_NS = 1, AP_STAGE_PROC, AP_STAGE_TMP, AP_STAGE_BIND, AP_STAGE_CHROOT,
+       AP_STAGE_EXEC };
 struct ap_child_fail {
 	int stage;
 	int err;
@@ -27,6 +30,7 @@ struct ap_child_fail {
 struct ap_child_plan {
 	const char *root;           /* chroot directory or NULL */
 	struct ap_argv mounts;      /* proc, sys, dev/shm targets under root */
+	char *tmp;                  /* root/tmp, when it is a directory: gets a tmpfs */
 	struct ap_argv bind_src;    /* host directories to bind ... */
 	struct ap_argv bind_dst;    /* ... onto these, under root */
 	char *run_tmpfs;            /* root/run, when a bind goes under /run/apiparity */
@@ -165,6 +169,20 @@ static int ap_plan_binds(struct ap_child_plan *pl, const struct ap_env *env)
 	return r;
 }
 
+/* The run's own /tmp: a tmpfs over the chroot's /tmp, so that whatever a probe
+ * or an official test leaves there goes with the mount namespace. Only over a
+ * real directory (lstat): a symlink would lead the mount elsewhere. */
+static int ap_plan_tmp(struct ap_child_plan *pl, const struct ap_env *env, struct ap_buf *b)
+{
+	struct stat st;
+	ap_buf_reset(b);
+	int r = ap_buf_addf(b, "%s/tmp", env->chroot);
+	if (r || lstat(ap_buf_str(b), &st) || !S_ISDIR(st.st_mode))
+		return r;
+	pl->tmp = strdup(ap_buf_str(b));
+	return pl->tmp ? 0 : -ENOMEM;
+}
+
 static int ap_plan_build(struct ap_child_plan *pl, const struct ap_env *env,
 			 const struct ap_argv *cmd)
 {
@@ -192,6 +210,7 @@ static int ap_plan_build(struct ap_child_plan *pl, const struct ap_env *env,
 		r = ap_buf_addf(&b, "%s%s", env->chroot, sub[i]);
 		r = r ? r : ap_argv_push(&pl->mounts, ap_buf_str(&b));
 	}
+	r = r ? r : ap_plan_tmp(pl, env, &b);
 	ap_buf_free(&b);
 	r = r ? r : ap_plan_binds(pl, env);
 	r = r ? r : ap_plan_chroot_env(pl, env);
@@ -201,6 +220,7 @@ static int ap_plan_build(struct ap_child_plan *pl, const struct ap_env *env,
 static void ap_plan_free(struct ap_child_plan *pl)
 {
 	ap_argv_free(&pl->mounts);
+	free(pl->tmp);
 	ap_argv_free(&pl->bind_src);
 	ap_argv_free(&pl->bind_dst);
 	ap_argv_free(&pl->mkdirs);
@@ -218,17 +238,23 @@ static _Noreturn void ap_child_fail(int fd, int stage, int err)
 	_exit(127);
 }
 
-/* Runs in the child, between fork and exec: system calls only. */
+/* Runs in the child, between fork (or clone) and exec: system calls only. */
 static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int report)
 {
 	setpgid(0, 0);
+	/* apiparity's end, even by kill -9, ends the child: SIGKILL, sent from
+	 * outside its PID namespace, reaches a namespace's PID 1 too. (A parent
+	 * gone before this line leaves the child an ended stdin: a worker then
+	 * reads no source and exits.) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (int i = 0; i < 3; i++)
 		if (dup2(fd[i], i) < 0)
 			ap_child_fail(report, AP_STAGE_EXEC, errno);
 	signal(SIGPIPE, SIG_DFL);
 	if (pl->root) {
-		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 			ap_child_fail(report, AP_STAGE_NS, errno);
+		/* Mounted from inside the new PID namespace: shows its processes only. */
 		if (mount("proc", pl->mounts.v[0], "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			  NULL))
 			ap_child_fail(report, AP_STAGE_PROC, errno);
@@ -237,6 +263,8 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 		(void)mount("sysfs", pl->mounts.v[1], "sysfs", MS_RDONLY | MS_NOSUID |
 			    MS_NODEV | MS_NOEXEC, NULL);
 		(void)mount("tmpfs", pl->mounts.v[2], "tmpfs", MS_NOSUID | MS_NODEV, NULL);
+		if (pl->tmp && mount("tmpfs", pl->tmp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"))
+			ap_child_fail(report, AP_STAGE_TMP, errno);
 		if (pl->run_tmpfs && mount("tmpfs", pl->run_tmpfs, "tmpfs", MS_NOSUID | MS_NODEV, NULL))
 			ap_child_fail(report, AP_STAGE_BIND, errno);
 		for (size_t i = 0; i < pl->mkdirs.n; i++)
@@ -262,17 +290,46 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 	ap_child_fail(report, AP_STAGE_EXEC, last);
 }
 
+/* fork(), but into new mount and PID namespaces. Like fork(), and unlike
+ * glibc's clone(), the child runs on its copy of our stack, which the
+ * sanitizers also know as a stack. */
+static pid_t ap_fork_ns(void)
+{
+	unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | SIGCHLD;
+#if defined(__s390__) || defined(__CRIS__)
+	return (pid_t)syscall(SYS_clone, 0UL, flags, NULL, NULL, 0UL);
+#else
+	return (pid_t)syscall(SYS_clone, flags, 0UL, NULL, NULL, 0UL);
+#endif
+}
+
+/* Starts the child: forked, or for a chroot forked into new mount and PID
+ * namespaces, whose PID 1 it is. The end of a namespace's PID 1 kills every
+ * process left in it, so nothing the environment started outlives its
+ * worker, whatever it did (setsid, double fork). Returns the pid or -1. */
+static pid_t ap_start_child(const struct ap_child_plan *pl, int fd[3], int report)
+{
+	pid_t pid = pl->root ? ap_fork_ns() : fork();
+	if (pid == 0)
+		ap_child(pl, fd, report);
+	return pid;
+}
+
 static int ap_spawn_failed(const struct ap_env *env, const char *prog,
 			   const struct ap_child_fail *f, struct ap_buf *err)
 {
 	const char *what = strerror(f->err);
 	switch (f->stage) {
 	case AP_STAGE_NS:
-		ap_buf_addf(err, "cannot create a mount namespace for chroot %s: %s "
+		ap_buf_addf(err, "cannot create mount and PID namespaces for chroot %s: %s "
 			    "(chroot environments need root)", env->chroot, what);
 		return -AP_EUNREACHABLE;
 	case AP_STAGE_PROC:
 		ap_buf_addf(err, "cannot mount /proc in chroot %s: %s", env->chroot, what);
+		return -AP_EUNREACHABLE;
+	case AP_STAGE_TMP:
+		ap_buf_addf(err, "cannot mount a tmpfs on /tmp in chroot %s: %s", env->chroot,
+			    what);
 		return -AP_EUNREACHABLE;
 	case AP_STAGE_BIND:
 		ap_buf_addf(err, "cannot bind %s in chroot %s: %s", f->which < (int)env->bind.n
@@ -308,6 +365,18 @@ static void ap_close_all(int *fds, int n)
 			close(fds[i]);
 }
 
+/* A descriptor that polls readable once pid has exited; -1 on a kernel
+ * without pidfds (before 5.3), where callers fall back to waitid(). */
+static int ap_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
 int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 	     struct ap_proc *p, struct ap_buf *err)
 {
@@ -326,13 +395,19 @@ int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 		goto fail;
 	}
 	int child_fd[3] = { pin[0], pout[1], flags & AP_SPAWN_MERGE_ERR ? pout[1] : perr[1] };
-	pid_t pid = fork();
+	pid_t pid = ap_start_child(&pl, child_fd, rep[1]);
+	if (pid < 0 && pl.root && (errno == EPERM || errno == EINVAL)) {
+		/* clone() itself refused the namespaces: say so as the child would. */
+		struct ap_child_fail f = { AP_STAGE_NS, errno, 0 };
+		int all[] = { pin[0], pin[1], pout[0], pout[1], perr[0], perr[1], rep[0], rep[1] };
+		ap_close_all(all, 8);
+		r = ap_spawn_failed(env, cmd->v[0], &f, err);
+		goto out;
+	}
 	if (pid < 0) {
 		r = -errno;
 		goto fail;
 	}
-	if (pid == 0)
-		ap_child(&pl, child_fd, rep[1]);
 	setpgid(pid, pid); /* also in the child: whichever runs first wins the race */
 	close(rep[1]);
 	rep[1] = -1;
@@ -342,7 +417,7 @@ int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 		;
 	int fds[] = { pin[0], pout[1], perr[1], rep[0] };
 	ap_close_all(fds, 4);
-	*p = (struct ap_proc){ pid, pin[1], pout[0], perr[0] };
+	*p = (struct ap_proc){ pid, pin[1], pout[0], perr[0], ap_pidfd_open(pid) };
 	if (n == (ssize_t)sizeof(f)) {
 		ap_proc_wait(p, &(int){ 0 });
 		r = ap_spawn_failed(env, cmd->v[0], &f, err);
@@ -365,9 +440,9 @@ void ap_proc_kill(const struct ap_proc *p)
 
 int ap_proc_wait(struct ap_proc *p, int *status)
 {
-	int fds[] = { p->in, p->out, p->err };
-	ap_close_all(fds, 3);
-	p->in = p->out = p->err = -1;
+	int fds[] = { p->in, p->out, p->err, p->pidfd };
+	ap_close_all(fds, 4);
+	p->in = p->out = p->err = p->pidfd = -1;
 	if (p->pid <= 0)
 		return -ECHILD;
 	pid_t r;

@@ -2,10 +2,15 @@
  *
  * The command is an argv. It runs after the environment's exec prefix (quoted
  * for the remote shell when the environment says one is there), or inside its
- * chroot: the child enters a private mount namespace, mounts /proc (and /sys,
- * /dev/shm) there, chroots and execs, so nothing stays mounted on the host once
- * the last process of the environment exits. Each child leads its own process
- * group, so a timeout kills everything it started.
+ * chroot: the child is PID 1 of a new PID namespace with a private mount
+ * namespace; it mounts /proc (of that namespace), /sys, /dev/shm and a tmpfs
+ * on /tmp there, chroots and execs. When it exits, the kernel kills whatever
+ * else runs in its namespace, and nothing stays mounted on the host or in the
+ * chroot's /tmp. Each child leads its own process group, so a timeout kills
+ * everything it started even behind an exec prefix, and gets SIGKILL when
+ * apiparity dies (the parent-death signal), even by kill -9. That signal
+ * follows the thread that spawned the child: wait for a child in the thread
+ * that started it.
  *
  * All descriptors are close-on-exec: concurrent spawns from several threads
  * never leak one child's pipes into another (which would hide its EOF).
@@ -24,6 +29,8 @@ struct ap_proc {
 	int in;      /* its stdin, write end; -1 once closed */
 	int out;     /* its stdout, read end */
 	int err;     /* its stderr, read end; -1 with AP_SPAWN_MERGE_ERR */
+	int pidfd;   /* polls readable once it has exited (even while another
+			process still holds its pipes); -1 on kernels before 5.3 */
 };
 
 #define AP_SPAWN_MERGE_ERR 1 /* stderr goes to the stdout pipe */
@@ -37,7 +44,8 @@ int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 /* Kills the whole process group (SIGKILL). Safe to call more than once. */
 void ap_proc_kill(const struct ap_proc *p);
 
-/* Closes our ends and reaps the child; *status is the wait status. 0 or -errno. */
+/* Closes our ends (and the pidfd) and reaps the child; *status is the wait
+ * status. 0 or -errno. */
 int ap_proc_wait(struct ap_proc *p, int *status);
 
 /* Describes a wait status: "exited with status 3", "killed by SIGSEGV". */

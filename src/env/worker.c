@@ -19,6 +19,12 @@
 static const char ap_sync[] = "\0apiparity-worker-sync\0";
 #define AP_SYNC_LEN (sizeof(ap_sync) - 1)
 #define AP_EXIT_GRACE_MS 2000
+/* Once the worker has exited, how long what it wrote may take to be read:
+ * at most AP_DRAIN_MS, and no longer than AP_QUIET_MS without a byte. */
+#define AP_DRAIN_MS 200
+#define AP_QUIET_MS 50
+/* Without a pidfd, how often to look whether the worker has exited. */
+#define AP_REAP_TICK_MS 100
 
 static long ap_now_ms(void)
 {
@@ -46,6 +52,16 @@ static int ap_await_exit(pid_t pid, long grace_ms)
 	}
 }
 
+/* Whether the worker's process has exited (not reaped: see ap_await_exit). */
+static int ap_worker_exited(struct ap_worker *w)
+{
+	if (w->proc.pidfd >= 0) {
+		struct pollfd p = { w->proc.pidfd, POLLIN, 0 };
+		return poll(&p, 1, 0) == 1;
+	}
+	return ap_await_exit(w->proc.pid, 0);
+}
+
 /* The last non-empty line of the worker's stderr: usually the error itself. */
 static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
 {
@@ -59,12 +75,39 @@ static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
 	ap_buf_add(out, s + start, end - start);
 }
 
-/* The worker's stdout ended: reap it and say why, as precisely as we can. */
+static void ap_errlog_add(struct ap_worker *w, const char *p, size_t n)
+{
+	ap_buf_add(&w->errlog, p, n);
+	ap_buf_keep_tail(&w->errlog, AP_ERRLOG_MAX);
+}
+
+/* Lets the tail of the worker's stderr arrive (it holds the reason), for at
+ * most AP_DRAIN_MS: a process the worker left may hold the pipe open. */
+static void ap_drain_errlog(struct ap_worker *w)
+{
+	long deadline = ap_now_ms() + AP_DRAIN_MS;
+	char chunk[4096];
+	while (w->proc.err >= 0) {
+		long left = deadline - ap_now_ms();
+		struct pollfd p = { w->proc.err, POLLIN, 0 };
+		if (left <= 0 || poll(&p, 1, left < AP_QUIET_MS ? (int)left : AP_QUIET_MS) != 1)
+			return;
+		ssize_t k = read(w->proc.err, chunk, sizeof(chunk));
+		if (k <= 0)
+			return;
+		ap_errlog_add(w, chunk, (size_t)k);
+	}
+}
+
+/* The worker's stdout ended, or its process did: reap it and say why, as
+ * precisely as we can. */
 static int ap_worker_died(struct ap_worker *w)
 {
 	int status = 0;
 	struct ap_buf how = { 0 }, last = { 0 };
 	size_t got, want;
+
+	ap_drain_errlog(w);
 
 	ap_frame_truncation(&w->in, &got, &want);
 	if (!w->synced)
@@ -103,12 +146,6 @@ static int ap_fail(struct ap_worker *w, int r)
 	return r;
 }
 
-static void ap_errlog_add(struct ap_worker *w, const char *p, size_t n)
-{
-	ap_buf_add(&w->errlog, p, n);
-	ap_buf_keep_tail(&w->errlog, AP_ERRLOG_MAX);
-}
-
 /* Before the hello, stdout may carry what the interpreter's start-up printed:
  * moves it to the stderr log, up to the sync marker. 1 once synced. */
 static int ap_worker_sync(struct ap_worker *w)
@@ -135,6 +172,7 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 {
 	long deadline = ap_now_ms() + w->timeout_ms;
 	char chunk[65536];
+	int gone = 0; /* the worker has exited: read what is left, briefly */
 
 	for (;;) {
 		const char *payload;
@@ -158,16 +196,32 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 			return ap_fail(w, -AP_EPROTO);
 		}
 		long left = deadline - ap_now_ms();
+		if (left <= 0 && gone)
+			return ap_worker_died(w);
 		if (left <= 0) {
 			ap_buf_addf(&w->detail, "no answer from the worker within %d s",
 				    w->timeout_ms / 1000);
 			return ap_fail(w, -AP_ETIMEOUT);
 		}
-		struct pollfd pfd[2] = { { w->proc.out, POLLIN, 0 }, { w->proc.err, POLLIN, 0 } };
-		int n = poll(pfd, w->proc.err >= 0 ? 2 : 1, (int)left);
+		/* The worker's own end is what counts, not the end of its pipes,
+		 * which a process it left behind may hold open. */
+		if (!gone && ap_worker_exited(w)) {
+			gone = 1;
+			deadline = ap_now_ms() + AP_DRAIN_MS;
+			continue;
+		}
+		struct pollfd pfd[3] = { { w->proc.out, POLLIN, 0 }, { w->proc.err, POLLIN, 0 },
+					 { gone ? -1 : w->proc.pidfd, POLLIN, 0 } };
+		if (w->proc.pidfd < 0 && !gone && left > AP_REAP_TICK_MS)
+			left = AP_REAP_TICK_MS; /* no pidfd: look again soon */
+		if (gone && left > AP_QUIET_MS)
+			left = AP_QUIET_MS;
+		int n = poll(pfd, 3, (int)left);
 		if (n < 0 && errno != EINTR)
 			return ap_fail(w, -errno);
-		if (n <= 0)
+		if (n == 0 && gone)
+			return ap_worker_died(w);
+		if (n <= 0 || !(pfd[0].revents | pfd[1].revents))
 			continue;
 		if (pfd[1].revents && w->proc.err >= 0) {
 			ssize_t k = read(w->proc.err, chunk, sizeof(chunk));
@@ -180,13 +234,8 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 		}
 		if (pfd[0].revents) {
 			ssize_t k = read(w->proc.out, chunk, sizeof(chunk));
-			if (k == 0 || (k < 0 && errno != EINTR)) {
-				/* Let the stderr tail arrive: it holds the reason. */
-				while (w->proc.err >= 0 && (k = read(w->proc.err, chunk,
-							sizeof(chunk))) > 0)
-					ap_errlog_add(w, chunk, (size_t)k);
+			if (k == 0 || (k < 0 && errno != EINTR))
 				return ap_worker_died(w);
-			}
 			if (k > 0 && ap_buf_add(&w->in, chunk, (size_t)k))
 				return ap_fail(w, -ENOMEM);
 		}
@@ -245,7 +294,7 @@ int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_m
 	memset(w, 0, sizeof(*w));
 	w->env = env;
 	w->timeout_ms = timeout_ms;
-	w->proc = (struct ap_proc){ 0, -1, -1, -1 };
+	w->proc = (struct ap_proc){ 0, -1, -1, -1, -1 };
 	/* The bootstrap reads exactly the source's length: the worker's own
 	 * frames follow on the same stdin, after its hello. */
 	snprintf(boot, sizeof(boot), "import sys;exec(compile(sys.stdin.buffer.read(%lu),"

@@ -1,16 +1,130 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "evidence/bundle.h"
-#include "env/fingerprint.h"
+#include "base/err.h"
 #include "base/fsutil.h"
+#include "base/jsonutil.h"
+#include "base/version.h"
+#include "env/fingerprint.h"
+#include "evidence/bundle.h"
 #include "evidence/manifest.h"
 
-static const char *ap_s(const json_t *o, const char *key)
+static void utc_now(char out[32])
 {
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "-";
+	time_t now = time(NULL);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
+json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order)
+{
+	struct ap_buf where = { 0 };
+	char now[32];
+	utc_now(now);
+	ap_env_describe(env, &where);
+	json_t *b = json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:{s:s, s:s?, s:s?, s:s}, s:s,"
+			      " s:n, s:n, s:n, s:[], s:n}",
+			      "schema", AP_BUNDLE_SCHEMA, "tool", "name", "apiparity", "version",
+			      ap_version, "commit", ap_commit, "target", target, "env", "name",
+			      env->name, "label", env->label, "device", env->device, "where",
+			      ap_buf_str(&where), "started_utc", now, "fingerprint", "resolution",
+			      "family", "checks", "error");
+	ap_buf_free(&where);
+	/* The position in --env, so that the report keeps the order the user gave. */
+	json_object_set_new(json_object_get(b, "env"), "order", json_integer((json_int_t)order));
+	return b;
+}
+
+json_t *ap_check_new(const char *name, const char *kind, const char *status,
+		     const char *reason)
+{
+	return json_pack("{s:s, s:s, s:s, s:s?, s:[], s:i}", "name", name, "kind", kind,
+			 "status", status, "reason", reason, "trace", "duration_ms", 0);
+}
+
+void ap_bundle_add_check(json_t *b, json_t *c)
+{
+	json_array_append(json_object_get(b, "checks"), c);
+}
+
+const json_t *ap_bundle_set_error(json_t *b, int err, const char *message)
+{
+	json_t *e = json_pack("{s:s, s:i, s:s}", "kind", ap_strerror(err), "exit_code",
+			      ap_exit_code(err), "message", message);
+	json_object_set_new(b, "error", e);
+	return e;
+}
+
+void ap_bundle_set_family(json_t *b, const char *name, const char *member,
+			  const char *summary_en, const char *summary_zh)
+{
+	json_object_set_new(b, "family", json_pack("{s:s, s:s, s:s?, s:s?}", "name", name,
+			    "member", member, "summary_en", summary_en, "summary_zh", summary_zh));
+}
+
+void ap_bundle_set_official(json_t *b, const char *root, const char *version, json_t *found)
+{
+	json_object_set_new(b, "official", json_pack("{s:s, s:s?, s:o?}", "root", root,
+			    "package_version", version, "found", found));
+}
+
+void ap_bundle_set_comparison(json_t *b, const char *reference, json_t *differences)
+{
+	json_t *cmp = json_object();
+	if (reference) {
+		json_object_set_new(cmp, "reference", json_string(reference));
+		json_object_set_new(cmp, "differences", differences);
+	} else
+		json_decref(differences);
+	json_object_set_new(b, "comparison", cmp);
+}
+
+void ap_bundle_finish(json_t *b)
+{
+	char now[32];
+	utc_now(now);
+	json_object_set_new(b, "finished_utc", json_string(now));
+}
+
+int ap_resolved(const json_t *resolution)
+{
+	return json_is_true(json_object_get(resolution, "found"));
+}
+
+int ap_bundle_resolved(const json_t *b)
+{
+	return ap_resolved(json_object_get(b, "resolution"));
+}
+
+int ap_bundle_failed(const json_t *b)
+{
+	const json_t *err = json_object_get(b, "error");
+	return err && !json_is_null(err);
+}
+
+void ap_bundle_probe_counts(const json_t *b, int *passed, int *total)
+{
+	size_t i;
+	json_t *c;
+	*passed = *total = 0;
+	json_array_foreach(json_object_get(b, "checks"), i, c) {
+		const char *kind = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
+		if ((strcmp(kind, "probe") && strcmp(kind, "script")) || !strcmp(st, "NOTRUN"))
+			continue;
+		(*total)++;
+		*passed += !strcmp(st, "PASS");
+	}
+}
+
+int ap_bundle_pick_reference(json_t *const *b, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		int ok = !ap_bundle_failed(b[i]) && ap_bundle_resolved(b[i]);
+		if (name ? !strcmp(ap_json_text(json_object_get(b[i], "env"), "name"), name) : ok)
+			return ok ? (int)i : -1;
+	}
+	return -1;
 }
 
 static void ap_log_fingerprint(const json_t *b, struct ap_buf *out)
@@ -32,14 +146,14 @@ static void ap_log_fingerprint(const json_t *b, struct ap_buf *out)
 static void ap_log_resolution(const json_t *b, struct ap_buf *out)
 {
 	const json_t *r = json_object_get(b, "resolution");
-	ap_buf_addf(out, "\n== resolution of %s\n", ap_s(b, "target"));
+	ap_buf_addf(out, "\n== resolution of %s\n", ap_json_text(b, "target"));
 	if (!r || json_is_null(r)) {
 		ap_buf_adds(out, "(not resolved)\n");
 		return;
 	}
-	if (!json_is_true(json_object_get(r, "found"))) {
-		ap_buf_addf(out, "absent: '%s' has no '%s'\nnearest names:", ap_s(r, "deepest"),
-			    ap_s(r, "missing"));
+	if (!ap_resolved(r)) {
+		ap_buf_addf(out, "absent: '%s' has no '%s'\nnearest names:", ap_json_text(r, "deepest"),
+			    ap_json_text(r, "missing"));
 		size_t i;
 		json_t *n;
 		json_array_foreach(json_object_get(r, "nearest"), i, n)
@@ -49,33 +163,35 @@ static void ap_log_resolution(const json_t *b, struct ap_buf *out)
 	}
 	const json_t *patch = json_object_get(r, "patch");
 	ap_buf_addf(out, "kind: %s%s%s\ndefined in: %s:%lld (%s)\nsignature: %s\n",
-		    ap_s(r, "kind"), json_is_string(json_object_get(r, "owner")) ? " of " : "",
-		    json_is_string(json_object_get(r, "owner")) ? ap_s(r, "owner") : "",
-		    ap_s(r, "file"), (long long)json_integer_value(json_object_get(r, "line")),
+		    ap_json_text(r, "kind"), json_is_string(json_object_get(r, "owner")) ? " of " : "",
+		    json_is_string(json_object_get(r, "owner")) ? ap_json_text(r, "owner") : "",
+		    ap_json_text(r, "file"), (long long)json_integer_value(json_object_get(r, "line")),
 		    json_is_true(json_object_get(r, "pure_python")) ? "pure Python" : "native",
-		    ap_s(r, "signature"));
+		    ap_json_text(r, "signature"));
 	ap_buf_addf(out, "patched by a plugin: %s\n",
 		    json_is_true(json_object_get(patch, "patched")) ? "YES" : "no");
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(patch, "changes"), i, c)
-		ap_buf_addf(out, "  %s: %s -> %s\n", ap_s(c, "what"), ap_s(c, "before"), ap_s(c, "after"));
+		ap_buf_addf(out, "  %s: %s -> %s\n", ap_json_text(c, "what"),
+			    ap_json_text(c, "before"), ap_json_text(c, "after"));
 }
 
 static void ap_log_check(const json_t *c, struct ap_buf *out)
 {
-	ap_buf_addf(out, "\n== check %s (%s): %s", ap_s(c, "name"), ap_s(c, "kind"), ap_s(c, "status"));
+	ap_buf_addf(out, "\n== check %s (%s): %s", ap_json_text(c, "name"),
+		    ap_json_text(c, "kind"), ap_json_text(c, "status"));
 	if (json_is_string(json_object_get(c, "reason")))
-		ap_buf_addf(out, " (%s)", ap_s(c, "reason"));
+		ap_buf_addf(out, " (%s)", ap_json_text(c, "reason"));
 	ap_buf_addf(out, ", %lld ms\n", (long long)json_integer_value(json_object_get(c, "duration_ms")));
 	const json_t *says = json_object_get(c, "says");
 	if (says)
-		ap_buf_addf(out, "   checks: %s\n", ap_s(says, "en"));
+		ap_buf_addf(out, "   checks: %s\n", ap_json_text(says, "en"));
 	size_t i;
 	json_t *st;
 	json_array_foreach(json_object_get(c, "trace"), i, st) {
 		char *v = json_dumps(json_object_get(st, "value"), JSON_ENCODE_ANY | JSON_COMPACT);
-		ap_buf_addf(out, "   %s = %s\n", ap_s(st, "step"), v ? v : "?");
+		ap_buf_addf(out, "   %s = %s\n", ap_json_text(st, "step"), v ? v : "?");
 		free(v);
 	}
 	const char *o = json_string_value(json_object_get(c, "output"));
@@ -91,19 +207,19 @@ static void ap_log_outcome(const json_t *b, struct ap_buf *out)
 	size_t i;
 	json_t *v;
 	if (json_is_string(json_object_get(cmp, "reference")))
-		ap_buf_addf(out, "\n== traces against %s: %s\n", ap_s(cmp, "reference"),
+		ap_buf_addf(out, "\n== traces against %s: %s\n", ap_json_text(cmp, "reference"),
 			    json_array_size(diffs) ? "DIFFERENT" : "identical");
 	json_array_foreach(diffs, i, v) {
 		char *e = json_dumps(json_object_get(v, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
 		char *s = json_dumps(json_object_get(v, "seen"), JSON_ENCODE_ANY | JSON_COMPACT);
-		ap_buf_addf(out, "   %s / %s: expected %s, seen %s\n", ap_s(v, "check"),
-			    ap_s(v, "step"), e ? e : "?", s ? s : "?");
+		ap_buf_addf(out, "   %s / %s: expected %s, seen %s\n", ap_json_text(v, "check"),
+			    ap_json_text(v, "step"), e ? e : "?", s ? s : "?");
 		free(e);
 		free(s);
 	}
 	if (ad)
-		ap_buf_addf(out, "\n== backend adaptation\n%s\n", ap_s(ad, "conclusion_en"));
-	ap_buf_addf(out, "\n== verdict: %s\n", ap_s(b, "verdict"));
+		ap_buf_addf(out, "\n== backend adaptation\n%s\n", ap_json_text(ad, "conclusion_en"));
+	ap_buf_addf(out, "\n== verdict: %s\n", ap_json_text(b, "verdict"));
 	json_array_foreach(json_object_get(b, "verdict_reasons"), i, v)
 		ap_buf_addf(out, "   %s\n", json_string_value(v));
 }
@@ -111,14 +227,13 @@ static void ap_log_outcome(const json_t *b, struct ap_buf *out)
 void ap_runlog_render(const json_t *b, struct ap_buf *out)
 {
 	const json_t *tool = json_object_get(b, "tool"), *env = json_object_get(b, "env");
-	ap_buf_addf(out, "apiparity %s (%s) check %s\n", ap_s(tool, "version"),
-		    ap_s(tool, "commit"), ap_s(b, "target"));
-	ap_buf_addf(out, "environment: %s (%s), %s\nstarted %s, finished %s\n", ap_s(env, "name"),
-		    ap_s(env, "label"), ap_s(env, "where"), ap_s(b, "started_utc"),
-		    ap_s(b, "finished_utc"));
-	const json_t *err = json_object_get(b, "error");
-	if (err && !json_is_null(err))
-		ap_buf_addf(out, "ERROR: %s\n", ap_s(err, "message"));
+	ap_buf_addf(out, "apiparity %s (%s) check %s\n", ap_json_text(tool, "version"),
+		    ap_json_text(tool, "commit"), ap_json_text(b, "target"));
+	ap_buf_addf(out, "environment: %s (%s), %s\nstarted %s, finished %s\n", ap_json_text(env, "name"),
+		    ap_json_text(env, "label"), ap_json_text(env, "where"), ap_json_text(b, "started_utc"),
+		    ap_json_text(b, "finished_utc"));
+	if (ap_bundle_failed(b))
+		ap_buf_addf(out, "ERROR: %s\n", ap_json_text(json_object_get(b, "error"), "message"));
 	ap_log_fingerprint(b, out);
 	ap_log_resolution(b, out);
 	size_t i;

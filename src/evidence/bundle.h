@@ -11,6 +11,10 @@
  * reason, says {en, zh}, trace [{step, value}], duration_ms, output,
  * device_trace}], device_trace, comparison {reference, differences}, verdict,
  * verdict_reasons, adaptation, error.
+ *
+ * This module owns that shape: other modules build a bundle and ask questions
+ * of it (did the target resolve, how many probes passed, which environment is
+ * the reference) through the functions below, never by spelling its keys.
  */
 #ifndef AP_BUNDLE_H
 #define AP_BUNDLE_H
@@ -18,8 +22,67 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "env/envs.h"
 
 #define AP_BUNDLE_SCHEMA "apiparity.bundle/1"
+
+/* --- building ------------------------------------------------------------ */
+
+/* A new bundle for target in env, started now: tool, target, env and
+ * started_utc filled, fingerprint, resolution, family and error null, checks
+ * empty; env.order is order, the position in --env (the report keeps it).
+ * NULL when out of memory. */
+json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order);
+
+/* A new check object: {name, kind, status, reason (null when NULL),
+ * trace: [], duration_ms: 0}. */
+json_t *ap_check_new(const char *name, const char *kind, const char *status,
+		     const char *reason);
+
+/* Appends check c to b's checks (b takes a new reference; c stays the
+ * caller's). */
+void ap_bundle_add_check(json_t *b, json_t *c);
+
+/* Records that the environment failed with err (-AP_E* or -errno):
+ * b.error = {kind, exit_code, message}. Returns b.error (b's reference). */
+const json_t *ap_bundle_set_error(json_t *b, int err, const char *message);
+
+/* b.family: the family and member the target's checks come from. */
+void ap_bundle_set_family(json_t *b, const char *name, const char *member,
+			  const char *summary_en, const char *summary_zh);
+
+/* b.official: where the upstream tests were found (root, the torch package
+ * version or NULL) and the ranked tests (found, stolen; NULL for none). */
+void ap_bundle_set_official(json_t *b, const char *root, const char *version, json_t *found);
+
+/* b.comparison: the reference's name and the trace differences from it
+ * (stolen), or {} when reference is NULL (nothing to compare with). */
+void ap_bundle_set_comparison(json_t *b, const char *reference, json_t *differences);
+
+/* b.finished_utc: now. */
+void ap_bundle_finish(json_t *b);
+
+/* --- asking ------------------------------------------------------------- */
+
+/* Whether a resolution (the worker's resolve answer) found the target. */
+int ap_resolved(const json_t *resolution);
+
+/* Whether the target resolved in bundle b. */
+int ap_bundle_resolved(const json_t *b);
+
+/* Whether the environment of b failed (b.error is set). */
+int ap_bundle_failed(const json_t *b);
+
+/* The probes and scripts of b that ran (status other than NOTRUN) into
+ * *total, and of those the ones that passed into *passed. */
+void ap_bundle_probe_counts(const json_t *b, int *passed, int *total);
+
+/* The reference among n bundles: the one of the environment called name
+ * when given, else the first where the target resolved; either only when its
+ * environment did not fail. Its index, or -1 when there is none. */
+int ap_bundle_pick_reference(json_t *const *b, size_t n, const char *name);
+
+/* --- writing ------------------------------------------------------------ */
 
 /* Writes bundle.json and run.log for b into dir, then the manifest over
  * everything in dir. 0 or -errno (-ENOSPC on a full disk) with err saying

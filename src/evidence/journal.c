@@ -200,3 +200,123 @@ int ap_journal_read(const char *path, json_t **records, int *torn, struct ap_buf
 	*records = recs;
 	return 0;
 }
+
+/* --- reading as evidence ------------------------------------------------ */
+
+/* Whether v nests deeper than max (arrays and objects count a level each). */
+static int too_deep(const json_t *v, int max)
+{
+	size_t i;
+	const char *k;
+	json_t *x;
+	if (!json_is_array(v) && !json_is_object(v))
+		return 0;
+	if (max == 0)
+		return 1;
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, x)
+			if (too_deep(x, max - 1))
+				return 1;
+		return 0;
+	}
+	json_object_foreach((json_t *)v, k, x)
+		if (too_deep(x, max - 1))
+			return 1;
+	return 0;
+}
+
+static int is_text(const json_t *o, const char *key)
+{
+	return json_is_string(json_object_get(o, key));
+}
+
+/* Why the check data c breaks the schema, or NULL. */
+static const char *check_schema(const json_t *c)
+{
+	const json_t *reason = json_object_get(c, "reason"), *trace = json_object_get(c, "trace");
+	size_t i;
+	json_t *st;
+	if (!json_is_object(c))
+		return "a check record's data is not an object";
+	if (!is_text(c, "name") || !is_text(c, "kind") || !is_text(c, "status"))
+		return "a check record needs a string name, kind and status";
+	if (reason && !json_is_string(reason) && !json_is_null(reason))
+		return "a check's reason is neither a string nor null";
+	if (!json_is_array(trace))
+		return "a check record needs a trace (an array)";
+	json_array_foreach(trace, i, st)
+		if (!json_is_object(st) || !is_text(st, "step"))
+			return "a trace entry needs a string step";
+	return NULL;
+}
+
+/* Why rec breaks the journal's schema, or NULL. */
+static const char *record_schema(const json_t *rec)
+{
+	static const char *const types[] = { "start", "resolution", "fingerprint", "check",
+					     "error", NULL };
+	const char *type = json_string_value(json_object_get(rec, "type"));
+	if (!json_is_object(rec) || !type || !json_object_get(rec, "data"))
+		return "not a record {\"type\": ..., \"data\": ...}";
+	for (size_t i = 0; types[i]; i++)
+		if (!strcmp(type, types[i]))
+			return strcmp(type, "check") ? NULL : check_schema(json_object_get(rec, "data"));
+	return "unknown record type";
+}
+
+static void problem(json_t *problems, int lineno, const char *why)
+{
+	char text[256];
+	snprintf(text, sizeof(text), "line %d: %s", lineno, why);
+	json_array_append_new(problems, json_string(text));
+}
+
+/* One line (without its newline) into records, or its problem. */
+static void validate_line(const char *line, size_t len, int lineno, json_t *records,
+			  json_t *problems)
+{
+	json_error_t jerr;
+	json_t *rec = NULL;
+	const char *why = NULL;
+	if (len > AP_JOURNAL_MAX_LINE)
+		why = "longer than the limit of a record";
+	else if (memchr(line, '\0', len))
+		why = "NUL byte in record";
+	else if (!(rec = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr)))
+		why = jerr.text;
+	else if (too_deep(rec, AP_JOURNAL_MAX_DEPTH))
+		why = "nested deeper than the limit of a record";
+	else
+		why = record_schema(rec);
+	if (why)
+		problem(problems, lineno, why);
+	else
+		json_array_append(records, rec);
+	json_decref(rec);
+}
+
+int ap_journal_validate(const char *path, json_t **records, json_t **problems)
+{
+	struct ap_buf text = { 0 };
+	*records = json_array();
+	*problems = json_array();
+	int r = *records && *problems ? ap_read_bounded(path, AP_JOURNAL_MAX_BYTES, O_NOFOLLOW, &text)
+				       : -ENOMEM;
+	const char *p = ap_buf_str(&text), *end = p + text.len;
+	for (int lineno = 1; !r && p < end; lineno++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl) {
+			problem(*problems, lineno, "a record cut short (no newline at the end)");
+			break;
+		}
+		validate_line(p, (size_t)(nl - p), lineno, *records, *problems);
+		p = nl + 1;
+	}
+	ap_buf_free(&text);
+	if (r) {
+		json_decref(*records);
+		json_decref(*problems);
+		*records = *problems = NULL;
+	}
+	return r;
+}

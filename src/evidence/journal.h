@@ -31,4 +31,23 @@ void ap_journal_close(struct ap_journal *j);
  * -errno, or -AP_EPROTO with "path:line: why" in err. */
 int ap_journal_read(const char *path, json_t **records, int *torn, struct ap_buf *err);
 
+/* Limits of a journal read back as evidence from someone else. */
+#define AP_JOURNAL_MAX_BYTES (256u << 20)
+#define AP_JOURNAL_MAX_LINE (16u << 20)
+#define AP_JOURNAL_MAX_DEPTH 32
+
+/* Reads the journal at path strictly, as evidence someone handed in: a
+ * regular file of at most AP_JOURNAL_MAX_BYTES in which every line ends in a
+ * newline (a finished run leaves no torn record), holds at most
+ * AP_JOURNAL_MAX_LINE bytes, parses as JSON nested at most
+ * AP_JOURNAL_MAX_DEPTH deep, and is a record of the journal's schema:
+ * {"type": "start" | "resolution" | "fingerprint" | "check" | "error",
+ * "data": ...}, where the data of a check is an object with a string name,
+ * kind and status, a string or null reason, and a trace of objects with a
+ * string step. Good records go into *records (a new array), and each bad
+ * line into *problems (a new array of "line N: why"). 0, or -errno when the
+ * file cannot be read at all (-EINVAL: not a regular file; -EFBIG: too big);
+ * both arrays are then NULL. */
+int ap_journal_validate(const char *path, json_t **records, json_t **problems);
+
 #endif

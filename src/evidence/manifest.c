@@ -121,7 +121,8 @@ static int ap_walk_dir(int dfd, const char *prefix, struct ap_tree *t)
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (!*prefix && !strcmp(de->d_name, AP_MANIFEST_NAME))
+		if (!*prefix && (!strcmp(de->d_name, AP_MANIFEST_NAME) ||
+				 !strcmp(de->d_name, AP_MANIFEST_SIG_NAME)))
 			continue;
 		if ((r = ap_walk_entry(dirfd(d), prefix, de->d_name, t)))
 			break;
@@ -314,12 +315,19 @@ int ap_manifest_write(const char *dir, struct ap_buf *err)
 
 /* --- verifying ---------------------------------------------------------- */
 
+/* A safe path from the manifest and its line, for the unlisted and
+ * duplicate checks. */
+struct listed {
+	char *rel;
+	int line;
+};
+
 struct ap_verify {
 	int root;
 	struct ap_manifest_issue *issues;
 	size_t max;
 	int n;
-	char **listed; /* safe paths from the manifest, for the unlisted check */
+	struct listed *listed;
 	size_t nlisted;
 };
 
@@ -344,6 +352,17 @@ static int ap_is_lower_hex(const char *p, size_t n)
 	return 1;
 }
 
+/* Splits a manifest line without its newline, "<64 lowercase hex>  <path>":
+ * *rel points at the path, *plen bytes long (not terminated). 0 when the
+ * line is malformed. */
+static int manifest_split(const char *p, size_t len, const char **rel, size_t *plen)
+{
+	*rel = p + AP_SHA256_HEX_LEN + 2;
+	*plen = len > AP_SHA256_HEX_LEN + 2 ? len - AP_SHA256_HEX_LEN - 2 : 0;
+	return len > AP_SHA256_HEX_LEN + 2 && ap_is_lower_hex(p, AP_SHA256_HEX_LEN) &&
+	       !memcmp(p + AP_SHA256_HEX_LEN, "  ", 2) && !memchr(*rel, '\0', *plen);
+}
+
 /* Checks one listed file against its digest. */
 static int ap_verify_file(struct ap_verify *v, const char *hex, const char *rel, int line)
 {
@@ -366,26 +385,25 @@ static int ap_verify_file(struct ap_verify *v, const char *hex, const char *rel,
 	return r;
 }
 
-static int ap_remember(struct ap_verify *v, char *rel)
+static int ap_remember(struct ap_verify *v, char *rel, int line)
 {
-	char **l = realloc(v->listed, (v->nlisted + 1) * sizeof(*l));
+	struct listed *l = realloc(v->listed, (v->nlisted + 1) * sizeof(*l));
 	if (!l) {
 		free(rel);
 		return -ENOMEM;
 	}
 	v->listed = l;
-	v->listed[v->nlisted++] = rel;
+	v->listed[v->nlisted++] = (struct listed){ rel, line };
 	return 0;
 }
 
 /* One manifest line, without its newline: "<64 lowercase hex>  <path>". */
 static int ap_verify_line(struct ap_verify *v, const char *p, size_t len, int line)
 {
-	const char *path = p + AP_SHA256_HEX_LEN + 2;
-	size_t plen = len > AP_SHA256_HEX_LEN + 2 ? len - AP_SHA256_HEX_LEN - 2 : 0;
+	const char *path;
+	size_t plen;
 
-	if (len <= AP_SHA256_HEX_LEN + 2 || !ap_is_lower_hex(p, AP_SHA256_HEX_LEN) ||
-	    memcmp(p + AP_SHA256_HEX_LEN, "  ", 2) || memchr(path, '\0', plen)) {
+	if (!manifest_split(p, len, &path, &plen)) {
 		ap_issue(v, AP_MF_MALFORMED, p, len, line);
 		return 0;
 	}
@@ -404,7 +422,7 @@ static int ap_verify_line(struct ap_verify *v, const char *p, size_t len, int li
 		free(rel);
 		return r;
 	}
-	return ap_remember(v, rel);
+	return ap_remember(v, rel, line);
 }
 
 static int ap_verify_lines(struct ap_verify *v, const struct ap_buf *text)
@@ -427,9 +445,27 @@ static int ap_verify_lines(struct ap_verify *v, const struct ap_buf *text)
 	return r;
 }
 
-static int ap_str_cmp(const void *a, const void *b)
+/* By path, then by line: the first listing of a path comes first. */
+static int listed_cmp(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct listed *x = a, *y = b;
+	int c = strcmp(x->rel, y->rel);
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int listed_path_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct listed *)elem)->rel);
+}
+
+/* A path listed twice is checked twice and could hide a second digest:
+ * sha256sum(1) never writes one, so the manifest was edited. */
+static void verify_duplicates(struct ap_verify *v)
+{
+	for (size_t i = 1; i < v->nlisted; i++)
+		if (!strcmp(v->listed[i].rel, v->listed[i - 1].rel))
+			ap_issue(v, AP_MF_DUPLICATE, v->listed[i].rel, strlen(v->listed[i].rel),
+				 v->listed[i].line);
 }
 
 /* Every file, link or other non-directory present that no line names. */
@@ -440,11 +476,12 @@ static int ap_verify_unlisted(struct ap_verify *v)
 	if (r)
 		return r;
 	if (v->nlisted)
-		qsort(v->listed, v->nlisted, sizeof(*v->listed), ap_str_cmp);
+		qsort(v->listed, v->nlisted, sizeof(*v->listed), listed_cmp);
+	verify_duplicates(v);
 	for (size_t i = 0; i < t.n; i++) {
 		const char *key = t.v[i].rel;
 		if (!v->nlisted ||
-		    !bsearch(&key, v->listed, v->nlisted, sizeof(*v->listed), ap_str_cmp))
+		    !bsearch(key, v->listed, v->nlisted, sizeof(*v->listed), listed_path_cmp))
 			ap_issue(v, AP_MF_UNLISTED, key, strlen(key), 0);
 	}
 	ap_tree_free(&t);
@@ -489,9 +526,42 @@ int ap_manifest_verify(const char *dir, struct ap_manifest_issue *issues, size_t
 	if (!r)
 		r = ap_verify_unlisted(&v);
 	for (size_t i = 0; i < v.nlisted; i++)
-		free(v.listed[i]);
+		free(v.listed[i].rel);
 	free(v.listed);
 	ap_buf_free(&text);
 	close(v.root);
 	return r ? r : v.n;
+}
+
+int ap_manifest_list(const char *dir, int (*fn)(void *ctx, const char *sha256, const char *rel),
+		     void *ctx)
+{
+	struct ap_buf text = { 0 };
+	int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return -errno;
+	int r = ap_read_manifest(root, &text);
+	close(root);
+	const char *p = ap_buf_str(&text), *end = p + text.len;
+	while (!r && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *rel;
+		size_t plen;
+		if (!nl)
+			break;
+		if (manifest_split(p, (size_t)(nl - p), &rel, &plen)) {
+			char hex[AP_SHA256_HEX_LEN + 1];
+			char *path = strndup(rel, plen);
+			if (!path)
+				r = -ENOMEM;
+			else if (ap_path_is_safe(path)) {
+				memcpy(hex, p, AP_SHA256_HEX_LEN);
+				hex[AP_SHA256_HEX_LEN] = '\0';
+				r = fn(ctx, hex, path);
+			}
+			free(path);
+		}
+		p = nl + 1;
+	}
+	ap_buf_free(&text);
+	return r;
 }

@@ -15,9 +15,12 @@
 #include "base/sha256.h"
 
 #define AP_MANIFEST_NAME "MANIFEST.sha256"
+/* The manifest's detached signature (sign.h): beside it, not listed in it. */
+#define AP_MANIFEST_SIG_NAME "MANIFEST.sha256.sig"
 
 /* Writes DIR/MANIFEST.sha256 listing every regular file under dir (recursively,
- * except the manifest itself), atomically (temporary file, fsync, rename).
+ * except the manifest itself and its signature), atomically (temporary file,
+ * fsync, rename).
  * A symbolic link or other non-regular file is an error: evidence is plain files.
  * 0 or -errno with err set. */
 int ap_manifest_write(const char *dir, struct ap_buf *err);
@@ -30,6 +33,7 @@ struct ap_manifest_issue {
 		AP_MF_UNLISTED,   /* present but not listed */
 		AP_MF_BADPATH,    /* a listed path that could escape the bundle */
 		AP_MF_MALFORMED,  /* a manifest line that cannot be read */
+		AP_MF_DUPLICATE,  /* a path listed a second time */
 	} kind;
 	char path[512];
 	int line;             /* manifest line, 0 for AP_MF_UNLISTED */
@@ -39,6 +43,15 @@ struct ap_manifest_issue {
  * returns how many were found in all (may exceed max), or -errno (no manifest:
  * -ENOENT). */
 int ap_manifest_verify(const char *dir, struct ap_manifest_issue *issues, size_t max);
+
+/* Calls fn(ctx, sha256, rel) for each line of DIR/MANIFEST.sha256, in file
+ * order, with its digest (64 lowercase hex) and relative path; a malformed
+ * line or one whose path is not safe (ap_path_is_safe) is skipped, since
+ * ap_manifest_verify() reports those. Stops at the first fn that returns
+ * nonzero and returns that; else 0, or -errno (no manifest: -ENOENT). Reads
+ * what the manifest says; it checks no file against it. */
+int ap_manifest_list(const char *dir, int (*fn)(void *ctx, const char *sha256, const char *rel),
+		     void *ctx);
 
 /* Whether a relative path from a bundle is safe to open inside it: not empty,
  * not absolute, no "." or ".." component, no empty component, no backslash or

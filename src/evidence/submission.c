@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -7,29 +8,65 @@
 #include "evidence/bundle.h"
 #include "env/envs.h"
 #include "base/err.h"
+#include "base/fsutil.h"
 #include "evidence/submission.h"
+
+/* The position check was given the environment in (env.order); a bundle
+ * without one comes after those with one. */
+static json_int_t ap_env_order(const struct ap_sub_env *e)
+{
+	const json_t *o = json_object_get(json_object_get(e->bundle, "env"), "order");
+	return json_is_integer(o) && json_integer_value(o) >= 0 ? json_integer_value(o)
+								 : LLONG_MAX;
+}
 
 static int ap_env_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct ap_sub_env *)a)->name, ((const struct ap_sub_env *)b)->name);
+	const struct ap_sub_env *x = a, *y = b;
+	json_int_t ox = ap_env_order(x), oy = ap_env_order(y);
+	return ox != oy ? (ox < oy ? -1 : 1) : strcmp(x->name, y->name);
 }
 
+/* Reads and parses path as a bundle; NULL with why in err. */
+static json_t *ap_bundle_read(const char *path, struct ap_buf *err)
+{
+	struct ap_buf text = { 0 };
+	json_error_t je;
+	json_t *b = NULL;
+	int r = ap_read_all(path, &text);
+	if (r)
+		ap_buf_addf(err, "%s: %s", path, ap_strerror(r));
+	else if (!(b = json_loadb(text.data ? text.data : "", text.len, JSON_REJECT_DUPLICATES, &je)))
+		ap_buf_addf(err, "%s: %s (line %d)", path, je.text, je.line);
+	ap_buf_free(&text);
+	const char *schema = json_string_value(json_object_get(b, "schema"));
+	if (b && (!schema || strcmp(schema, AP_BUNDLE_SCHEMA))) {
+		ap_buf_addf(err, "%s: not an apiparity bundle (schema " AP_BUNDLE_SCHEMA
+			    " expected)", path);
+		json_decref(b);
+		b = NULL;
+	}
+	return b;
+}
+
+/* Adds DIR/name when it holds a bundle.json; one that cannot be read is
+ * -AP_EPROTO with err set, or, when s->broken exists, listed there. */
 static int ap_sub_add(struct ap_submission *s, const char *name, struct ap_buf *err)
 {
-	struct ap_buf dir = { 0 }, path = { 0 };
-	json_error_t je;
+	struct ap_buf dir = { 0 }, path = { 0 }, why = { 0 };
 	struct stat st;
 	int r = 0;
 	ap_buf_addf(&dir, "%s/%s", s->dir, name);
 	ap_buf_addf(&path, "%s/bundle.json", ap_buf_str(&dir));
-	if (lstat(ap_buf_str(&path), &st) || !S_ISREG(st.st_mode))
-		goto out; /* not a bundle directory */
-	json_t *b = json_load_file(ap_buf_str(&path), JSON_REJECT_DUPLICATES, &je);
-	const char *schema = json_string_value(json_object_get(b, "schema"));
-	if (!b || !schema || strcmp(schema, AP_BUNDLE_SCHEMA)) {
-		ap_buf_addf(err, "%s: %s", ap_buf_str(&path), b ? "not an apiparity bundle "
-			    "(schema " AP_BUNDLE_SCHEMA " expected)" : je.text);
-		json_decref(b);
+	if (lstat(ap_buf_str(&path), &st) || S_ISLNK(st.st_mode))
+		goto out; /* not a bundle directory; a link is not followed */
+	json_t *b = ap_bundle_read(ap_buf_str(&path), &why);
+	if (!b && s->broken) {
+		json_object_set_new(s->broken, name, json_string(ap_buf_str(&why)));
+		goto out;
+	}
+	if (!b) {
+		ap_buf_adds(err, ap_buf_str(&why));
 		r = -AP_EPROTO;
 		goto out;
 	}
@@ -44,34 +81,47 @@ static int ap_sub_add(struct ap_submission *s, const char *name, struct ap_buf *
 out:
 	ap_buf_free(&dir);
 	ap_buf_free(&path);
+	ap_buf_free(&why);
 	return r;
 }
 
-int ap_submission_load(struct ap_submission *s, const char *dir, struct ap_buf *err)
+static int ap_sub_load(struct ap_submission *s, const char *dir, int all, struct ap_buf *err)
 {
 	DIR *d;
 	struct dirent *e;
 	int r = 0;
 	memset(s, 0, sizeof(*s));
 	if (!(d = opendir(dir))) {
-		int r = -errno;
+		r = -errno;
 		ap_buf_addf(err, "%s: %s", dir, strerror(-r));
 		return r;
 	}
 	s->dir = strdup(dir);
+	if (all && !(s->broken = json_object()))
+		r = -ENOMEM;
 	while (!r && (e = readdir(d)))
 		if (e->d_name[0] != '.' && ap_env_name_ok(e->d_name))
 			r = ap_sub_add(s, e->d_name, err);
 	closedir(d);
-	if (!r && !s->n) {
+	if (!r && !s->n && !json_object_size(s->broken)) {
 		ap_buf_addf(err, "%s: no bundles (DIR/<env>/bundle.json)", dir);
 		r = -ENOENT;
 	}
 	if (r)
 		ap_submission_free(s);
-	else
+	else if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), ap_env_cmp);
 	return r;
+}
+
+int ap_submission_load(struct ap_submission *s, const char *dir, struct ap_buf *err)
+{
+	return ap_sub_load(s, dir, 0, err);
+}
+
+int ap_submission_load_all(struct ap_submission *s, const char *dir, struct ap_buf *err)
+{
+	return ap_sub_load(s, dir, 1, err);
 }
 
 const struct ap_sub_env *ap_submission_find(const struct ap_submission *s, const char *name)
@@ -91,5 +141,6 @@ void ap_submission_free(struct ap_submission *s)
 	}
 	free(s->v);
 	free(s->dir);
+	json_decref(s->broken);
 	memset(s, 0, sizeof(*s));
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/err.h"
 #include "base/fsutil.h"
 #include "review/docs.h"
 
@@ -734,7 +735,7 @@ static int ap_load_page(const char *dir, const char *rel, json_t *all, struct ap
 	json_t *page = NULL;
 	int r = ap_buf_addf(&path, "%s/%s", dir, rel);
 	if (!r && (r = ap_read_all(path.data, &text)))
-		ap_buf_addf(err, "%s: %s", path.data, strerror(-r));
+		ap_buf_addf(err, "%s: %s", path.data, ap_strerror(r));
 	if (!r && (!(page = ap_docs_parse(ap_buf_str(&text), text.len, rel)) ||
 		   json_array_extend(all, page)))
 		r = -ENOMEM;

@@ -3,67 +3,58 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "review/docs.h"
-#include "evidence/manifest.h"
-#include "review/report.h"
+#include "base/fsutil.h"
+#include "base/jsonutil.h"
 #include "check/verdict.h"
+#include "evidence/bundle.h"
+#include "evidence/manifest.h"
+#include "review/docs.h"
+#include "review/report.h"
 
 /* ------------------------------------------------------------ the model */
 
-static const char *ap_js(const json_t *o, const char *key)
+struct evidence_list {
+	const char *dir;
+	json_t *files;
+};
+
+static int evidence_add(void *ctx, const char *sha256, const char *rel)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "-";
+	struct evidence_list *l = ctx;
+	struct ap_buf path = { 0 };
+	ap_buf_addf(&path, "%s/%s", l->dir, rel);
+	json_array_append_new(l->files, json_pack("{s:s, s:s, s:s}", "file", rel, "sha256", sha256,
+						  "path", ap_buf_str(&path)));
+	ap_buf_free(&path);
+	return 0;
 }
 
+/* The files the manifest of dir lists: [{file, sha256, path}], empty when
+ * there is no readable manifest (verify names that). */
 static json_t *ap_evidence(const char *dir)
 {
-	json_t *ev = json_array();
-	struct ap_buf path = { 0 };
-	char line[1024];
-	ap_buf_addf(&path, "%s/%s", dir, AP_MANIFEST_NAME);
-	FILE *f = fopen(ap_buf_str(&path), "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char hex[65], name[512];
-		if (sscanf(line, "%64s  %511[^\n]", hex, name) == 2)
-			json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "file", name, "sha256", hex,
-							    "path", ""));
-	}
-	if (f)
-		fclose(f);
-	size_t i;
-	json_t *e;
-	json_array_foreach(ev, i, e) {
-		ap_buf_reset(&path);
-		ap_buf_addf(&path, "%s/%s", dir, json_string_value(json_object_get(e, "file")));
-		json_object_set_new(e, "path", json_string(ap_buf_str(&path)));
-	}
-	ap_buf_free(&path);
-	return ev;
+	struct evidence_list l = { dir, json_array() };
+	ap_manifest_list(dir, evidence_add, &l);
+	return l.files;
 }
 
 static int ap_env_exit_code(const json_t *b)
 {
-	const json_t *err = json_object_get(b, "error");
-	if (err && !json_is_null(err))
-		return (int)json_integer_value(json_object_get(err, "exit_code"));
-	const char *v = ap_js(b, "verdict");
+	if (ap_bundle_failed(b))
+		return (int)json_integer_value(json_object_get(json_object_get(b, "error"),
+							       "exit_code"));
+	const char *v = ap_json_text(b, "verdict");
 	return !strcmp(v, "inconsistent") ? 1 : 0;
 }
 
-static json_t *ap_model_checks(const json_t *b, int *passed, int *total)
+static json_t *ap_model_checks(const json_t *b)
 {
 	json_t *out = json_array();
 	size_t i;
 	json_t *c;
-	*passed = *total = 0;
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *kind = ap_js(c, "kind"), *st = ap_js(c, "status");
+		const char *kind = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
 		const json_t *says = json_object_get(c, "says");
-		if (!strcmp(kind, "probe") || !strcmp(kind, "script")) {
-			*total += strcmp(st, "NOTRUN") != 0;
-			*passed += !strcmp(st, "PASS");
-		}
 		json_array_append_new(out, json_pack("{s:O?, s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?}",
 			"name", json_object_get(c, "name"), "kind", kind, "status", st,
 			"reason", json_object_get(c, "reason"), "says_en", json_object_get(says, "en"),
@@ -82,12 +73,13 @@ static json_t *ap_model_env(const struct ap_sub_env *e)
 	json_t *p;
 	json_array_foreach(json_object_get(fp, "plugins"), i, p) {
 		struct ap_buf s = { 0 };
-		ap_buf_addf(&s, "%s %s", ap_js(p, "name"), ap_js(p, "version"));
+		ap_buf_addf(&s, "%s %s", ap_json_text(p, "name"), ap_json_text(p, "version"));
 		json_array_append_new(plugins, json_string(ap_buf_str(&s)));
 		ap_buf_free(&s);
 	}
 	int passed, total;
-	json_t *checks = ap_model_checks(b, &passed, &total);
+	json_t *checks = ap_model_checks(b);
+	ap_bundle_probe_counts(b, &passed, &total);
 	const json_t *err = json_object_get(b, "error");
 	return json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:O?, s:b,"
 			 " s:O?, s:i, s:{s:i, s:i}, s:o, s:O?, s:o, s:O?, s:O?, s:O?, s:O?, s:O?}",
@@ -98,7 +90,7 @@ static json_t *ap_model_env(const struct ap_sub_env *e)
 		"python", json_object_get(json_object_get(fp, "python"), "version"),
 		"torch", json_object_get(json_object_get(fp, "torch"), "version"),
 		"plugins", plugins, "devices", json_object_get(fp, "devices"),
-		"found", json_is_true(json_object_get(res, "found")),
+		"found", ap_resolved(res),
 		"nearest", json_object_get(res, "nearest"), "exit_code", ap_env_exit_code(b),
 		"probes", "passed", passed, "total", total, "checks", checks,
 		"official_version", json_object_get(json_object_get(b, "official"), "package_version"),
@@ -118,7 +110,7 @@ static json_t *ap_model_scope(const json_t *envs)
 	json_t *e, *c;
 	json_array_foreach(envs, i, e) {
 		json_array_foreach(json_object_get(e, "checks"), k, c) {
-			const char *kind = ap_js(c, "kind"), *name = ap_js(c, "name");
+			const char *kind = ap_json_text(c, "kind"), *name = ap_json_text(c, "name");
 			struct ap_buf key = { 0 };
 			ap_buf_addf(&key, "%s/%s", kind, name);
 			int official = !strcmp(kind, "official") && strstr(name, "::");
@@ -178,20 +170,22 @@ static json_t *ap_model_docs(const json_t *docs, const char *target, const json_
 	json_t *contra = json_array();
 	size_t i;
 	json_t *p;
+	int compared = 0;
 	json_array_foreach(entry ? json_object_get(entry, "products") : NULL, i, p) {
-		const json_t *e = ap_env_for_product(envs, ap_js(p, "product"));
+		const json_t *e = ap_env_for_product(envs, ap_json_text(p, "product"));
 		if (!e)
 			continue;
-		const char *v = ap_js(e, "verdict");
+		compared++;
+		const char *v = ap_json_text(e, "verdict");
 		int supported = json_is_true(json_object_get(p, "supported"));
 		int works = !strcmp(v, "consistent") || !strcmp(v, "consistent-with-limits");
 		if (supported != works)
 			json_array_append_new(contra, json_pack("{s:s, s:b, s:s, s:s}", "product",
-				ap_js(p, "product"), "claimed", supported, "env", ap_js(e, "name"),
+				ap_json_text(p, "product"), "claimed", supported, "env", ap_json_text(e, "name"),
 				"verdict", v));
 	}
-	return json_pack("{s:b, s:O?, s:b, s:o}", "checked", 1, "entry", entry, "exact", exact,
-			 "contradictions", contra);
+	return json_pack("{s:b, s:O?, s:b, s:o, s:i}", "checked", 1, "entry", entry, "exact", exact,
+			 "contradictions", contra, "compared", compared);
 }
 
 static json_t *ap_model_conclusion(const json_t *envs)
@@ -200,7 +194,7 @@ static json_t *ap_model_conclusion(const json_t *envs)
 	size_t i;
 	json_t *e;
 	json_array_foreach(envs, i, e) {
-		const char *v = ap_js(e, "verdict");
+		const char *v = ap_json_text(e, "verdict");
 		json_array_append(!strcmp(v, "inconsistent") ? bad : !strcmp(v, "unverified") ? unv : ok,
 				  json_object_get(e, "name"));
 	}
@@ -216,7 +210,7 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 	for (size_t i = 0; i < s->n; i++)
 		json_array_append_new(envs, ap_model_env(&s->v[i]));
 	const json_t *b0 = s->n ? s->v[0].bundle : NULL;
-	const char *target = ap_js(b0, "target");
+	const char *target = ap_json_text(b0, "target");
 	/* The reference environment speaks for the implementation; failing
 	 * that, the first where the target exists. */
 	const char *ref = json_string_value(json_object_get(json_object_get(b0, "comparison"),
@@ -224,7 +218,7 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 	const struct ap_sub_env *re = ref ? ap_submission_find(s, ref) : NULL;
 	const json_t *res = re ? re->bundle : NULL;
 	for (size_t i = 0; i < s->n && !res; i++)
-		if (json_is_true(json_object_get(json_object_get(s->v[i].bundle, "resolution"), "found")))
+		if (ap_bundle_resolved(s->v[i].bundle))
 			res = s->v[i].bundle;
 	const char *owner = json_string_value(json_object_get(json_object_get(res, "resolution"),
 							      "owner"));
@@ -245,7 +239,7 @@ enum ap_msg {
 	M_TITLE, M_COVERS, M_SCOPE, M_TARGET, M_OFFICIAL_CASE, M_NONE_FOUND, M_FOCUSED,
 	M_RESULTS, M_PYTHON, M_TORCH, M_PLUGIN, M_DEVICES, M_PROBES, M_EXIT, M_EVIDENCE,
 	M_OFFICIAL, M_ABSENT, M_NEAREST, M_ENV_ERROR, M_ADAPT, M_IMPL, M_DOCS, M_DOCS_NOT,
-	M_DOCS_NONE, M_DOCS_ENTRY, M_DOCS_CLASS, M_DOCS_CONTRA, M_DOCS_OK, M_CONCLUSION,
+	M_DOCS_NONE, M_DOCS_ENTRY, M_DOCS_CLASS, M_DOCS_CONTRA, M_DOCS_OK, M_DOCS_UNCOMPARED, M_CONCLUSION,
 	M_PASSED_IN, M_FAILED_IN, M_UNVERIFIED_IN, M_VERDICT, M_REASONS, M_NONE, M_NOT_RUN,
 	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING, M_COUNT
 };
@@ -280,6 +274,9 @@ static const char *const ap_words[M_COUNT][2] = {
 	[M_DOCS_CLASS] = { "文档中仅有其所属类的条目", "the docs have an entry for its class only" },
 	[M_DOCS_CONTRA] = { "文档声明与测量不符", "docs claim contradicted by measurement" },
 	[M_DOCS_OK] = { "文档声明与测量一致", "the docs' claims agree with the measurements" },
+	[M_DOCS_UNCOMPARED] = { "没有测量环境对应文档中的任何产品，文档声明未与测量比较",
+				"no measured environment matches a product of the page: the docs' "
+				"claims were not compared with any measurement" },
 	[M_CONCLUSION] = { "结论", "Conclusion" },
 	[M_PASSED_IN] = { "一致（专项检查全部通过）的环境", "Consistent (every focused check passed) in" },
 	[M_FAILED_IN] = { "不一致的环境", "Inconsistent in" },
@@ -319,15 +316,15 @@ static void ap_md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
 	json_array_foreach(json_object_get(e, "devices"), i, d) {
 		if (!json_is_true(json_object_get(d, "available")))
 			continue;
-		ap_buf_addf(out, "%s%s: %lld x %s", any++ ? "; " : "", ap_js(d, "type"),
+		ap_buf_addf(out, "%s%s: %lld x %s", any++ ? "; " : "", ap_json_text(d, "type"),
 			    (long long)json_integer_value(json_object_get(d, "count")),
 			    json_string_value(json_array_get(json_object_get(d, "names"), 0)) ?
 			    json_string_value(json_array_get(json_object_get(d, "names"), 0)) : "?");
 	}
 	json_array_foreach(json_object_get(e, "devices"), i, d)
 		if (!json_is_true(json_object_get(d, "available")))
-			ap_buf_addf(out, "%s%s: %s (%s)", any++ ? "; " : "", ap_js(d, "type"),
-				    l == AP_LANG_EN ? "unavailable" : "不可用", ap_js(d, "reason"));
+			ap_buf_addf(out, "%s%s: %s (%s)", any++ ? "; " : "", ap_json_text(d, "type"),
+				    l == AP_LANG_EN ? "unavailable" : "不可用", ap_json_text(d, "reason"));
 	if (!any)
 		ap_buf_adds(out, "cpu");
 }
@@ -337,12 +334,12 @@ static void ap_md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(e, "checks"), i, c) {
-		const char *kind = ap_js(c, "kind");
+		const char *kind = ap_json_text(c, "kind");
 		if (!strcmp(kind, "official"))
 			continue;
 		const char *reason = json_string_value(json_object_get(c, "reason"));
-		ap_buf_addf(out, "  - %s ", ap_js(c, "status"));
-		ap_md_code(ap_js(c, "name"), out);
+		ap_buf_addf(out, "  - %s ", ap_json_text(c, "status"));
+		ap_md_code(ap_json_text(c, "name"), out);
 		if (reason)
 			ap_buf_addf(out, ": %s", reason);
 		ap_buf_adds(out, "\n");
@@ -357,11 +354,11 @@ static void ap_md_env_official(const json_t *e, enum ap_lang l, struct ap_buf *o
 	int any = 0;
 	ap_buf_addf(out, "- %s:\n", W(l, M_OFFICIAL));
 	json_array_foreach(json_object_get(e, "checks"), i, c) {
-		if (strcmp(ap_js(c, "kind"), "official"))
+		if (strcmp(ap_json_text(c, "kind"), "official"))
 			continue;
 		const char *reason = json_string_value(json_object_get(c, "reason"));
-		ap_buf_addf(out, "  - %s ", ap_js(c, "status"));
-		ap_md_code(ap_js(c, "name"), out);
+		ap_buf_addf(out, "  - %s ", ap_json_text(c, "status"));
+		ap_md_code(ap_json_text(c, "name"), out);
 		ap_buf_addf(out, "%s%s\n", reason ? ": " : "", reason ? reason : "");
 		any = 1;
 	}
@@ -376,13 +373,13 @@ static void ap_md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 	size_t i;
 	json_t *v;
 	char title[256];
-	snprintf(title, sizeof(title), W(l, M_RESULTS), ap_js(e, "name"));
-	ap_buf_addf(out, "\n### %s (%s)\n\n", title, ap_js(e, "label"));
+	snprintf(title, sizeof(title), W(l, M_RESULTS), ap_json_text(e, "name"));
+	ap_buf_addf(out, "\n### %s (%s)\n\n", title, ap_json_text(e, "label"));
 	if (json_is_string(json_object_get(e, "error")))
-		ap_buf_addf(out, "- %s: %s\n", W(l, M_ENV_ERROR), ap_js(e, "error"));
+		ap_buf_addf(out, "- %s: %s\n", W(l, M_ENV_ERROR), ap_json_text(e, "error"));
 	ap_md_devices(e, l, &dev);
-	ap_buf_addf(out, "- %s: %s\n- %s: %s\n- %s: ", W(l, M_PYTHON), ap_js(e, "python"),
-		    W(l, M_TORCH), ap_js(e, "torch"), W(l, M_PLUGIN));
+	ap_buf_addf(out, "- %s: %s\n- %s: %s\n- %s: ", W(l, M_PYTHON), ap_json_text(e, "python"),
+		    W(l, M_TORCH), ap_json_text(e, "torch"), W(l, M_PLUGIN));
 	json_array_foreach(json_object_get(e, "plugins"), i, v)
 		ap_buf_addf(out, "%s%s", i ? ", " : "", json_string_value(v));
 	ap_buf_addf(out, "%s\n- %s: %s\n", json_array_size(json_object_get(e, "plugins")) ? "" :
@@ -396,14 +393,14 @@ static void ap_md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 		ap_buf_addf(out, "- %s: %lld/%lld PASS, %s %s\n", W(l, M_PROBES),
 			    (long long)json_integer_value(json_object_get(p, "passed")),
 			    (long long)json_integer_value(json_object_get(p, "total")),
-			    W(l, M_VERDICT), ap_js(e, "verdict"));
+			    W(l, M_VERDICT), ap_json_text(e, "verdict"));
 	ap_md_env_checks(e, l, out);
 	ap_buf_addf(out, "- %s: %lld\n- %s:\n", W(l, M_EXIT),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
 	json_array_foreach(json_object_get(e, "evidence"), i, v) {
 		ap_buf_adds(out, "  - ");
-		ap_md_code(ap_js(v, "path"), out);
-		ap_buf_addf(out, " sha256 `%s`\n", ap_js(v, "sha256"));
+		ap_md_code(ap_json_text(v, "path"), out);
+		ap_buf_addf(out, " sha256 `%s`\n", ap_json_text(v, "sha256"));
 	}
 	ap_md_env_official(e, l, out);
 	ap_buf_free(&dev);
@@ -415,19 +412,19 @@ static void ap_md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	size_t i;
 	json_t *v;
 	ap_buf_addf(out, "\n## %s\n\n- %s: ", W(l, M_SCOPE), W(l, M_TARGET));
-	ap_md_code(ap_js(m, "target"), out);
+	ap_md_code(ap_json_text(m, "target"), out);
 	ap_buf_addf(out, "\n- %s:\n", W(l, M_OFFICIAL_CASE));
 	json_array_foreach(json_object_get(scope, "official_nodes"), i, v) {
 		ap_buf_adds(out, "  - ");
-		ap_md_code(ap_js(v, "node"), out);
-		ap_buf_addf(out, " (PyTorch %s)\n", ap_js(v, "version"));
+		ap_md_code(ap_json_text(v, "node"), out);
+		ap_buf_addf(out, " (PyTorch %s)\n", ap_json_text(v, "version"));
 	}
 	if (!json_array_size(json_object_get(scope, "official_nodes")))
 		ap_buf_addf(out, "  - %s\n", W(l, M_NONE_FOUND));
 	ap_buf_addf(out, "- %s:\n", W(l, M_FOCUSED));
 	json_array_foreach(json_object_get(scope, "probes"), i, v)
-		ap_buf_addf(out, "  - %s (%s)\n", ap_js(v, l == AP_LANG_EN ? "says_en" : "says_zh"),
-			    ap_js(v, "name"));
+		ap_buf_addf(out, "  - %s (%s)\n", ap_json_text(v, l == AP_LANG_EN ? "says_en" : "says_zh"),
+			    ap_json_text(v, "name"));
 }
 
 static void ap_md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
@@ -438,9 +435,10 @@ static void ap_md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out
 		ap_buf_addf(out, "- %s\n", W(l, M_ABSENT));
 		return;
 	}
-	ap_buf_addf(out, "- %s: `%s:%lld` (%s)\n", W(l, M_IMPL), ap_js(r, "file"),
-		    (long long)json_integer_value(json_object_get(r, "line")), ap_js(r, "kind"));
-	ap_buf_addf(out, "- %s\n- %s\n", ap_js(a, l == AP_LANG_EN ? "conclusion_en" : "conclusion_zh"),
+	ap_buf_addf(out, "- %s: `%s:%lld` (%s)\n", W(l, M_IMPL), ap_json_text(r, "file"),
+		    (long long)json_integer_value(json_object_get(r, "line")), ap_json_text(r, "kind"));
+	ap_buf_addf(out, "- %s\n- %s\n",
+		    ap_json_text(a, l == AP_LANG_EN ? "conclusion_en" : "conclusion_zh"),
 		    json_is_true(json_object_get(a, "device_independent")) ? W(l, M_PATCH_NOT)
 									    : W(l, M_PATCH_NEEDED));
 }
@@ -460,18 +458,20 @@ static void ap_md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
 		return;
 	}
 	ap_buf_addf(out, "- %s: `%s` (%s:%lld)\n", json_is_true(json_object_get(d, "exact")) ?
-		    W(l, M_DOCS_ENTRY) : W(l, M_DOCS_CLASS), ap_js(e, "api"), ap_js(e, "file"),
+		    W(l, M_DOCS_ENTRY) : W(l, M_DOCS_CLASS), ap_json_text(e, "api"), ap_json_text(e, "file"),
 		    (long long)json_integer_value(json_object_get(e, "line")));
 	json_array_foreach(json_object_get(e, "products"), i, p)
-		ap_buf_addf(out, "  - %s: %s\n", ap_js(p, "product"),
+		ap_buf_addf(out, "  - %s: %s\n", ap_json_text(p, "product"),
 			    json_is_true(json_object_get(p, "supported")) ? W(l, M_SUPPORTED)
 									  : W(l, M_UNSUPPORTED));
 	json_array_foreach(json_object_get(d, "contradictions"), i, p)
-		ap_buf_addf(out, "- %s: %s %s, %s %s\n", W(l, M_DOCS_CONTRA), ap_js(p, "product"),
+		ap_buf_addf(out, "- %s: %s %s, %s %s\n", W(l, M_DOCS_CONTRA), ap_json_text(p, "product"),
 			    json_is_true(json_object_get(p, "claimed")) ? W(l, M_SUPPORTED)
 									: W(l, M_UNSUPPORTED),
-			    ap_js(p, "env"), ap_js(p, "verdict"));
-	if (!json_array_size(json_object_get(d, "contradictions")))
+			    ap_json_text(p, "env"), ap_json_text(p, "verdict"));
+	if (!json_integer_value(json_object_get(d, "compared")))
+		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_UNCOMPARED));
+	else if (!json_array_size(json_object_get(d, "contradictions")))
 		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_OK));
 }
 
@@ -491,7 +491,7 @@ static void ap_md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out
 	size_t i;
 	json_t *e, *r;
 	ap_buf_addf(out, "\n## %s\n\n- %s: **%s**\n- %s: ", W(l, M_CONCLUSION), W(l, M_VERDICT),
-		    ap_js(c, "verdict"), W(l, M_PASSED_IN));
+		    ap_json_text(c, "verdict"), W(l, M_PASSED_IN));
 	ap_md_names(json_object_get(c, "consistent"), l, out);
 	ap_buf_addf(out, "\n- %s: ", W(l, M_FAILED_IN));
 	ap_md_names(json_object_get(c, "inconsistent"), l, out);
@@ -501,7 +501,7 @@ static void ap_md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out
 	json_array_foreach(json_object_get(m, "environments"), i, e) {
 		size_t k;
 		json_array_foreach(json_object_get(e, "verdict_reasons"), k, r)
-			ap_buf_addf(out, "  - %s: %s\n", ap_js(e, "name"), json_string_value(r));
+			ap_buf_addf(out, "  - %s: %s\n", ap_json_text(e, "name"), json_string_value(r));
 	}
 }
 
@@ -510,10 +510,10 @@ void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	char title[512];
 	size_t i;
 	json_t *e;
-	snprintf(title, sizeof(title), W(l, M_TITLE), ap_js(m, "target"));
+	snprintf(title, sizeof(title), W(l, M_TITLE), ap_json_text(m, "target"));
 	ap_buf_addf(out, "# %s\n\n%s", title, W(l, M_COVERS));
 	json_array_foreach(json_object_get(m, "environments"), i, e)
-		ap_buf_addf(out, "%s%s (%s)", i ? ", " : "", ap_js(e, "name"), ap_js(e, "label"));
+		ap_buf_addf(out, "%s%s (%s)", i ? ", " : "", ap_json_text(e, "name"), ap_json_text(e, "label"));
 	ap_buf_adds(out, "\n");
 	ap_md_scope(m, l, out);
 	json_array_foreach(json_object_get(m, "environments"), i, e)
@@ -546,14 +546,14 @@ void ap_escape_xml(const char *s, struct ap_buf *out)
 
 static void ap_junit_case(const char *env, const json_t *c, struct ap_buf *out)
 {
-	const char *st = ap_js(c, "status");
+	const char *st = ap_json_text(c, "status");
 	const char *reason = json_string_value(json_object_get(c, "reason"));
 	ap_buf_adds(out, "    <testcase classname=\"");
 	ap_escape_xml(env, out);
 	ap_buf_adds(out, ".");
-	ap_escape_xml(ap_js(c, "kind"), out);
+	ap_escape_xml(ap_json_text(c, "kind"), out);
 	ap_buf_adds(out, "\" name=\"");
-	ap_escape_xml(ap_js(c, "name"), out);
+	ap_escape_xml(ap_json_text(c, "name"), out);
 	ap_buf_addf(out, "\" time=\"%.3f\">", json_integer_value(json_object_get(c, "duration_ms")) / 1000.0);
 	const char *tag = !strcmp(st, "FAIL") ? "failure" : ap_status_failed(st) ? "error"
 			: !strcmp(st, "PASS") ? NULL : "skipped";
@@ -574,23 +574,23 @@ void ap_report_junit(const json_t *m, struct ap_buf *out)
 	size_t i, k;
 	json_t *e, *c;
 	ap_buf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"apiparity ");
-	ap_escape_xml(ap_js(m, "target"), out);
+	ap_escape_xml(ap_json_text(m, "target"), out);
 	ap_buf_adds(out, "\">\n");
 	json_array_foreach(json_object_get(m, "environments"), i, e) {
 		int n = 0, fail = 0, err = 0, skip = 0;
 		json_array_foreach(json_object_get(e, "checks"), k, c) {
-			const char *st = ap_js(c, "status");
+			const char *st = ap_json_text(c, "status");
 			n++;
 			fail += !strcmp(st, "FAIL");
 			err += ap_status_failed(st) && strcmp(st, "FAIL");
 			skip += !ap_status_failed(st) && strcmp(st, "PASS");
 		}
 		ap_buf_adds(out, "  <testsuite name=\"");
-		ap_escape_xml(ap_js(e, "name"), out);
+		ap_escape_xml(ap_json_text(e, "name"), out);
 		ap_buf_addf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n",
 			    n, fail, err, skip);
 		json_array_foreach(json_object_get(e, "checks"), k, c)
-			ap_junit_case(ap_js(e, "name"), c, out);
+			ap_junit_case(ap_json_text(e, "name"), c, out);
 		ap_buf_adds(out, "  </testsuite>\n");
 	}
 	ap_buf_adds(out, "</testsuites>\n");
@@ -606,15 +606,17 @@ static void ap_html_card(const json_t *m, const json_t *e, struct ap_buf *out)
 	size_t i, n = 0;
 	json_t *v;
 	json_array_foreach(json_object_get(e, "evidence"), i, v)
-		if (!strcmp(ap_js(v, "file"), "run.log"))
-			logsum = ap_js(v, "sha256");
-	ap_buf_addf(&lines[n++], "$ apiparity check %s --env %s", ap_js(m, "target"), ap_js(e, "name"));
-	ap_buf_addf(&lines[n++], "python %s   torch %s", ap_js(e, "python"), ap_js(e, "torch"));
-	ap_buf_addf(&lines[n++], "os %s", ap_js(e, "os"));
+		if (!strcmp(ap_json_text(v, "file"), "run.log"))
+			logsum = ap_json_text(v, "sha256");
+	ap_buf_addf(&lines[n++], "$ apiparity check %s --env %s", ap_json_text(m, "target"),
+		    ap_json_text(e, "name"));
+	ap_buf_addf(&lines[n++], "python %s   torch %s", ap_json_text(e, "python"),
+		    ap_json_text(e, "torch"));
+	ap_buf_addf(&lines[n++], "os %s", ap_json_text(e, "os"));
 	ap_buf_adds(&lines[n], "devices:");
 	json_array_foreach(json_object_get(e, "devices"), i, v)
 		if (json_is_true(json_object_get(v, "available")))
-			ap_buf_addf(&lines[n], " %s x%lld", ap_js(v, "type"),
+			ap_buf_addf(&lines[n], " %s x%lld", ap_json_text(v, "type"),
 				    (long long)json_integer_value(json_object_get(v, "count")));
 	ap_buf_adds(&lines[n], lines[n].len > 8 ? "" : " cpu only");
 	n++;
@@ -622,11 +624,11 @@ static void ap_html_card(const json_t *m, const json_t *e, struct ap_buf *out)
 		    (long long)json_integer_value(json_object_get(p, "passed")),
 		    (long long)json_integer_value(json_object_get(p, "total")),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")));
-	ap_buf_addf(&lines[n++], "verdict: %s", ap_js(e, "verdict"));
+	ap_buf_addf(&lines[n++], "verdict: %s", ap_json_text(e, "verdict"));
 	ap_buf_addf(&lines[n++], "run.log sha256 %s", logsum);
 	ap_buf_addf(out, "<svg class=\"card\" xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" "
 		    "height=\"%zu\" role=\"img\" aria-label=\"evidence card ", 24 + n * 20);
-	ap_escape_xml(ap_js(e, "name"), out);
+	ap_escape_xml(ap_json_text(e, "name"), out);
 	ap_buf_addf(out, "\"><rect width=\"760\" height=\"%zu\" rx=\"6\" fill=\"#1e1e1e\"/>", 24 + n * 20);
 	for (i = 0; i < n; i++) {
 		ap_buf_addf(out, "<text x=\"12\" y=\"%zu\" fill=\"%s\" font-family=\"monospace\" "
@@ -643,10 +645,10 @@ static const json_t *ap_trace_value(const json_t *e, const char *check, const ch
 	size_t i, k;
 	json_t *c, *s;
 	json_array_foreach(json_object_get(e, "checks"), i, c) {
-		if (strcmp(ap_js(c, "name"), check))
+		if (strcmp(ap_json_text(c, "name"), check))
 			continue;
 		json_array_foreach(json_object_get(c, "trace"), k, s)
-			if (!strcmp(ap_js(s, "step"), step))
+			if (!strcmp(ap_json_text(s, "step"), step))
 				return json_object_get(s, "value");
 	}
 	return NULL;
@@ -666,7 +668,7 @@ static void ap_html_traces(const json_t *m, struct ap_buf *out)
 	ap_buf_adds(out, "<h2>Traces</h2>\n<table class=\"traces\"><tr><th>check</th><th>step</th>");
 	json_array_foreach(envs, i, e) {
 		ap_buf_adds(out, "<th>");
-		ap_escape_xml(ap_js(e, "name"), out);
+		ap_escape_xml(ap_json_text(e, "name"), out);
 		ap_buf_adds(out, "</th>");
 	}
 	ap_buf_adds(out, "</tr>\n");
@@ -674,12 +676,12 @@ static void ap_html_traces(const json_t *m, struct ap_buf *out)
 		json_array_foreach(json_object_get(c, "trace"), j, s) {
 			const json_t *ref = json_object_get(s, "value");
 			ap_buf_adds(out, "<tr><td>");
-			ap_escape_xml(ap_js(c, "name"), out);
+			ap_escape_xml(ap_json_text(c, "name"), out);
 			ap_buf_adds(out, "</td><td>");
-			ap_escape_xml(ap_js(s, "step"), out);
+			ap_escape_xml(ap_json_text(s, "step"), out);
 			ap_buf_adds(out, "</td>");
 			json_array_foreach(envs, i, e) {
-				const json_t *v = ap_trace_value(e, ap_js(c, "name"), ap_js(s, "step"));
+				const json_t *v = ap_trace_value(e, ap_json_text(c, "name"), ap_json_text(s, "step"));
 				char *txt = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 				ap_buf_addf(out, "<td%s>", v && !json_equal(v, ref) ? " class=\"diff\"" : "");
 				ap_escape_xml(txt ? txt : "", out);
@@ -705,17 +707,17 @@ void ap_report_html(const json_t *m, struct ap_buf *out)
 	ap_buf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		    "style-src 'unsafe-inline'; img-src data:\"><title>apiparity: ");
-	ap_escape_xml(ap_js(m, "target"), out);
+	ap_escape_xml(ap_json_text(m, "target"), out);
 	ap_buf_addf(out, "</title><style>%s</style></head><body>\n<h1>API consistency: ", ap_html_style);
-	ap_escape_xml(ap_js(m, "target"), out);
+	ap_escape_xml(ap_json_text(m, "target"), out);
 	ap_buf_adds(out, "</h1>\n<p class=\"verdict\" id=\"verdict\">Verdict: <strong>");
-	ap_escape_xml(ap_js(json_object_get(m, "conclusion"), "verdict"), out);
+	ap_escape_xml(ap_json_text(json_object_get(m, "conclusion"), "verdict"), out);
 	ap_buf_adds(out, "</strong></p>\n<h2>Evidence cards</h2>\n");
 	json_array_foreach(json_object_get(m, "environments"), i, e) {
 		ap_buf_adds(out, "<section class=\"env\" data-env=\"");
-		ap_escape_xml(ap_js(e, "name"), out);
+		ap_escape_xml(ap_json_text(e, "name"), out);
 		ap_buf_adds(out, "\"><h3>");
-		ap_escape_xml(ap_js(e, "name"), out);
+		ap_escape_xml(ap_json_text(e, "name"), out);
 		ap_buf_adds(out, "</h3>\n");
 		ap_html_card(m, e, out);
 		ap_buf_adds(out, "</section>\n");

@@ -1,5 +1,7 @@
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,11 +9,28 @@
 #include <sys/stat.h>
 
 #include "base/err.h"
+#include "base/fsutil.h"
+#include "base/jsonutil.h"
+#include "base/yamldoc.h"
+#include "check/verdict.h"
+#include "evidence/bundle.h"
 #include "evidence/journal.h"
 #include "evidence/manifest.h"
+#include "evidence/sign.h"
 #include "review/review.h"
-#include "check/verdict.h"
-#include "base/yamldoc.h"
+
+#define OFFICIAL_LOG_MAX (64u << 20)  /* bytes of official.log read back */
+
+/* One environment under review: its bundle, and what its journal says was
+ * measured. */
+struct env_review {
+	const struct ap_sub_env *e;
+	json_t *records;   /* the journal's valid records */
+	json_t *measured;  /* its checks as measured: the journaled ones, and the
+			    * NOTRUN decisions check makes without measuring */
+	json_t *early;     /* reasons found while reading the journal, told after
+			    * the manifest's */
+};
 
 json_t *ap_policy_load(const char *path, struct ap_buf *err)
 {
@@ -25,12 +44,6 @@ json_t *ap_policy_load(const char *path, struct ap_buf *err)
 		return NULL;
 	}
 	return p;
-}
-
-static const char *ap_s(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "-";
 }
 
 static int ap_yes(const json_t *policy, const char *key)
@@ -62,6 +75,10 @@ static void ap_review_manifest(const struct ap_sub_env *e, json_t *reasons)
 			ap_reason_add(reasons, "%s/%s: unknown file, not listed in %s", e->name, is[i].path,
 			       AP_MANIFEST_NAME);
 			break;
+		case AP_MF_DUPLICATE:
+			ap_reason_add(reasons, "%s/%s:%d: %s is listed a second time", e->name,
+			       AP_MANIFEST_NAME, is[i].line, is[i].path);
+			break;
 		case AP_MF_BADPATH:
 			ap_reason_add(reasons, "%s/%s:%d: path '%s' would leave the bundle", e->name,
 			       AP_MANIFEST_NAME, is[i].line, is[i].path);
@@ -83,7 +100,7 @@ static void ap_review_top(const char *dir, const struct ap_submission *s, json_t
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		int known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-			    ap_submission_find(s, e->d_name);
+			    ap_submission_find(s, e->d_name) || json_object_get(s->broken, e->d_name);
 		for (int i = 0; !known && reports[i]; i++)
 			known = !strcmp(e->d_name, reports[i]);
 		if (!known)
@@ -93,19 +110,13 @@ static void ap_review_top(const char *dir, const struct ap_submission *s, json_t
 		closedir(d);
 }
 
-static const json_t *ap_journaled_fingerprint(const struct ap_sub_env *e, json_t **recs)
+/* The data of the first journal record of type, or NULL. */
+static const json_t *journaled(const struct env_review *v, const char *type)
 {
-	struct ap_buf path = { 0 }, err = { 0 };
-	int torn = 0;
 	size_t i;
 	json_t *r;
-	ap_buf_addf(&path, "%s/journal.jsonl", e->dir);
-	*recs = NULL;
-	ap_journal_read(ap_buf_str(&path), recs, &torn, &err);
-	ap_buf_free(&path);
-	ap_buf_free(&err);
-	json_array_foreach(*recs, i, r)
-		if (!strcmp(ap_s(r, "type"), "fingerprint"))
+	json_array_foreach(v->records, i, r)
+		if (!strcmp(ap_json_text(r, "type"), type))
 			return json_object_get(r, "data");
 	return NULL;
 }
@@ -122,9 +133,9 @@ static void ap_review_devices(const struct ap_sub_env *e, const json_t *fp, json
 		json_int_t n = json_integer_value(json_object_get(d, "count"));
 		if (avail != (n > 0) || (json_int_t)json_array_size(json_object_get(d, "names")) != n)
 			ap_reason_add(reasons, "%s: fingerprint is not consistent with itself: device %s is "
-			       "%savailable with count %lld and %zu names", e->name, ap_s(d, "type"),
+			       "%savailable with count %lld and %zu names", e->name, ap_json_text(d, "type"),
 			       avail ? "" : "not ", (long long)n, json_array_size(json_object_get(d, "names")));
-		if (claimed && !strcmp(ap_s(d, "type"), claimed) && avail)
+		if (claimed && !strcmp(ap_json_text(d, "type"), claimed) && avail)
 			found = 1;
 	}
 	if (!found)
@@ -132,11 +143,11 @@ static void ap_review_devices(const struct ap_sub_env *e, const json_t *fp, json
 		       "none available", e->name, claimed);
 }
 
-static void ap_review_fingerprint(const struct ap_sub_env *e, json_t *reasons)
+static void ap_review_fingerprint(const struct env_review *v, json_t *reasons)
 {
+	const struct ap_sub_env *e = v->e;
 	const json_t *fp = json_object_get(e->bundle, "fingerprint");
-	json_t *recs;
-	const json_t *measured = ap_journaled_fingerprint(e, &recs);
+	const json_t *measured = journaled(v, "fingerprint");
 	if (!fp || json_is_null(fp))
 		ap_reason_add(reasons, "%s: no fingerprint", e->name);
 	else if (!measured)
@@ -158,7 +169,6 @@ static void ap_review_fingerprint(const struct ap_sub_env *e, json_t *reasons)
 			ap_reason_add(reasons, "%s: the label says torch %.*s but the fingerprint shows %s",
 			       e->name, (int)n, tl + 6, torch);
 	}
-	json_decref(recs);
 }
 
 static int ap_status_allowed(const json_t *policy, const char *kind, const char *status)
@@ -175,28 +185,28 @@ static int ap_status_allowed(const json_t *policy, const char *kind, const char 
 static void ap_review_checks(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
 {
 	const json_t *b = e->bundle;
-	int found = json_is_true(json_object_get(json_object_get(b, "resolution"), "found"));
+	int found = ap_bundle_resolved(b);
 	int official = 0;
 	size_t i, k;
 	json_t *c, *kind;
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *kd = ap_s(c, "kind"), *st = ap_s(c, "status");
+		const char *kd = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
 		const char *why = json_string_value(json_object_get(c, "reason"));
 		official += !strcmp(kd, "official");
 		if (!strcmp(kd, "claim") && strcmp(st, "PASS"))
 			ap_reason_add(reasons, "%s: claimed node id %s: %s", e->name,
-			       ap_s(c, "node"), why ? why : "not valid");
+			       ap_json_text(c, "node"), why ? why : "not valid");
 		else if (!strcmp(kd, "official") && !strcmp(st, "NOTRUN") && !why)
 			ap_reason_add(reasons, "%s: official test %s was not run and no reason is given",
-			       e->name, ap_s(c, "name"));
+			       e->name, ap_json_text(c, "name"));
 		else if (!ap_status_allowed(policy, kd, st))
 			ap_reason_add(reasons, "%s: check %s (%s) is %s%s%s, which the policy does not "
-			       "allow", e->name, ap_s(c, "name"), kd, st, why ? ": " : "", why ? why : "");
+			       "allow", e->name, ap_json_text(c, "name"), kd, st, why ? ": " : "", why ? why : "");
 	}
 	json_array_foreach(found ? json_object_get(policy, "require_kinds") : NULL, k, kind) {
 		int has = 0;
 		json_array_foreach(json_object_get(b, "checks"), i, c)
-			has |= !strcmp(ap_s(c, "kind"), json_string_value(kind) ? json_string_value(kind) : "");
+			has |= !strcmp(ap_json_text(c, "kind"), json_string_value(kind) ? json_string_value(kind) : "");
 		if (!has)
 			ap_reason_add(reasons, "%s: no %s check, which the policy requires", e->name,
 			       json_string_value(kind));
@@ -205,26 +215,424 @@ static void ap_review_checks(const struct ap_sub_env *e, const json_t *policy, j
 		ap_reason_add(reasons, "%s: no official test result and no reason why none ran", e->name);
 }
 
-static void ap_review_env(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
+/* --- against the journal: what was measured ------------------------------ */
+
+static void load_journal(struct env_review *v, json_t *reasons)
 {
-	const json_t *err = json_object_get(e->bundle, "error");
-	ap_review_manifest(e, reasons);
-	if (err && !json_is_null(err))
-		ap_reason_add(reasons, "%s: the environment could not be used: %s", e->name,
-		       ap_s(err, "message"));
-	ap_review_fingerprint(e, reasons);
-	ap_review_checks(e, policy, reasons);
+	struct ap_buf path = { 0 };
+	json_t *problems = NULL;
+	size_t i;
+	json_t *p;
+	ap_buf_addf(&path, "%s/journal.jsonl", v->e->dir);
+	int r = ap_journal_validate(ap_buf_str(&path), &v->records, &problems);
+	if (r)
+		ap_reason_add(reasons, "%s/journal.jsonl: %s: nothing in bundle.json can be checked "
+			      "against what was measured", v->e->name,
+			      r == -EISDIR || r == -AP_ENOTREG || r == -ELOOP ? "not a regular file" : r == -EFBIG ?
+			      "over the size limit of a journal" : strerror(-r));
+	json_array_foreach(problems, i, p)
+		ap_reason_add(reasons, "%s/journal.jsonl: %s", v->e->name, json_string_value(p));
+	json_decref(problems);
+	ap_buf_free(&path);
+	if (!v->records)
+		v->records = json_array();
+}
+
+/* A run journals its start, resolution, fingerprint and error once each;
+ * bundle.json must hold the same. */
+static void review_records(const struct env_review *v, json_t *reasons)
+{
+	static const struct { const char *type, *key, *what; } once[] = {
+		{ "start", "env", "the environment (name, label, device)" },
+		{ "resolution", "resolution", "the resolution of the target" },
+		{ "error", "error", "the error" },
+	};
+	const char *name = v->e->name;
+	for (size_t k = 0; k < sizeof(once) / sizeof(*once); k++) {
+		size_t i, n = 0;
+		json_t *r;
+		json_array_foreach(v->records, i, r)
+			n += !strcmp(ap_json_text(r, "type"), once[k].type);
+		if (n > 1)
+			ap_reason_add(reasons, "%s/journal.jsonl: %zu %s records, where a run writes one",
+				      name, n, once[k].type);
+		const json_t *m = journaled(v, once[k].type);
+		const json_t *b = json_object_get(v->e->bundle, once[k].key);
+		int b_null = !b || json_is_null(b), m_null = !m || json_is_null(m);
+		if (b_null != m_null || (!b_null && !json_equal(b, m)))
+			ap_reason_add(reasons, "%s: %s in bundle.json differs from journal.jsonl, "
+				      "as measured", name, once[k].what);
+	}
+	const json_t *res = journaled(v, "resolution");
+	if (res && strcmp(ap_json_text(res, "target"), ap_json_text(v->e->bundle, "target")))
+		ap_reason_add(reasons, "%s: bundle.json is about %s, but the journal resolved %s", name,
+			      ap_json_text(v->e->bundle, "target"), ap_json_text(res, "target"));
+}
+
+/* A short text of a JSON value for a reason line. */
+static void show(const json_t *x, struct ap_buf *out)
+{
+	char *t = x ? json_dumps(x, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	if (t && strlen(t) > 80)
+		ap_buf_addf(out, "%.77s...", t);
+	else
+		ap_buf_adds(out, t ? t : "(none)");
+	free(t);
+}
+
+/* Names each field in which bundle check c differs from journaled check m
+ * (reference_status is the judge's, added after the run). */
+static void field_diffs(const json_t *c, const json_t *m, struct ap_buf *out)
+{
+	const json_t *pair[2] = { c, m };
+	const char *k;
+	json_t *x;
+	for (int side = 0; side < 2; side++)
+		json_object_foreach((json_t *)pair[side], k, x) {
+			const json_t *bx = json_object_get(c, k), *mx = json_object_get(m, k);
+			if (!strcmp(k, "reference_status") || (side && bx) ||
+			    (bx && mx && json_equal(bx, mx)))
+				continue;
+			ap_buf_addf(out, "%s%s ", out->len ? "; " : "", k);
+			if (json_is_array(bx) || json_is_object(bx) || json_is_array(mx) ||
+			    json_is_object(mx)) {
+				ap_buf_adds(out, "differs");
+				continue;
+			}
+			show(bx, out);
+			ap_buf_adds(out, " here, measured ");
+			show(mx, out);
+		}
+}
+
+/* check makes these without measuring anything, so they are not journaled:
+ * no family for the target, a probe that does not apply, an absent target,
+ * no official test source. */
+static int unmeasured_decision(const json_t *c)
+{
+	static const char *const kinds[] = { "plan", "probe", "resolution", "official", NULL };
+	if (strcmp(ap_json_text(c, "status"), "NOTRUN"))
+		return 0;
+	for (size_t i = 0; kinds[i]; i++)
+		if (!strcmp(ap_json_text(c, "kind"), kinds[i]))
+			return 1;
+	return 0;
+}
+
+/* The key of a check in an index of checks: its kind and name. */
+static const char *check_key(const json_t *c, struct ap_buf *key)
+{
+	ap_buf_reset(key);
+	ap_buf_addf(key, "%s\n%s", ap_json_text(c, "kind"), ap_json_text(c, "name"));
+	return ap_buf_str(key);
+}
+
+/* The journaled checks by key, each key's positions last first, so that
+ * taking the last one matches them in the order they were measured. Linear,
+ * however many checks a hostile journal holds. */
+static json_t *index_journaled(const json_t *jchecks)
+{
+	json_t *idx = json_object(), *pos;
+	struct ap_buf key = { 0 };
+	for (size_t i = json_array_size(jchecks); idx && i-- > 0;) {
+		const char *k = check_key(json_array_get(jchecks, i), &key);
+		if (!(pos = json_object_get(idx, k)))
+			json_object_set_new(idx, k, pos = json_array());
+		json_array_append_new(pos, json_integer((json_int_t)i));
+	}
+	ap_buf_free(&key);
+	return idx;
+}
+
+/* The position of the first journaled check of c's kind and name not
+ * matched yet, taken from idx; -1 when there is none. */
+static long match_journaled(json_t *idx, const json_t *c)
+{
+	struct ap_buf key = { 0 };
+	json_t *pos = json_object_get(idx, check_key(c, &key));
+	size_t n = json_array_size(pos);
+	long k = n ? (long)json_integer_value(json_array_get(pos, n - 1)) : -1;
+	if (n)
+		json_array_remove(pos, n - 1);
+	ap_buf_free(&key);
+	return k;
+}
+
+/* Matches every check of bundle.json with the journal's, and builds
+ * v->measured from what was journaled. */
+static void review_measured_checks(struct env_review *v, json_t *reasons)
+{
+	const char *name = v->e->name;
+	json_t *jchecks = json_array(), *r, *c;
+	size_t i;
+	json_array_foreach(v->records, i, r)
+		if (!strcmp(ap_json_text(r, "type"), "check"))
+			json_array_append(jchecks, json_object_get(r, "data"));
+	json_t *idx = index_journaled(jchecks);
+	char *used = calloc(json_array_size(jchecks) + 1, 1);
+	v->measured = json_array();
+	json_array_foreach(used && idx ? json_object_get(v->e->bundle, "checks") : NULL, i, c) {
+		long k = match_journaled(idx, c);
+		if (k < 0 && unmeasured_decision(c)) {
+			json_t *copy = json_deep_copy(c);
+			json_object_del(copy, "reference_status");
+			json_array_append_new(v->measured, copy);
+			continue;
+		}
+		if (k < 0) {
+			ap_reason_add(reasons, "%s: check %s (%s) is %s in bundle.json, but journal.jsonl "
+				      "has no record of it: it was never measured", name,
+				      ap_json_text(c, "name"), ap_json_text(c, "kind"), ap_json_text(c, "status"));
+			continue;
+		}
+		used[k] = 1;
+		const json_t *m = json_array_get(jchecks, (size_t)k);
+		json_array_append_new(v->measured, json_deep_copy(m));
+		struct ap_buf d = { 0 };
+		field_diffs(c, m, &d);
+		if (d.len)
+			ap_reason_add(reasons, "%s: check %s (%s) in bundle.json is not as journal.jsonl "
+				      "recorded it when measured: %s", name, ap_json_text(c, "name"),
+				      ap_json_text(c, "kind"), ap_buf_str(&d));
+		ap_buf_free(&d);
+	}
+	json_array_foreach(used && idx ? jchecks : NULL, i, c) {
+		if (used[i])
+			continue;
+		ap_reason_add(reasons, "%s: check %s (%s) was measured %s (journal.jsonl) but is "
+			      "missing from bundle.json", name, ap_json_text(c, "name"), ap_json_text(c, "kind"),
+			      ap_json_text(c, "status"));
+		json_array_append_new(v->measured, json_deep_copy(c));
+	}
+	free(used);
+	json_decref(idx);
+	json_decref(jchecks);
+}
+
+/* Whether text holds line (with its newline) at the start of a line. */
+static int has_line(const struct ap_buf *text, const char *line)
+{
+	size_t n = strlen(line);
+	if (!text->len)
+		return 0;
+	for (const char *p = ap_buf_str(text); (p = memmem(p, text->len - (size_t)(p - text->data),
+							   line, n)); p++)
+		if (p == text->data || p[-1] == '\n')
+			return 1;
+	return 0;
+}
+
+/* An official test that ran left its output in official.log, ending with
+ * "=== end NAME: STATUS". */
+static void review_official_log(const struct ap_sub_env *e, json_t *reasons)
+{
+	struct ap_buf path = { 0 }, log = { 0 }, line = { 0 };
+	int r = 1;  /* not read yet */
+	size_t i;
+	json_t *c;
+	ap_buf_addf(&path, "%s/official.log", e->dir);
+	json_array_foreach(json_object_get(e->bundle, "checks"), i, c) {
+		if (strcmp(ap_json_text(c, "kind"), "official") || !strcmp(ap_json_text(c, "status"), "NOTRUN"))
+			continue;
+		if (r == 1)
+			r = ap_read_bounded(ap_buf_str(&path), OFFICIAL_LOG_MAX, O_NOFOLLOW, &log);
+		ap_buf_reset(&line);
+		ap_buf_addf(&line, "=== end %s: %s\n", ap_json_text(c, "name"), ap_json_text(c, "status"));
+		if (r)
+			ap_reason_add(reasons, "%s: official test %s is %s, but there is no readable "
+				      "official.log to show that it ran", e->name, ap_json_text(c, "name"),
+				      ap_json_text(c, "status"));
+		else if (!has_line(&log, ap_buf_str(&line)))
+			ap_reason_add(reasons, "%s: official test %s is %s in bundle.json, but "
+				      "official.log does not record it ending so", e->name,
+				      ap_json_text(c, "name"), ap_json_text(c, "status"));
+	}
+	ap_buf_free(&path);
+	ap_buf_free(&log);
+	ap_buf_free(&line);
+}
+
+/* --- the verdict, judged again ------------------------------------------- */
+
+/* check sets each official check's reference_status after the run; it must be
+ * what the reference's measured checks give. */
+static void compare_reference_status(const struct ap_sub_env *e, const json_t *j,
+				     json_t *reasons)
+{
+	json_t *first = json_object(), *c;
+	struct ap_buf key = { 0 };
+	size_t i;
+	json_array_foreach(first ? json_object_get(j, "checks") : NULL, i, c)
+		if (!json_object_get(first, check_key(c, &key)))
+			json_object_set(first, ap_buf_str(&key), c);
+	json_array_foreach(first ? json_object_get(e->bundle, "checks") : NULL, i, c) {
+		const json_t *m = json_object_get(first, check_key(c, &key));
+		const json_t *rs = json_object_get(c, "reference_status");
+		const json_t *mrs = json_object_get(m, "reference_status");
+		if (m && !strcmp(ap_json_text(c, "kind"), "official") && (rs ? !mrs || !json_equal(rs, mrs) : !!mrs))
+			ap_reason_add(reasons, "%s: official test %s: its outcome in the reference is "
+				      "not the one bundle.json gives", e->name, ap_json_text(c, "name"));
+	}
+	ap_buf_free(&key);
+	json_decref(first);
+}
+
+static void compare_judged(const struct ap_sub_env *e, const json_t *j, json_t *reasons)
+{
+	const json_t *b = e->bundle;
+	const char *was = ap_json_text(b, "verdict"), *is = ap_json_text(j, "verdict");
+	if (strcmp(was, is))
+		ap_reason_add(reasons, "%s: the verdict in bundle.json is %s, but its measured checks "
+			      "make it %s", e->name, was, is);
+	else if (!json_equal(json_object_get(b, "verdict_reasons"),
+			     json_object_get(j, "verdict_reasons")))
+		ap_reason_add(reasons, "%s: the reasons of the verdict in bundle.json are not those "
+			      "its measured checks give", e->name);
+	if (!json_equal(json_object_get(b, "comparison"), json_object_get(j, "comparison")))
+		ap_reason_add(reasons, "%s: the trace comparison in bundle.json is not the one its "
+			      "measured checks give against %s", e->name,
+			      ap_json_text(json_object_get(j, "comparison"), "reference"));
+	const json_t *ba = json_object_get(b, "adaptation"), *ja = json_object_get(j, "adaptation");
+	if (!json_equal(json_object_get(b, "device_trace"), json_object_get(j, "device_trace")) ||
+	    (ba || ja ? !ba || !ja || !json_equal(ba, ja) : 0))
+		ap_reason_add(reasons, "%s: the backend adaptation in bundle.json is not the one its "
+			      "measured checks give", e->name);
+	compare_reference_status(e, j, reasons);
+}
+
+/* Judges the environment again from its measured checks, with the same judge
+ * check uses, against the measured checks of ref (NULL: none); returns the
+ * judged bundle. */
+static json_t *judge_again(const struct env_review *v, const struct env_review *ref)
+{
+	json_t *j = json_deep_copy(v->e->bundle);
+	json_t *cmp = json_object();
+	json_object_set_new(j, "checks", json_deep_copy(v->measured));
+	if (ref && json_is_true(json_object_get(json_object_get(j, "resolution"), "found"))) {
+		json_object_set_new(cmp, "reference", json_string(ref->e->name));
+		json_object_set_new(cmp, "differences", ap_trace_diff(ref->measured,
+								      json_object_get(j, "checks")));
+		ap_official_compare(ref->measured, json_object_get(j, "checks"));
+	}
+	json_object_set_new(j, "comparison", cmp);
+	ap_adaptation_decide(j);
+	ap_verdict_decide(j);
+	return j;
+}
+
+static const struct env_review *find_review(const struct env_review *v, size_t n, const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (!strcmp(v[i].e->name, name))
+			return &v[i];
+	return NULL;
+}
+
+/* The reference every environment was compared with. check compares all
+ * with one; one named by some and not others would let an environment pick
+ * itself and hide its differences. */
+static const char *common_reference(const struct env_review *v, size_t n, json_t *reasons)
+{
+	const char *ref = NULL;
+	int mixed = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *r = json_string_value(json_object_get(json_object_get(v[i].e->bundle,
+									   "comparison"), "reference"));
+		mixed |= r && ref && strcmp(r, ref);
+		ref = ref ? ref : r;
+	}
+	if (mixed)
+		ap_reason_add(reasons, "the environments were compared with different references: "
+			      "check compares every one with the same");
+	const struct env_review *r = find_review(v, n, ref);
+	const json_t *rerr = r ? json_object_get(r->e->bundle, "error") : NULL;
+	if (ref && !r)
+		ap_reason_add(reasons, "the reference environment %s is not in the submission: "
+			      "the traces cannot be checked", ref);
+	else if (r && ((rerr && !json_is_null(rerr)) || !json_is_true(json_object_get(
+			       json_object_get(r->e->bundle, "resolution"), "found"))))
+		ap_reason_add(reasons, "the reference environment %s could not be a reference: "
+			      "the target was not resolved there, or it failed", ref);
+	return ref;
+}
+
+static void review_traces(const struct ap_sub_env *e, const json_t *judged,
+			  const json_t *policy, json_t *reasons)
+{
+	const json_t *cmp = json_object_get(judged, "comparison");
 	size_t i;
 	json_t *d;
-	json_array_foreach(ap_yes(policy, "traces_agree") ? json_object_get(json_object_get(
-		e->bundle, "comparison"), "differences") : NULL, i, d) {
-		char *x = json_dumps(json_object_get(d, "expected"), JSON_ENCODE_ANY | JSON_COMPACT);
-		char *y = json_dumps(json_object_get(d, "seen"), JSON_ENCODE_ANY | JSON_COMPACT);
+	if (!ap_yes(policy, "traces_agree"))
+		return;
+	if (json_is_true(json_object_get(json_object_get(e->bundle, "resolution"), "found")) &&
+	    !json_object_get(cmp, "reference"))
+		ap_reason_add(reasons, "%s: its traces were not compared with any reference",
+			      e->name);
+	json_array_foreach(json_object_get(cmp, "differences"), i, d) {
+		struct ap_buf x = { 0 }, y = { 0 };
+		show(json_object_get(d, "expected"), &x);
+		show(json_object_get(d, "seen"), &y);
 		ap_reason_add(reasons, "%s: trace of %s differs at '%s': %s in the reference, %s here",
-		       e->name, ap_s(d, "check"), ap_s(d, "step"), x ? x : "?", y ? y : "?");
-		free(x);
-		free(y);
+			      e->name, ap_json_text(d, "check"), ap_json_text(d, "step"), ap_buf_str(&x),
+			      ap_buf_str(&y));
+		ap_buf_free(&x);
+		ap_buf_free(&y);
 	}
+}
+
+/* --- signatures ---------------------------------------------------------- */
+
+static void review_signature(const struct ap_sub_env *e, const struct ap_trust *trust,
+			     json_t *reasons)
+{
+	char fpr[AP_KEY_FPR_LEN + 1] = "";
+	const char *named = json_string_value(json_object_get(json_object_get(e->bundle, "signer"),
+							       "key"));
+	if (!trust)
+		return;
+	int st = ap_sign_verify(trust, e->dir, fpr);
+	if (st < 0)
+		ap_reason_add(reasons, "%s/%s: %s: the signature cannot be checked", e->name,
+			      AP_MANIFEST_NAME, strerror(-st));
+	else if (st == AP_SIG_ABSENT)
+		ap_reason_add(reasons, "%s: not signed (no %s): only evidence signed by a trusted "
+			      "key is accepted", e->name, AP_SIG_NAME);
+	else if (st == AP_SIG_MALFORMED)
+		ap_reason_add(reasons, "%s/%s: not a signature (one line of base64 of 64 bytes)",
+			      e->name, AP_SIG_NAME);
+	else if (st == AP_SIG_INVALID && ap_trust_has(trust, named))
+		ap_reason_add(reasons, "%s: %s is not a valid signature of %s by trusted key %s: "
+			      "the evidence changed after it was signed", e->name, AP_SIG_NAME,
+			      AP_MANIFEST_NAME, named);
+	else if (st == AP_SIG_INVALID)
+		ap_reason_add(reasons, "%s: %s was not made by a trusted key (bundle.json names the "
+			      "signer %s)", e->name, AP_SIG_NAME, named ? named : "(none)");
+	else if (!named || strcmp(named, fpr))
+		ap_reason_add(reasons, "%s: signed by trusted key %s, but bundle.json names the "
+			      "signer %s", e->name, fpr, named ? named : "(none)");
+}
+
+/* --- one environment ------------------------------------------------------ */
+
+static void ap_review_env(const struct env_review *v, const struct env_review *ref,
+			  const struct ap_review_opts *o, json_t *reasons)
+{
+	const struct ap_sub_env *e = v->e;
+	const json_t *err = json_object_get(e->bundle, "error");
+	ap_review_manifest(e, reasons);
+	review_signature(e, o->trust, reasons);
+	json_array_extend(reasons, v->early);
+	if (err && !json_is_null(err))
+		ap_reason_add(reasons, "%s: the environment could not be used: %s", e->name,
+		       ap_json_text(err, "message"));
+	ap_review_fingerprint(v, reasons);
+	review_records(v, reasons);
+	ap_review_checks(e, o->policy, reasons);
+	review_official_log(e, reasons);
+	json_t *judged = judge_again(v, ref);
+	compare_judged(e, judged, reasons);
+	review_traces(e, judged, o->policy, reasons);
+	json_decref(judged);
 }
 
 static int ap_env_matches(const struct ap_sub_env *e, const char *want)
@@ -242,41 +650,95 @@ static int ap_env_matches(const struct ap_sub_env *e, const char *want)
 	return 0;
 }
 
-json_t *ap_review(const char *dir, const json_t *policy, struct ap_buf *err)
+static void review_required_envs(const struct ap_submission *s, const json_t *policy,
+				 json_t *reasons)
 {
-	struct ap_submission s;
-	if (ap_submission_load(&s, dir, err))
-		return NULL;
-	json_t *reasons = json_array();
 	size_t i, k;
 	json_t *want;
 	json_array_foreach(json_object_get(policy, "require_envs"), k, want) {
 		int present = 0;
-		for (i = 0; i < s.n; i++)
-			present |= ap_env_matches(&s.v[i], json_string_value(want) ? json_string_value(want) : "");
+		for (i = 0; i < s->n; i++)
+			present |= ap_env_matches(&s->v[i], json_string_value(want) ? json_string_value(want) : "");
 		if (!present)
 			ap_reason_add(reasons, "environment %s is required by the policy and missing",
 			       json_string_value(want));
 	}
+}
+
+/* The policy asks for signatures, and no keys to check them were given. */
+static void review_trust(const struct ap_review_opts *o, json_t *reasons)
+{
+	if (ap_yes(o->policy, "require_signature") && !o->trust)
+		ap_reason_add(reasons, "the policy requires evidence signed by a trusted key: give "
+			      "the trusted public keys with --trust FILE");
+}
+
+json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf *err)
+{
+	struct ap_submission s;
+	if (ap_submission_load_all(&s, dir, err))
+		return NULL;
+	json_t *reasons = json_array();
+	struct env_review *v = calloc(s.n ? s.n : 1, sizeof(*v));
+	size_t i;
+	if (!v || !reasons) {
+		ap_buf_addf(err, "%s: out of memory", dir);
+		json_decref(reasons);
+		ap_submission_free(&s);
+		free(v);
+		return NULL;
+	}
+	const char *name;
+	json_t *why;
+	/* A bundle that cannot be read is the submission's fault, not the
+	 * reviewer's: a reason like any other, and the rest is still reviewed. */
+	json_object_foreach(s.broken, name, why)
+		ap_reason_add(reasons, "%s: the bundle cannot be read, so nothing of this "
+			      "environment can be checked: %s", name, json_string_value(why));
+	review_required_envs(&s, o->policy, reasons);
 	ap_review_top(dir, &s, reasons);
+	review_trust(o, reasons);
+	for (i = 0; i < s.n; i++) {
+		v[i].e = &s.v[i];
+		v[i].early = json_array();
+		load_journal(&v[i], v[i].early);
+		review_measured_checks(&v[i], v[i].early);
+	}
+	const struct env_review *ref = find_review(v, s.n, common_reference(v, s.n, reasons));
 	for (i = 0; i < s.n; i++)
-		ap_review_env(&s.v[i], policy, reasons);
+		ap_review_env(&v[i], ref, o, reasons);
+	for (i = 0; i < s.n; i++) {
+		json_decref(v[i].records);
+		json_decref(v[i].measured);
+		json_decref(v[i].early);
+	}
+	free(v);
 	ap_submission_free(&s);
 	return reasons;
 }
 
-void ap_review_markdown(const char *dir, const json_t *reasons, const json_t *policy,
+void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_review_opts *o,
 			struct ap_buf *out)
 {
 	size_t i;
 	json_t *r;
 	int ok = !json_array_size(reasons);
 	ap_buf_addf(out, "## apiparity review: %s\n\n", ok ? "ACCEPT" : "CHANGES-NEEDED");
-	ap_buf_addf(out, "Submission `%s`, policy `%s`.\n\n", dir, ap_s(policy, "policy"));
+	ap_buf_addf(out, "Submission `%s`, policy `%s`.\n\n", dir, ap_json_text(o->policy, "policy"));
 	if (ok)
-		ap_buf_adds(out, "Every file matches its manifest, the fingerprints match what was "
-			    "measured, every required check is present in an allowed status, and "
-			    "the traces agree.\n");
+		ap_buf_adds(out, "Every file matches its manifest, bundle.json agrees with what "
+			    "the journal recorded as measured and with the verdict its checks give, "
+			    "the fingerprints match what was measured, every required check is present "
+			    "in an allowed status, and the traces agree.\n");
+	if (ok && o->trust)
+		ap_buf_addf(out, "\nEvery environment's manifest is signed by a trusted key (%zu in "
+			    "the trust list).\n", ap_trust_count(o->trust));
+	else if (ok)
+		ap_buf_adds(out, "\nUnsigned: no signature was checked. This shows that the evidence "
+			    "agrees with itself, which catches a bundle edited alone; it cannot show "
+			    "that the bundle, the journal and the logs were not edited together and "
+			    "resealed. For that, sign with `check --sign KEY` and review with "
+			    "`verify --trust FILE`.\n");
 	json_array_foreach(reasons, i, r)
 		ap_buf_addf(out, "- %s\n", json_string_value(r));
 }

@@ -7,6 +7,14 @@
  * measured or with the environment's label and claimed device, checks
  * missing or in statuses the policy does not allow, claimed node ids that do
  * not exist, official runs missing without a reason, traces that disagree.
+ *
+ * Nothing in bundle.json is taken on its word: every check must be as
+ * journal.jsonl recorded it when measured, every official result must have
+ * its record in official.log, and the verdict, the trace comparison and the
+ * adaptation are judged again from the measured checks with check's own
+ * judge (verdict.h). That catches a bundle edited alone and resealed. A
+ * bundle, journal and logs edited together and resealed agree with each
+ * other; only a signature by a trusted key (sign.h) catches that.
  * No reason: ACCEPT.
  */
 #ifndef AP_REVIEW_H
@@ -21,12 +29,24 @@
  * object, or NULL with "file:line: why" in err. */
 json_t *ap_policy_load(const char *path, struct ap_buf *err);
 
-/* Reviews the submission at dir. Returns a new array of reason strings (empty:
- * accept); NULL with err set when dir is not a submission at all. */
-json_t *ap_review(const char *dir, const json_t *policy, struct ap_buf *err);
+struct ap_trust;
 
-/* The review as Markdown, ready to post as a comment. */
-void ap_review_markdown(const char *dir, const json_t *reasons, const json_t *policy,
+struct ap_review_opts {
+	const json_t *policy;          /* from ap_policy_load() */
+	const struct ap_trust *trust;  /* trusted keys (sign.h), or NULL: none */
+};
+
+/* Reviews the submission at dir. Returns a new array of reason strings (empty:
+ * accept); a bundle.json that cannot be read or parsed is one of them. NULL
+ * with err set only when dir is not a submission at all (missing, or without
+ * any DIR/<env>/bundle.json). With
+ * o->trust, every environment needs a valid signature by one of its keys;
+ * a policy with require_signature: "yes" needs o->trust. */
+json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf *err);
+
+/* The review as Markdown, ready to post as a comment; it says what the review
+ * proves, signed or not. */
+void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_review_opts *o,
 			struct ap_buf *out);
 
 extern const char ap_default_policy[];

@@ -7,11 +7,12 @@ py() { /usr/bin/python3 -c "$@"; }
 # field FILE EXPR - a value of a bundle.json, by Python expression on b.
 field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 
-if ! skip_without_env bookworm 24 && ! skip_without_env trixie 24 && ! skip_without_env sid 24; then
+if ! skip_without_env bookworm 25 && ! skip_without_env trixie 25 && ! skip_without_env sid 25; then
 	run 0 example_check_is_consistent "$APIPARITY" check $TARGET --env bookworm --env trixie --env sid --out "$T/ex"
 	contains "$out" "^bookworm +3\.11\.[0-9]+ +1\.13\.[^ ]+ +- +cpu +0/0 +unverified" bookworm_row_is_unverified
 	contains "$out" "^trixie +3\.13\.[0-9]+ +2\.6\.[^ ]+ +- +cpu +10/10 +consistent$" trixie_row_passes_every_probe
 	contains "$out" "^sid +3\.14\.[0-9]+ +2\.14\.[^ ]+ +- +cpu +10/10 +consistent$" sid_row_passes_every_probe
+	contains "$out" "^  bookworm: did you mean torch\.autograd\.grad_mode\.set_grad_enabled\?$" summary_shows_did_you_mean
 	b="$T/ex/bookworm/bundle.json"
 	equals "$(field "$b" '[(c["name"], c["status"], c["reason"]) for c in b["checks"]]')" \
 		"[('resolve', 'NOTRUN', 'absent-in-this-version')]" bookworm_target_is_notrun_absent
@@ -58,10 +59,29 @@ if ! skip_without_env trixie 12 && ! skip_without_env sid 12; then
 	equals "$(field "$T/an/trixie/bundle.json" 'sorted(c["name"] for c in b["checks"] if c["status"] == "NOTRUN")')" \
 		"['clone-as-context-restores', 'clone-keeps-mode', 'clone-returns-same-class', 'decorates-function', 'decorates-generator', 'other-thread-unaffected']" \
 		not_applicable_probes_are_notrun
-	run 0 target_without_family_is_unverified "$APIPARITY" check torch.nn.functional.relu --env trixie --no-official --out "$T/nf"
+	run 13 target_without_family_verifies_nothing "$APIPARITY" check torch.nn.functional.relu --env trixie --no-official --out "$T/nf"
 	contains "$out" "^trixie .* unverified$" target_without_family_says_unverified
 	equals "$(field "$T/nf/trixie/bundle.json" 'b["checks"][0]["status"], b["checks"][0]["reason"]')" \
 		"('NOTRUN', 'no-family: no spec has a member for torch.nn.functional.relu')" no_family_is_notrun_with_reason
+fi
+
+if ! skip_without_env trixie 9 && ! skip_without_env sid 9; then
+	# A misspelled target everywhere: nothing verified has its own exit code.
+	run 13 misspelled_target_everywhere_exits_13 "$APIPARITY" check ${TARGET/enabled/enabld} --env trixie --env sid --no-official --out "$T/typo"
+	contains "$out" "^  trixie: did you mean torch\.autograd\.grad_mode\.set_multithreading_enabled" misspelled_target_gets_did_you_mean
+	contains "$err" "^apiparity: check: nothing verified: " nothing_verified_is_said_once_on_stderr
+	# A claimed node id that does not exist is shown under the table.
+	run 0 wrong_claim_does_not_fail_the_check "$APIPARITY" check $TARGET --env trixie --out "$T/claim" \
+		--claimed test/test_autograd.py::TestAutograd::test_set_multithreading_enabled_as_context_manager_and_function
+	contains "$out" "^  trixie: claimed node id test/test_autograd\.py::TestAutograd::test_set_multithreading_enabled_as_context_manager_and_function: no such test at torch .*TestMultithreadAutograd" \
+		wrong_claim_is_shown_in_the_summary
+	# The bundle records the --env order, for the report.
+	run 0 env_order_is_kept "$APIPARITY" check $TARGET --env sid --env trixie --no-official --out "$T/order"
+	equals "$(field "$T/order/trixie/bundle.json" 'b["env"]["order"]'),$(field "$T/order/sid/bundle.json" 'b["env"]["order"]')" "1,0" \
+		bundle_records_the_env_order
+	"$APIPARITY" report "$T/order" --format json > /dev/null 2>&1
+	equals "$(field "$T/order/report.json" '[e["name"] for e in b["environments"]]')" "['sid', 'trixie']" \
+		report_lists_envs_in_the_order_given
 fi
 
 if ! skip_without_env trixie 11; then
@@ -126,7 +146,7 @@ if ! skip_without_env trixie 3; then
 	equals "$(tail -c 1 "$T/k/trixie/journal.jsonl" | od -An -c | tr -d ' ')" '\n' journal_ends_with_a_whole_record
 fi
 
-if ! skip_without_env trixie 6; then
+if ! skip_without_env trixie 8; then
 	run 3 unreachable_environment_exits_3 "$APIPARITY" check $TARGET --envs "$T/check.ini" --env trixie --env gone --out "$T/u"
 	contains "$err" "env gone: environment unreachable: cannot run exec prefix '/nonexistent/ssh'" unreachable_environment_is_named
 	equals "$(field "$T/u/trixie/bundle.json" 'b["verdict"]')" consistent reachable_environment_is_still_measured
@@ -140,9 +160,12 @@ if ! skip_without_env trixie 6; then
 		head -c 40000 /dev/zero > "$T/full/ballast"
 		run 10 full_disk_exits_10 "$APIPARITY" check $TARGET --env trixie --out "$T/full/out"
 		contains "$err" "No space left on device" full_disk_is_reported
+		lacks "$out" "consistent|evidence:" full_disk_claims_no_verdict_and_no_evidence_path
+		contains "$out" "^no evidence could be written for trixie" full_disk_says_no_evidence_was_written
 		umount "$T/full"
 	else
-		skip full_disk_exits_10 "cannot mount a tmpfs here"; skip full_disk_is_reported "cannot mount a tmpfs here"
+		for t in exits_10 is_reported claims_no_verdict_and_no_evidence_path says_no_evidence_was_written; do
+			skip "full_disk_$t" "cannot mount a tmpfs here"; done
 	fi
 fi
 

@@ -2,7 +2,8 @@
 # Each fault an environment can have gets its own one-line error and exit code.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-sed -e "s|@FIX@|$FIX|g" -e "s|@PY@|$PY|g" "$FIX/faults.ini" > "$T/faults.ini"
+mark=faults-$$-$RANDOM$RANDOM
+sed -e "s|@FIX@|$FIX|g" -e "s|@PY@|$PY|g" -e "s|@MARK@|$mark|g" "$FIX/faults.ini" > "$T/faults.ini"
 show() { "$APIPARITY" env show --envs "$T/faults.ini" "$@"; }
 
 run 8 python_that_segfaults_on_start_is_a_worker_error show segv
@@ -54,9 +55,23 @@ sleep 0.5
 left=$(pgrep -f 'worker-proxy hang' | wc -l)
 equals "$left" 0 timed_out_worker_group_is_killed
 
+# The worker's own end is noticed at once, even while a process it left holds
+# its pipe open; that process goes with the worker's process group.
+run 8 worker_gone_while_its_pipe_is_held_exits_8 show --timeout 30 orphan
+took=$(printf '%s\n' "$err" | sed -n 's/.*worker killed at \([0-9.]*\)$/\1/p' |
+	awk -v now="$(date +%s.%N)" '{ printf "%d", (now - $1) * 1000 }')
+echo "# the gone worker was noticed after ${took:-?} ms"
+contains "$err" "^apiparity: env orphan: worker died: worker exited with status 0 while answering: .*worker killed at" \
+	gone_worker_is_reported_as_dead
+[ -n "$took" ] && [ "$took" -lt 2000 ] && ok gone_worker_is_noticed_within_two_seconds \
+	|| nok gone_worker_is_noticed_within_two_seconds "took ${took:-?} ms after the kill"
+sleep 0.5
+equals "$(grep -lszx "APIPARITY_TEST_MARK=$mark" /proc/[0-9]*/environ | wc -l)" 0 \
+	process_left_by_a_gone_worker_is_killed
+
 # One bad environment does not hide a good one's measurement.
 if ! skip_without_env trixie 3; then
-	sed -e "s|@FIX@|$FIX|g" -e "s|@PY@|$PY|g" "$FIX/faults.ini" > "$T/mixed.ini"
+	sed -e "s|@FIX@|$FIX|g" -e "s|@PY@|$PY|g" -e "s|@MARK@|$mark|g" "$FIX/faults.ini" > "$T/mixed.ini"
 	printf '[trixie]\nchroot = trixie\n' >> "$T/mixed.ini"
 	run 3 mixed_run_exits_with_the_failure_code "$APIPARITY" env show --envs "$T/mixed.ini" trixie no-prefix
 	contains "$out" "python +3\.13" good_environment_is_still_shown

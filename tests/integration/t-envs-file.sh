@@ -23,6 +23,28 @@ printf 'this is not ini\n' > "$T/garbage.ini"
 run 4 garbage_is_a_config_error "$APIPARITY" env list --envs "$T/garbage.ini"
 contains "$err" "garbage.ini:1: not an INI line" garbage_names_line
 
+# Long lines are normal (exec prefixes, setenv, bind); an error after one names its real line.
+long=$(printf ' -o Option%03d=yes' $(seq 40))
+printf '[a]\nexec = ssh%s a --\nsetenv = %s\n' "$long" "$(printf 'V%03d=x ' $(seq 60))" > "$T/long.ini"
+run 0 long_exec_and_setenv_lines_are_accepted "$APIPARITY" env list --envs "$T/long.ini"
+printf '[a]\nlabel = %s\ncolour = red\n' "$(printf 'x%.0s' $(seq 300))" > "$T/long-bad.ini"
+run 4 error_after_a_long_line_is_a_config_error "$APIPARITY" env list --envs "$T/long-bad.ini"
+contains "$err" "long-bad.ini:3: unknown key 'colour'" error_after_a_long_line_names_its_real_line
+
+printf '[a]\nexec = ssh a\000rm -rf --\n' > "$T/nul.ini"
+run 4 nul_byte_in_a_value_is_a_config_error "$APIPARITY" env list --envs "$T/nul.ini"
+contains "$err" "nul.ini:2: a NUL byte at column 13" nul_byte_names_file_line_and_column
+
+run 4 directory_as_envs_file_is_a_config_error "$APIPARITY" env list --envs "$T"
+contains "$err" "environments file: malformed configuration: $T: Is a directory$" directory_as_envs_file_is_named
+mkfifo "$T/fifo.ini"
+run 4 fifo_as_envs_file_is_refused_at_once timeout 10 "$APIPARITY" env list --envs "$T/fifo.ini"
+contains "$err" "fifo.ini: not a regular file$" fifo_as_envs_file_is_named
+run 4 endless_device_as_envs_file_is_refused timeout 10 "$APIPARITY" env list --envs /dev/zero
+head -c 1100000 /dev/zero | tr '\0' '#' > "$T/huge.ini"
+run 4 huge_envs_file_is_refused "$APIPARITY" env list --envs "$T/huge.ini"
+contains "$err" "huge.ini: larger than 1 MiB" huge_envs_file_is_named
+
 run 4 missing_envs_file_is_a_config_error "$APIPARITY" env list --envs "$T/none.ini"
 contains "$err" "none.ini: No such file or directory" missing_envs_file_is_named
 

@@ -43,13 +43,13 @@ en=$(cat "$T/sub/report.md")
 for h in "Scope" "trixie results" "sid results" "Backend adaptation conclusion" "Native API documentation" "Conclusion"; do
 	contains "$en" "^##+ $h" "en_report_has_section_${h// /_}"
 done
-contains "$en" "^- Consistent \(every focused check passed\) in: sid, trixie$" en_conclusion_names_environments
+contains "$en" "^- Consistent \(every focused check passed\) in: trixie, sid$" en_conclusion_names_environments_in_the_order_given
 
 equals "$(py 'import sys, xml.etree.ElementTree as E; t=E.parse(sys.argv[1]); print(len(t.findall(".//testcase")))' "$T/sub/junit.xml")" \
 	"$(py 'import json,sys; print(sum(len(json.load(open(p))["checks"]) for p in sys.argv[1:]))' "$T/sub/trixie/bundle.json" "$T/sub/sid/bundle.json")" \
 	junit_has_a_testcase_per_check
 equals "$(field "$T/sub/report.json" 'b["schema"], [e["name"] for e in b["environments"]]')" \
-	"('apiparity.report/1', ['sid', 'trixie'])" report_json_is_versioned
+	"('apiparity.report/1', ['trixie', 'sid'])" report_json_is_versioned_and_keeps_the_env_order
 
 run 0 clean_submission_is_accepted "$APIPARITY" verify "$T/sub"
 contains "$out" "^## apiparity review: ACCEPT$" accept_is_markdown
@@ -93,7 +93,7 @@ lacks "$out" "sha256 does not match" resealed_manifest_alone_does_not_hide_it
 fresh html
 py 'import json,sys; p=sys.argv[1]; b=json.load(open(p)); b["target"] = "torch.x<script>alert(1)</script>\"q\x27"
 b["checks"][0]["name"] = "<img src=x onerror=alert(2)>"
-json.dump(b, open(p, "w"))' "$T/html/sid/bundle.json"
+json.dump(b, open(p, "w"))' "$T/html/trixie/bundle.json"  # the first environment given: the report takes the target from it
 run 0 report_of_hostile_bundle "$APIPARITY" report "$T/html" --format html
 html=$(cat "$T/html/report.html")
 lacks "$html" "<script>alert|<img src=x" html_has_no_injected_markup
@@ -108,6 +108,24 @@ contains "$(cat "$T/contra/report.md")" "^- docs claim contradicted by measureme
 	contradicted_docs_claim_is_flagged
 equals "$(field "$T/contra/report.json" '[(c["product"], c["env"]) for c in b["docs"]["contradictions"]]')" \
 	"[('Atlas A3 训练系列产品', 'stub')]" only_the_contradicted_product_is_flagged
+
+# A docs page none of whose products is a measured environment: nothing was compared.
+fresh other
+py 'import json,sys
+for p in sys.argv[1:]:
+    b=json.load(open(p)); b["env"]["label"] = "Atlas 800 (" + b["env"]["name"] + ")"; json.dump(b, open(p, "w"))' "$T/other/trixie/bundle.json" "$T/other/sid/bundle.json"
+run 0 report_of_envs_no_product_matches "$APIPARITY" report "$T/other" --docs "$DOCS" --lang en --format md
+md_other=$(cat "$T/other/report.md")
+contains "$md_other" "^- no measured environment matches a product of the page: the docs' claims were not compared" \
+	docs_matching_no_env_say_nothing_was_compared
+lacks "$md_other" "agree with the measurements" docs_matching_no_env_claim_no_agreement
+
+# A bundle that does not parse is the submission's fault: CHANGES-NEEDED, with the reason.
+fresh broken; printf '{"schema": ' > "$T/broken/sid/bundle.json"
+run 1 unreadable_bundle_is_changes_needed "$APIPARITY" verify "$T/broken"
+contains "$out" "^- sid: the bundle cannot be read, so nothing of this environment can be checked: .*sid/bundle\.json: " \
+	unreadable_bundle_is_named
+contains "$out" "^- trixie/|^## apiparity review: CHANGES-NEEDED$" other_environments_are_still_reviewed
 
 # The HTML as a browser renders it (headless Chromium): a card per environment
 # and the verdict.

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -366,6 +367,71 @@ static void env_names_are_limited_to_safe_directory_names(void **state)
 	assert_true(ap_env_name_ok(long_name));
 }
 
+static void long_lines_are_read_whole(void **state)
+{
+	struct fixture *fx = *state;
+	struct ap_buf text = { 0 };
+	ap_buf_adds(&text, "[a]\nexec = ssh");
+	for (int i = 0; i < 60; i++)
+		ap_buf_addf(&text, " -o Opt%02d=yes", i); /* 900 characters */
+	ap_buf_adds(&text, " host --\nsetenv =");
+	for (int i = 0; i < 40; i++)
+		ap_buf_addf(&text, " VAR_%02d=/opt/some/long/path/%02d", i, i);
+	ap_buf_adds(&text, "\n");
+	load_ok(fx, ap_buf_str(&text));
+	const struct ap_env *e = find(fx, "a");
+	assert_int_equal(e->exec.n, 1 + 120 + 2);
+	assert_string_equal(e->exec.v[e->exec.n - 1], "--");
+	assert_int_equal(e->setenv.n, 40);
+	assert_string_equal(e->setenv.v[39], "VAR_39=/opt/some/long/path/39");
+	ap_buf_free(&text);
+}
+
+static void error_after_a_long_line_names_the_real_line(void **state)
+{
+	struct ap_buf text = { 0 };
+	ap_buf_adds(&text, "[a]\nlabel = ");
+	for (int i = 0; i < 500; i++)
+		ap_buf_adds(&text, "x");
+	ap_buf_adds(&text, "\ncolour = red\n");
+	assert_config_error(*state, ap_buf_str(&text), 3, "unknown key 'colour'");
+	ap_buf_free(&text);
+}
+
+static void nul_byte_in_a_value_is_rejected_naming_its_line(void **state)
+{
+	struct fixture *fx = *state;
+	static const char text[] = "[a]\nlabel = A\nexec = ssh a\0rm --\n";
+	FILE *f = fopen(fx->path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, sizeof(text) - 1, f), sizeof(text) - 1);
+	assert_int_equal(fclose(f), 0);
+	char where[4200];
+	snprintf(where, sizeof(where), "%s:3: a NUL byte at column 13", fx->path);
+	assert_int_equal(ap_envs_load(&fx->envs, fx->path, ROOT, &fx->err), -AP_ECONFIG);
+	assert_non_null(strstr(ap_buf_str(&fx->err), where));
+}
+
+static void directory_fifo_and_device_are_refused_not_read(void **state)
+{
+	struct fixture *fx = *state;
+	char want[4200];
+	unlink(fx->path);
+	assert_int_equal(mkfifo(fx->path, 0600), 0);
+	alarm(5); /* reading a FIFO with no writer would wait forever */
+	assert_int_equal(ap_envs_load(&fx->envs, fx->path, ROOT, &fx->err), -AP_ECONFIG);
+	alarm(0);
+	snprintf(want, sizeof(want), "%s: not a regular file", fx->path);
+	assert_string_equal(ap_buf_str(&fx->err), want);
+	ap_buf_reset(&fx->err);
+	assert_int_equal(ap_envs_load(&fx->envs, "/dev/zero", ROOT, &fx->err), -AP_ECONFIG);
+	assert_string_equal(ap_buf_str(&fx->err), "/dev/zero: not a regular file");
+	ap_buf_reset(&fx->err);
+	assert_int_equal(ap_envs_load(&fx->envs, "/", ROOT, &fx->err), -AP_ECONFIG);
+	snprintf(want, sizeof(want), "/: %s", strerror(EISDIR));
+	assert_string_equal(ap_buf_str(&fx->err), want);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -398,6 +464,10 @@ int main(void)
 		T(only_the_first_of_several_errors_is_reported),
 		T(error_message_describes_the_line_it_names),
 		T(missing_file_is_a_config_error_naming_the_file_and_why),
+		T(long_lines_are_read_whole),
+		T(error_after_a_long_line_names_the_real_line),
+		T(nul_byte_in_a_value_is_rejected_naming_its_line),
+		T(directory_fifo_and_device_are_refused_not_read),
 		T(built_in_reference_has_three_debian_chroots_under_the_root),
 		T(dash_path_also_means_the_built_in_reference),
 		cmocka_unit_test(env_names_are_limited_to_safe_directory_names),

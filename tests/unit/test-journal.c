@@ -260,6 +260,85 @@ static void append_cut_short_leaves_only_whole_records(void **state)
 	assert_records(f->path, 3, 0);
 }
 
+/* --- reading a journal as evidence ----------------------------------------- */
+
+static void append_json(const char *path, const char *text)
+{
+	struct ap_journal *j = ap_journal_open(path);
+	json_t *rec = json_loads(text, 0, NULL);
+	assert_non_null(j);
+	assert_non_null(rec);
+	assert_int_equal(ap_journal_append(j, rec), 0);
+	json_decref(rec);
+	ap_journal_close(j);
+}
+
+#define CHECK_REC "{\"type\":\"check\",\"data\":{\"name\":\"p\",\"kind\":\"probe\"," \
+		  "\"status\":\"PASS\",\"reason\":null,\"trace\":[{\"step\":\"s\",\"value\":1}]}}"
+
+static void validate_reads_the_records_a_run_writes(void **state)
+{
+	struct fixture *f = *state;
+	json_t *recs, *problems;
+	append_json(f->path, "{\"type\":\"start\",\"data\":{\"name\":\"trixie\"}}");
+	append_json(f->path, CHECK_REC);
+	append_json(f->path, "{\"type\":\"error\",\"data\":{\"message\":\"x\"}}");
+	assert_int_equal(ap_journal_validate(f->path, &recs, &problems), 0);
+	assert_int_equal(json_array_size(recs), 3);
+	assert_int_equal(json_array_size(problems), 0);
+	json_decref(recs);
+	json_decref(problems);
+}
+
+static const char *problem_at(const json_t *problems, size_t i)
+{
+	return json_string_value(json_array_get(problems, i));
+}
+
+static void validate_names_each_bad_line_and_keeps_the_good_ones(void **state)
+{
+	struct fixture *f = *state;
+	json_t *recs, *problems;
+	char deep[200] = "{\"type\":\"fingerprint\",\"data\":";
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "[");
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "]");
+	strcat(deep, "}\n");
+	append_json(f->path, CHECK_REC);
+	append_raw(f->path, "garbage\n");
+	append_raw(f->path, "{\"type\":\"verdict\",\"data\":\"consistent\"}\n");
+	append_raw(f->path, "{\"type\":\"check\",\"data\":{\"name\":\"p\",\"kind\":\"probe\"}}\n");
+	append_raw(f->path, deep);
+	append_raw(f->path, "{\"type\":\"start\",\"data\":1,\"data\":2}\n");
+	append_json(f->path, CHECK_REC);
+	append_raw(f->path, "{\"type\":\"start\"");
+	assert_int_equal(ap_journal_validate(f->path, &recs, &problems), 0);
+	assert_int_equal(json_array_size(recs), 2);
+	assert_int_equal(json_array_size(problems), 6);
+	assert_non_null(strstr(problem_at(problems, 0), "line 2: "));
+	assert_string_equal(problem_at(problems, 1), "line 3: unknown record type");
+	assert_string_equal(problem_at(problems, 2),
+			    "line 4: a check record needs a string name, kind and status");
+	assert_string_equal(problem_at(problems, 3),
+			    "line 5: nested deeper than the limit of a record");
+	assert_non_null(strstr(problem_at(problems, 4), "line 6: duplicate object key"));
+	assert_string_equal(problem_at(problems, 5),
+			    "line 8: a record cut short (no newline at the end)");
+	json_decref(recs);
+	json_decref(problems);
+}
+
+static void validate_refuses_what_is_not_a_regular_file(void **state)
+{
+	struct fixture *f = *state;
+	json_t *recs, *problems;
+	assert_int_equal(mkfifo(f->path, 0600), 0);
+	assert_int_equal(ap_journal_validate(f->path, &recs, &problems), -AP_ENOTREG);
+	assert_null(recs);
+	assert_null(problems);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, make_tempdir, remove_tempdir)
 
 int main(void)
@@ -279,6 +358,9 @@ int main(void)
 		T(reopening_after_an_unparsable_last_line_drops_it),
 		T(append_to_a_full_disk_fails_with_enospc),
 		T(append_cut_short_leaves_only_whole_records),
+		T(validate_reads_the_records_a_run_writes),
+		T(validate_names_each_bad_line_and_keeps_the_good_ones),
+		T(validate_refuses_what_is_not_a_regular_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

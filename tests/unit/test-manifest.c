@@ -271,6 +271,35 @@ static void removed_file_is_reported_missing_with_its_line(void **state)
 	assert_issue(&f->issues[0], AP_MF_MISSING, "results.jsonl", 4);
 }
 
+static void path_listed_twice_is_a_duplicate_naming_its_second_line(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf text = { 0 };
+	put_sample_bundle(f->bundle);
+	write_manifest(f->bundle);
+	slurp(at(f->bundle, AP_MANIFEST_NAME), &text);
+	const char *last = strstr(ap_buf_str(&text), "  results.jsonl\n") - AP_SHA256_HEX_LEN;
+	assert_int_equal(ap_buf_adds(&text, last), 0);
+	put_manifest(f->bundle, ap_buf_str(&text));
+	ap_buf_free(&text);
+	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 1);
+	assert_issue(&f->issues[0], AP_MF_DUPLICATE, "results.jsonl", 5);
+}
+
+static void signature_beside_the_manifest_is_neither_listed_nor_unlisted(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf text = { 0 };
+	put_sample_bundle(f->bundle);
+	t_put(f->bundle, AP_MANIFEST_SIG_NAME, "old\n");
+	write_manifest(f->bundle);
+	slurp(at(f->bundle, AP_MANIFEST_NAME), &text);
+	assert_null(strstr(ap_buf_str(&text), AP_MANIFEST_SIG_NAME));
+	ap_buf_free(&text);
+	t_put(f->bundle, AP_MANIFEST_SIG_NAME, "new\n");
+	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 0);
+}
+
 static void missing_manifest_fails_with_enoent(void **state)
 {
 	struct fixture *f = *state;
@@ -417,6 +446,60 @@ static void path_is_safe_rejects_paths_that_could_leave_the_bundle(void **state)
 		assert_false(ap_path_is_safe(bad[i]));
 }
 
+static int list_into(void *ctx, const char *sha256, const char *rel)
+{
+	ap_buf_addf(ctx, "%s %s\n", sha256, rel);
+	return 0;
+}
+
+static void list_gives_each_line_of_a_written_manifest_in_order(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf got = { 0 };
+	t_put(f->bundle, "run.log", "abc");
+	t_put(f->bundle, "empty", "");
+	write_manifest(f->bundle);
+	assert_int_equal(ap_manifest_list(f->bundle, list_into, &got), 0);
+	assert_string_equal(ap_buf_str(&got), EMPTY_SHA256 " empty\n" ABC_SHA256 " run.log\n");
+	ap_buf_free(&got);
+}
+
+static void list_skips_malformed_lines_and_paths_that_leave_the_bundle(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf got = { 0 };
+	put_manifest(f->bundle, "nonsense\n" ABC_SHA256 "  ../../etc/passwd\n"
+		     ABC_SHA256 "  /etc/passwd\n" ABC_SHA256 " one-space\n"
+		     ABC_SHA256 "  run.log\n" ABC_SHA256 "  no-newline");
+	assert_int_equal(ap_manifest_list(f->bundle, list_into, &got), 0);
+	assert_string_equal(ap_buf_str(&got), ABC_SHA256 " run.log\n");
+	ap_buf_free(&got);
+}
+
+static int list_stop(void *ctx, const char *sha256, const char *rel)
+{
+	(void)sha256, (void)rel;
+	++*(int *)ctx;
+	return -ECANCELED;
+}
+
+static void list_stops_at_the_first_callback_that_fails(void **state)
+{
+	struct fixture *f = *state;
+	int calls = 0;
+	put_manifest(f->bundle, ABC_SHA256 "  a\n" ABC_SHA256 "  b\n");
+	assert_int_equal(ap_manifest_list(f->bundle, list_stop, &calls), -ECANCELED);
+	assert_int_equal(calls, 1);
+}
+
+static void list_without_a_manifest_fails_with_enoent(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf got = { 0 };
+	assert_int_equal(ap_manifest_list(f->bundle, list_into, &got), -ENOENT);
+	assert_int_equal(got.len, 0);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, make_tempdir, remove_tempdir)
 
 int main(void)
@@ -434,6 +517,8 @@ int main(void)
 		T(one_changed_byte_is_one_mismatch_naming_the_file),
 		T(extra_file_is_reported_unlisted),
 		T(removed_file_is_reported_missing_with_its_line),
+		T(path_listed_twice_is_a_duplicate_naming_its_second_line),
+		T(signature_beside_the_manifest_is_neither_listed_nor_unlisted),
 		T(missing_manifest_fails_with_enoent),
 		T(issues_beyond_max_are_counted_but_not_stored),
 		T(dotdot_path_is_badpath_and_the_file_outside_is_never_read),
@@ -446,6 +531,10 @@ int main(void)
 		T(fifo_in_the_bundle_makes_write_fail_naming_it),
 		T(path_is_safe_accepts_plain_relative_paths),
 		T(path_is_safe_rejects_paths_that_could_leave_the_bundle),
+		T(list_gives_each_line_of_a_written_manifest_in_order),
+		T(list_skips_malformed_lines_and_paths_that_leave_the_bundle),
+		T(list_stops_at_the_first_callback_that_fails),
+		T(list_without_a_manifest_fails_with_enoent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -577,6 +577,195 @@ static void result_without_output_or_reason_still_gives_a_check(void **state)
 	json_decref(res);
 }
 
+/* ---- ap_official_outcome: the worker reports, C judges ---- */
+
+/* The status of a tests_run result given as JSON text; its reason in why. */
+static const char *outcome(const char *result_json, char *why, size_t n)
+{
+	static char status[16];
+	struct ap_buf reason = { 0 };
+	json_t *res = json_loads(result_json, 0, NULL);
+	assert_non_null(res);
+	snprintf(status, sizeof(status), "%s", ap_official_outcome(res, &reason));
+	snprintf(why, n, "%s", ap_buf_str(&reason));
+	ap_buf_free(&reason);
+	json_decref(res);
+	return status;
+}
+
+#define UT(fields) "{\"class\": \"A\", \"test\": \"test_x\", \"unittest\": {" fields "}}"
+#define COUNTS "\"tests_run\": 1, \"errors\": 0, \"failures\": 0, \"skipped\": 0, " \
+	"\"expected_failures\": 0, \"unexpected_successes\": 0"
+
+static void unittest_pass_is_pass_without_reason(void **state)
+{
+	(void)state;
+	char why[256];
+	assert_string_equal(outcome(UT(COUNTS), why, sizeof(why)), "PASS");
+	assert_string_equal(why, "");
+}
+
+static void unittest_error_is_error_with_the_last_line_naming_an_exception(void **state)
+{
+	(void)state;
+	char why[256];
+	const char *res = UT(COUNTS ", \"errors\": 1, \"failures\": 1, \"failure\": \"x\", "
+			     "\"error\": \"Traceback (most recent call last):\\n  File \\\"t.py\\\", "
+			     "line 3\\n    f()\\nRuntimeError: boom\\n\\nHint: try again\\n\"");
+	assert_string_equal(outcome(res, why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "RuntimeError: boom");
+}
+
+static void unittest_failure_names_a_dotted_exception(void **state)
+{
+	(void)state;
+	char why[256];
+	const char *res = UT(COUNTS ", \"failures\": 1, \"failure\": "
+			     "\"Traceback\\n  x\\nunittest.case.FailureException: 1 != 2\\n  \"");
+	assert_string_equal(outcome(res, why, sizeof(why)), "FAIL");
+	assert_string_equal(why, "unittest.case.FailureException: 1 != 2");
+}
+
+static void traceback_naming_no_exception_gives_its_last_line(void **state)
+{
+	(void)state;
+	char why[256];
+	const char *res = UT(COUNTS ", \"failures\": 1, \"failure\": "
+			     "\"first\\n  ErrorsSoFar: not a name ending in Error\\nlast words  \\n\\n\"");
+	assert_string_equal(outcome(res, why, sizeof(why)), "FAIL");
+	assert_string_equal(why, "last words");
+	res = UT(COUNTS ", \"failures\": 1, \"failure\": \" \\n \"");
+	assert_string_equal(outcome(res, why, sizeof(why)), "FAIL");
+	assert_string_equal(why, "?");
+	res = UT(COUNTS ", \"errors\": 1, \"error\": \"Error\\nMyError.x: a\\nAssertionErrorX\"");
+	assert_string_equal(outcome(res, why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "MyError.x: a");
+}
+
+static void unittest_other_outcomes_map_in_unittests_order(void **state)
+{
+	(void)state;
+	char why[256];
+	assert_string_equal(outcome(UT(COUNTS ", \"unexpected_successes\": 1, \"skipped\": 1"),
+				    why, sizeof(why)), "FAIL");
+	assert_string_equal(why, "unexpected success");
+	assert_string_equal(outcome(UT(COUNTS ", \"skipped\": 1, \"skip\": \"needs cuda\", "
+				       "\"expected_failures\": 1"), why, sizeof(why)), "SKIP");
+	assert_string_equal(why, "needs cuda");
+	assert_string_equal(outcome(UT(COUNTS ", \"expected_failures\": 1"), why, sizeof(why)),
+			    "PASS");
+	assert_string_equal(why, "expected failure");
+	assert_string_equal(outcome(UT(COUNTS ", \"tests_run\": 0"), why, sizeof(why)), "NOTRUN");
+	assert_string_equal(why, "no test ran");
+}
+
+static void module_level_function_outcome_follows_what_it_raised(void **state)
+{
+	(void)state;
+	char why[256];
+	assert_string_equal(outcome("{\"function\": {\"raised\": null}}", why, sizeof(why)),
+			    "PASS");
+	assert_string_equal(why, "");
+	assert_string_equal(outcome("{\"function\": {\"raised\": {\"type\": \"MyCheck\", "
+				    "\"assertion\": true, \"text\": \"MyCheck: no\"}}}", why,
+				    sizeof(why)), "FAIL");
+	assert_string_equal(why, "MyCheck: no");
+	assert_string_equal(outcome("{\"function\": {\"raised\": {\"type\": \"SkipTest\", "
+				    "\"assertion\": false, \"text\": \"SkipTest: later\"}}}", why,
+				    sizeof(why)), "SKIP");
+	assert_string_equal(outcome("{\"function\": {\"raised\": {\"type\": \"Skipped\", "
+				    "\"assertion\": false, \"text\": \"Skipped: x\"}}}", why,
+				    sizeof(why)), "SKIP");
+	assert_string_equal(outcome("{\"function\": {\"raised\": {\"type\": \"KeyError\", "
+				    "\"assertion\": false, \"text\": \"KeyError: 'k'\"}}}", why,
+				    sizeof(why)), "ERROR");
+	assert_string_equal(why, "KeyError: 'k'");
+}
+
+static void undefined_test_is_notrun_naming_it(void **state)
+{
+	(void)state;
+	char why[256];
+	assert_string_equal(outcome("{\"class\": \"TestA\", \"test\": \"test_b\", "
+				    "\"defined\": false}", why, sizeof(why)), "NOTRUN");
+	assert_string_equal(why, "not-defined: TestA.test_b does not exist after import (a "
+			    "conditional or generated test)");
+}
+
+static void status_of_a_process_that_reported_nothing_is_kept(void **state)
+{
+	(void)state;
+	char why[256];
+	assert_string_equal(outcome("{\"status\": \"TIMEOUT\", \"reason\": \"no result within "
+				    "3 s\"}", why, sizeof(why)), "TIMEOUT");
+	assert_string_equal(why, "no result within 3 s");
+	assert_string_equal(outcome("{\"class\": \"A\"}", why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "the worker reported no outcome");
+}
+
+/* ---- ap_official_expand: which instantiations run ---- */
+
+static json_t *defined_for(const char *cls, const char *test, json_t *classes)
+{
+	return json_pack("[{s:s, s:s, s:o}]", "class", cls, "test", test, "classes", classes);
+}
+
+static void node_its_class_defines_runs_alone(void **state)
+{
+	(void)state;
+	json_t *nodes = json_pack("[[s,s]]", "TestA", "test_x");
+	json_t *def = defined_for("TestA", "test_x", json_pack(
+		"[{s:s, s:b, s:[s,s]}, {s:s, s:b, s:[s]}]", "name", "TestA", "own", 1, "methods",
+		"test_x", "test_x_float", "name", "TestACPU", "own", 0, "methods", "test_x_cpu"));
+	json_t *run = ap_official_expand(nodes, def);
+	char *txt = json_dumps(run, JSON_COMPACT);
+	assert_string_equal(txt, "[[\"TestA\",\"test_x\"]]");
+	free(txt);
+	json_decref(run);
+	json_decref(def);
+	json_decref(nodes);
+}
+
+static void device_generic_node_runs_every_instantiation_and_parametrization(void **state)
+{
+	(void)state;
+	json_t *nodes = json_pack("[[s,s]]", "TestA", "test_x");
+	json_t *def = defined_for("TestA", "test_x", json_pack(
+		"[{s:s, s:b, s:[]}, {s:s, s:b, s:[s,s,s]}, {s:s, s:b, s:[s]}]",
+		"name", "TestA", "own", 0, "methods",
+		"name", "TestACPU", "own", 0, "methods", "test_x_cpu", "test_x_float_cpu", "test_xy_cpu",
+		"name", "TestAMeta", "own", 0, "methods", "test_x"));
+	json_t *run = ap_official_expand(nodes, def);
+	char *txt = json_dumps(run, JSON_COMPACT);
+	assert_string_equal(txt, "[[\"TestACPU\",\"test_x_cpu\"],[\"TestACPU\",\"test_x_float_cpu\"],"
+			    "[\"TestAMeta\",\"test_x\"]]");
+	free(txt);
+	json_decref(run);
+	json_decref(def);
+	json_decref(nodes);
+}
+
+static void node_nothing_matches_and_module_level_node_stay_as_they_are(void **state)
+{
+	(void)state;
+	json_t *nodes = json_pack("[[s,s], [n,s], [s,s]]", "TestA", "test_x", "test_fn", "TestB",
+				  "test_y");
+	json_t *def = defined_for("TestA", "test_x", json_pack("[{s:s, s:b, s:[s]}]", "name",
+				  "TestA", "own", 0, "methods", "test_xy"));
+	json_t *run = ap_official_expand(nodes, def);
+	assert_true(json_equal(run, nodes));
+	json_decref(run);
+	json_decref(def);
+	json_decref(nodes);
+}
+
+static void deadline_covers_the_import_and_each_test_with_its_slack(void **state)
+{
+	(void)state;
+	assert_int_equal(ap_official_deadline_s(0, 30), AP_RUN_IMPORT_S);
+	assert_int_equal(ap_official_deadline_s(3, 30), AP_RUN_IMPORT_S + 3 * (30 + AP_TEST_SLACK_S));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,6 +807,18 @@ int main(void)
 		cmocka_unit_test(test_result_becomes_an_official_check),
 		cmocka_unit_test(module_level_result_is_named_without_class),
 		cmocka_unit_test(result_without_output_or_reason_still_gives_a_check),
+		cmocka_unit_test(unittest_pass_is_pass_without_reason),
+		cmocka_unit_test(unittest_error_is_error_with_the_last_line_naming_an_exception),
+		cmocka_unit_test(unittest_failure_names_a_dotted_exception),
+		cmocka_unit_test(traceback_naming_no_exception_gives_its_last_line),
+		cmocka_unit_test(unittest_other_outcomes_map_in_unittests_order),
+		cmocka_unit_test(module_level_function_outcome_follows_what_it_raised),
+		cmocka_unit_test(undefined_test_is_notrun_naming_it),
+		cmocka_unit_test(status_of_a_process_that_reported_nothing_is_kept),
+		cmocka_unit_test(node_its_class_defines_runs_alone),
+		cmocka_unit_test(device_generic_node_runs_every_instantiation_and_parametrization),
+		cmocka_unit_test(node_nothing_matches_and_module_level_node_stay_as_they_are),
+		cmocka_unit_test(deadline_covers_the_import_and_each_test_with_its_slack),
 	};
 	return cmocka_run_group_tests_name("official", tests, NULL, NULL);
 }

@@ -379,6 +379,28 @@ static void docs_without_an_entry_for_the_target_ask_for_one(void **state)
 	assert_contains(ap_buf_str(&f->out), "the docs have no entry for this API");
 }
 
+static void docs_whose_products_match_no_env_say_nothing_was_compared(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf zh = { 0 };
+	json_t *docs = json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}]}]", "api", TARGET,
+				 "kind", "function", "file", "x.md", "line", 3, "format", "list",
+				 "products", "product", "Atlas 300I 推理系列产品", "supported", 0);
+	two_envs(f, "consistent", "consistent");
+	f->model = ap_report_model(&f->s, docs);
+	json_decref(docs);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(f->model, "docs"),
+							    "compared")), 0);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->model, AP_LANG_ZH, &zh);
+	assert_contains(ap_buf_str(&f->out), "- no measured environment matches a product of the "
+			"page: the docs' claims were not compared with any measurement\n");
+	assert_null(strstr(ap_buf_str(&f->out), "agree with the measurements"));
+	assert_contains(ap_buf_str(&zh), "没有测量环境对应文档中的任何产品");
+	assert_null(strstr(ap_buf_str(&zh), "文档声明与测量一致"));
+	ap_buf_free(&zh);
+}
+
 /* ------------------------------------------------------------ JUnit */
 
 /* The <testcase> element whose name attribute is name, copied into el. */
@@ -510,6 +532,7 @@ int main(void)
 		T(docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed),
 		T(docs_that_agree_with_every_env_have_no_contradiction),
 		T(docs_without_an_entry_for_the_target_ask_for_one),
+		T(docs_whose_products_match_no_env_say_nothing_was_compared),
 		T(junit_has_one_testcase_per_check_tagged_by_status),
 		T(junit_escapes_names_reasons_and_statuses),
 		T(escape_xml_escapes_markup_characters),

@@ -13,8 +13,13 @@
 
 #include <cmocka.h>
 
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
 #include "base/buf.h"
+#include "check/verdict.h"
 #include "evidence/manifest.h"
+#include "evidence/sign.h"
 #include "review/review.h"
 #include "testutil.h"
 
@@ -26,6 +31,10 @@ struct fixture {
 	json_t *reasons;
 	struct ap_buf err;
 	struct ap_buf out;
+	char ref[64];         /* the first environment written: the reference */
+	json_t *ref_checks;
+	struct ap_signer *signer;  /* when set, write_env signs */
+	struct ap_trust *trust;
 };
 
 static int make_tempdir(void **state)
@@ -42,12 +51,18 @@ static int make_tempdir(void **state)
 	return f->policy ? 0 : -1;
 }
 
+static const char *trust_file(const struct fixture *f);
+
 static int remove_tempdir(void **state)
 {
 	struct fixture *f = *state;
 	int r = t_rmtree(f->top);
+	unlink(trust_file(f));
 	json_decref(f->policy);
 	json_decref(f->reasons);
+	json_decref(f->ref_checks);
+	ap_signer_free(f->signer);
+	ap_trust_free(f->trust);
 	ap_buf_free(&f->err);
 	ap_buf_free(&f->out);
 	free(f);
@@ -74,6 +89,11 @@ static json_t *check(const char *name, const char *kind, const char *status, con
 			 "trace", "step", "out", "value", 1, "duration_ms", 10);
 }
 
+static json_t *checks_of(json_t *b)
+{
+	return json_object_get(b, "checks");
+}
+
 /* A bundle that a review accepts, as bundle.json holds it. */
 static json_t *clean_bundle(const char *name, const char *label)
 {
@@ -95,30 +115,110 @@ static json_t *clean_bundle(const char *name, const char *label)
 	return b;
 }
 
-/* Writes DIR/name with bundle.json (b, stolen), a journal that records
- * measured as the fingerprint (stolen), and a manifest over both. */
-static void write_env(struct fixture *f, const char *name, json_t *b, json_t *measured)
+static const char *env_dir(const struct fixture *f, const char *name)
 {
-	char dir[8192];
-	struct ap_buf err = { 0 };
-	snprintf(dir, sizeof(dir), "%s/%s", f->top, name);
-	assert_int_equal(mkdir(dir, 0755), 0);
+	static char dir[2][8192];
+	static int which;
+	which = !which;
+	snprintf(dir[which], sizeof(dir[which]), "%s/%s", f->top, name);
+	return dir[which];
+}
+
+static void put_json_line(FILE *fp, const char *type, const json_t *data)
+{
+	json_t *rec = json_pack("{s:s, s:O}", "type", type, "data", data ? data : json_null());
+	char *line = json_dumps(rec, JSON_COMPACT);
+	assert_non_null(line);
+	fprintf(fp, "%s\n", line);
+	free(line);
+	json_decref(rec);
+}
+
+/* The journal check writes while it measures b: the start, the resolution,
+ * measured as the fingerprint, each check, the error. And official.log with
+ * the end of each official test that ran. */
+static void put_journal(const char *dir, const json_t *b, const json_t *measured)
+{
+	char path[8300];
+	size_t i;
+	json_t *c;
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	put_json_line(fp, "start", json_object_get(b, "env"));
+	put_json_line(fp, "resolution", json_object_get(b, "resolution"));
+	put_json_line(fp, "fingerprint", measured);
+	json_array_foreach(json_object_get(b, "checks"), i, c)
+		put_json_line(fp, "check", c);
+	if (json_object_get(b, "error") && !json_is_null(json_object_get(b, "error")))
+		put_json_line(fp, "error", json_object_get(b, "error"));
+	assert_int_equal(fclose(fp), 0);
+	snprintf(path, sizeof(path), "%s/official.log", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	json_array_foreach(json_object_get(b, "checks"), i, c) {
+		const char *name = json_string_value(json_object_get(c, "name"));
+		const char *st = json_string_value(json_object_get(c, "status"));
+		if (!strcmp(json_string_value(json_object_get(c, "kind")), "official") &&
+		    strcmp(st, "NOTRUN"))
+			fprintf(fp, "=== begin %s\nok\n=== end %s: %s\n", name, name, st);
+	}
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* Judges b as check does: the first environment written is the reference. */
+static void judge(struct fixture *f, const char *name, json_t *b)
+{
+	json_t *cmp = json_object();
+	if (!*f->ref) {
+		snprintf(f->ref, sizeof(f->ref), "%s", name);
+		f->ref_checks = json_deep_copy(checks_of(b));
+	}
+	if (json_is_true(json_object_get(json_object_get(b, "resolution"), "found"))) {
+		json_object_set_new(cmp, "reference", json_string(f->ref));
+		json_object_set_new(cmp, "differences", ap_trace_diff(f->ref_checks, checks_of(b)));
+		ap_official_compare(f->ref_checks, checks_of(b));
+	}
+	json_object_set_new(b, "comparison", cmp);
+	ap_adaptation_decide(b);
+	ap_verdict_decide(b);
+}
+
+static void put_bundle(const char *dir, const json_t *b)
+{
 	char *text = json_dumps(b, JSON_INDENT(2) | JSON_SORT_KEYS);
 	assert_non_null(text);
 	t_put(dir, "bundle.json", text);
 	free(text);
-	json_t *rec = json_pack("{s:s, s:o}", "type", "fingerprint", "data", measured);
-	char *line = json_dumps(rec, JSON_COMPACT);
-	assert_non_null(line);
-	t_put(dir, "journal.jsonl", "{\"type\":\"start\",\"target\":\"" TARGET "\"}\n");
-	FILE *fp = fopen(strcat(strcpy((char[8300]){ 0 }, dir), "/journal.jsonl"), "a");
-	assert_non_null(fp);
-	fprintf(fp, "%s\n", line);
-	assert_int_equal(fclose(fp), 0);
-	free(line);
-	json_decref(rec);
-	json_decref(b);
+}
+
+/* Writes the manifest of dir again, as a forger who edited a file would. */
+static void reseal(const char *dir)
+{
+	struct ap_buf err = { 0 };
 	assert_int_equal(ap_manifest_write(dir, &err), 0);
+	ap_buf_free(&err);
+}
+
+/* Writes DIR/name as check would: the journal of b, with measured (stolen)
+ * as the fingerprint journaled, then bundle.json (b, stolen) judged, then the
+ * manifest, signed when f->signer is set. */
+static void write_env(struct fixture *f, const char *name, json_t *b, json_t *measured)
+{
+	const char *dir = env_dir(f, name);
+	struct ap_buf err = { 0 };
+	assert_int_equal(mkdir(dir, 0755), 0);
+	put_journal(dir, b, measured);
+	judge(f, name, b);
+	if (f->signer)
+		json_object_set_new(b, "signer", json_pack("{s:s, s:s}", "algorithm", "ed25519",
+							   "key", ap_signer_fpr(f->signer)));
+	put_bundle(dir, b);
+	reseal(dir);
+	if (f->signer)
+		assert_int_equal(ap_sign_manifest(f->signer, dir, &err), 0);
+	json_decref(measured);
+	json_decref(b);
 	ap_buf_free(&err);
 }
 
@@ -128,9 +228,50 @@ static void write_env_b(struct fixture *f, const char *name, json_t *b)
 	write_env(f, name, b, json_deep_copy(json_object_get(b, "fingerprint")));
 }
 
+/* bundle.json of environment name, to forge. */
+static json_t *bundle_of(struct fixture *f, const char *name)
+{
+	char path[8300];
+	snprintf(path, sizeof(path), "%s/bundle.json", env_dir(f, name));
+	json_t *b = json_load_file(path, 0, NULL);
+	assert_non_null(b);
+	return b;
+}
+
+/* Replaces bundle.json of name with b (stolen) and reseals the manifest. */
+static void forge(struct fixture *f, const char *name, json_t *b)
+{
+	put_bundle(env_dir(f, name), b);
+	reseal(env_dir(f, name));
+	json_decref(b);
+}
+
+static void append_to(struct fixture *f, const char *name, const char *file, const char *text)
+{
+	char path[8300];
+	snprintf(path, sizeof(path), "%s/%s", env_dir(f, name), file);
+	FILE *fp = fopen(path, "a");
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static json_t *check_named(json_t *b, const char *name)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(b, "checks"), i, c)
+		if (!strcmp(json_string_value(json_object_get(c, "name")), name))
+			return c;
+	fail_msg("no check %s", name);
+	return NULL;
+}
+
 static void review(struct fixture *f)
 {
-	f->reasons = ap_review(f->top, f->policy, &f->err);
+	struct ap_review_opts o = { f->policy, f->trust };
+	json_decref(f->reasons);
+	f->reasons = ap_review(f->top, &o, &f->err);
 	if (!f->reasons)
 		fail_msg("ap_review: %s", ap_buf_str(&f->err));
 }
@@ -163,11 +304,6 @@ static void assert_reason(const struct fixture *f, const char *needle)
 	char text[8192];
 	dump(f->reasons, text, sizeof(text));
 	fail_msg("no reason with '%s' in %s", needle, text);
-}
-
-static json_t *checks_of(json_t *b)
-{
-	return json_object_get(b, "checks");
 }
 
 /* ------------------------------------------------------------ policies */
@@ -225,7 +361,8 @@ static void clean_submission_is_accepted(void **state)
 	t_put(f->top, "report.md", "# report\n");
 	review(f);
 	assert_reasons(f, 0);
-	ap_review_markdown(f->top, f->reasons, f->policy, &f->out);
+	struct ap_review_opts o = { f->policy, f->trust };
+	ap_review_markdown(f->top, f->reasons, &o, &f->out);
 	assert_true(!strncmp(ap_buf_str(&f->out), "## apiparity review: ACCEPT\n", 28));
 	assert_null(strstr(ap_buf_str(&f->out), "\n- "));
 }
@@ -233,8 +370,19 @@ static void clean_submission_is_accepted(void **state)
 static void directory_without_bundles_is_not_a_submission(void **state)
 {
 	struct fixture *f = *state;
-	assert_null(ap_review(f->top, f->policy, &f->err));
+	struct ap_review_opts o = { f->policy, NULL };
+	assert_null(ap_review(f->top, &o, &f->err));
 	assert_non_null(strstr(ap_buf_str(&f->err), "no bundles"));
+}
+
+static void unreadable_bundle_is_a_reason_and_the_rest_is_reviewed(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2 (910B3)"));
+	t_put(f->top, "a3/bundle.json", "{ not json");
+	review(f);
+	assert_reasons(f, 1);
+	assert_reason(f, "a3: the bundle cannot be read, so nothing of this environment can be checked");
 }
 
 static void check_status_the_policy_does_not_allow_is_a_reason_naming_it(void **state)
@@ -354,9 +502,9 @@ static void trace_difference_from_the_reference_is_a_reason(void **state)
 {
 	struct fixture *f = *state;
 	json_t *b = clean_bundle("a3", "Atlas A3");
-	json_array_append_new(json_object_get(json_object_get(b, "comparison"), "differences"),
-			      json_pack("{s:s, s:s, s:i, s:i}", "check", "gelu_matches", "step", "out",
-					"expected", 1, "seen", 2));
+	json_object_set_new(json_array_get(json_object_get(check_named(b, "gelu_matches"), "trace"),
+					   0), "value", json_integer(2));
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
 	write_env_b(f, "a3", b);
 	review(f);
 	assert_reasons(f, 1);
@@ -374,6 +522,329 @@ static void file_changed_after_the_manifest_is_a_reason(void **state)
 	assert_reason(f, "a2/journal.jsonl: sha256 does not match");
 }
 
+/* ------------------------------------------------- forged and resealed */
+
+static void check_edited_in_the_bundle_alone_is_a_reason_naming_it(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a2", "Atlas A2");
+	json_array_append_new(checks_of(b), check("gelu_grad", "probe", "FAIL", "off by 1"));
+	write_env_b(f, "a2", b);
+	b = bundle_of(f, "a2");
+	json_t *c = check_named(b, "gelu_grad");
+	json_object_set_new(c, "status", json_string("PASS"));
+	json_object_del(c, "reason");
+	json_object_set_new(b, "verdict", json_string("consistent"));
+	json_object_set_new(b, "verdict_reasons", json_array());
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: check gelu_grad (probe) in bundle.json is not as journal.jsonl "
+		      "recorded it when measured: status \"PASS\" here, measured \"FAIL\"; "
+		      "reason (none) here, measured \"off by 1\"");
+	assert_reason(f, "a2: the verdict in bundle.json is consistent, but its measured checks "
+		      "make it inconsistent");
+	assert_reasons(f, 2);
+}
+
+static void official_result_added_to_the_bundle_alone_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	json_t *b = bundle_of(f, "a2");
+	json_array_append_new(checks_of(b), check("test_nn.py::test_new", "official", "PASS", NULL));
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: check test_nn.py::test_new (official) is PASS in bundle.json, but "
+		      "journal.jsonl has no record of it: it was never measured");
+	assert_reason(f, "a2: official test test_nn.py::test_new is PASS in bundle.json, but "
+		      "official.log does not record it ending so");
+	assert_reasons(f, 2);
+}
+
+static void official_result_needs_official_log(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	char path[8300];
+	snprintf(path, sizeof(path), "%s/official.log", env_dir(f, "a2"));
+	assert_int_equal(unlink(path), 0);
+	reseal(env_dir(f, "a2"));
+	review(f);
+	assert_reason(f, "a2: official test test_nn.py::test_gelu is PASS, but there is no readable "
+		      "official.log to show that it ran");
+	assert_reasons(f, 1);
+}
+
+static void unmeasured_notrun_decisions_need_no_journal_record(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	json_t *b = bundle_of(f, "a2");
+	json_t *c = check("official", "official", "NOTRUN", "no-test-source: no upstream tests");
+	json_object_set_new(c, "reference_status", json_string("NOTRUN"));
+	json_array_append_new(checks_of(b), c);
+	forge(f, "a2", b);
+	review(f);
+	assert_reasons(f, 0);
+}
+
+static void journaled_check_dropped_from_the_bundle_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a2", "Atlas A2");
+	json_array_append_new(checks_of(b), check("gelu_grad", "probe", "CRASH", "SIGSEGV"));
+	write_env_b(f, "a2", b);
+	b = bundle_of(f, "a2");
+	json_array_remove(checks_of(b), 2);
+	json_object_set_new(b, "verdict", json_string("consistent"));
+	json_object_set_new(b, "verdict_reasons", json_array());
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: check gelu_grad (probe) was measured CRASH (journal.jsonl) but is "
+		      "missing from bundle.json");
+	assert_reason(f, "make it inconsistent");
+	assert_reasons(f, 2);
+}
+
+static void verdict_edited_alone_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a2", "Atlas A2");
+	json_array_append_new(checks_of(b), check("test_nn.py::test_y", "official", "FAIL", "no"));
+	write_env_b(f, "a2", b);
+	b = bundle_of(f, "a2");
+	json_object_set_new(b, "verdict", json_string("consistent"));
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: the verdict in bundle.json is consistent, but its measured checks "
+		      "make it consistent-with-limits");
+	assert_reason(f, "a2: check test_nn.py::test_y (official) is FAIL: no, which the policy");
+	assert_reasons(f, 2);
+}
+
+static void trace_differences_removed_from_the_bundle_are_found_again(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a3", "Atlas A3");
+	json_object_set_new(json_array_get(json_object_get(check_named(b, "gelu_matches"), "trace"),
+					   0), "value", json_integer(2));
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	write_env_b(f, "a3", b);
+	b = bundle_of(f, "a3");
+	json_object_set_new(json_object_get(b, "comparison"), "differences", json_array());
+	json_object_set_new(b, "verdict", json_string("consistent"));
+	json_object_set_new(b, "verdict_reasons", json_array());
+	forge(f, "a3", b);
+	review(f);
+	assert_reason(f, "a3: trace of gelu_matches differs at 'out': 1 in the reference, 2 here");
+	assert_reason(f, "a3: the trace comparison in bundle.json is not the one its measured "
+		      "checks give against a2");
+	assert_reason(f, "a3: the verdict in bundle.json is consistent, but");
+	assert_reasons(f, 3);
+}
+
+static void environment_compared_with_itself_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a3", "Atlas A3");
+	json_object_set_new(json_array_get(json_object_get(check_named(b, "gelu_matches"), "trace"),
+					   0), "value", json_integer(2));
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	write_env_b(f, "a3", b);
+	b = bundle_of(f, "a3");
+	json_object_set_new(b, "comparison", json_pack("{s:s, s:[]}", "reference", "a3",
+						       "differences"));
+	forge(f, "a3", b);
+	review(f);
+	assert_reason(f, "the environments were compared with different references");
+	assert_reason(f, "a3: trace of gelu_matches differs at 'out'");
+}
+
+static void label_edited_in_the_bundle_alone_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	json_t *b = bundle_of(f, "a2");
+	json_object_set_new(json_object_get(b, "env"), "label", json_string("Atlas A3"));
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: the environment (name, label, device) in bundle.json differs from "
+		      "journal.jsonl, as measured");
+	assert_reasons(f, 1);
+}
+
+static void target_edited_in_the_bundle_alone_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	json_t *b = bundle_of(f, "a2");
+	json_object_set_new(b, "target", json_string("torch.nn.functional.silu"));
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: bundle.json is about torch.nn.functional.silu, but the journal "
+		      "resolved " TARGET);
+	assert_reasons(f, 1);
+}
+
+static void official_outcome_in_the_reference_edited_alone_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a3", "Atlas A3");
+	json_object_set_new(check_named(b, "test_nn.py::test_gelu"), "status", json_string("FAIL"));
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	write_env_b(f, "a3", b);
+	b = bundle_of(f, "a2");
+	json_object_set_new(check_named(b, "test_nn.py::test_gelu"), "reference_status",
+			    json_string("FAIL"));
+	forge(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: official test test_nn.py::test_gelu: its outcome in the reference is "
+		      "not the one bundle.json gives");
+	assert_reasons(f, 2);
+}
+
+static void journal_line_that_does_not_parse_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	append_to(f, "a2", "journal.jsonl", "garbage\n");
+	reseal(env_dir(f, "a2"));
+	review(f);
+	assert_reason(f, "a2/journal.jsonl: line 6: ");
+	assert_reasons(f, 1);
+}
+
+static void manifest_line_listed_twice_is_a_reason(void **state)
+{
+	struct fixture *f = *state;
+	char path[8300], line[200];
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	snprintf(path, sizeof(path), "%s/%s", env_dir(f, "a2"), AP_MANIFEST_NAME);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_non_null(fgets(line, sizeof(line), fp));
+	fclose(fp);
+	append_to(f, "a2", AP_MANIFEST_NAME, line);
+	review(f);
+	assert_reason(f, "a2/MANIFEST.sha256:4: bundle.json is listed a second time");
+	assert_reasons(f, 1);
+}
+
+/* ------------------------------------------------------------ signatures */
+
+/* The trust file, beside the submission (not in it). */
+static const char *trust_file(const struct fixture *f)
+{
+	static char path[8300];
+	snprintf(path, sizeof(path), "%s.trusted.pem", f->top);
+	return path;
+}
+
+/* A fresh Ed25519 key that signs what write_env writes from now on; its
+ * public key is appended to the trust file when trusted. */
+static void new_signer(struct fixture *f, int trusted)
+{
+	char priv[8300];
+	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+	assert_non_null(k);
+	snprintf(priv, sizeof(priv), "%s.key.pem", f->top);
+	FILE *fp = fopen(priv, "w"), *pub = fopen(trust_file(f), "a");
+	assert_non_null(fp);
+	assert_non_null(pub);
+	assert_int_equal(PEM_write_PrivateKey(fp, k, NULL, NULL, 0, NULL, NULL), 1);
+	if (trusted)
+		assert_int_equal(PEM_write_PUBKEY(pub, k), 1);
+	fclose(fp);
+	fclose(pub);
+	EVP_PKEY_free(k);
+	ap_signer_free(f->signer);
+	f->signer = NULL;
+	assert_int_equal(ap_signer_load(priv, &f->signer, &f->err), 0);
+	assert_int_equal(unlink(priv), 0);
+}
+
+static void trust(struct fixture *f)
+{
+	ap_trust_free(f->trust);
+	f->trust = NULL;
+	assert_int_equal(ap_trust_load(trust_file(f), &f->trust, &f->err), 0);
+}
+
+static void signed_submission_is_accepted_with_trust(void **state)
+{
+	struct fixture *f = *state;
+	new_signer(f, 1);
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	write_env_b(f, "a3", clean_bundle("a3", "Atlas A3"));
+	trust(f);
+	review(f);
+	assert_reasons(f, 0);
+	struct ap_review_opts o = { f->policy, f->trust };
+	ap_review_markdown(f->top, f->reasons, &o, &f->out);
+	assert_non_null(strstr(ap_buf_str(&f->out), "signed by a trusted key (1 in the trust list)"));
+}
+
+/* What no consistency check can see: the bundle and the journal edited
+ * together, and resealed. Only the signature catches it. */
+static void bundle_and_journal_edited_together_are_caught_only_by_a_signature(void **state)
+{
+	struct fixture *f = *state;
+	new_signer(f, 1);
+	json_t *b = clean_bundle("a2", "Atlas A2");
+	json_array_append_new(checks_of(b), check("gelu_grad", "probe", "FAIL", "off by 1"));
+	write_env_b(f, "a2", b);
+	/* the forger writes the run they wanted, journal and all */
+	b = clean_bundle("a2", "Atlas A2");
+	json_array_append_new(checks_of(b), check("gelu_grad", "probe", "PASS", NULL));
+	const char *dir = env_dir(f, "a2");
+	put_journal(dir, b, json_object_get(b, "fingerprint"));
+	f->ref[0] = '\0';  /* a2 is its own reference, as measured now */
+	json_decref(f->ref_checks);
+	judge(f, "a2", b);
+	json_object_set_new(b, "signer", json_pack("{s:s, s:s}", "algorithm", "ed25519",
+						   "key", ap_signer_fpr(f->signer)));
+	forge(f, "a2", b);
+	review(f);
+	assert_reasons(f, 0);
+	trust(f);
+	review(f);
+	assert_reason(f, "a2: MANIFEST.sha256.sig is not a valid signature of MANIFEST.sha256 by "
+		      "trusted key sha256:");
+	assert_reason(f, "the evidence changed after it was signed");
+	assert_reasons(f, 1);
+}
+
+static void unsigned_or_untrusted_environment_is_refused_with_trust(void **state)
+{
+	struct fixture *f = *state;
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	new_signer(f, 0);
+	write_env_b(f, "a3", clean_bundle("a3", "Atlas A3"));
+	new_signer(f, 1);
+	trust(f);
+	review(f);
+	assert_reason(f, "a2: not signed (no MANIFEST.sha256.sig): only evidence signed by a "
+		      "trusted key is accepted");
+	assert_reason(f, "a3: MANIFEST.sha256.sig was not made by a trusted key (bundle.json names "
+		      "the signer sha256:");
+	assert_reasons(f, 2);
+}
+
+static void policy_requiring_signatures_refuses_a_review_without_trust(void **state)
+{
+	struct fixture *f = *state;
+	json_object_set_new(f->policy, "require_signature", json_string("yes"));
+	new_signer(f, 1);
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	review(f);
+	assert_reason(f, "the policy requires evidence signed by a trusted key: give the trusted "
+		      "public keys with --trust FILE");
+	assert_reasons(f, 1);
+	trust(f);
+	review(f);
+	assert_reasons(f, 0);
+}
+
 static void review_markdown_lists_each_reason(void **state)
 {
 	struct fixture *f = *state;
@@ -383,7 +854,8 @@ static void review_markdown_lists_each_reason(void **state)
 	t_put(f->top, "notes.txt", "hi\n");
 	review(f);
 	assert_reasons(f, 2);
-	ap_review_markdown(f->top, f->reasons, f->policy, &f->out);
+	struct ap_review_opts o = { f->policy, f->trust };
+	ap_review_markdown(f->top, f->reasons, &o, &f->out);
 	const char *md = ap_buf_str(&f->out);
 	assert_true(!strncmp(md, "## apiparity review: CHANGES-NEEDED\n", 36));
 	assert_non_null(strstr(md, "policy `default`"));
@@ -415,7 +887,25 @@ int main(void)
 		T(unknown_top_level_file_is_a_reason),
 		T(trace_difference_from_the_reference_is_a_reason),
 		T(file_changed_after_the_manifest_is_a_reason),
+		T(check_edited_in_the_bundle_alone_is_a_reason_naming_it),
+		T(official_result_added_to_the_bundle_alone_is_a_reason),
+		T(official_result_needs_official_log),
+		T(unmeasured_notrun_decisions_need_no_journal_record),
+		T(journaled_check_dropped_from_the_bundle_is_a_reason),
+		T(verdict_edited_alone_is_a_reason),
+		T(trace_differences_removed_from_the_bundle_are_found_again),
+		T(environment_compared_with_itself_is_a_reason),
+		T(label_edited_in_the_bundle_alone_is_a_reason),
+		T(target_edited_in_the_bundle_alone_is_a_reason),
+		T(official_outcome_in_the_reference_edited_alone_is_a_reason),
+		T(journal_line_that_does_not_parse_is_a_reason),
+		T(manifest_line_listed_twice_is_a_reason),
+		T(signed_submission_is_accepted_with_trust),
+		T(bundle_and_journal_edited_together_are_caught_only_by_a_signature),
+		T(unsigned_or_untrusted_environment_is_refused_with_trust),
+		T(policy_requiring_signatures_refuses_a_review_without_trust),
 		T(review_markdown_lists_each_reason),
+		T(unreadable_bundle_is_a_reason_and_the_rest_is_reviewed),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

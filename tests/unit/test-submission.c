@@ -74,6 +74,46 @@ static void two_bundles_are_loaded_sorted_by_name(void **state)
 			    "torch.add");
 }
 
+static void bundles_keep_the_order_check_was_given(void **state)
+{
+	struct fixture *f = *state;
+	t_put(f->top, "bookworm/bundle.json",
+	      "{\"schema\": \"apiparity.bundle/1\", \"env\": {\"order\": 0}}");
+	t_put(f->top, "trixie/bundle.json",
+	      "{\"schema\": \"apiparity.bundle/1\", \"env\": {\"order\": 1}}");
+	t_put(f->top, "sid/bundle.json",
+	      "{\"schema\": \"apiparity.bundle/1\", \"env\": {\"order\": 2}}");
+	t_put(f->top, "a1/bundle.json", BUNDLE_OK); /* no order: after, by name */
+	assert_int_equal(ap_submission_load(&f->s, f->top, &f->err), 0);
+	assert_int_equal(f->s.n, 4);
+	assert_string_equal(f->s.v[0].name, "bookworm");
+	assert_string_equal(f->s.v[1].name, "trixie");
+	assert_string_equal(f->s.v[2].name, "sid");
+	assert_string_equal(f->s.v[3].name, "a1");
+}
+
+static void load_all_lists_an_unreadable_bundle_and_keeps_the_rest(void **state)
+{
+	struct fixture *f = *state;
+	t_put(f->top, "a2/bundle.json", BUNDLE_OK);
+	t_put(f->top, "a3/bundle.json", "{\"schema\": ");
+	assert_int_equal(ap_submission_load_all(&f->s, f->top, &f->err), 0);
+	assert_int_equal(f->s.n, 1);
+	assert_string_equal(f->s.v[0].name, "a2");
+	const char *why = json_string_value(json_object_get(f->s.broken, "a3"));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "a3/bundle.json: "));
+}
+
+static void load_all_of_only_broken_bundles_is_still_a_submission(void **state)
+{
+	struct fixture *f = *state;
+	t_put(f->top, "a3/bundle.json", "{\"schema\": \"other\"}");
+	assert_int_equal(ap_submission_load_all(&f->s, f->top, &f->err), 0);
+	assert_int_equal(f->s.n, 0);
+	assert_int_equal(json_object_size(f->s.broken), 1);
+}
+
 static void find_returns_the_named_environment_or_null(void **state)
 {
 	struct fixture *f = *state;
@@ -218,6 +258,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_tempdir, remove_tempdir)
 		T(two_bundles_are_loaded_sorted_by_name),
+		T(bundles_keep_the_order_check_was_given),
+		T(load_all_lists_an_unreadable_bundle_and_keeps_the_rest),
+		T(load_all_of_only_broken_bundles_is_still_a_submission),
 		T(find_returns_the_named_environment_or_null),
 		T(directories_that_are_not_environment_names_are_ignored),
 		T(wrong_schema_is_a_protocol_error_naming_the_file),

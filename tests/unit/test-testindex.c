@@ -47,7 +47,7 @@ static const char body[] =
 	"f test/test_b.py\t{\"tests\":[[\"TestB\",\"test_two\",3]],\"imports\":[],\"bindings\":[]}\n"
 	"t test_one\t[[0,0]]\n"
 	"t test_two\t[[1,0]]\n"
-	"u clone\t[[0,0,7,\"\",\"f().clone()\"]]\n"
+	"u clone\t[[0,0,7,\"x.clone\",\"x.clone()\"]]\n"
 	"u clone_x\t[[1,0,4,\"x.clone_x\",\"x.clone_x\"]]\n"
 	"u set_multithreading_enabled\t["
 	"[0,0,9,\"torch.autograd.set_multithreading_enabled\",\"with torch.autograd.set_multithreading_enabled(False):\"],"
@@ -86,7 +86,7 @@ static void key_is_found_among_keys_with_its_prefix(void **state)
 	assert_int_equal(open_index(SUM, &ix), 0);
 	assert_int_equal(ap_testindex_get(&ix, "u clone", &v), 0);
 	assert_int_equal(json_array_size(v), 1);
-	assert_string_equal(json_string_value(json_array_get(json_array_get(v, 0), 4)), "f().clone()");
+	assert_string_equal(json_string_value(json_array_get(json_array_get(v, 0), 4)), "x.clone()");
 	json_decref(v);
 	assert_int_equal(ap_testindex_get(&ix, "u clone_x", &v), 0);
 	assert_int_equal(json_integer_value(json_array_get(json_array_get(v, 0), 0)), 1);

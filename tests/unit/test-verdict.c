@@ -524,6 +524,57 @@ static void absent_target_gets_no_adaptation(void **state)
 	json_decref(b);
 }
 
+/* ---- ap_verdict_judge ---- */
+
+static json_t *env_bundle(const char *env, json_t *checks)
+{
+	json_t *b = bundle(checks);
+	json_object_set_new(json_object_get(b, "env"), "name", json_string(env));
+	json_object_del(b, "comparison");
+	return b;
+}
+
+static void judging_compares_each_environment_with_the_first_usable_one(void **state)
+{
+	(void)state;
+	json_t *b[3] = {
+		env_bundle("bookworm", json_pack("[o]", check("p", "PASS", trace2(0, 1)))),
+		env_bundle("trixie", json_pack("[o]", check("p", "PASS", trace2(0, 1)))),
+		env_bundle("sid", json_pack("[o]", check("p", "PASS", trace2(1, 1)))),
+	};
+	json_object_set_new(json_object_get(b[0], "resolution"), "found", json_false());
+	ap_verdict_judge(b, 3, NULL);
+	assert_int_equal(json_object_size(json_object_get(b[0], "comparison")), 0);
+	assert_string_equal(verdict_of(b[0]), "unverified");
+	for (int i = 1; i < 3; i++) {
+		const json_t *cmp = json_object_get(b[i], "comparison");
+		assert_string_equal(json_string_value(json_object_get(cmp, "reference")), "trixie");
+		assert_non_null(json_object_get(b[i], "finished_utc"));
+		assert_non_null(json_object_get(b[i], "adaptation"));
+	}
+	assert_string_equal(verdict_of(b[1]), "consistent");
+	assert_string_equal(verdict_of(b[2]), "inconsistent");
+	assert_true(reason_has(b[2], "trace differs", "as in trixie", NULL));
+	for (int i = 0; i < 3; i++)
+		json_decref(b[i]);
+}
+
+static void judging_against_a_named_reference_that_failed_compares_nothing(void **state)
+{
+	(void)state;
+	json_t *b[2] = {
+		env_bundle("trixie", json_pack("[o]", check("p", "PASS", trace2(0, 1)))),
+		env_bundle("sid", json_pack("[o]", check("p", "PASS", trace2(1, 1)))),
+	};
+	json_object_set_new(b[0], "error", json_pack("{s:s}", "message", "broken"));
+	ap_verdict_judge(b, 2, "trixie");
+	assert_int_equal(json_object_size(json_object_get(b[1], "comparison")), 0);
+	assert_string_equal(verdict_of(b[0]), "unverified");
+	assert_string_equal(verdict_of(b[1]), "consistent");
+	for (int i = 0; i < 2; i++)
+		json_decref(b[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +605,8 @@ int main(void)
 		cmocka_unit_test(no_device_trace_at_all_is_not_determined),
 		cmocka_unit_test(merged_device_trace_sums_counts_across_checks),
 		cmocka_unit_test(absent_target_gets_no_adaptation),
+		cmocka_unit_test(judging_compares_each_environment_with_the_first_usable_one),
+		cmocka_unit_test(judging_against_a_named_reference_that_failed_compares_nothing),
 	};
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }

@@ -1,0 +1,172 @@
+/* test-fsutil.c - unit tests for src/base/fsutil.h: the one bounded reader of
+ * input files, and the check that an output directory can be written. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "base/fsutil.h"
+
+/* A fresh temporary directory per test. */
+static int setup(void **state)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = malloc(4096);
+	if (!dir)
+		return -1;
+	snprintf(dir, 4096, "%s/test-fsutil-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		free(dir);
+		return -1;
+	}
+	*state = dir;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ap_rm_tree(*state);
+	free(*state);
+	return 0;
+}
+
+static void path_in(void **state, const char *name, struct ap_buf *p)
+{
+	ap_buf_reset(p);
+	ap_buf_addf(p, "%s/%s", (const char *)*state, name);
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(ap_write_all(fd, text, len), 0);
+	close(fd);
+}
+
+static void regular_file_is_read_whole_after_what_out_held(void **state)
+{
+	struct ap_buf p = { 0 }, out = { 0 };
+	path_in(state, "f", &p);
+	write_file(ap_buf_str(&p), "a\0b\n", 4);
+	ap_buf_adds(&out, "x");
+	assert_int_equal(ap_read_file_limited(ap_buf_str(&p), 4, &out), 0);
+	assert_int_equal(out.len, 5);
+	assert_memory_equal(out.data, "xa\0b\n", 5);
+	ap_buf_free(&p);
+	ap_buf_free(&out);
+}
+
+static void file_over_the_limit_is_efbig_and_out_is_unchanged(void **state)
+{
+	struct ap_buf p = { 0 }, out = { 0 };
+	path_in(state, "big", &p);
+	write_file(ap_buf_str(&p), "12345", 5);
+	ap_buf_adds(&out, "kept");
+	assert_int_equal(ap_read_file_limited(ap_buf_str(&p), 4, &out), -EFBIG);
+	assert_string_equal(ap_buf_str(&out), "kept");
+	ap_buf_free(&p);
+	ap_buf_free(&out);
+}
+
+static void directory_is_refused_as_eisdir(void **state)
+{
+	struct ap_buf out = { 0 };
+	assert_int_equal(ap_read_file_limited(*state, 1024, &out), -EISDIR);
+	assert_int_equal(out.len, 0);
+}
+
+static void fifo_is_refused_at_once_not_waited_on(void **state)
+{
+	struct ap_buf p = { 0 }, out = { 0 };
+	path_in(state, "fifo", &p);
+	assert_int_equal(mkfifo(ap_buf_str(&p), 0600), 0);
+	alarm(5); /* a reader that waits for a writer would hang here */
+	assert_int_equal(ap_read_file_limited(ap_buf_str(&p), 1024, &out), -AP_ENOTREG);
+	alarm(0);
+	assert_string_equal(ap_strerror(-AP_ENOTREG), "not a regular file");
+	ap_buf_free(&p);
+}
+
+static void endless_device_is_refused(void **state)
+{
+	(void)state;
+	struct ap_buf out = { 0 };
+	assert_int_equal(ap_read_file_limited("/dev/zero", 1024, &out), -AP_ENOTREG);
+	assert_int_equal(ap_read_all("/dev/zero", &out), -AP_ENOTREG);
+	assert_int_equal(out.len, 0);
+}
+
+static void proc_file_that_lies_about_its_size_is_still_bounded(void **state)
+{
+	(void)state;
+	struct ap_buf out = { 0 };
+	/* st_size 0, yet many bytes: the bound holds on what is read. */
+	assert_int_equal(ap_read_file_limited("/proc/self/maps", 8, &out), -EFBIG);
+	assert_int_equal(out.len, 0);
+}
+
+static void missing_file_is_enoent(void **state)
+{
+	struct ap_buf p = { 0 }, out = { 0 };
+	path_in(state, "none", &p);
+	assert_int_equal(ap_read_all(ap_buf_str(&p), &out), -ENOENT);
+	ap_buf_free(&p);
+}
+
+static void writable_dir_is_created_with_its_parents(void **state)
+{
+	struct ap_buf p = { 0 };
+	struct stat st;
+	path_in(state, "a/b/c", &p);
+	assert_int_equal(ap_dir_writable(ap_buf_str(&p)), 0);
+	assert_int_equal(stat(ap_buf_str(&p), &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	ap_buf_free(&p);
+}
+
+static void file_or_device_as_a_directory_is_enotdir(void **state)
+{
+	struct ap_buf p = { 0 };
+	path_in(state, "file", &p);
+	write_file(ap_buf_str(&p), "x", 1);
+	assert_int_equal(ap_dir_writable(ap_buf_str(&p)), -ENOTDIR);
+	assert_int_equal(ap_dir_writable("/dev/null"), -ENOTDIR);
+	ap_buf_free(&p);
+}
+
+static void write_test_leaves_nothing_behind(void **state)
+{
+	struct ap_buf p = { 0 };
+	path_in(state, "empty", &p);
+	assert_int_equal(ap_dir_writable(ap_buf_str(&p)), 0);
+	assert_int_equal(rmdir(ap_buf_str(&p)), 0); /* fails unless empty */
+	ap_buf_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(regular_file_is_read_whole_after_what_out_held, setup, teardown),
+		cmocka_unit_test_setup_teardown(file_over_the_limit_is_efbig_and_out_is_unchanged, setup, teardown),
+		cmocka_unit_test_setup_teardown(directory_is_refused_as_eisdir, setup, teardown),
+		cmocka_unit_test_setup_teardown(fifo_is_refused_at_once_not_waited_on, setup, teardown),
+		cmocka_unit_test_setup_teardown(endless_device_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(proc_file_that_lies_about_its_size_is_still_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(missing_file_is_enoent, setup, teardown),
+		cmocka_unit_test_setup_teardown(writable_dir_is_created_with_its_parents, setup, teardown),
+		cmocka_unit_test_setup_teardown(file_or_device_as_a_directory_is_enotdir, setup, teardown),
+		cmocka_unit_test_setup_teardown(write_test_leaves_nothing_behind, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("fsutil", tests, NULL, NULL);
+}
