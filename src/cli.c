@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/text.h"
 #include "cli.h"
 
 const char *ap_env_root(const char *opt)
@@ -21,11 +22,16 @@ const char *ap_envs_file(const char *opt)
 
 int ap_fail(int err, const char *what, const struct ap_buf *detail)
 {
-	if (detail && detail->len)
-		fprintf(stderr, "apiparity: %s: %s: %s\n", what, ap_strerror(err),
-			ap_buf_str(detail));
-	else
-		fprintf(stderr, "apiparity: %s: %s\n", what, ap_strerror(err));
+	/* what and detail quote names and messages from data: escaped, so
+	 * that they can only be read, never act on the terminal. */
+	fputs("apiparity: ", stderr);
+	ap_text_fputs(what, AP_TEXT_LINE, stderr);
+	fprintf(stderr, ": %s", ap_strerror(err));
+	if (detail && detail->len) {
+		fputs(": ", stderr);
+		ap_text_fputs(ap_buf_str(detail), AP_TEXT_BLOCK, stderr);
+	}
+	fputs("\n", stderr);
 	return ap_exit_code(err);
 }
 

@@ -11,7 +11,9 @@
 # Works on Python 3.11 to 3.14 and torch 1.13 to 2.14; keep it that way (no
 # match statements beyond 3.10, no new-only stdlib).
 
+import base64
 import json
+import math
 import os
 import struct
 import sys
@@ -59,8 +61,76 @@ def recv(fd):
     return json.loads(body.decode("utf-8"))
 
 
+# ---------------------------------------------------------------- values on the wire
+#
+# Any value a probe, torch or a plugin produces must reach apiparity as data:
+# a frame that its strict JSON reader (jansson) refuses would cost the whole
+# environment. So every message is sent through _wire(), and:
+#  - a string that is clean (encodes as UTF-8, holds no NUL) travels as is;
+#  - in a trace value (_norm) any other string travels as {"$bytes": base64 of
+#    its UTF-8, lone surrogates encoded as by Python's "surrogatepass"}, so it
+#    round-trips exactly and traces compare byte for byte;
+#  - in text that people read (reasons, step names, output, messages: _text)
+#    a NUL is written as the four characters \x00 and a lone surrogate, which
+#    is what Python makes of bytes that are not UTF-8, as \udcNN;
+#  - a float that JSON cannot hold travels as {"$float": "nan"|"inf"|"-inf"},
+#    an integer beyond 64 bits as {"$int": "digits"} (hex digits with a 0x
+#    prefix past Python's limit on decimal conversion);
+#  - anything else is its repr(), as text.
+# A single-key object named "$bytes", "$float" or "$int" with a string value
+# is therefore always such a tagged value (_norm makes no other objects).
+
+_INT64 = 1 << 63
+
+
+def _clean(s):
+    """Whether s can travel as a JSON string as is."""
+    if "\x00" in s:
+        return False
+    try:
+        s.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _text(s):
+    """s as clean text, for what people read (see above)."""
+    if _clean(s):
+        return s
+    return s.replace("\x00", "\\x00").encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _number(v):
+    """A number as a strict JSON reader takes it (see above)."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else {"$float": repr(v)}
+    if -_INT64 <= v < _INT64:
+        return int(v)
+    try:
+        return {"$int": str(v)}
+    except ValueError:  # more digits than sys.get_int_max_str_digits()
+        return {"$int": hex(v)}
+
+
+def _wire(v):
+    """v with every string clean text, every number a JSON one, anything
+    else its repr: what send() puts in a frame (see above)."""
+    if v is None or isinstance(v, bool):
+        return v
+    if isinstance(v, str):
+        return _text(v)
+    if isinstance(v, (int, float)):
+        return _number(v)
+    if isinstance(v, dict):
+        return {_text(str(k)): _wire(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_wire(x) for x in v]
+    return _text(repr(v))
+
+
 def send(fd, msg):
-    body = json.dumps(msg, default=repr).encode("utf-8")
+    body = json.dumps(_wire(msg), allow_nan=False).encode("utf-8")
     data = struct.pack(">I", len(body)) + body
     while data:
         n = os.write(fd, data)
@@ -511,15 +581,22 @@ def _patch_report(before, after):
 # ---------------------------------------------------------------- probes
 
 def _norm(v):
-    """A value as a trace records it: comparable across processes."""
+    """A value as a trace records it: comparable across processes, and any
+    string exact (see "values on the wire")."""
     import re
-    if v is None or isinstance(v, (bool, int, float, str)):
+    if v is None or isinstance(v, bool):
         return v
+    if isinstance(v, (int, float)):
+        return _number(v)
+    if isinstance(v, str):
+        if _clean(v):
+            return v
+        return {"$bytes": base64.b64encode(v.encode("utf-8", "surrogatepass")).decode("ascii")}
     if isinstance(v, type):
-        return "<class %s>" % v.__qualname__
+        return _norm("<class %s>" % v.__qualname__)
     if isinstance(v, (list, tuple)):
         return [_norm(x) for x in v]
-    return re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(v))
+    return _norm(re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(v)))
 
 
 class _DeviceTrace(object):
@@ -802,21 +879,30 @@ def op_probe(req):
 
 
 def _frames(buf):
-    """The complete frames at the start of buf, decoded."""
+    """The complete frames at the start of buf, decoded; one that does not
+    decode to an object is {"type": "unreadable"}."""
     out, i = [], 0
     while len(buf) - i >= 4:
         (n,) = struct.unpack(">I", buf[i:i + 4])
         if len(buf) - i - 4 < n:
             break
-        out.append(json.loads(buf[i + 4:i + 4 + n].decode("utf-8")))
+        try:
+            f = json.loads(buf[i + 4:i + 4 + n].decode("utf-8"))
+        except ValueError:
+            f = None
+        out.append(f if isinstance(f, dict) else {"type": "unreadable"})
         i += 4 + n
     return out
 
 
 def _split(frames):
-    """(the result frame or None, the trace steps streamed before it)."""
+    """(the result frame or None, the trace steps streamed before it). A
+    frame the child sent that could not be read makes the result an ERROR:
+    it cost that probe, not the session."""
     result = [f for f in frames if f.get("type") == "result"]
-    steps = [f["step"] for f in frames if f.get("type") == "step"]
+    steps = [f.get("step") for f in frames if f.get("type") == "step"]
+    if any(f.get("type") == "unreadable" for f in frames):
+        return {"status": "ERROR", "reason": "unreadable result frame", "trace": steps}, steps
     if result:
         del result[0]["type"]
         return result[0], steps

@@ -5,6 +5,7 @@
 
 #include "base/buf.h"
 #include "base/status.h"
+#include "base/text.h"
 
 struct ap_status {
 	pthread_mutex_t lock;
@@ -47,10 +48,14 @@ void ap_status_set(struct ap_status *s, size_t i, const char *fmt, ...)
 	if (!s || i >= s->n)
 		return;
 	pthread_mutex_lock(&s->lock);
-	ap_buf_reset(&s->lines[i]);
+	struct ap_buf raw = { 0 };
 	va_start(ap, fmt);
-	ap_buf_vaddf(&s->lines[i], fmt, ap);
+	ap_buf_vaddf(&raw, fmt, ap);
 	va_end(ap);
+	/* A probe's name or a worker's message can hold terminal escapes. */
+	ap_buf_reset(&s->lines[i]);
+	ap_text_term(&s->lines[i], raw.data ? raw.data : "", raw.len, AP_TEXT_LINE);
+	ap_buf_free(&raw);
 	if (s->tty)
 		ap_status_redraw(s);
 	else {

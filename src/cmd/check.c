@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "check/official.h"
 #include "check/spec.h"
+#include "base/text.h"
 #include "check/verdict.h"
 #include "cmd/cmd.h"
 #include "env/fingerprint.h"
@@ -76,8 +77,12 @@ static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *dat
 
 static void ap_job_fail(struct ap_check_job *j, int err, const struct ap_buf *detail)
 {
+	struct ap_buf msg = { 0 };
 	j->err = err;
-	ap_job_journal(j, "error", (json_t *)ap_bundle_set_error(j->b, err, ap_buf_str(detail)));
+	/* JSON holds only UTF-8: a detail that quotes raw bytes is escaped. */
+	ap_text_term(&msg, ap_buf_str(detail), detail->len, AP_TEXT_BLOCK);
+	ap_job_journal(j, "error", (json_t *)ap_bundle_set_error(j->b, err, ap_buf_str(&msg)));
+	ap_buf_free(&msg);
 	ap_status_set(j->status, j->idx, "%s: %s", ap_strerror(err), ap_buf_str(detail));
 }
 
@@ -99,6 +104,14 @@ static int ap_job_probe(struct ap_check_job *j, struct ap_worker *w, const char 
 	ap_status_set(j->status, j->idx, "%s %s ...", kind, name);
 	int r = req ? ap_worker_call(w, req, &res) : -ENOMEM;
 	json_decref(req);
+	if (r == -AP_EPROTO && ap_worker_alive(w)) {
+		/* The framing held: this probe's answer is lost, not the session. */
+		json_decref(res);
+		res = ap_check_new(name, kind, "ERROR", "unreadable result frame");
+		json_object_set_new(res, "detail", json_string(ap_buf_str(&w->detail)));
+		ap_buf_reset(&w->detail);
+		r = res ? 0 : -ENOMEM;
+	}
 	if (r) {
 		json_decref(res);
 		ap_job_fail(j, r, &w->detail);
@@ -153,7 +166,9 @@ static int ap_job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 {
 	struct ap_buf name = { 0 }, expr = { 0 };
 	const char *base = strrchr(j->o->scripts[k], '/');
-	ap_buf_addf(&name, "script:%s", base ? base + 1 : j->o->scripts[k]);
+	/* A file name need not be UTF-8: as JSON holds it, and visible. */
+	ap_buf_adds(&name, "script:");
+	ap_text_line(&name, base ? base + 1 : j->o->scripts[k]);
 	ap_buf_addf(&expr, "resolve(\"%s\")", j->target);
 	json_t *bind = json_pack("[[s,s]]", "TARGET", ap_buf_str(&expr));
 	json_t *says = json_pack("{s:s, s:s}", "en", "the user's focused assertions",
@@ -332,30 +347,41 @@ static void ap_summary_plugins(const json_t *b, struct ap_buf *out)
 /* What a user must see beside the table: why an environment is not
  * consistent, the nearest names of an absent target, a claimed node id that
  * does not exist. */
-static void ap_print_notes(const struct ap_check_job *j)
+/* One note under the table: "  ENV: TEXT", the text escaped (it is data). */
+static void print_note(const char *env, const char *text)
+{
+	printf("  %s: ", env);
+	ap_text_fputs(text ? text : "", AP_TEXT_LINE, stdout);
+	putchar('\n');
+}
+
+static void print_notes(const struct ap_check_job *j)
 {
 	const json_t *reasons = json_object_get(j->b, "verdict_reasons");
 	const json_t *res = json_object_get(j->b, "resolution");
 	const char *v = json_string_value(json_object_get(j->b, "verdict"));
+	struct ap_buf line = { 0 };
 	size_t i;
 	json_t *x;
 	for (i = 0; v && strcmp(v, "consistent") && i < json_array_size(reasons) && i < 5; i++)
-		printf("  %s: %s\n", j->env->name, json_string_value(json_array_get(reasons, i)));
-	if (res && !ap_bundle_resolved(j->b) &&
-	    json_array_size(json_object_get(res, "nearest"))) {
-		printf("  %s: did you mean", j->env->name);
+		print_note(j->env->name, json_string_value(json_array_get(reasons, i)));
+	if (res && !ap_bundle_resolved(j->b) && json_array_size(json_object_get(res, "nearest"))) {
+		ap_buf_adds(&line, "did you mean");
 		json_array_foreach(json_object_get(res, "nearest"), i, x)
-			printf("%s %s", i ? "," : "", json_string_value(x));
-		printf("?\n");
+			ap_buf_addf(&line, "%s %s", i ? "," : "", json_string_value(x) ? json_string_value(x) : "-");
+		ap_buf_adds(&line, "?");
+		print_note(j->env->name, ap_buf_str(&line));
 	}
 	json_array_foreach(json_object_get(j->b, "checks"), i, x) {
-		const char *kind = json_string_value(json_object_get(x, "kind"));
-		const char *st = json_string_value(json_object_get(x, "status"));
 		const char *why = json_string_value(json_object_get(x, "reason"));
-		if (kind && !strcmp(kind, "claim") && st && strcmp(st, "PASS"))
-			printf("  %s: claimed node id %s: %s\n", j->env->name,
-			       json_string_value(json_object_get(x, "node")), why ? why : st);
+		if (strcmp(ap_json_text(x, "kind"), "claim") || !strcmp(ap_json_text(x, "status"), "PASS"))
+			continue;
+		ap_buf_reset(&line);
+		ap_buf_addf(&line, "claimed node id %s: %s", ap_json_text(x, "node"),
+			    why ? why : ap_json_text(x, "status"));
+		print_note(j->env->name, ap_buf_str(&line));
 	}
+	ap_buf_free(&line);
 }
 
 static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const char *out)
@@ -365,31 +391,37 @@ static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const ch
 	       "DEVICES", "PROBES", "VERDICT");
 	for (size_t i = 0; i < n; i++) {
 		const json_t *b = jobs[i].b;
-		struct ap_buf dev = { 0 }, plug = { 0 }, probes = { 0 };
+		struct ap_buf dev = { 0 }, plug = { 0 }, probes = { 0 }, row = { 0 };
 		int passed, total;
 		ap_summary_devices(b, &dev);
 		ap_summary_plugins(b, &plug);
 		ap_bundle_probe_counts(b, &passed, &total);
 		ap_buf_addf(&probes, "%d/%d", passed, total);
 		/* A verdict without its evidence is not a result. */
-		printf("%-10s %-8s %-16s %-16s %-14s %-7s %s\n", jobs[i].env->name,
-		       ap_fp_str(b, "python", "version"), ap_fp_str(b, "torch", "version"),
-		       ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
-		       jobs[i].io_err ? "no-evidence" : json_string_value(json_object_get(b, "verdict")));
+		ap_buf_addf(&row, "%-10s %-8s %-16s %-16s %-14s %-7s %s", jobs[i].env->name,
+			    ap_fp_str(b, "python", "version"), ap_fp_str(b, "torch", "version"),
+			    ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
+			    jobs[i].io_err ? "no-evidence" :
+			    json_string_value(json_object_get(b, "verdict")));
+		ap_text_fputs(ap_buf_str(&row), AP_TEXT_LINE, stdout); /* versions, names: data */
+		putchar('\n');
 		if (jobs[i].io_err)
 			ap_buf_addf(&unwritten, "%s%s", unwritten.len ? ", " : "", jobs[i].env->name);
 		ap_buf_free(&dev);
 		ap_buf_free(&plug);
 		ap_buf_free(&probes);
+		ap_buf_free(&row);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (!jobs[i].io_err)
-			ap_print_notes(&jobs[i]);
-	if (unwritten.len)
+			print_notes(&jobs[i]);
+	if (unwritten.len) {
 		printf("\nno evidence could be written for %s (see below)\n", ap_buf_str(&unwritten));
-	else
-		printf("\nevidence: %s/<env>/ (bundle.json, run.log, journal.jsonl, MANIFEST.sha256)\n",
-		       out);
+	} else {
+		fputs("\nevidence: ", stdout);
+		ap_text_fputs(out, AP_TEXT_LINE, stdout);
+		puts("/<env>/ (bundle.json, run.log, journal.jsonl, MANIFEST.sha256)");
+	}
 	ap_buf_free(&unwritten);
 }
 

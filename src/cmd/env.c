@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "env/fingerprint.h"
 #include "base/pool.h"
+#include "base/text.h"
 #include "env/provision.h"
 #include "env/worker.h"
 
@@ -126,7 +127,7 @@ static void ap_show_print(const struct ap_env_job *jobs, size_t n, int json)
 		else if (n > 1)
 			ap_fingerprint_table(cols, names, errors, n, &out);
 	}
-	fputs(ap_buf_str(&out), stdout);
+	ap_text_fputs(ap_buf_str(&out), AP_TEXT_BLOCK, stdout); /* what the env says */
 	for (size_t i = 0; fps && i < n; i++)
 		ap_fingerprint_free(&fps[i]);
 	free(fps);
@@ -209,12 +210,16 @@ static int ap_env_list(struct ap_env_opts *o)
 	for (size_t i = 0; i < envs.n; i++) {
 		struct ap_buf where = { 0 };
 		ap_env_describe(jobs[i].env, &where);
+		struct ap_buf row = { 0 };
 		if (jobs[i].err)
-			printf("%-12s %-12s %s: %s\n", jobs[i].env->name, "unreachable",
-			       ap_strerror(jobs[i].err), ap_buf_str(&jobs[i].detail));
+			ap_buf_addf(&row, "%-12s %-12s %s: %s", jobs[i].env->name, "unreachable",
+				    ap_strerror(jobs[i].err), ap_buf_str(&jobs[i].detail));
 		else
-			printf("%-12s %-12s python %s; %s\n", jobs[i].env->name, "reachable",
-			       jobs[i].python, ap_buf_str(&where));
+			ap_buf_addf(&row, "%-12s %-12s python %s; %s", jobs[i].env->name,
+				    "reachable", jobs[i].python, ap_buf_str(&where));
+		ap_text_fputs(ap_buf_str(&row), AP_TEXT_LINE, stdout);
+		putchar('\n');
+		ap_buf_free(&row);
 		ap_buf_free(&where);
 	}
 	ap_jobs_free(jobs, envs.n);

@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "base/err.h"
+#include "base/text.h"
 #include "evidence/sign.h"
 #include "review/review.h"
 
@@ -47,7 +48,7 @@ int ap_cmd_verify(int argc, char **argv)
 		rc = ap_fail(-AP_ECONFIG, "verify", &err);
 	else {
 		ap_review_markdown(argv[optind], reasons, &o, &out);
-		fputs(ap_buf_str(&out), stdout);
+		ap_text_fputs(ap_buf_str(&out), AP_TEXT_BLOCK, stdout);
 		rc = json_array_size(reasons) ? AP_EXIT_FAILED : AP_EXIT_OK;
 	}
 out:

@@ -2,6 +2,7 @@
 #include <stdint.h>
 
 #include "base/err.h"
+#include "base/text.h"
 #include "env/frame.h"
 
 static uint32_t ap_frame_len(const unsigned char *h)
@@ -46,4 +47,21 @@ void ap_frame_truncation(const struct ap_buf *in, size_t *got, size_t *want)
 	*got = in->len;
 	*want = in->len < AP_FRAME_HEADER ? 0
 		: AP_FRAME_HEADER + (size_t)ap_frame_len((const unsigned char *)in->data);
+}
+
+int ap_frame_json(const char *payload, size_t len, json_t **msg, struct ap_buf *why)
+{
+	json_error_t je;
+	*msg = json_loadb(payload, len, 0, &je);
+	if (*msg && json_is_object(*msg))
+		return 0;
+	if (*msg)
+		ap_buf_addf(why, "a JSON %s, not an object", json_is_array(*msg) ? "array" : "value");
+	else {
+		ap_text_line(why, je.text); /* it may quote the payload */
+		ap_buf_addf(why, " at byte %d", je.position);
+	}
+	json_decref(*msg);
+	*msg = NULL;
+	return -AP_EPROTO;
 }

@@ -8,6 +8,7 @@
 #ifndef AP_FRAME_H
 #define AP_FRAME_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "base/buf.h"
@@ -24,6 +25,12 @@ int ap_frame_encode(struct ap_buf *out, const char *payload, size_t len);
  * max bytes, so a reader never waits for, or allocates, an absurd frame. */
 int ap_frame_peek(const struct ap_buf *in, size_t max, const char **payload,
 		  size_t *len, size_t *frame_len);
+
+/* Parses a payload as the protocol's JSON object, strictly: a NUL inside a
+ * string, bytes that are not UTF-8, NaN or a number out of range make it
+ * unreadable (the worker sends such values tagged, never raw). 0 and a new
+ * *msg, or -AP_EPROTO with why saying what is wrong. */
+int ap_frame_json(const char *payload, size_t len, json_t **msg, struct ap_buf *why);
 
 /* For a stream that ended with in still holding bytes: how many of the frame's
  * bytes arrived and how many were announced (0 if the header itself is cut). */

@@ -10,6 +10,7 @@
 
 #include "base/err.h"
 #include "base/fsutil.h"
+#include "base/text.h"
 #include "env/frame.h"
 #include "env/worker.h"
 
@@ -62,7 +63,9 @@ static int ap_worker_exited(struct ap_worker *w)
 	return ap_await_exit(w->proc.pid, 0);
 }
 
-/* The last non-empty line of the worker's stderr: usually the error itself. */
+/* The last non-empty line of the worker's stderr: usually the error itself.
+ * Escaped as it is copied: it goes into JSON (which holds only UTF-8) and
+ * onto the terminal. */
 static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
 {
 	const char *s = ap_buf_str(log);
@@ -72,7 +75,7 @@ static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
 	size_t start = end;
 	while (start && s[start - 1] != '\n')
 		start--;
-	ap_buf_add(out, s + start, end - start);
+	ap_text_term(out, s + start, end - start, AP_TEXT_LINE);
 }
 
 static void ap_errlog_add(struct ap_worker *w, const char *p, size_t n)
@@ -179,21 +182,26 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 		size_t len, flen;
 		int r = ap_worker_sync(w) ? ap_frame_peek(&w->in, AP_FRAME_MAX, &payload,
 							  &len, &flen) : 0;
-		if (r < 0) {
-			ap_buf_addf(&w->detail, "worker sent an oversized frame (limit %u bytes)",
-				    AP_FRAME_MAX);
-			return ap_fail(w, r);
+		if (r < 0 && !w->discard) {
+			/* The header holds, so the frame can be skipped whole. */
+			size_t got;
+			ap_frame_truncation(&w->in, &got, &w->discard);
+			ap_buf_addf(&w->detail, "unreadable frame: %zu bytes, over the limit "
+				    "of %u", w->discard - AP_FRAME_HEADER, AP_FRAME_MAX);
 		}
-		if (r == 1) {
-			json_error_t je;
-			*msg = json_loadb(payload, len, 0, &je);
+		if (w->discard) {
+			size_t n = w->in.len < w->discard ? w->in.len : w->discard;
+			ap_buf_consume(&w->in, n);
+			if (!(w->discard -= n))
+				return -AP_EPROTO;
+		} else if (r == 1) {
+			struct ap_buf why = { 0 };
+			r = ap_frame_json(payload, len, msg, &why);
 			ap_buf_consume(&w->in, flen);
-			if (*msg && json_is_object(*msg))
-				return 0;
-			json_decref(*msg);
-			ap_buf_addf(&w->detail, "worker sent a frame that is not a JSON "
-				    "object: %s", je.text);
-			return ap_fail(w, -AP_EPROTO);
+			if (r)
+				ap_buf_addf(&w->detail, "unreadable frame: %s", ap_buf_str(&why));
+			ap_buf_free(&why);
+			return r;
 		}
 		long left = deadline - ap_now_ms();
 		if (left <= 0 && gone)
@@ -261,7 +269,7 @@ static int ap_worker_lost(struct ap_worker *w)
 	json_t *msg = NULL;
 	int r = ap_worker_recv(w, &msg);
 	if (r)
-		return r;
+		return ap_fail(w, r); /* stopped already, unless the frame was unreadable */
 	json_decref(msg);
 	ap_buf_adds(&w->detail, "worker stopped reading its input");
 	return ap_fail(w, -AP_EWORKER);
@@ -272,7 +280,7 @@ static int ap_worker_hello(struct ap_worker *w)
 	json_t *hello;
 	int r = ap_worker_recv(w, &hello);
 	if (r)
-		return r;
+		return ap_fail(w, r); /* stopped already, unless the frame was unreadable */
 	const char *type = json_string_value(json_object_get(hello, "type"));
 	const char *py = json_string_value(json_object_get(hello, "python"));
 	if (!type || strcmp(type, "hello") || !py) {
@@ -348,6 +356,11 @@ int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply)
 	return r;
 }
 
+int ap_worker_alive(const struct ap_worker *w)
+{
+	return w->hello;
+}
+
 void ap_worker_stop(struct ap_worker *w)
 {
 	if (w->proc.pid > 0 && w->proc.in >= 0) {
@@ -364,6 +377,7 @@ void ap_worker_stop(struct ap_worker *w)
 	ap_buf_free(&w->in);
 	ap_buf_free(&w->errlog);
 	w->hello = 0;
+	w->discard = 0;
 }
 
 void ap_worker_free(struct ap_worker *w)

@@ -27,7 +27,8 @@ struct ap_worker {
 	char python[32];        /* version from the hello */
 	int timeout_ms;         /* per answer */
 	int synced;             /* the sync marker before the hello arrived */
-	int hello;              /* the hello arrived */
+	int hello;              /* the hello arrived; cleared when the worker stops */
+	size_t discard;         /* bytes of an oversized frame still to skip */
 	struct ap_buf detail;   /* what went wrong, one line, for the user */
 };
 
@@ -38,12 +39,19 @@ int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_m
 /* Sends req (not consumed) and waits for the reply. On success *reply is the
  * reply's "data" (new reference). A reply with ok=false becomes an error:
  * "torch-import" gives -AP_ETORCH, anything else -AP_EWORKER, with the worker's
- * message in w->detail. On a transport failure the worker is stopped. */
+ * message in w->detail. On a transport failure the worker is stopped. A reply
+ * that arrived whole but cannot be read (not JSON, over the size limit) is
+ * -AP_EPROTO with the worker left running (ap_worker_alive()): the framing
+ * held, so it costs this answer only and the session can go on. */
 int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply);
 
 /* ap_worker_call() with its own limit for this answer, for requests whose
  * answer comes only after work the worker bounds itself (a test run). */
 int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms);
+
+/* Whether the session can take another call: the worker said hello and has
+ * not been stopped since. */
+int ap_worker_alive(const struct ap_worker *w);
 
 /* Asks the worker to exit, waits briefly, then kills its process group. Frees
  * everything but w->detail, which ap_worker_free() releases. */

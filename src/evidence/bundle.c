@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
+#include "base/text.h"
 #include "base/version.h"
 #include "env/fingerprint.h"
 #include "evidence/bundle.h"
@@ -257,13 +258,17 @@ static int ap_write_named(const char *dir, const char *name, const char *data, s
 
 int ap_bundle_write(const char *dir, const json_t *b, struct ap_buf *err)
 {
-	struct ap_buf log = { 0 };
+	struct ap_buf raw = { 0 }, log = { 0 };
 	char *json = json_dumps(b, JSON_INDENT(2));
 	if (!json)
 		return -ENOMEM;
 	int r = ap_write_named(dir, "bundle.json", json, strlen(json), err);
 	free(json);
-	ap_runlog_render(b, &log);
+	ap_runlog_render(b, &raw);
+	/* The transcript is read with cat and less: what a probe said shows
+	 * there, and no escape in it reaches the terminal. */
+	ap_text_term(&log, ap_buf_str(&raw), raw.len, AP_TEXT_BLOCK);
+	ap_buf_free(&raw);
 	if (!r)
 		r = ap_write_named(dir, "run.log", ap_buf_str(&log), log.len, err);
 	ap_buf_free(&log);

@@ -5,6 +5,7 @@
 
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
+#include "review/escape.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 #include "evidence/manifest.h"
@@ -300,12 +301,39 @@ static const char *W(enum ap_lang l, enum ap_msg m)
 
 /* ------------------------------------------------------------ Markdown */
 
-/* Markdown-safe inline code: backquotes in data cannot end the span. */
-static void ap_md_code(const char *s, struct ap_buf *out)
+/* Every value from data goes through E() (inline text) or C() (a code span)
+ * before it meets a template: the escaped copy lives in one of a few slots
+ * reused in turn, enough for the values of any one line; ap_md_slots_free()
+ * releases them when a rendering ends. */
+#define AP_MD_SLOTS 8
+static _Thread_local struct ap_buf ap_md_slot[AP_MD_SLOTS];
+static _Thread_local unsigned ap_md_next;
+
+static const char *ap_md_escaped(const char *s, int code)
 {
-	ap_buf_adds(out, strchr(s, '`') ? "`` " : "`");
-	ap_buf_adds(out, s);
-	ap_buf_adds(out, strchr(s, '`') ? " ``" : "`");
+	struct ap_buf *b = &ap_md_slot[ap_md_next++ % AP_MD_SLOTS];
+	ap_buf_reset(b);
+	if (code)
+		ap_escape_md_code(s, b);
+	else
+		ap_escape_md(s, b);
+	return ap_buf_str(b);
+}
+
+static const char *E(const char *s)
+{
+	return ap_md_escaped(s, 0);
+}
+
+static const char *C(const char *s)
+{
+	return ap_md_escaped(s, 1);
+}
+
+static void ap_md_slots_free(void)
+{
+	for (size_t i = 0; i < AP_MD_SLOTS; i++)
+		ap_buf_free(&ap_md_slot[i]);
 }
 
 static void ap_md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
@@ -316,15 +344,15 @@ static void ap_md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
 	json_array_foreach(json_object_get(e, "devices"), i, d) {
 		if (!json_is_true(json_object_get(d, "available")))
 			continue;
-		ap_buf_addf(out, "%s%s: %lld x %s", any++ ? "; " : "", ap_json_text(d, "type"),
+		const char *name = json_string_value(json_array_get(json_object_get(d, "names"), 0));
+		ap_buf_addf(out, "%s%s: %lld x %s", any++ ? "; " : "", E(ap_json_text(d, "type")),
 			    (long long)json_integer_value(json_object_get(d, "count")),
-			    json_string_value(json_array_get(json_object_get(d, "names"), 0)) ?
-			    json_string_value(json_array_get(json_object_get(d, "names"), 0)) : "?");
+			    name ? E(name) : "?");
 	}
 	json_array_foreach(json_object_get(e, "devices"), i, d)
 		if (!json_is_true(json_object_get(d, "available")))
-			ap_buf_addf(out, "%s%s: %s (%s)", any++ ? "; " : "", ap_json_text(d, "type"),
-				    l == AP_LANG_EN ? "unavailable" : "不可用", ap_json_text(d, "reason"));
+			ap_buf_addf(out, "%s%s: %s (%s)", any++ ? "; " : "", E(ap_json_text(d, "type")),
+				    l == AP_LANG_EN ? "unavailable" : "不可用", E(ap_json_text(d, "reason")));
 	if (!any)
 		ap_buf_adds(out, "cpu");
 }
@@ -338,10 +366,9 @@ static void ap_md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out
 		if (!strcmp(kind, "official"))
 			continue;
 		const char *reason = json_string_value(json_object_get(c, "reason"));
-		ap_buf_addf(out, "  - %s ", ap_json_text(c, "status"));
-		ap_md_code(ap_json_text(c, "name"), out);
+		ap_buf_addf(out, "  - %s %s", E(ap_json_text(c, "status")), C(ap_json_text(c, "name")));
 		if (reason)
-			ap_buf_addf(out, ": %s", reason);
+			ap_buf_addf(out, ": %s", E(reason));
 		ap_buf_adds(out, "\n");
 	}
 	(void)l;
@@ -357,9 +384,8 @@ static void ap_md_env_official(const json_t *e, enum ap_lang l, struct ap_buf *o
 		if (strcmp(ap_json_text(c, "kind"), "official"))
 			continue;
 		const char *reason = json_string_value(json_object_get(c, "reason"));
-		ap_buf_addf(out, "  - %s ", ap_json_text(c, "status"));
-		ap_md_code(ap_json_text(c, "name"), out);
-		ap_buf_addf(out, "%s%s\n", reason ? ": " : "", reason ? reason : "");
+		ap_buf_addf(out, "  - %s %s", E(ap_json_text(c, "status")), C(ap_json_text(c, "name")));
+		ap_buf_addf(out, "%s%s\n", reason ? ": " : "", reason ? E(reason) : "");
 		any = 1;
 	}
 	if (!any)
@@ -372,36 +398,33 @@ static void ap_md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 	struct ap_buf dev = { 0 };
 	size_t i;
 	json_t *v;
-	char title[256];
-	snprintf(title, sizeof(title), W(l, M_RESULTS), ap_json_text(e, "name"));
-	ap_buf_addf(out, "\n### %s (%s)\n\n", title, ap_json_text(e, "label"));
+	ap_buf_adds(out, "\n### ");
+	ap_buf_addf(out, W(l, M_RESULTS), E(ap_json_text(e, "name")));
+	ap_buf_addf(out, " (%s)\n\n", E(ap_json_text(e, "label")));
 	if (json_is_string(json_object_get(e, "error")))
-		ap_buf_addf(out, "- %s: %s\n", W(l, M_ENV_ERROR), ap_json_text(e, "error"));
+		ap_buf_addf(out, "- %s: %s\n", W(l, M_ENV_ERROR), E(ap_json_text(e, "error")));
 	ap_md_devices(e, l, &dev);
-	ap_buf_addf(out, "- %s: %s\n- %s: %s\n- %s: ", W(l, M_PYTHON), ap_json_text(e, "python"),
-		    W(l, M_TORCH), ap_json_text(e, "torch"), W(l, M_PLUGIN));
+	ap_buf_addf(out, "- %s: %s\n- %s: %s\n- %s: ", W(l, M_PYTHON), E(ap_json_text(e, "python")),
+		    W(l, M_TORCH), E(ap_json_text(e, "torch")), W(l, M_PLUGIN));
 	json_array_foreach(json_object_get(e, "plugins"), i, v)
-		ap_buf_addf(out, "%s%s", i ? ", " : "", json_string_value(v));
+		ap_buf_addf(out, "%s%s", i ? ", " : "", E(json_string_value(v)));
 	ap_buf_addf(out, "%s\n- %s: %s\n", json_array_size(json_object_get(e, "plugins")) ? "" :
 		    W(l, M_NONE), W(l, M_DEVICES), ap_buf_str(&dev));
 	if (!json_is_true(json_object_get(e, "found"))) {
 		ap_buf_addf(out, "- %s: %s (%s:", W(l, M_PROBES), W(l, M_ABSENT), W(l, M_NEAREST));
 		json_array_foreach(json_object_get(e, "nearest"), i, v)
-			ap_buf_addf(out, " %s", json_string_value(v));
+			ap_buf_addf(out, " %s", E(json_string_value(v)));
 		ap_buf_adds(out, ")\n");
 	} else
 		ap_buf_addf(out, "- %s: %lld/%lld PASS, %s %s\n", W(l, M_PROBES),
 			    (long long)json_integer_value(json_object_get(p, "passed")),
 			    (long long)json_integer_value(json_object_get(p, "total")),
-			    W(l, M_VERDICT), ap_json_text(e, "verdict"));
+			    W(l, M_VERDICT), E(ap_json_text(e, "verdict")));
 	ap_md_env_checks(e, l, out);
 	ap_buf_addf(out, "- %s: %lld\n- %s:\n", W(l, M_EXIT),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
-	json_array_foreach(json_object_get(e, "evidence"), i, v) {
-		ap_buf_adds(out, "  - ");
-		ap_md_code(ap_json_text(v, "path"), out);
-		ap_buf_addf(out, " sha256 `%s`\n", ap_json_text(v, "sha256"));
-	}
+	json_array_foreach(json_object_get(e, "evidence"), i, v)
+		ap_buf_addf(out, "  - %s sha256 %s\n", C(ap_json_text(v, "path")), C(ap_json_text(v, "sha256")));
 	ap_md_env_official(e, l, out);
 	ap_buf_free(&dev);
 }
@@ -411,36 +434,34 @@ static void ap_md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	const json_t *scope = json_object_get(m, "scope");
 	size_t i;
 	json_t *v;
-	ap_buf_addf(out, "\n## %s\n\n- %s: ", W(l, M_SCOPE), W(l, M_TARGET));
-	ap_md_code(ap_json_text(m, "target"), out);
+	ap_buf_addf(out, "\n## %s\n\n- %s: %s", W(l, M_SCOPE), W(l, M_TARGET), C(ap_json_text(m, "target")));
 	ap_buf_addf(out, "\n- %s:\n", W(l, M_OFFICIAL_CASE));
-	json_array_foreach(json_object_get(scope, "official_nodes"), i, v) {
-		ap_buf_adds(out, "  - ");
-		ap_md_code(ap_json_text(v, "node"), out);
-		ap_buf_addf(out, " (PyTorch %s)\n", ap_json_text(v, "version"));
-	}
+	json_array_foreach(json_object_get(scope, "official_nodes"), i, v)
+		ap_buf_addf(out, "  - %s (PyTorch %s)\n", C(ap_json_text(v, "node")), E(ap_json_text(v, "version")));
 	if (!json_array_size(json_object_get(scope, "official_nodes")))
 		ap_buf_addf(out, "  - %s\n", W(l, M_NONE_FOUND));
 	ap_buf_addf(out, "- %s:\n", W(l, M_FOCUSED));
 	json_array_foreach(json_object_get(scope, "probes"), i, v)
-		ap_buf_addf(out, "  - %s (%s)\n", ap_json_text(v, l == AP_LANG_EN ? "says_en" : "says_zh"),
-			    ap_json_text(v, "name"));
+		ap_buf_addf(out, "  - %s (%s)\n", E(ap_json_text(v, l == AP_LANG_EN ? "says_en" : "says_zh")),
+			    E(ap_json_text(v, "name")));
 }
 
 static void ap_md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *r = json_object_get(m, "resolution"), *a = json_object_get(m, "adaptation");
+	struct ap_buf where = { 0 };
 	ap_buf_addf(out, "\n## %s\n\n", W(l, M_ADAPT));
 	if (!r) {
 		ap_buf_addf(out, "- %s\n", W(l, M_ABSENT));
 		return;
 	}
-	ap_buf_addf(out, "- %s: `%s:%lld` (%s)\n", W(l, M_IMPL), ap_json_text(r, "file"),
-		    (long long)json_integer_value(json_object_get(r, "line")), ap_json_text(r, "kind"));
-	ap_buf_addf(out, "- %s\n- %s\n",
-		    ap_json_text(a, l == AP_LANG_EN ? "conclusion_en" : "conclusion_zh"),
+	ap_buf_addf(&where, "%s:%lld", ap_json_text(r, "file"),
+		    (long long)json_integer_value(json_object_get(r, "line")));
+	ap_buf_addf(out, "- %s: %s (%s)\n", W(l, M_IMPL), C(ap_buf_str(&where)), E(ap_json_text(r, "kind")));
+	ap_buf_addf(out, "- %s\n- %s\n", E(ap_json_text(a, l == AP_LANG_EN ? "conclusion_en" : "conclusion_zh")),
 		    json_is_true(json_object_get(a, "device_independent")) ? W(l, M_PATCH_NOT)
 									    : W(l, M_PATCH_NEEDED));
+	ap_buf_free(&where);
 }
 
 static void ap_md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
@@ -457,18 +478,18 @@ static void ap_md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
 		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_NONE));
 		return;
 	}
-	ap_buf_addf(out, "- %s: `%s` (%s:%lld)\n", json_is_true(json_object_get(d, "exact")) ?
-		    W(l, M_DOCS_ENTRY) : W(l, M_DOCS_CLASS), ap_json_text(e, "api"), ap_json_text(e, "file"),
+	ap_buf_addf(out, "- %s: %s (%s:%lld)\n", json_is_true(json_object_get(d, "exact")) ?
+		    W(l, M_DOCS_ENTRY) : W(l, M_DOCS_CLASS), C(ap_json_text(e, "api")), E(ap_json_text(e, "file")),
 		    (long long)json_integer_value(json_object_get(e, "line")));
 	json_array_foreach(json_object_get(e, "products"), i, p)
-		ap_buf_addf(out, "  - %s: %s\n", ap_json_text(p, "product"),
+		ap_buf_addf(out, "  - %s: %s\n", E(ap_json_text(p, "product")),
 			    json_is_true(json_object_get(p, "supported")) ? W(l, M_SUPPORTED)
 									  : W(l, M_UNSUPPORTED));
 	json_array_foreach(json_object_get(d, "contradictions"), i, p)
-		ap_buf_addf(out, "- %s: %s %s, %s %s\n", W(l, M_DOCS_CONTRA), ap_json_text(p, "product"),
+		ap_buf_addf(out, "- %s: %s %s, %s %s\n", W(l, M_DOCS_CONTRA), E(ap_json_text(p, "product")),
 			    json_is_true(json_object_get(p, "claimed")) ? W(l, M_SUPPORTED)
 									: W(l, M_UNSUPPORTED),
-			    ap_json_text(p, "env"), ap_json_text(p, "verdict"));
+			    E(ap_json_text(p, "env")), E(ap_json_text(p, "verdict")));
 	if (!json_integer_value(json_object_get(d, "compared")))
 		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_UNCOMPARED));
 	else if (!json_array_size(json_object_get(d, "contradictions")))
@@ -480,7 +501,7 @@ static void ap_md_names(const json_t *list, enum ap_lang l, struct ap_buf *out)
 	size_t i;
 	json_t *v;
 	json_array_foreach(list, i, v)
-		ap_buf_addf(out, "%s%s", i ? ", " : "", json_string_value(v));
+		ap_buf_addf(out, "%s%s", i ? ", " : "", E(json_string_value(v)));
 	if (!json_array_size(list))
 		ap_buf_adds(out, W(l, M_NONE));
 }
@@ -491,7 +512,7 @@ static void ap_md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out
 	size_t i;
 	json_t *e, *r;
 	ap_buf_addf(out, "\n## %s\n\n- %s: **%s**\n- %s: ", W(l, M_CONCLUSION), W(l, M_VERDICT),
-		    ap_json_text(c, "verdict"), W(l, M_PASSED_IN));
+		    E(ap_json_text(c, "verdict")), W(l, M_PASSED_IN));
 	ap_md_names(json_object_get(c, "consistent"), l, out);
 	ap_buf_addf(out, "\n- %s: ", W(l, M_FAILED_IN));
 	ap_md_names(json_object_get(c, "inconsistent"), l, out);
@@ -501,19 +522,19 @@ static void ap_md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out
 	json_array_foreach(json_object_get(m, "environments"), i, e) {
 		size_t k;
 		json_array_foreach(json_object_get(e, "verdict_reasons"), k, r)
-			ap_buf_addf(out, "  - %s: %s\n", ap_json_text(e, "name"), json_string_value(r));
+			ap_buf_addf(out, "  - %s: %s\n", E(ap_json_text(e, "name")), E(json_string_value(r)));
 	}
 }
 
 void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
-	char title[512];
 	size_t i;
 	json_t *e;
-	snprintf(title, sizeof(title), W(l, M_TITLE), ap_json_text(m, "target"));
-	ap_buf_addf(out, "# %s\n\n%s", title, W(l, M_COVERS));
+	ap_buf_adds(out, "# ");
+	ap_buf_addf(out, W(l, M_TITLE), E(ap_json_text(m, "target")));
+	ap_buf_addf(out, "\n\n%s", W(l, M_COVERS));
 	json_array_foreach(json_object_get(m, "environments"), i, e)
-		ap_buf_addf(out, "%s%s (%s)", i ? ", " : "", ap_json_text(e, "name"), ap_json_text(e, "label"));
+		ap_buf_addf(out, "%s%s (%s)", i ? ", " : "", E(ap_json_text(e, "name")), E(ap_json_text(e, "label")));
 	ap_buf_adds(out, "\n");
 	ap_md_scope(m, l, out);
 	json_array_foreach(json_object_get(m, "environments"), i, e)
@@ -521,28 +542,10 @@ void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	ap_md_adaptation(m, l, out);
 	ap_md_docs(m, l, out);
 	ap_md_conclusion(m, l, out);
+	ap_md_slots_free();
 }
 
 /* ------------------------------------------------------------ JUnit, HTML */
-
-void ap_escape_xml(const char *s, struct ap_buf *out)
-{
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-		switch (*p) {
-		case '<': ap_buf_adds(out, "&lt;"); break;
-		case '>': ap_buf_adds(out, "&gt;"); break;
-		case '&': ap_buf_adds(out, "&amp;"); break;
-		case '"': ap_buf_adds(out, "&quot;"); break;
-		case '\'': ap_buf_adds(out, "&#39;"); break;
-		default:
-			/* control characters are not allowed in XML 1.0 text */
-			if (*p < 0x20 && *p != '\n' && *p != '\t')
-				ap_buf_addf(out, "&#xFFFD;");
-			else
-				ap_buf_add(out, p, 1);
-		}
-	}
-}
 
 static void ap_junit_case(const char *env, const json_t *c, struct ap_buf *out)
 {

@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "evidence/submission.h"
+#include "review/escape.h"
 
 enum ap_lang { AP_LANG_ZH, AP_LANG_EN };
 
@@ -24,8 +25,5 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs);
 void ap_report_markdown(const json_t *model, enum ap_lang lang, struct ap_buf *out);
 void ap_report_junit(const json_t *model, struct ap_buf *out);
 void ap_report_html(const json_t *model, struct ap_buf *out);
-
-/* Escapes s for HTML and XML text and attributes into out. */
-void ap_escape_xml(const char *s, struct ap_buf *out);
 
 #endif

@@ -17,6 +17,7 @@
 #include "evidence/journal.h"
 #include "evidence/manifest.h"
 #include "evidence/sign.h"
+#include "review/escape.h"
 #include "review/review.h"
 
 #define OFFICIAL_LOG_MAX (64u << 20)  /* bytes of official.log read back */
@@ -724,7 +725,13 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_
 	json_t *r;
 	int ok = !json_array_size(reasons);
 	ap_buf_addf(out, "## apiparity review: %s\n\n", ok ? "ACCEPT" : "CHANGES-NEEDED");
-	ap_buf_addf(out, "Submission `%s`, policy `%s`.\n\n", dir, ap_json_text(o->policy, "policy"));
+	/* Reasons quote names from the submission: escaped, none can add a
+	 * line (a forged "ACCEPT" heading) to the review. */
+	ap_buf_adds(out, "Submission ");
+	ap_escape_md_code(dir, out);
+	ap_buf_adds(out, ", policy ");
+	ap_escape_md_code(ap_json_text(o->policy, "policy"), out);
+	ap_buf_adds(out, ".\n\n");
 	if (ok)
 		ap_buf_adds(out, "Every file matches its manifest, bundle.json agrees with what "
 			    "the journal recorded as measured and with the verdict its checks give, "
@@ -739,6 +746,9 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_
 			    "that the bundle, the journal and the logs were not edited together and "
 			    "resealed. For that, sign with `check --sign KEY` and review with "
 			    "`verify --trust FILE`.\n");
-	json_array_foreach(reasons, i, r)
-		ap_buf_addf(out, "- %s\n", json_string_value(r));
+	json_array_foreach(reasons, i, r) {
+		ap_buf_adds(out, "- ");
+		ap_escape_md(json_string_value(r), out);
+		ap_buf_adds(out, "\n");
+	}
 }

@@ -207,6 +207,36 @@ static void encode_refuses_a_payload_over_the_frame_max_and_leaves_out_unchanged
 	ap_buf_free(&b);
 }
 
+static void json_payload_of_an_object_parses(void **state)
+{
+	(void)state;
+	struct ap_buf why = { 0 };
+	json_t *msg = NULL;
+	static const char p[] = "{\"ok\":true,\"data\":{\"value\":{\"$bytes\":\"AA==\"}}}";
+	assert_int_equal(ap_frame_json(p, sizeof(p) - 1, &msg, &why), 0);
+	assert_true(json_is_object(msg));
+	assert_int_equal(why.len, 0);
+	json_decref(msg);
+}
+
+static void json_payload_with_a_nul_a_nan_or_bad_utf8_is_unreadable_with_a_reason(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"{\"reason\":\"a\\u0000b\"}", "{\"v\":NaN}", "{\"v\":\"\xff\"}", "{\"v\":\"\\udc80\"}",
+		"{\"v\":1", "[1]", "\"x\x1b[2J\"",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ap_buf why = { 0 };
+		json_t *msg = (json_t *)1;
+		assert_int_equal(ap_frame_json(bad[i], strlen(bad[i]), &msg, &why), -AP_EPROTO);
+		assert_null(msg);
+		assert_true(why.len > 0);
+		assert_null(strchr(ap_buf_str(&why), 0x1b)); /* the reason quotes no escape */
+		ap_buf_free(&why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +253,8 @@ int main(void)
 		cmocka_unit_test(truncation_of_a_cut_body_reports_bytes_got_and_announced),
 		cmocka_unit_test(truncation_of_a_cut_header_reports_want_zero),
 		cmocka_unit_test(encode_refuses_a_payload_over_the_frame_max_and_leaves_out_unchanged),
+		cmocka_unit_test(json_payload_of_an_object_parses),
+		cmocka_unit_test(json_payload_with_a_nul_a_nan_or_bad_utf8_is_unreadable_with_a_reason),
 	};
 	return cmocka_run_group_tests_name("frame", tests, NULL, NULL);
 }

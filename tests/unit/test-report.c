@@ -486,6 +486,163 @@ static void escape_xml_of_empty_or_null_adds_nothing(void **state)
 	assert_int_equal(f->out.len, 0);
 }
 
+/* ------------------------------------------------------------ hostile data */
+
+static const char *const hostile[] = {
+	"ok\n# Conclusion: ACCEPT", "# heading", "> quote", "- item", "1. ordered", "```",
+	"<div>html block</div>", "<script>alert(1)</script>", "|a|b|\n|-|-|", "    code",
+	"***", "x\r\n## heading\x1b[2J", "+ item", "~~~", "<!-- c", "===",
+};
+
+/* Replaces every string value of v (recursively) with the next of the
+ * hostile ones, or with "v" when benign: the same paths through the
+ * renderers, with data that tries to break out of its place. */
+static void poison(json_t *v, size_t *k, int benign)
+{
+	size_t i;
+	const char *key;
+	json_t *x;
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, x) {
+			if (json_is_string(x))
+				json_object_set_new(v, key, json_string(benign ? "v" :
+					hostile[(*k)++ % (sizeof(hostile) / sizeof(hostile[0]))]));
+			else
+				poison(x, k, benign);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, x) {
+			if (json_is_string(x))
+				json_array_set_new(v, i, json_string(benign ? "v" :
+					hostile[(*k)++ % (sizeof(hostile) / sizeof(hostile[0]))]));
+			else
+				poison(x, k, benign);
+		}
+	}
+}
+
+/* What a Markdown line opens, once its list markers are stripped: "h"
+ * heading, "q" quote, "f" fence, "<" HTML, "|" table row, "o" ordered
+ * item, "c" indented code, "t" text; prefixed by its indent and markers. */
+static void line_kind(const char *line, size_t len, struct ap_buf *out)
+{
+	size_t i = 0;
+	while (i < len && line[i] == ' ')
+		i++;
+	ap_buf_addf(out, "%zu", i);
+	while (i + 1 < len && strchr("-*+", line[i]) && line[i + 1] == ' ') {
+		ap_buf_adds(out, "-");
+		i += 2;
+		size_t sp = 0;
+		while (i < len && line[i] == ' ')
+			i++, sp++;
+		if (sp >= 4)
+			ap_buf_adds(out, "c");
+	}
+	const char *p = line + i;
+	size_t d = strspn(p, "0123456789");
+	ap_buf_adds(out, i >= len ? "" : *p == '#' ? "h" : *p == '>' ? "q" : *p == '<' ? "<"
+		    : *p == '|' ? "|" : *p == '`' || *p == '~' ? "f" : strchr("-*+_=", *p) ? "b"
+		    : d && (p[d] == '.' || p[d] == ')') ? "o" : "t");
+	ap_buf_adds(out, "\n");
+}
+
+static void md_kinds(const char *md, struct ap_buf *out)
+{
+	for (const char *p = md; *p;) {
+		size_t len = strcspn(p, "\n");
+		line_kind(p, len, out);
+		p += len + (p[len] == '\n');
+	}
+}
+
+/* md without its code spans, where '<' is literal text (CommonMark 6.1). */
+static void outside_code(const char *md, struct ap_buf *out)
+{
+	for (const char *p = md; *p;) {
+		size_t n = strspn(p, "`");
+		if (!n) {
+			ap_buf_add(out, p++, 1);
+			continue;
+		}
+		const char *q = p + n;
+		while ((q = strchr(q, '`')) && strspn(q, "`") != n)
+			q += strspn(q, "`");
+		p = q ? q + n : p + n;
+	}
+}
+
+/* Renders the report of a2 and a3 with every string of their bundles (and
+ * the names of the environments) poisoned. */
+static void render_poisoned(struct fixture *f, int benign, enum ap_lang l, struct ap_buf *md)
+{
+	two_envs(f, "consistent", "inconsistent");
+	size_t k = 0;
+	for (size_t i = 0; i < f->s.n; i++) {
+		json_t *checks = json_object_get(f->s.v[i].bundle, "checks");
+		json_array_append_new(checks, check("o", "official", "FAIL", "why"));
+		json_object_set_new(json_object_get(f->s.v[i].bundle, "resolution"), "nearest",
+				    json_pack("[s]", "n"));
+		poison(f->s.v[i].bundle, &k, benign);
+		free(f->s.v[i].name);
+		f->s.v[i].name = strdup(benign ? "v" : hostile[i]);
+	}
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_markdown(f->model, l, md);
+}
+
+static void no_data_value_adds_a_line_or_a_block_to_the_markdown(void **state)
+{
+	struct fixture *f = *state;
+	for (int l = AP_LANG_ZH; l <= AP_LANG_EN; l++) {
+		struct ap_buf plain = { 0 }, evil = { 0 }, kp = { 0 }, ke = { 0 };
+		render_poisoned(f, 1, l, &plain);
+		remove_tempdir(state);
+		make_tempdir(state);
+		f = *state;
+		render_poisoned(f, 0, l, &evil);
+		md_kinds(ap_buf_str(&plain), &kp);
+		md_kinds(ap_buf_str(&evil), &ke);
+		if (strcmp(ap_buf_str(&kp), ap_buf_str(&ke)))
+			fail_msg("the structure changed:\n%s\n---- from ----\n%s", ap_buf_str(&evil),
+				 ap_buf_str(&plain));
+		struct ap_buf text = { 0 };
+		outside_code(ap_buf_str(&evil), &text);
+		if (strpbrk(ap_buf_str(&text), "<>"))
+			fail_msg("raw markup outside code spans:\n%s", ap_buf_str(&evil));
+		ap_buf_free(&text);
+		assert_null(strchr(ap_buf_str(&evil), '\x1b'));
+		assert_null(strchr(ap_buf_str(&evil), '\r'));
+		assert_contains(ap_buf_str(&evil), "&lt;script&gt;");
+		ap_buf_free(&plain);
+		ap_buf_free(&evil);
+		ap_buf_free(&kp);
+		ap_buf_free(&ke);
+		remove_tempdir(state);
+		make_tempdir(state);
+		f = *state;
+	}
+}
+
+static void no_data_value_opens_a_tag_in_html_or_junit(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf md = { 0 }, html = { 0 };
+	render_poisoned(f, 0, AP_LANG_EN, &md);
+	ap_report_html(f->model, &html);
+	ap_report_junit(f->model, &f->out);
+	const char *docs[] = { ap_buf_str(&html), ap_buf_str(&f->out) };
+	for (size_t i = 0; i < 2; i++) {
+		assert_null(strstr(docs[i], "<script"));
+		assert_null(strstr(docs[i], "<div"));
+		assert_null(strstr(docs[i], "<!--"));
+		assert_null(strchr(docs[i], '\x1b'));
+		assert_null(strchr(docs[i], '\r'));
+	}
+	ap_buf_free(&md);
+	ap_buf_free(&html);
+}
+
 /* ------------------------------------------------------------ HTML */
 
 static void html_escapes_a_script_in_the_target(void **state)
@@ -540,6 +697,8 @@ int main(void)
 		T(escape_xml_of_empty_or_null_adds_nothing),
 		T(html_escapes_a_script_in_the_target),
 		T(html_has_a_section_per_environment_and_the_verdict),
+		T(no_data_value_adds_a_line_or_a_block_to_the_markdown),
+		T(no_data_value_opens_a_tag_in_html_or_junit),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

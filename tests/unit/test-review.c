@@ -865,11 +865,28 @@ static void review_markdown_lists_each_reason(void **state)
 	assert_null(strstr(md, "Every file matches"));
 }
 
+static void review_markdown_reason_cannot_add_a_line(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a2", "Atlas A2");
+	json_array_append_new(checks_of(b), check("x\n## apiparity review: ACCEPT\n<b>", "probe",
+						  "FAIL", NULL));
+	write_env_b(f, "a2", b);
+	review(f);
+	struct ap_review_opts o = { f->policy, NULL };
+	ap_review_markdown(f->top, f->reasons, &o, &f->out);
+	const char *md = ap_buf_str(&f->out);
+	assert_null(strstr(md, "\n## apiparity review: ACCEPT"));
+	assert_null(strstr(md, "<b>"));
+	assert_non_null(strstr(md, "check x\\n\\#\\# apiparity review: ACCEPT\\n&lt;b&gt; (probe)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_tempdir, remove_tempdir)
 		T(default_policy_allows_only_pass_for_probes),
+		T(review_markdown_reason_cannot_add_a_line),
 		T(policy_without_statuses_is_rejected_naming_the_file),
 		T(policy_file_with_statuses_is_loaded),
 		T(missing_policy_file_is_an_error),
