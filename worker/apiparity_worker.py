@@ -1206,10 +1206,86 @@ def op_tests_preflight(req):
         if testish:
             entry["path"] = os.path.relpath(os.path.join(root, m.replace(".", os.sep) + ".py"), base)
         res["modules"].append(entry)
-    if req.get("try_import") and all(e["present"] for e in res["modules"]):
+    if req.get("try_import") and all(e["present"] for e in res["modules"]) and \
+            req.get("keep"):
+        res["import"], token = _keep_runner(req, path, root, _limit(req, "timeout_s"))
+        if token is not None:
+            res["runner"] = token
+    elif req.get("try_import") and all(e["present"] for e in res["modules"]):
         res["import"] = _try_import(path, root, _limit(req, "timeout_s"),
                                     req.get("setenv", {}), req.get("names", []))
     return {"ok": True, "data": res}
+
+
+# Runners kept from a preflight (keep) for the tests_run that follows it, so
+# that a test file is imported once: token -> {pid, r, cmd, log, import}.
+_KEPT = {}
+
+
+def _drop_kept():
+    """Ends the runners no run took: each exits when its command pipe closes."""
+    for token in list(_KEPT):
+        k = _KEPT.pop(token)
+        os.close(k["cmd"])
+        try:
+            _supervise(k["pid"], k["r"], 5)
+        finally:
+            os.close(k["r"])
+            k["log"].close()
+
+
+def _read_frame(rfd, deadline):
+    """The first frame rfd delivers before deadline, or None (EOF, timeout)."""
+    import select
+    buf = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([rfd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            return None
+        buf += chunk
+        frames = _frames(buf)
+        if frames:
+            return frames[0]
+
+
+def _keep_runner(req, path, root, timeout):
+    """Starts a runner that imports the file and waits (see _kept_runner);
+    returns (the import's answer, as _try_import's, and the runner's token,
+    None when it did not import)."""
+    import tempfile
+    _drop_kept()
+    cr, cw = os.pipe()
+    log = tempfile.TemporaryFile()
+
+    def child(w):
+        os.close(cw)
+        _kept_runner(req, path, root, w, cr)
+    t0 = time.monotonic()
+    pid, r = _spawn_child(child, log.fileno())
+    os.close(cr)
+    imp = _read_frame(r, t0 + timeout)
+    if imp is not None and imp.get("ok"):
+        token = "%d" % pid
+        _KEPT[token] = {"pid": pid, "r": r, "cmd": cw, "log": log, "import": imp}
+        return imp, token
+    os.close(cw)
+    try:
+        _, status = _supervise(pid, r, 0 if imp is None else timeout)
+    finally:
+        os.close(r)
+        log.close()
+    if imp is None:
+        imp = {"ok": False, "error": "import did not finish (%s)" %
+               ("timeout" if status is None else "wait status %d" % status)}
+    imp.pop("type", None)
+    imp["ms"] = int((time.monotonic() - t0) * 1000)
+    return imp, None
 
 
 def _load_test_module(path, root):
@@ -1326,7 +1402,6 @@ def _collect(mod, file, pattern):
 def _runner(req, w):
     """The runner process: imports the test module once, then forks a child
     per test, so a crash or hang in one test loses no other result."""
-    import tempfile
     root = _test_root(req)
     path = os.path.join(os.path.dirname(root), req["file"])
     os.environ.update(req.get("setenv", {}))
@@ -1339,12 +1414,36 @@ def _runner(req, w):
                  "ms": int((time.monotonic() - t0) * 1000)})
         return
     send(w, {"type": "import", "ok": True, "ms": int((time.monotonic() - t0) * 1000)})
+    nodes = _collect(mod, req["file"], req["select"]) if "select" in req else req["nodes"]
+    _run_tests(mod, nodes, _limit(req, "timeout_s"), w)
+
+
+def _kept_runner(req, path, root, w, cmd):
+    """A runner that imports the module once, sends the import's answer with
+    what the module defines of req["names"], then runs the nodes that the
+    next frame on cmd names (none, or a closed cmd: it just exits)."""
+    os.environ.update(req.get("setenv", {}))
+    t0 = time.monotonic()
+    try:
+        mod = _load_test_module(path, root)
+        imp = {"type": "import", "ok": True, "defined": _defined(mod, req.get("names", []))}
+    except BaseException as e:
+        imp = {"type": "import", "ok": False, "error": _exc_text(e),
+               "missing": e.name if isinstance(e, ImportError) else None}
+    imp["ms"] = int((time.monotonic() - t0) * 1000)
+    send(w, imp)
+    run = recv(cmd) if imp["ok"] else None
+    if run and run.get("nodes"):
+        _run_tests(mod, run["nodes"], _limit(run, "timeout_s"), w)
+
+
+def _run_tests(mod, nodes, timeout, w):
+    """Runs each [class, test] of the imported module in its own fork."""
+    import tempfile
     # What the import made is kept out of the collector's sight: a collection
     # in a test's child would otherwise touch, and so copy, every page of it.
     import gc
     gc.freeze()
-    nodes = _collect(mod, req["file"], req["select"]) if "select" in req else req["nodes"]
-    timeout = _limit(req, "timeout_s")
     for owner, name in nodes:
         out = tempfile.TemporaryFile()
         t1 = time.monotonic()
@@ -1367,14 +1466,25 @@ def op_tests_run(req):
     import tempfile
     _limit(req, "timeout_s")
     deadline = _limit(req, "deadline_s")
-    log = tempfile.TemporaryFile()
-    pid, r = _spawn_child(lambda w: _runner(req, w), log.fileno())
+    kept = _KEPT.pop(req["runner"], None) if "runner" in req else None
+    _drop_kept()
+    if kept is not None:  # the preflight's runner, the module imported
+        try:
+            send(kept["cmd"], {"nodes": req["nodes"], "timeout_s": req["timeout_s"]})
+        except OSError:
+            pass  # it died waiting: its end is its answer
+        os.close(kept["cmd"])
+        pid, r, log = kept["pid"], kept["r"], kept["log"]
+    else:
+        log = tempfile.TemporaryFile()
+        pid, r = _spawn_child(lambda w: _runner(req, w), log.fileno())
     try:
         frames, _ = _supervise(pid, r, deadline)
     finally:
         os.close(r)
     log.seek(0)
-    imp = [f for f in frames if f.get("type") == "import"]
+    imp = [kept["import"]] if kept is not None else \
+        [f for f in frames if f.get("type") == "import"]
     return {"ok": True, "data": {
         "import": imp[0] if imp else {"ok": False, "error": "runner died before importing"},
         "tests": [f for f in frames if f.get("type") == "test"],

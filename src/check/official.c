@@ -526,15 +526,16 @@ static int ap_official_file(struct ap_worker *w, struct ap_testindex *ix,
 {
 	json_t *pre = NULL, *ran = NULL, *f = NULL;
 	struct ap_buf key = { 0 };
-	/* The file's imports come from the index. Only a run imports the file
-	 * (for the tests it defines then); tests find does not. */
+	/* The file's imports come from the index. Only a run imports the file,
+	 * once: the preflight's runner keeps it imported (for the tests it
+	 * defines) and runs the tests; tests find does not import it. */
 	ap_buf_addf(&key, "f %s", file);
 	int r = ap_testindex_get(ix, ap_buf_str(&key), &f);
-	r = r ? r : ap_call(w, json_pack("{s:s, s:s, s:s, s:b, s:i, s:o, s:O, s:O?}", "op",
+	r = r ? r : ap_call(w, json_pack("{s:s, s:s, s:s, s:b, s:b, s:i, s:o, s:O, s:O?}", "op",
 					 "tests_preflight", "root", o->root, "file", file,
-					 "try_import", o->run, "timeout_s", AP_IMPORT_TRY_S, "setenv",
-					 official_setenv(o), "names", nodes, "imports",
-					 json_object_get(f, "imports")), &pre);
+					 "try_import", o->run, "keep", o->run, "timeout_s",
+					 AP_IMPORT_TRY_S, "setenv", official_setenv(o), "names", nodes,
+					 "imports", json_object_get(f, "imports")), &pre);
 	ap_buf_free(&key);
 	json_decref(f);
 	char *why = r ? NULL : ap_preflight_reason(pre);
@@ -555,10 +556,10 @@ static int ap_official_file(struct ap_worker *w, struct ap_testindex *ix,
 		int deadline = ap_official_deadline_s(json_array_size(run), o->timeout_s);
 		/* The worker bounds each test and the run; the answer comes once
 		 * all have run, so wait for as long as they may take. */
-		json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:i, s:o}", "op", "tests_run",
-					"root", o->root, "file", file, "nodes", run, "timeout_s",
-					o->timeout_s, "deadline_s", deadline, "setenv",
-					official_setenv(o));
+		json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:i, s:o, s:O?}", "op",
+					"tests_run", "root", o->root, "file", file, "nodes", run,
+					"timeout_s", o->timeout_s, "deadline_s", deadline, "setenv",
+					official_setenv(o), "runner", json_object_get(pre, "runner"));
 		r = req ? ap_worker_call_within(w, req, &ran, (deadline + AP_ANSWER_MARGIN_S) * 1000)
 			: -ENOMEM;
 		json_decref(req);

@@ -20,6 +20,7 @@
 #define AP_INDEX_FORMAT 1
 #define AP_INDEX_MAX_DEPTH 32
 #define AP_INDEX_BUILD_MS (30 * 60 * 1000) /* a whole tree, parsed once */
+#define AP_INDEX_MAX_BYTES (1u << 30) /* torch 2.6's test/ makes about 80 MiB */
 
 /* What built an index: the format and the worker that parsed the tree, so
  * that a new apiparity never trusts an index an older one wrote. */
@@ -278,7 +279,7 @@ static int store(const char *path, const struct ap_buf *data)
 }
 
 /* Asks the worker to parse the tree into a file of its environment, and
- * reads that file here, below the environment's root. */
+ * reads that file here, through the worker's root. */
 static int build(struct ap_worker *w, const char *root, const char *sum, struct ap_buf *out,
 		 struct ap_buf *detail)
 {
@@ -296,8 +297,10 @@ static int build(struct ap_worker *w, const char *root, const char *sum, struct 
 		json_decref(res);
 		return -AP_EWORKER;
 	}
-	ap_buf_addf(&host, "%s%s", w->env && w->env->chroot ? w->env->chroot : "", p);
-	r = ap_read_all(ap_buf_str(&host), &body);
+	/* Seen through the worker's own root: its /tmp is a tmpfs of its mount
+	 * namespace, under its chroot, that only /proc/PID/root reaches. */
+	ap_buf_addf(&host, "/proc/%ld/root%s", (long)w->proc.pid, p);
+	r = ap_read_file_limited(ap_buf_str(&host), AP_INDEX_MAX_BYTES, &body);
 	unlink(ap_buf_str(&host));
 	if (r)
 		ap_buf_addf(detail, "cannot read the index the worker wrote at %s: %s",

@@ -13,7 +13,7 @@ cp "$FIX/stub-state/sitecustomize.py" "$T/stub/"
 printf '[trixie]\nchroot = trixie\n[faulty]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$T/stub" > "$T/ref.ini"
 check_of() { field "$1" "[(c['status'], c['reason']) for c in b['checks'] if c['name'] == '$2']"; }
 
-if ! skip_without_env trixie 23; then
+if ! skip_without_env trixie 24; then
 	run 0 tests_fetch_gets_the_trixie_tree "$APIPARITY" tests fetch trixie
 	pkg=$(in_chroot trixie dpkg-query -W -f '${Version}' python3-torch)
 	up=${pkg%-*}
@@ -62,7 +62,12 @@ if ! skip_without_env trixie 23; then
 	equals "$(field "$T/m/trixie/bundle.json" "sorted((c['name'], c['reason']) for c in b['checks'] if c['kind'] == 'official')")" \
 		"[('test/test_needs_helper.py::TestNeedsHelper::test_uses_target', 'missing-fixture: module apiparity_absent_module (needed to import test_needs_helper.py)'), ('test/test_needs_module.py::TestNeedsModule::test_uses_target', 'missing-fixture: apiparity_absent_module (imported by test_needs_module.py)')]" \
 		missing_third_party_modules_are_missing_fixtures
-	contains "$(cat "$T/m/trixie/official.log")" "^=== test/test_needs_helper\.py: import FAILED" failed_import_is_in_the_log
+
+	# The preflight's import is the run's: a file is imported once.
+	run 0 check_of_a_file_that_counts_its_imports "$APIPARITY" check $TARGET --env trixie \
+		--torch-src "$FIX/official-once" --out "$T/o"
+	equals "$(check_of "$T/o/trixie/bundle.json" test/test_imported_once.py::TestImportedOnce::test_file_was_imported_once)" \
+		"[('PASS', None)]" test_file_is_imported_once
 
 	# Fault fixture tests: every outcome, and no result lost to a crash or hang.
 	start=$(date +%s)
