@@ -116,11 +116,14 @@ demo-run: $(BUILD)/apiparity envs
 	$(BUILD)/apiparity report out --format md > /dev/null
 	$(BUILD)/apiparity verify out
 
+# Every bench once; their rows of bench/RESULTS.md are rewritten from what
+# they measured (commit and date included). bench-smoke: one short run of
+# each, nothing kept, so that no bench silently stops working (CI runs it).
 bench: $(BUILD)/apiparity
-	bench/env-overhead $(BUILD)/apiparity
-	bench/check-overhead $(BUILD)/apiparity
-	bench/official-batch $(BUILD)/apiparity
-	bench/verify $(BUILD)/apiparity
+	bench/run-all $(BUILD)/apiparity
+
+bench-smoke: $(BUILD)/apiparity envs
+	bench/run-all --smoke $(BUILD)/apiparity
 
 # Fuzz targets (libFuzzer, clang, ASan+UBSan), each run briefly from its seed
 # corpus by tests/run-fuzz; FUZZ_SECONDS sets how long. Everything they build
@@ -148,4 +151,4 @@ fuzz: deps
 clean:
 	rm -rf build build-san
 
-.PHONY: all deps envs check test mutants mutants-run demo demo-run bench fuzz clean FORCE
+.PHONY: all deps envs check test mutants mutants-run demo demo-run bench bench-smoke fuzz clean FORCE

@@ -35,6 +35,16 @@ int ap_fail(int err, const char *what, const struct ap_buf *detail)
 	return ap_exit_code(err);
 }
 
+void ap_print_warnings(const struct ap_buf *lines)
+{
+	const char *p = ap_buf_str(lines);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		fprintf(stderr, "apiparity: warning: %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
 int ap_usage(const char *fmt, ...)
 {
 	va_list ap;

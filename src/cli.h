@@ -22,6 +22,10 @@ const char *ap_envs_file(const char *opt);
  * exit code for err (negative). The one place an error reaches the user. */
 int ap_fail(int err, const char *what, const struct ap_buf *detail);
 
+/* Prints each line of lines as "apiparity: warning: <line>" on stderr: what
+ * went wrong but was mended (a rebuilt index), so the run goes on. */
+void ap_print_warnings(const struct ap_buf *lines);
+
 /* Prints "apiparity: <message> (see apiparity --help)" and returns
  * AP_EXIT_USAGE. */
 int ap_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

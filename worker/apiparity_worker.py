@@ -274,6 +274,32 @@ def _device_info(torch, kind):
     return d
 
 
+def _may_init_driver(torch, kind):
+    """Whether asking torch about kind could initialise a driver: only when
+    torch was built with that backend (asking a CPU-only build is free)."""
+    mod = getattr(torch, kind, None)
+    if mod is None or not hasattr(mod, "is_available"):
+        return False
+    bmod = getattr(getattr(torch, "backends", None), kind, None)
+    for built in (getattr(mod, "_is_compiled", None), getattr(bmod, "is_built", None)):
+        try:
+            if built is not None and not built():
+                return False
+        except Exception:
+            pass
+    return True
+
+
+def _devices(torch, kinds):
+    """The devices of each kind: those torch was not built for are answered
+    here, the rest in a child (see _devices_in_child), which costs a fork."""
+    away = [k for k in kinds if _may_init_driver(torch, k)]
+    found = dict((k, _device_info(torch, k)) for k in kinds if k not in away)
+    if away:
+        found.update(zip(away, _devices_in_child(torch, away)))
+    return [found[k] for k in kinds]
+
+
 def _devices_in_child(torch, kinds):
     """Queries devices in a forked child, so that no driver is ever initialised
     in this process: a process that later forks probes must stay device-clean."""
@@ -331,7 +357,7 @@ def op_fingerprint(req):
         # Only a backend that renamed PrivateUse1 is a device type to ask about.
         if name != "privateuseone" and name not in kinds:
             kinds.append(name)
-    fp["devices"] = _devices_in_child(torch, kinds)
+    fp["devices"] = _devices(torch, kinds)
     fp["torch"]["num_threads"] = torch.get_num_threads()
     return {"ok": True, "data": fp}
 
@@ -950,20 +976,13 @@ def op_package(req):
 
 # ---------------------------------------------------------------- official tests
 
-def _test_files(root, needle):
-    """test*.py files under root whose text mentions needle (bytes)."""
+def _test_files(root):
+    """test*.py files under root, in a stable order."""
     out = []
     for d, dirs, files in os.walk(root):
         dirs.sort()
-        for f in sorted(files):
-            if f.startswith("test") and f.endswith(".py"):
-                p = os.path.join(d, f)
-                try:
-                    with open(p, "rb") as fh:
-                        if needle in fh.read():
-                            out.append(p)
-                except OSError:
-                    pass
+        out.extend(os.path.join(d, f) for f in sorted(files)
+                   if f.startswith("test") and f.endswith(".py"))
     return out
 
 
@@ -980,25 +999,6 @@ def _dotted(node):
     return None
 
 
-def _aliases(tree, cls_path):
-    """Local names bound to the class or to a module on its path by imports."""
-    import ast
-    names = {}
-    mod_parts = cls_path.split(".")
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            for a in node.names:
-                full = node.module + "." + a.name
-                if cls_path == full or cls_path.startswith(full + "."):
-                    names[a.asname or a.name] = full
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname and cls_path.startswith(a.name + "."):
-                    names[a.asname] = a.name
-    names.setdefault(mod_parts[0], mod_parts[0])
-    return names
-
-
 _RESOLVED = {}
 
 
@@ -1010,37 +1010,11 @@ def _same_object(dotted, target):
     return _RESOLVED[dotted] is target and target is not None
 
 
-def _uses(fn, lines, cls_path, leaf, aliases):
-    """How test function fn mentions the class and the leaf attribute:
-    "qualified" (the class's own path), "alias" (another name for the same
-    object, imported or public), or "name" (only the same name)."""
-    import ast
-    cls_name = cls_path.rsplit(".", 1)[-1]
-    target = _walk(cls_path)[0] if cls_path.split(".")[0] in sys.modules else None
-    found, has_leaf = [], False
-    for node in ast.walk(fn):
-        if isinstance(node, (ast.Attribute, ast.Name)):
-            d = _dotted(node)
-            if d is None:
-                continue
-            head = d.split(".", 1)[0]
-            full = aliases.get(head)
-            if full is not None:
-                d = full + d[len(head):]
-            how = None
-            if d == cls_path or d.startswith(cls_path + "."):
-                how = "qualified" if full == head else "alias"
-            elif d.endswith("." + cls_name) or d == cls_name:
-                how = "alias" if _same_object(d, target) else "name"
-            if how:
-                ln = node.lineno
-                found.append({"line": ln, "how": how, "text": lines[ln - 1].strip()})
-        if leaf and isinstance(node, ast.Attribute) and node.attr == leaf:
-            has_leaf = True
-    uniq = {}
-    for m in found:
-        uniq.setdefault((m["line"], m["how"]), m)
-    return sorted(uniq.values(), key=lambda m: m["line"]), has_leaf
+def op_same_object(req):
+    """For each dotted name, whether it is the same object as target here:
+    how apiparity tells another name of the target from a namesake."""
+    target = _walk(req["target"])[0] if req["target"].split(".")[0] in sys.modules else None
+    return {"ok": True, "data": {"same": [_same_object(d, target) for d in req["names"]]}}
 
 
 def _test_root(req):
@@ -1049,31 +1023,6 @@ def _test_root(req):
     if os.path.basename(root) != "test" and os.path.isdir(os.path.join(root, "test")):
         root = os.path.join(root, "test")
     return root
-
-
-def op_tests_find(req):
-    """Tests under root that use a class (or a method, through its class)."""
-    import ast
-    root, cls_path, leaf = _test_root(req), req["class"], req.get("leaf")
-    cls_name = cls_path.rsplit(".", 1)[-1]
-    hits = []
-    for path in _test_files(root, cls_name.encode()):
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-            tree = ast.parse(text, path)
-        except (SyntaxError, ValueError, OSError):
-            continue
-        lines = text.splitlines()
-        aliases = _aliases(tree, cls_path)
-        rel = os.path.relpath(path, os.path.dirname(root))
-        for owner, fn in _test_functions(tree):
-            matches, has_leaf = _uses(fn, lines, cls_path, leaf, aliases)
-            if matches:
-                hits.append({"file": rel, "class": owner, "test": fn.name,
-                             "line": fn.lineno, "matches": matches[:8],
-                             "uses_leaf": has_leaf})
-    return {"ok": True, "data": {"tests": hits}}
 
 
 def _test_functions(tree):
@@ -1090,31 +1039,97 @@ def _test_functions(tree):
             yield None, node
 
 
-def op_tests_nodes(req):
-    """Every test of the given files, or of every file under root defining a
-    test named req["name"]: what a claimed node id is checked against."""
+def _bindings(tree):
+    """What each import of the file binds, in order: [kind, local name,
+    dotted name] (plain `import a.b` binds only a, which needs no entry)."""
     import ast
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out.extend(["from", a.asname or a.name, node.module + "." + a.name]
+                       for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.extend(["import", a.asname, a.name] for a in node.names if a.asname)
+    return out
+
+
+def _index_uses(fn, fid, ti, lines, bound, keys):
+    """Adds each Name and Attribute chain of test function fn to keys, under
+    its last name ("u NAME"): [file id, test index, line, dotted, text]. A
+    name an import binds is also filed under the last name of what it binds.
+    An attribute of a call or subscript (f().x) is no chain and not filed:
+    filing it would change which tests rank first."""
+    import ast
+    seen = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, (ast.Attribute, ast.Name)):
+            continue
+        d = _dotted(node)
+        if d is None:
+            continue
+        names = [d.rsplit(".", 1)[-1]]
+        names += bound.get(d, []) if "." not in d else []
+        ln = node.lineno
+        for k in names:
+            if (k, ln, d) not in seen:
+                seen.add((k, ln, d))
+                text = lines[ln - 1].strip()[:200] if ln <= len(lines) else ""
+                keys.setdefault("u " + k, []).append([fid, ti, ln, d, text])
+
+
+def _index_file(path, fid, keys):
+    """One test file's record for the usage index ({"tests", "imports",
+    "bindings"}, or {"error"}); its tests and mentions go into keys."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, ValueError) as e:
+        return {"error": _exc_text(e)}
+    return _index_source(text, path, fid, keys)
+
+
+def _index_source(text, path, fid, keys):
+    """_index_file of source text."""
+    import ast
+    try:
+        tree = ast.parse(text, path)
+    except (SyntaxError, ValueError) as e:
+        return {"error": _exc_text(e)}
+    lines = text.splitlines()
+    binds = _bindings(tree)
+    bound = {}
+    for _, local, full in binds:
+        bound.setdefault(local, []).append(full.rsplit(".", 1)[-1])
+    tests = []
+    for owner, fn in _test_functions(tree):
+        keys.setdefault("t " + fn.name, []).append([fid, len(tests)])
+        _index_uses(fn, fid, len(tests), lines, bound, keys)
+        tests.append([owner, fn.name, fn.lineno])
+    return {"tests": tests, "imports": _module_imports(tree), "bindings": binds}
+
+
+def op_tests_index(req):
+    """Parses every test*.py file under root once and writes what apiparity
+    looks tests up by into a new file of this environment (its path is the
+    answer): one line per key, "KEY<tab>JSON", sorted by key. Keys: "F" (the
+    files, by id), "f FILE" (its tests, imports, bindings), "t NAME" (the
+    tests of that name), "u NAME" (the mentions of that name in tests)."""
+    import tempfile
     root = _test_root(req)
     base = os.path.dirname(root)
-    name = req.get("name")
-    wanted = [os.path.join(base, f) for f in req.get("files", [])]
-    missing = [os.path.relpath(p, base) for p in wanted if not os.path.isfile(p)]
-    paths = [p for p in wanted if os.path.isfile(p)]
-    if name:
-        paths += [p for p in _test_files(root, ("def " + name).encode()) if p not in paths]
-    out = []
-    for path in paths:
+    files, keys = [], {}
+    for path in _test_files(root):
         rel = os.path.relpath(path, base)
-        try:
-            with open(path, encoding="utf-8") as f:
-                tree = ast.parse(f.read(), path)
-        except (OSError, SyntaxError, ValueError) as e:
-            out.append({"file": rel, "error": _exc_text(e)})
+        if "\t" in rel or "\n" in rel:
             continue
-        for owner, fn in _test_functions(tree):
-            if name is None or fn.name == name:
-                out.append({"file": rel, "class": owner, "test": fn.name, "line": fn.lineno})
-    return {"ok": True, "data": {"nodes": out, "missing_files": missing}}
+        keys["f " + rel] = _index_file(path, len(files), keys)
+        files.append(rel)
+    keys["F"] = files
+    fd, out = tempfile.mkstemp(prefix="apiparity-index.")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        for k in sorted(keys):
+            f.write("%s\t%s\n" % (k, json.dumps(keys[k], separators=(",", ":"))))
+    return {"ok": True, "data": {"path": out, "files": len(files)}}
 
 
 def _module_imports(tree):
@@ -1170,10 +1185,12 @@ def op_tests_preflight(req):
     res = {"file": req["file"], "file_exists": os.path.isfile(path), "modules": []}
     if not res["file_exists"]:
         return {"ok": True, "data": res}
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), path)
+    imports = req.get("imports")  # from the usage index, else read here
+    if imports is None:
+        with open(path, encoding="utf-8") as f:
+            imports = _module_imports(ast.parse(f.read(), path))
     fdir = os.path.dirname(path)
-    for m in _module_imports(tree):
+    for m in imports:
         # Installed first: test/ has directories named like stdlib modules
         # (typing), which the interpreter's own copy shadows.
         if _installed(m):
@@ -1189,10 +1206,86 @@ def op_tests_preflight(req):
         if testish:
             entry["path"] = os.path.relpath(os.path.join(root, m.replace(".", os.sep) + ".py"), base)
         res["modules"].append(entry)
-    if req.get("try_import") and all(e["present"] for e in res["modules"]):
+    if req.get("try_import") and all(e["present"] for e in res["modules"]) and \
+            req.get("keep"):
+        res["import"], token = _keep_runner(req, path, root, _limit(req, "timeout_s"))
+        if token is not None:
+            res["runner"] = token
+    elif req.get("try_import") and all(e["present"] for e in res["modules"]):
         res["import"] = _try_import(path, root, _limit(req, "timeout_s"),
                                     req.get("setenv", {}), req.get("names", []))
     return {"ok": True, "data": res}
+
+
+# Runners kept from a preflight (keep) for the tests_run that follows it, so
+# that a test file is imported once: token -> {pid, r, cmd, log, import}.
+_KEPT = {}
+
+
+def _drop_kept():
+    """Ends the runners no run took: each exits when its command pipe closes."""
+    for token in list(_KEPT):
+        k = _KEPT.pop(token)
+        os.close(k["cmd"])
+        try:
+            _supervise(k["pid"], k["r"], 5)
+        finally:
+            os.close(k["r"])
+            k["log"].close()
+
+
+def _read_frame(rfd, deadline):
+    """The first frame rfd delivers before deadline, or None (EOF, timeout)."""
+    import select
+    buf = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        ready, _, _ = select.select([rfd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(rfd, 65536)
+        if not chunk:
+            return None
+        buf += chunk
+        frames = _frames(buf)
+        if frames:
+            return frames[0]
+
+
+def _keep_runner(req, path, root, timeout):
+    """Starts a runner that imports the file and waits (see _kept_runner);
+    returns (the import's answer, as _try_import's, and the runner's token,
+    None when it did not import)."""
+    import tempfile
+    _drop_kept()
+    cr, cw = os.pipe()
+    log = tempfile.TemporaryFile()
+
+    def child(w):
+        os.close(cw)
+        _kept_runner(req, path, root, w, cr)
+    t0 = time.monotonic()
+    pid, r = _spawn_child(child, log.fileno())
+    os.close(cr)
+    imp = _read_frame(r, t0 + timeout)
+    if imp is not None and imp.get("ok"):
+        token = "%d" % pid
+        _KEPT[token] = {"pid": pid, "r": r, "cmd": cw, "log": log, "import": imp}
+        return imp, token
+    os.close(cw)
+    try:
+        _, status = _supervise(pid, r, 0 if imp is None else timeout)
+    finally:
+        os.close(r)
+        log.close()
+    if imp is None:
+        imp = {"ok": False, "error": "import did not finish (%s)" %
+               ("timeout" if status is None else "wait status %d" % status)}
+    imp.pop("type", None)
+    imp["ms"] = int((time.monotonic() - t0) * 1000)
+    return imp, None
 
 
 def _load_test_module(path, root):
@@ -1309,7 +1402,6 @@ def _collect(mod, file, pattern):
 def _runner(req, w):
     """The runner process: imports the test module once, then forks a child
     per test, so a crash or hang in one test loses no other result."""
-    import tempfile
     root = _test_root(req)
     path = os.path.join(os.path.dirname(root), req["file"])
     os.environ.update(req.get("setenv", {}))
@@ -1318,11 +1410,40 @@ def _runner(req, w):
         mod = _load_test_module(path, root)
     except BaseException as e:
         send(w, {"type": "import", "ok": False, "error": _exc_text(e),
+                 "missing": e.name if isinstance(e, ImportError) else None,
                  "ms": int((time.monotonic() - t0) * 1000)})
         return
     send(w, {"type": "import", "ok": True, "ms": int((time.monotonic() - t0) * 1000)})
     nodes = _collect(mod, req["file"], req["select"]) if "select" in req else req["nodes"]
-    timeout = _limit(req, "timeout_s")
+    _run_tests(mod, nodes, _limit(req, "timeout_s"), w)
+
+
+def _kept_runner(req, path, root, w, cmd):
+    """A runner that imports the module once, sends the import's answer with
+    what the module defines of req["names"], then runs the nodes that the
+    next frame on cmd names (none, or a closed cmd: it just exits)."""
+    os.environ.update(req.get("setenv", {}))
+    t0 = time.monotonic()
+    try:
+        mod = _load_test_module(path, root)
+        imp = {"type": "import", "ok": True, "defined": _defined(mod, req.get("names", []))}
+    except BaseException as e:
+        imp = {"type": "import", "ok": False, "error": _exc_text(e),
+               "missing": e.name if isinstance(e, ImportError) else None}
+    imp["ms"] = int((time.monotonic() - t0) * 1000)
+    send(w, imp)
+    run = recv(cmd) if imp["ok"] else None
+    if run and run.get("nodes"):
+        _run_tests(mod, run["nodes"], _limit(run, "timeout_s"), w)
+
+
+def _run_tests(mod, nodes, timeout, w):
+    """Runs each [class, test] of the imported module in its own fork."""
+    import tempfile
+    # What the import made is kept out of the collector's sight: a collection
+    # in a test's child would otherwise touch, and so copy, every page of it.
+    import gc
+    gc.freeze()
     for owner, name in nodes:
         out = tempfile.TemporaryFile()
         t1 = time.monotonic()
@@ -1345,14 +1466,25 @@ def op_tests_run(req):
     import tempfile
     _limit(req, "timeout_s")
     deadline = _limit(req, "deadline_s")
-    log = tempfile.TemporaryFile()
-    pid, r = _spawn_child(lambda w: _runner(req, w), log.fileno())
+    kept = _KEPT.pop(req["runner"], None) if "runner" in req else None
+    _drop_kept()
+    if kept is not None:  # the preflight's runner, the module imported
+        try:
+            send(kept["cmd"], {"nodes": req["nodes"], "timeout_s": req["timeout_s"]})
+        except OSError:
+            pass  # it died waiting: its end is its answer
+        os.close(kept["cmd"])
+        pid, r, log = kept["pid"], kept["r"], kept["log"]
+    else:
+        log = tempfile.TemporaryFile()
+        pid, r = _spawn_child(lambda w: _runner(req, w), log.fileno())
     try:
         frames, _ = _supervise(pid, r, deadline)
     finally:
         os.close(r)
     log.seek(0)
-    imp = [f for f in frames if f.get("type") == "import"]
+    imp = [kept["import"]] if kept is not None else \
+        [f for f in frames if f.get("type") == "import"]
     return {"ok": True, "data": {
         "import": imp[0] if imp else {"ok": False, "error": "runner died before importing"},
         "tests": [f for f in frames if f.get("type") == "test"],
@@ -1360,7 +1492,7 @@ def op_tests_run(req):
 
 
 OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
-       "package": op_package, "tests_find": op_tests_find, "tests_nodes": op_tests_nodes,
+       "package": op_package, "tests_index": op_tests_index, "same_object": op_same_object,
        "tests_preflight": op_tests_preflight, "tests_run": op_tests_run}
 
 

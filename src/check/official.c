@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "env/envs.h"
@@ -384,12 +386,36 @@ int ap_official_env(const struct ap_env *env, const char *torch_src, struct ap_e
 	return r;
 }
 
+static int ap_is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The test/ directory of a source tree, as the worker's _test_root finds it. */
+static void ap_src_tree(const char *src, struct ap_buf *tree)
+{
+	struct ap_buf t = { 0 };
+	size_t n = strlen(src);
+	while (n > 1 && src[n - 1] == '/')
+		n--;
+	ap_buf_addf(&t, "%.*s/test", (int)n, src);
+	int sub = (n < 4 || strncmp(src + n - 4, "test", 4) || (n > 4 && src[n - 5] != '/')) &&
+		  ap_is_dir(ap_buf_str(&t));
+	if (sub)
+		ap_buf_adds(tree, ap_buf_str(&t));
+	else
+		ap_buf_add(tree, src, n);
+	ap_buf_free(&t);
+}
+
 int ap_official_root(const struct ap_env *env, const char *torch_src, const char *pkgver,
-		     struct ap_buf *root, struct ap_buf *why)
+		     struct ap_buf *root, struct ap_buf *tree, struct ap_buf *why)
 {
 	struct ap_buf key = { 0 }, host = { 0 };
 	if (torch_src) {
 		ap_buf_adds(root, env->chroot ? "/run/apiparity/src" : torch_src);
+		ap_src_tree(torch_src, tree);
 		return 1;
 	}
 	if (!pkgver) {
@@ -403,6 +429,8 @@ int ap_official_root(const struct ap_env *env, const char *torch_src, const char
 		ap_buf_addf(root, "/run/apiparity/tests/%s/test", ap_buf_str(&key));
 	else if (ok)
 		ap_buf_adds(root, ap_buf_str(&host));
+	if (ok)
+		ap_buf_adds(tree, ap_buf_str(&host));
 	else
 		ap_buf_addf(why, "no-test-source: no upstream tests for pytorch %s in %s (run "
 			    "apiparity tests fetch %s, or give --torch-src DIR)", ap_buf_str(&key),
@@ -412,28 +440,72 @@ int ap_official_root(const struct ap_env *env, const char *torch_src, const char
 	return ok;
 }
 
+/* The tests of the index named n->test, those of n->file first: an array
+ * of {file, class, test}. */
+static int ap_index_nodes(struct ap_testindex *ix, const struct ap_nodeid *n, json_t **nodes)
+{
+	struct ap_buf key = { 0 };
+	json_t *defs = NULL, *d, *first = json_array(), *rest = json_array();
+	size_t i;
+	ap_buf_addf(&key, "t %s", n->test);
+	int r = ap_testindex_get(ix, ap_buf_str(&key), &defs);
+	json_array_foreach(defs, i, d) {
+		const char *file = ap_testindex_file(ix, json_integer_value(json_array_get(d, 0)));
+		json_t *f = NULL;
+		ap_buf_reset(&key);
+		ap_buf_addf(&key, "f %s", file ? file : "");
+		if (!r && file && !(r = ap_testindex_get(ix, ap_buf_str(&key), &f))) {
+			json_t *t = json_array_get(json_object_get(f, "tests"),
+						   (size_t)json_integer_value(json_array_get(d, 1)));
+			json_array_append_new(!strcmp(file, n->file) ? first : rest,
+				json_pack("{s:s, s:O, s:O}", "file", file, "class", json_array_get(t, 0),
+					  "test", json_array_get(t, 1)));
+		}
+		json_decref(f);
+	}
+	json_array_extend(first, rest);
+	json_decref(rest);
+	json_decref(defs);
+	ap_buf_free(&key);
+	*nodes = first;
+	return r;
+}
+
+static int ap_is_file(const char *base, const char *rel)
+{
+	struct ap_buf p = { 0 };
+	struct stat st;
+	ap_buf_addf(&p, "%s/%s", base, rel);
+	int ok = stat(ap_buf_str(&p), &st) == 0 && S_ISREG(st.st_mode);
+	ap_buf_free(&p);
+	return ok;
+}
+
 /* The claimed node id, checked against every test of that name. Sets *run
  * when the claim should run with the found tests: it exists, or its file is
  * missing (then the preflight names the file). */
-static int ap_official_claim(struct ap_worker *w, const struct ap_official_opts *o,
+static int ap_official_claim(struct ap_testindex *ix, const struct ap_official_opts *o,
 			     json_t *checks, int *run)
 {
 	struct ap_nodeid n;
 	json_t *nodes = NULL;
+	struct ap_buf base = { 0 };
 	if (ap_nodeid_parse(o->claimed, &n)) {
 		json_array_append_new(checks, ap_check_new("claimed", "claim", "WARN",
 			"not a node id (want test/FILE.py::Class::test)"));
 		return 0;
 	}
-	int r = ap_call(w, json_pack("{s:s, s:s, s:s, s:[s]}", "op", "tests_nodes", "root",
-				     o->root, "name", n.test, "files", n.file), &nodes);
+	int r = ap_index_nodes(ix, &n, &nodes);
+	const char *slash = strrchr(o->tree, '/');
+	ap_buf_add(&base, o->tree, slash ? (size_t)(slash - o->tree) : 0);
 	if (!r) {
-		json_t *c = ap_claim_check(o->claimed, json_object_get(nodes, "nodes"), o->version);
+		json_t *c = ap_claim_check(o->claimed, nodes, o->version);
 		*run = json_is_true(json_object_get(c, "exists")) ||
-		       json_array_size(json_object_get(nodes, "missing_files"));
+		       !ap_is_file(ap_buf_str(&base), n.file);
 		json_array_append_new(checks, c);
 	}
 	json_decref(nodes);
+	ap_buf_free(&base);
 	return r;
 }
 
@@ -448,14 +520,24 @@ static json_t *official_setenv(const struct ap_official_opts *o)
 }
 
 /* Preflights one file and runs its selected tests (nodes: [[class, test]]). */
-static int ap_official_file(struct ap_worker *w, const struct ap_official_opts *o,
-			    const char *file, json_t *nodes, json_t *checks, struct ap_buf *log)
+static int ap_official_file(struct ap_worker *w, struct ap_testindex *ix,
+			    const struct ap_official_opts *o, const char *file, json_t *nodes,
+			    json_t *checks, struct ap_buf *log)
 {
-	json_t *pre = NULL, *ran = NULL;
-	int r = ap_call(w, json_pack("{s:s, s:s, s:s, s:b, s:i, s:o, s:O}", "op", "tests_preflight",
-				     "root", o->root, "file", file, "try_import", 1, "timeout_s",
-				     AP_IMPORT_TRY_S, "setenv", official_setenv(o), "names", nodes),
-			&pre);
+	json_t *pre = NULL, *ran = NULL, *f = NULL;
+	struct ap_buf key = { 0 };
+	/* The file's imports come from the index. Only a run imports the file,
+	 * once: the preflight's runner keeps it imported (for the tests it
+	 * defines) and runs the tests; tests find does not import it. */
+	ap_buf_addf(&key, "f %s", file);
+	int r = ap_testindex_get(ix, ap_buf_str(&key), &f);
+	r = r ? r : ap_call(w, json_pack("{s:s, s:s, s:s, s:b, s:b, s:i, s:o, s:O, s:O?}", "op",
+					 "tests_preflight", "root", o->root, "file", file,
+					 "try_import", o->run, "keep", o->run, "timeout_s",
+					 AP_IMPORT_TRY_S, "setenv", official_setenv(o), "names", nodes,
+					 "imports", json_object_get(f, "imports")), &pre);
+	ap_buf_free(&key);
+	json_decref(f);
 	char *why = r ? NULL : ap_preflight_reason(pre);
 	size_t i;
 	json_t *nd;
@@ -463,7 +545,7 @@ static int ap_official_file(struct ap_worker *w, const struct ap_official_opts *
 		json_array_foreach(nodes, i, nd) {
 			json_t *res = json_pack("{s:O, s:O, s:s, s:s?, s:i, s:s}", "class",
 				json_array_get(nd, 0), "test", json_array_get(nd, 1), "status", "NOTRUN",
-				"reason", why ? why : "ready: the preflight found all it needs (not run by tests find)",
+				"reason", why ? why : "ready: the modules it imports are present (tests find neither imports nor runs it)",
 				"duration_ms", 0, "output", "");
 			json_array_append_new(checks, ap_official_check(file, res));
 			json_decref(res);
@@ -474,10 +556,10 @@ static int ap_official_file(struct ap_worker *w, const struct ap_official_opts *
 		int deadline = ap_official_deadline_s(json_array_size(run), o->timeout_s);
 		/* The worker bounds each test and the run; the answer comes once
 		 * all have run, so wait for as long as they may take. */
-		json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:i, s:o}", "op", "tests_run",
-					"root", o->root, "file", file, "nodes", run, "timeout_s",
-					o->timeout_s, "deadline_s", deadline, "setenv",
-					official_setenv(o));
+		json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:i, s:o, s:O?}", "op",
+					"tests_run", "root", o->root, "file", file, "nodes", run,
+					"timeout_s", o->timeout_s, "deadline_s", deadline, "setenv",
+					official_setenv(o), "runner", json_object_get(pre, "runner"));
 		r = req ? ap_worker_call_within(w, req, &ran, (deadline + AP_ANSWER_MARGIN_S) * 1000)
 			: -ENOMEM;
 		json_decref(req);
@@ -497,11 +579,14 @@ static int ap_official_file(struct ap_worker *w, const struct ap_official_opts *
 				    json_string_value(json_object_get(c, "status")));
 			json_array_append_new(checks, c);
 		}
-		if (!json_is_true(json_object_get(imp, "ok")))
+		json_object_set(pre, "import", json_object_get(ran, "import"));
+		free(why);
+		why = json_is_true(json_object_get(imp, "ok")) ? NULL : ap_preflight_reason(pre);
+		if (why)
 			json_array_foreach(nodes, i, nd) {
-				json_t *res = json_pack("{s:O, s:O, s:s, s:O?, s:i}", "class",
+				json_t *res = json_pack("{s:O, s:O, s:s, s:s, s:i}", "class",
 					json_array_get(nd, 0), "test", json_array_get(nd, 1), "status",
-					"NOTRUN", "reason", json_object_get(imp, "error"), "duration_ms", 0);
+					"NOTRUN", "reason", why, "duration_ms", 0);
 				json_array_append_new(checks, ap_official_check(file, res));
 				json_decref(res);
 			}
@@ -548,28 +633,316 @@ static json_t *ap_official_select(const json_t *ranked, const struct ap_nodeid *
 	return by_file;
 }
 
-int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
-		    json_t *checks, json_t **found, struct ap_buf *log)
+/* The names an import of the file binds to the class or to a module on its
+ * path ({local: dotted}), and the class's first name as itself. */
+static json_t *ap_file_aliases(const json_t *bindings, const char *cls_path)
+{
+	json_t *names = json_object(), *b;
+	struct ap_buf head = { 0 };
+	size_t i;
+	json_array_foreach(bindings, i, b) {
+		const char *kind = json_string_value(json_array_get(b, 0));
+		const char *local = json_string_value(json_array_get(b, 1));
+		const char *full = json_string_value(json_array_get(b, 2));
+		if (!kind || !local || !full)
+			continue;
+		size_t fl = strlen(full);
+		int under = !strncmp(cls_path, full, fl) && cls_path[fl] == '.';
+		if (under || (!strcmp(kind, "from") && !strcmp(cls_path, full)))
+			json_object_set_new(names, local, json_string(full));
+	}
+	ap_buf_add(&head, cls_path, strcspn(cls_path, "."));
+	if (!json_object_get(names, ap_buf_str(&head)))
+		json_object_set_new(names, ap_buf_str(&head), json_string(ap_buf_str(&head)));
+	ap_buf_free(&head);
+	return names;
+}
+
+/* How the dotted name d, in a file with these aliases, mentions cls_path:
+ * "qualified", "alias", "?" (the same last name: an alias when it is the
+ * same object), or NULL. exp gets d with its first name's alias applied. */
+static const char *ap_how(const char *d, const json_t *aliases, const char *cls_path,
+			  struct ap_buf *exp)
+{
+	struct ap_buf head = { 0 };
+	size_t hl = strcspn(d, ".");
+	ap_buf_add(&head, d, hl);
+	const char *full = json_string_value(json_object_get(aliases, ap_buf_str(&head)));
+	int same_head = full && !strcmp(full, ap_buf_str(&head));
+	ap_buf_free(&head);
+	ap_buf_addf(exp, "%s%s", full ? full : d, full ? d + hl : "");
+	const char *e = ap_buf_str(exp), *name = strrchr(cls_path, '.');
+	size_t cl = strlen(cls_path), el = strlen(e);
+	name = name ? name + 1 : cls_path;
+	size_t nl = strlen(name);
+	if (!strncmp(e, cls_path, cl) && (e[cl] == '.' || !e[cl]))
+		return same_head ? "qualified" : "alias";
+	if (!strcmp(e, name) || (el > nl && e[el - nl - 1] == '.' && !strcmp(e + el - nl, name)))
+		return "?";
+	return NULL;
+}
+
+/* The record of file id fid ({tests, aliases}), kept in files by id. */
+static json_t *ap_find_file(struct ap_testindex *ix, json_t *files, json_int_t fid,
+			    const char *cls_path, int *r)
+{
+	char id[32];
+	snprintf(id, sizeof(id), "%lld", (long long)fid);
+	json_t *rec = json_object_get(files, id), *f = NULL;
+	if (rec)
+		return rec;
+	const char *name = ap_testindex_file(ix, fid);
+	struct ap_buf key = { 0 };
+	ap_buf_addf(&key, "f %s", name ? name : "");
+	*r = name ? ap_testindex_get(ix, ap_buf_str(&key), &f) : -EBADMSG;
+	ap_buf_free(&key);
+	if (!*r && !f)
+		*r = -EBADMSG; /* a file of "F" without its record */
+	if (*r) {
+		json_decref(f);
+		return NULL;
+	}
+	rec = json_pack("{s:s, s:O, s:o}", "file", name, "tests", json_object_get(f, "tests"),
+			"aliases", ap_file_aliases(json_object_get(f, "bindings"), cls_path));
+	json_decref(f);
+	json_object_set_new(files, id, rec);
+	return rec;
+}
+
+/* The hit of (fid, ti) in hits, made on first use. */
+static json_t *ap_find_hit(json_t *hits, const json_t *file, json_int_t fid, json_int_t ti)
+{
+	char id[64];
+	snprintf(id, sizeof(id), "%lld %lld", (long long)fid, (long long)ti);
+	json_t *h = json_object_get(hits, id);
+	const json_t *t = json_array_get(json_object_get(file, "tests"), (size_t)ti);
+	if (h || !t)
+		return h;
+	h = json_pack("{s:O, s:O, s:O, s:O, s:[], s:b, s:I, s:I}", "file",
+		      json_object_get(file, "file"), "class", json_array_get(t, 0), "test",
+		      json_array_get(t, 1), "line", json_array_get(t, 2), "matches", "uses_leaf", 0,
+		      "fid", fid, "ti", ti);
+	json_object_set_new(hits, id, h);
+	return h;
+}
+
+/* Asks the worker which names of pending ({name: null}) are the class itself. */
+static int ap_find_same(struct ap_worker *w, const char *cls_path, json_t *pending)
+{
+	json_t *names = json_array(), *ans = NULL, *v;
+	const char *k;
+	json_object_foreach(pending, k, v)
+		json_array_append_new(names, json_string(k));
+	int r = !json_array_size(names) || !w ? 0 :
+		ap_call(w, json_pack("{s:s, s:s, s:O}", "op", "same_object", "target", cls_path,
+				     "names", names), &ans);
+	size_t i;
+	json_array_foreach(names, i, v)
+		json_object_set(pending, json_string_value(v),
+				json_is_true(json_array_get(json_object_get(ans, "same"), i)) ?
+				json_true() : json_false());
+	json_decref(names);
+	json_decref(ans);
+	return r;
+}
+
+static int ap_by_line(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "line"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "line"));
+	json_int_t i = json_integer_value(json_object_get(*(json_t *const *)a, "seq"));
+	json_int_t j = json_integer_value(json_object_get(*(json_t *const *)b, "seq"));
+	return x != y ? (x < y ? -1 : 1) : (i > j) - (i < j);
+}
+
+/* A hit's matches settled (aliases resolved), one per line and kind, the
+ * first eight by line. */
+static void ap_find_settle(json_t *hit, const json_t *pending)
+{
+	json_t *ms = json_object_get(hit, "matches"), *m, *seen = json_object();
+	json_t *out = json_array();
+	size_t n = json_array_size(ms), i;
+	json_t **v = calloc(n ? n : 1, sizeof(*v));
+	for (i = 0; v && i < n; i++) {
+		v[i] = json_array_get(ms, i);
+		json_object_set_new(v[i], "seq", json_integer((json_int_t)i));
+	}
+	if (v)
+		qsort(v, n, sizeof(*v), ap_by_line);
+	for (i = 0; v && i < n && json_array_size(out) < 8; i++) {
+		m = v[i];
+		const char *how = json_string_value(json_object_get(m, "how"));
+		const char *exp = json_string_value(json_object_get(m, "exp"));
+		if (!strcmp(how, "?"))
+			how = json_is_true(json_object_get(pending, exp)) ? "alias" : "name";
+		char id[160];
+		snprintf(id, sizeof(id), "%lld %s", (long long)json_integer_value(
+				 json_object_get(m, "line")), how);
+		if (json_object_get(seen, id))
+			continue;
+		json_object_set_new(seen, id, json_true());
+		json_array_append_new(out, json_pack("{s:O, s:s, s:O}", "line",
+			json_object_get(m, "line"), "how", how, "text", json_object_get(m, "text")));
+	}
+	free(v);
+	json_decref(seen);
+	json_object_set_new(hit, "matches", out);
+}
+
+static int ap_by_test(const void *a, const void *b)
+{
+	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+	json_int_t fx = json_integer_value(json_object_get(x, "fid"));
+	json_int_t fy = json_integer_value(json_object_get(y, "fid"));
+	json_int_t tx = json_integer_value(json_object_get(x, "ti"));
+	json_int_t ty = json_integer_value(json_object_get(y, "ti"));
+	return fx != fy ? (fx < fy ? -1 : 1) : (tx > ty) - (tx < ty);
+}
+
+/* The mentions of cls_path among the "u" entries of its last name. */
+static int ap_find_mentions(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
+			    json_t *hits)
+{
+	const char *name = strrchr(cls_path, '.') ? strrchr(cls_path, '.') + 1 : cls_path;
+	json_t *uses = NULL, *u, *files = json_object(), *pending = json_object();
+	struct ap_buf key = { 0 };
+	size_t i;
+	ap_buf_addf(&key, "u %s", name);
+	int r = ap_testindex_get(ix, ap_buf_str(&key), &uses);
+	json_array_foreach(uses, i, u) {
+		json_int_t fid = json_integer_value(json_array_get(u, 0));
+		json_int_t ti = json_integer_value(json_array_get(u, 1));
+		const char *d = json_string_value(json_array_get(u, 3));
+		json_t *file = !r && d && *d ? ap_find_file(ix, files, fid, cls_path, &r) : NULL;
+		struct ap_buf exp = { 0 };
+		const char *how = file ? ap_how(d, json_object_get(file, "aliases"), cls_path, &exp) :
+				  NULL;
+		json_t *hit = how ? ap_find_hit(hits, file, fid, ti) : NULL;
+		if (hit)
+			json_array_append_new(json_object_get(hit, "matches"), json_pack(
+				"{s:O, s:s, s:O, s:s}", "line", json_array_get(u, 2), "how", how,
+				"text", json_array_get(u, 4), "exp", ap_buf_str(&exp)));
+		if (hit && !strcmp(how, "?"))
+			json_object_set_new(pending, ap_buf_str(&exp), json_null());
+		ap_buf_free(&exp);
+	}
+	r = r ? r : ap_find_same(w, cls_path, pending);
+	const char *k;
+	json_t *h;
+	json_object_foreach(hits, k, h)
+		ap_find_settle(h, pending);
+	json_decref(uses);
+	json_decref(files);
+	json_decref(pending);
+	ap_buf_free(&key);
+	return r;
+}
+
+/* Marks the hits whose test uses attribute leaf. */
+static int ap_find_leaf(struct ap_testindex *ix, const char *leaf, json_t *hits)
+{
+	json_t *uses = NULL, *u;
+	struct ap_buf key = { 0 };
+	size_t i;
+	ap_buf_addf(&key, "u %s", leaf);
+	int r = ap_testindex_get(ix, ap_buf_str(&key), &uses);
+	json_array_foreach(uses, i, u) {
+		const char *d = json_string_value(json_array_get(u, 3));
+		char id[64];
+		snprintf(id, sizeof(id), "%lld %lld", (long long)json_integer_value(json_array_get(u, 0)),
+			 (long long)json_integer_value(json_array_get(u, 1)));
+		json_t *h = d && strchr(d, '.') ? json_object_get(hits, id) : NULL;
+		if (h)
+			json_object_set(h, "uses_leaf", json_true());
+	}
+	json_decref(uses);
+	ap_buf_free(&key);
+	return r;
+}
+
+int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
+		     const char *leaf, json_t **out)
+{
+	json_t *hits = json_object(), *h;
+	const char *k;
+	int r = ap_find_mentions(w, ix, cls_path, hits);
+	r = r || !leaf ? r : ap_find_leaf(ix, leaf, hits);
+	size_t n = json_object_size(hits), i = 0;
+	json_t **v = calloc(n ? n : 1, sizeof(*v));
+	json_object_foreach(hits, k, h)
+		if (v)
+			v[i++] = h;
+	if (v)
+		qsort(v, n, sizeof(*v), ap_by_test);
+	*out = json_array();
+	for (i = 0; !r && v && i < n; i++) {
+		json_object_del(v[i], "fid");
+		json_object_del(v[i], "ti");
+		json_array_append(*out, v[i]);
+	}
+	free(v);
+	json_decref(hits);
+	if (r) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return r ? r : v ? 0 : -ENOMEM;
+}
+
+/* The claim, the tests found and the selection, from the index. */
+static int ap_official_lookup(struct ap_worker *w, struct ap_testindex *ix, const json_t *res,
+			      const struct ap_official_opts *o, json_t *checks, json_t **found,
+			      json_t **by_file)
 {
 	const char *owner = json_string_value(json_object_get(res, "owner"));
 	const char *cls = ap_target_class(res);
 	const char *target = json_string_value(json_object_get(res, "target"));
 	const char *leaf = owner && target ? strrchr(target, '.') + 1 : NULL;
 	const char *short_name = strrchr(cls, '.') ? strrchr(cls, '.') + 1 : cls;
-	json_t *hits = NULL;
+	json_t *hits = NULL, *mine = json_array();
 	struct ap_nodeid claim;
 	int run_claim = 0;
-	*found = NULL;
-	int r = o->claimed ? ap_official_claim(w, o, checks, &run_claim) : 0;
+	int r = o->claimed ? ap_official_claim(ix, o, mine, &run_claim) : 0;
 	if (run_claim && ap_nodeid_parse(o->claimed, &claim))
 		run_claim = 0;
-	r = r ? r : ap_call(w, json_pack("{s:s, s:s, s:s, s:s?}", "op", "tests_find", "root",
-					 o->root, "class", cls, "leaf", leaf), &hits);
+	r = r ? r : ap_official_find(w, ix, cls, leaf, &hits);
+	if (!r) {
+		*found = ap_official_rank(hits, short_name);
+		*by_file = ap_official_select(*found, run_claim ? &claim : NULL);
+		json_array_extend(checks, mine);
+	}
+	json_decref(hits);
+	json_decref(mine);
+	return r;
+}
+
+int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
+		    json_t *checks, json_t **found, struct ap_buf *log)
+{
+	struct ap_testindex ix;
+	struct ap_buf warn = { 0 };
+	struct timespec t0, t1;
+	json_t *by_file = NULL;
+	*found = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int r = ap_testindex_load(w, o->root, o->tree, 0, &ix, &warn, &w->detail);
+	r = r ? r : ap_official_lookup(w, &ix, res, o, checks, found, &by_file);
+	if (r == -EBADMSG) { /* a damaged line deep in the index: build it again */
+		ap_testindex_close(&ix);
+		r = ap_testindex_load(w, o->root, o->tree, 1, &ix, &warn, &w->detail);
+		r = r ? r : ap_official_lookup(w, &ix, res, o, checks, found, &by_file);
+	}
+	if (o->warn)
+		ap_buf_add(o->warn, warn.data ? warn.data : "", warn.len);
+	ap_buf_free(&warn);
 	if (r)
 		return r;
-	*found = ap_official_rank(json_object_get(hits, "tests"), short_name);
-	json_decref(hits);
-	json_t *by_file = ap_official_select(*found, run_claim ? &claim : NULL);
+	/* How long finding took (index and lookup, a build included), so that
+	 * its cost inside a check can be read from the evidence. */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ap_buf_addf(log, "=== usage index: %zu tests use the target, found in %lld ms\n",
+		    json_array_size(*found), (long long)((t1.tv_sec - t0.tv_sec) * 1000 +
+							 (t1.tv_nsec - t0.tv_nsec) / 1000000));
 	const char *file;
 	json_t *nodes;
 	if (!json_object_size(by_file))
@@ -577,7 +950,8 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 			"no-test: no upstream test uses this target"));
 	json_object_foreach(by_file, file, nodes)
 		if (!r)
-			r = ap_official_file(w, o, file, nodes, checks, log);
+			r = ap_official_file(w, &ix, o, file, nodes, checks, log);
 	json_decref(by_file);
+	ap_testindex_close(&ix);
 	return r;
 }

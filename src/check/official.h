@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "check/testindex.h"
 
 #define AP_OFFICIAL_MAX 10   /* official tests a check runs, at most */
 #define AP_SCORE_RUN 3       /* the least score of a test that check runs */
@@ -34,15 +35,25 @@ int ap_nodeid_parse(const char *s, struct ap_nodeid *n);
 /* "file::cls::test" (or "file::test") into out. */
 void ap_nodeid_format(const char *file, const char *cls, const char *test, struct ap_buf *out);
 
-/* The worker's tests_find results, each with "node" and "score" added, best
+/* The tests that mention a class (cls_path, its "u" entries of the usage
+ * index), with the lines that do and whether they also use the attribute
+ * leaf (may be NULL): a new array of {file, class, test, line, matches:
+ * [{line, how, text}], uses_leaf}. how is "qualified" (the class's own path),
+ * "alias" (an import of it, or another name the worker finds is the same
+ * object), or "name" (only the same name). 0 or -EBADMSG (a damaged index)
+ * or a worker error. */
+int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
+		     const char *leaf, json_t **hits);
+
+/* ap_official_find's results, each with "node" and "score" added, best
  * first (a new array). A mention by the target's own path or an alias of the
  * same object scores above a mention of the bare name; a test whose name
  * contains name (the class's), and one that also uses the method's name,
  * score higher. */
 json_t *ap_official_rank(const json_t *found, const char *name);
 
-/* A claimed node id against the worker's tests_nodes answer for its test
- * name: a new check object (kind "claim"): PASS when it exists, else WARN
+/* A claimed node id against the tests of its test name (an array of {file,
+ * class, test}): a new check object (kind "claim"): PASS when it exists, else WARN
  * naming the node ids with the same test name that do exist. */
 json_t *ap_claim_check(const char *claimed, const json_t *nodes, const char *version);
 
@@ -94,13 +105,16 @@ int ap_official_env(const struct ap_env *env, const char *torch_src, struct ap_e
 
 /* Where the environment sees the test tree for torch package version pkgver
  * (from the worker's "package" answer; NULL when torch is not a Debian
- * package) or torch_src: fills root and returns 1, or returns 0 with why
- * (NOTRUN reason "no-test-source: ...") filled. */
+ * package) or torch_src: fills root, and tree with the host path of its
+ * test/ directory, and returns 1; or returns 0 with why (NOTRUN reason
+ * "no-test-source: ...") filled. */
 int ap_official_root(const struct ap_env *env, const char *torch_src, const char *pkgver,
-		     struct ap_buf *root, struct ap_buf *why);
+		     struct ap_buf *root, struct ap_buf *tree, struct ap_buf *why);
 
 struct ap_official_opts {
 	const char *root;       /* the test tree, as the environment sees it */
+	const char *tree;       /* its test/ directory, as this machine sees it */
+	struct ap_buf *warn;    /* lines for the user (a rebuilt usage index) */
 	const char *version;    /* for messages: the torch version */
 	const char *claimed;    /* a claimed node id, or NULL */
 	const char *device;     /* the environment's device, or NULL */

@@ -12,8 +12,6 @@
 #include "env/spawn.h"
 #include "check/testsrc.h"
 
-#define AP_TESTS_STAMP ".apiparity-tests"
-
 struct ap_fetch {
 	void (*progress)(void *ctx, const char *line);
 	void *ctx;

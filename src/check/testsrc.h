@@ -14,6 +14,7 @@
 #include "base/buf.h"
 
 #define AP_DEFAULT_TESTS_ROOT "/var/cache/apiparity/tests"
+#define AP_TESTS_STAMP ".apiparity-tests" /* beside test/: the unpack is complete */
 
 /* $APIPARITY_TESTS_ROOT, else the default. */
 const char *ap_tests_root(void);

@@ -60,6 +60,7 @@ struct ap_check_job {
 	int io_err;           /* evidence could not be written: -errno */
 	struct ap_buf io_detail;
 	struct ap_env run_env; /* env with the test trees bound */
+	struct ap_buf warn;   /* lines for the user, printed after the run */
 };
 
 static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *data)
@@ -186,15 +187,16 @@ static int ap_job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const json_t *res)
 {
 	json_t *checks = json_object_get(j->b, "checks"), *pkg = NULL, *found = NULL;
-	struct ap_buf root = { 0 }, why = { 0 }, log = { 0 }, path = { 0 };
+	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, log = { 0 }, path = { 0 };
 	ap_status_set(j->status, j->idx, "official tests");
 	int r = ap_official_package(w, &pkg);
 	const char *ver = json_string_value(json_object_get(pkg, "version"));
-	if (!r && !ap_official_root(j->env, j->o->torch_src, ver, &root, &why))
+	if (!r && !ap_official_root(j->env, j->o->torch_src, ver, &root, &tree, &why))
 		ap_job_add(j, ap_check_new("official", "official", "NOTRUN", ap_buf_str(&why)));
 	else if (!r) {
-		struct ap_official_opts oo = { ap_buf_str(&root), ver ? ver : "?", j->o->claimed,
-					       j->env->device, j->o->timeout_s, 1 };
+		struct ap_official_opts oo = { ap_buf_str(&root), ap_buf_str(&tree), &j->warn,
+					       ver ? ver : "?", j->o->claimed, j->env->device,
+					       j->o->timeout_s, 1 };
 		size_t before = json_array_size(checks);
 		r = ap_official_run(w, res, &oo, checks, &found, &log);
 		for (size_t k = before; k < json_array_size(checks); k++)
@@ -212,6 +214,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 		ap_job_fail(j, r, &w->detail);
 	json_decref(pkg);
 	ap_buf_free(&root);
+	ap_buf_free(&tree);
 	ap_buf_free(&why);
 	ap_buf_free(&log);
 	ap_buf_free(&path);
@@ -653,6 +656,7 @@ static void ap_check_free(struct ap_check_job *jobs, size_t n)
 		ap_env_extra_free(&jobs[i].run_env);
 		ap_buf_free(&jobs[i].dir);
 		ap_buf_free(&jobs[i].io_detail);
+		ap_buf_free(&jobs[i].warn);
 	}
 	free(jobs);
 }
@@ -723,6 +727,8 @@ int ap_cmd_check(int argc, char **argv)
 		jobs[i].status = st;
 	ap_pool_run(jobs, o.nnames, sizeof(*jobs), ap_check_job_run);
 	ap_status_free(st);
+	for (size_t i = 0; i < o.nnames; i++)
+		ap_print_warnings(&jobs[i].warn);
 	ap_judge(jobs, o.nnames, o.reference);
 	name_signer(jobs, o.nnames, signer);
 	ap_write_bundles(jobs, o.nnames);

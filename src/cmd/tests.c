@@ -14,6 +14,7 @@
 #include "base/fsutil.h"
 #include "check/official.h"
 #include "env/provision.h"
+#include "check/testindex.h"
 #include "check/testsrc.h"
 #include "check/verdict.h"
 #include "env/worker.h"
@@ -114,6 +115,42 @@ static void ap_fetch_progress(void *ctx, const char *line)
 		fprintf(stderr, "\r\033[K%.70s", line);
 }
 
+/* Builds the usage index of the tree of torch version ver (or finds it
+ * current), with a fresh worker: the one that fetched may have started before
+ * the test cache existed, and so not see it. */
+static int ap_tests_index(const struct ap_tests_opts *o, const char *name, const char *ver)
+{
+	struct ap_envs envs;
+	struct ap_env env;
+	struct ap_worker w;
+	struct ap_testindex ix;
+	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, warn = { 0 }, where = { 0 };
+	int rc = ap_tests_start(o, name, &envs, &env, &w);
+	if (rc)
+		return rc;
+	if (!ap_official_root(&env, NULL, ver, &root, &tree, &why)) {
+		rc = ap_fail(-AP_ENOSOURCE, "tests fetch", &why);
+	} else {
+		int r = ap_testindex_load(&w, ap_buf_str(&root), ap_buf_str(&tree), 0, &ix, &warn,
+					  &w.detail);
+		ap_print_warnings(&warn);
+		ap_testindex_path(ap_buf_str(&tree), &where);
+		if (r)
+			rc = ap_fail(r, "tests fetch: indexing the tests", &w.detail);
+		else
+			printf("%s: usage index: %s\n", name, ap_buf_str(&where));
+		if (!r)
+			ap_testindex_close(&ix);
+	}
+	ap_tests_stop(&envs, &env, &w);
+	ap_buf_free(&root);
+	ap_buf_free(&tree);
+	ap_buf_free(&why);
+	ap_buf_free(&warn);
+	ap_buf_free(&where);
+	return rc;
+}
+
 static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
 {
 	struct ap_envs envs;
@@ -147,8 +184,10 @@ static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
 		else
 			rc = ap_fail(r, "tests fetch", &err);
 	}
-	json_decref(pkg);
 	ap_tests_stop(&envs, &env, &w);
+	if (!rc)
+		rc = ap_tests_index(o, name, ver);
+	json_decref(pkg);
 	ap_buf_free(&suite);
 	ap_buf_free(&err);
 	ap_buf_free(&where);
@@ -183,7 +222,7 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	struct ap_envs envs;
 	struct ap_env env;
 	struct ap_worker w;
-	struct ap_buf root = { 0 }, why = { 0 }, what = { 0 };
+	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, what = { 0 }, warn = { 0 };
 	json_t *res = NULL, *found = NULL, *checks = json_array();
 	if (!o->env)
 		return ap_usage("tests find: name the environment with --env NAME");
@@ -203,13 +242,15 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	} else if (!rc && !ap_official_root(&env, o->torch_src,
 					    json_string_value(json_object_get(pkg, "version")),
-					    &root, &why))
+					    &root, &tree, &why))
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	if (!rc) {
-		struct ap_official_opts oo = { ap_buf_str(&root),
+		struct ap_official_opts oo = { ap_buf_str(&root), ap_buf_str(&tree), &warn,
 			json_string_value(json_object_get(pkg, "version")), o->claimed, env.device, 30, 0 };
 		struct ap_buf log = { 0 };
-		if ((r = ap_official_run(&w, res, &oo, checks, &found, &log)))
+		r = ap_official_run(&w, res, &oo, checks, &found, &log);
+		ap_print_warnings(&warn);
+		if (r)
 			rc = ap_fail(r, ap_buf_str(&what), &w.detail);
 		else
 			ap_print_found(found, checks);
@@ -225,8 +266,10 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	json_decref(checks);
 	ap_tests_stop(&envs, &env, &w);
 	ap_buf_free(&root);
+	ap_buf_free(&tree);
 	ap_buf_free(&why);
 	ap_buf_free(&what);
+	ap_buf_free(&warn);
 	return rc;
 }
 
@@ -273,7 +316,7 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 	struct ap_envs envs;
 	struct ap_env env;
 	struct ap_worker w;
-	struct ap_buf root = { 0 }, why = { 0 }, what = { 0 };
+	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, what = { 0 };
 	regex_t re;
 	json_t *ran = NULL;
 	if (!o->env)
@@ -288,7 +331,8 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 	ap_buf_addf(&what, "env %s", o->env);
 	json_t *pkg = ap_tests_package(&w, o->env, &rc);
 	if (!rc && !ap_official_root(&env, o->torch_src,
-				     json_string_value(json_object_get(pkg, "version")), &root, &why))
+				     json_string_value(json_object_get(pkg, "version")), &root, &tree,
+				     &why))
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	json_decref(pkg);
 	int r = 0;
@@ -311,6 +355,7 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 out:
 	json_decref(ran);
 	ap_buf_free(&root);
+	ap_buf_free(&tree);
 	ap_buf_free(&why);
 	ap_buf_free(&what);
 	return rc;

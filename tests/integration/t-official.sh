@@ -10,7 +10,7 @@ mkdir -p "$T/stub"
 cp "$FIX/stub-state/sitecustomize.py" "$T/stub/"
 printf '[trixie]\nchroot = trixie\n[faulty]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$T/stub" > "$T/ref.ini"
 check_of() { field "$1" "[(c['status'], c['reason']) for c in b['checks'] if c['name'] == '$2']"; }
-plan 31
+plan 35
 
 in_trixie() {
 	run 0 tests_fetch_gets_the_trixie_tree "$APIPARITY" tests fetch trixie
@@ -52,6 +52,20 @@ in_trixie() {
 		--torch-src "$T/nofile" --claimed $NODE --out "$T/n"
 	equals "$(check_of "$T/n/trixie/bundle.json" "$NODE")" \
 		"[('NOTRUN', 'missing-fixture: test/test_autograd.py (the test file itself)')]" missing_test_file_is_named
+
+	# Files that cannot start for a missing third-party module: named by the
+	# preflight when the file imports it, by the import when a helper does.
+	run 0 missing_modules_are_not_an_error "$APIPARITY" check $TARGET --env trixie \
+		--torch-src "$FIX/official-missing" --out "$T/m"
+	equals "$(field "$T/m/trixie/bundle.json" "sorted((c['name'], c['reason']) for c in b['checks'] if c['kind'] == 'official')")" \
+		"[('test/test_needs_helper.py::TestNeedsHelper::test_uses_target', 'missing-fixture: module apiparity_absent_module (needed to import test_needs_helper.py)'), ('test/test_needs_module.py::TestNeedsModule::test_uses_target', 'missing-fixture: apiparity_absent_module (imported by test_needs_module.py)')]" \
+		missing_third_party_modules_are_missing_fixtures
+
+	# The preflight's import is the run's: a file is imported once.
+	run 0 check_of_a_file_that_counts_its_imports "$APIPARITY" check $TARGET --env trixie \
+		--torch-src "$FIX/official-once" --out "$T/o"
+	equals "$(check_of "$T/o/trixie/bundle.json" test/test_imported_once.py::TestImportedOnce::test_file_was_imported_once)" \
+		"[('PASS', None)]" test_file_is_imported_once
 
 	# Fault fixture tests: every outcome, and no result lost to a crash or hang.
 	start=$(date +%s)

@@ -1,0 +1,379 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/fsutil.h"
+#include "base/sha256.h"
+#include "env/worker.h"
+#include "check/testindex.h"
+#include "check/testsrc.h"
+
+#define AP_INDEX_MAGIC "apiparity-usage-index "
+#define AP_INDEX_FORMAT 1
+#define AP_INDEX_MAX_DEPTH 32
+#define AP_INDEX_BUILD_MS (30 * 60 * 1000) /* a whole tree, parsed once */
+#define AP_INDEX_MAX_BYTES (1u << 30) /* torch 2.6's test/ makes about 80 MiB */
+
+/* What built an index: the format and the worker that parsed the tree, so
+ * that a new apiparity never trusts an index an older one wrote. */
+static void indexer(char out[32])
+{
+	char hex[65];
+	ap_sha256_mem(ap_worker_py, ap_worker_py_len, hex);
+	snprintf(out, 32, "%d.%.16s", AP_INDEX_FORMAT, hex);
+}
+
+struct tree_file {
+	char *rel;
+	struct stat st;
+};
+
+static int by_rel(const void *a, const void *b)
+{
+	return strcmp(((const struct tree_file *)a)->rel, ((const struct tree_file *)b)->rel);
+}
+
+/* Collects test*.py under dir (rel: its path below the tree), not following
+ * links to directories, as the worker's walk does not. */
+static int collect(const char *dir, const char *rel, int depth, struct tree_file **v, size_t *n,
+		   size_t *cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int r = d ? 0 : -errno;
+	if (depth > AP_INDEX_MAX_DEPTH)
+		r = -ELOOP;
+	while (!r && (e = readdir(d))) {
+		struct ap_buf p = { 0 }, q = { 0 };
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		size_t nl = strlen(e->d_name);
+		int test = !strncmp(e->d_name, "test", 4) && nl > 3 &&
+			   !strcmp(e->d_name + nl - 3, ".py");
+		/* d_type spares a stat of each of the tree's thousands of data files */
+		int maybe_dir = e->d_type == DT_DIR || e->d_type == DT_UNKNOWN;
+		if (!test && !maybe_dir)
+			continue;
+		ap_buf_addf(&p, "%s/%s", dir, e->d_name);
+		ap_buf_addf(&q, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		if (maybe_dir && lstat(ap_buf_str(&p), &st) == 0 && S_ISDIR(st.st_mode))
+			r = collect(ap_buf_str(&p), ap_buf_str(&q), depth + 1, v, n, cap);
+		else if (test && stat(ap_buf_str(&p), &st) == 0) {
+			if (*n == *cap) {
+				size_t c = *cap ? 2 * *cap : 256;
+				struct tree_file *nv = realloc(*v, c * sizeof(**v));
+				r = nv ? 0 : -ENOMEM;
+				if (nv) {
+					*v = nv;
+					*cap = c;
+				}
+			}
+			if (!r) {
+				(*v)[*n].rel = q.data;
+				(*v)[*n].st = st;
+				(*n)++;
+				q.data = NULL;
+			}
+		}
+		ap_buf_free(&p);
+		ap_buf_free(&q);
+	}
+	if (d)
+		closedir(d);
+	return r;
+}
+
+/* A fetched tree is never changed in place (a new fetch replaces it whole,
+ * stamp included), so its stamp stands for it: content, inode, time. */
+static int stamp_sum(const char *tree, char hex[65])
+{
+	struct ap_buf p = { 0 }, text = { 0 };
+	struct stat st;
+	const char *slash = strrchr(tree, '/');
+	ap_buf_addf(&p, "%.*s/%s", slash ? (int)(slash - tree) : 0, tree, AP_TESTS_STAMP);
+	int r = slash && !strcmp(slash, "/test") && lstat(ap_buf_str(&p), &st) == 0 &&
+		S_ISREG(st.st_mode) ? ap_read_all(ap_buf_str(&p), &text) : -ENOENT;
+	if (!r)
+		r = ap_buf_addf(&text, "%c%llu %lld.%09ld", 0, (unsigned long long)st.st_ino,
+				(long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	if (!r)
+		ap_sha256_mem(text.data, text.len, hex);
+	ap_buf_free(&p);
+	ap_buf_free(&text);
+	return r;
+}
+
+int ap_testindex_tree_sum(const char *tree, char hex[65])
+{
+	if (stamp_sum(tree, hex) == 0)
+		return 0;
+	struct tree_file *v = NULL;
+	size_t n = 0, cap = 0;
+	struct ap_buf all = { 0 };
+	int r = collect(tree, "", 0, &v, &n, &cap);
+	if (!r)
+		qsort(v, n, sizeof(*v), by_rel);
+	for (size_t i = 0; i < n; i++) {
+		if (!r)
+			r = ap_buf_addf(&all, "%s%c%lld%c%lld.%09ld\n", v[i].rel, 0,
+					(long long)v[i].st.st_size, 0, (long long)v[i].st.st_mtim.tv_sec,
+					v[i].st.st_mtim.tv_nsec);
+		free(v[i].rel);
+	}
+	free(v);
+	if (!r)
+		ap_sha256_mem(all.data ? all.data : "", all.len, hex);
+	ap_buf_free(&all);
+	return r;
+}
+
+void ap_testindex_path(const char *tree, struct ap_buf *out)
+{
+	const char *root = ap_tests_root();
+	size_t rl = strlen(root), tl = strlen(tree);
+	const char *ver = !strncmp(tree, root, rl) && tree[rl] == '/' ? tree + rl + 1 : NULL;
+	const char *slash = ver ? strchr(ver, '/') : NULL;
+	if (slash && slash > ver && *ver != '.' && !strcmp(slash, "/test")) {
+		ap_buf_addf(out, "%.*s/%s", (int)(slash - tree), tree, AP_TESTINDEX_NAME);
+		return;
+	}
+	char hex[65];
+	ap_sha256_mem(tree, tl, hex);
+	ap_buf_addf(out, "%s/.index/%.16s.idx", root, hex);
+}
+
+int ap_testindex_header(const char *sum, size_t body_len, struct ap_buf *out)
+{
+	char ind[32];
+	indexer(ind);
+	return ap_buf_addf(out, "%s%s %s %zu\n", AP_INDEX_MAGIC, ind, sum, body_len);
+}
+
+/* Checks the header of the whole file in ix against sum and this indexer. */
+static int check_header(struct ap_testindex *ix, const char *sum)
+{
+	char want[32], ind[64], got[72];
+	unsigned long long body;
+	const char *nl = memchr(ix->map, '\n', ix->len < 512 ? ix->len : 512);
+	size_t ml = strlen(AP_INDEX_MAGIC);
+	if (!nl || ix->len < ml || memcmp(ix->map, AP_INDEX_MAGIC, ml))
+		return -EBADMSG;
+	struct ap_buf line = { 0 };
+	ap_buf_add(&line, ix->map + ml, (size_t)(nl - ix->map) - ml);
+	int ok = sscanf(ap_buf_str(&line), "%63s %71s %llu", ind, got, &body) == 3;
+	ap_buf_free(&line);
+	ix->body = (size_t)(nl - ix->map) + 1;
+	if (!ok || body != ix->len - ix->body || (body && ix->map[ix->len - 1] != '\n'))
+		return -EBADMSG;
+	indexer(want);
+	return strcmp(ind, want) || strcmp(got, sum) ? -ESTALE : 0;
+}
+
+int ap_testindex_open(const char *path, const char *sum, struct ap_testindex *ix)
+{
+	struct stat st;
+	memset(ix, 0, sizeof(*ix));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = fstat(fd, &st) ? -errno : !S_ISREG(st.st_mode) || st.st_size == 0 ? -EBADMSG : 0;
+	if (!r) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		r = m == MAP_FAILED ? -errno : 0;
+		if (!r) {
+			ix->map = m;
+			ix->len = (size_t)st.st_size;
+			ix->mapped = 1;
+		}
+	}
+	close(fd);
+	r = r ? r : check_header(ix, sum);
+	if (r)
+		ap_testindex_close(ix);
+	return r;
+}
+
+/* key against the key of the line at p (ended by a tab): <0, 0, >0. */
+static int key_cmp(const char *key, const char *p, const char *end, const char **tab)
+{
+	size_t kl = strlen(key);
+	*tab = memchr(p, '\t', (size_t)(end - p));
+	if (!*tab)
+		return 0;
+	size_t ll = (size_t)(*tab - p);
+	int c = memcmp(key, p, kl < ll ? kl : ll);
+	return c ? c : kl < ll ? -1 : kl > ll ? 1 : 0;
+}
+
+int ap_testindex_get(struct ap_testindex *ix, const char *key, json_t **out)
+{
+	const char *base = ix->map, *lo = base + ix->body, *hi = base + ix->len;
+	*out = NULL;
+	while (lo < hi) {
+		const char *mid = lo + (hi - lo) / 2;
+		const char *start = mid > lo ? memrchr(lo, '\n', (size_t)(mid - lo)) : NULL;
+		start = start ? start + 1 : lo;
+		const char *end = memchr(start, '\n', (size_t)(hi - start)), *tab;
+		if (!end)
+			return -EBADMSG;
+		int c = key_cmp(key, start, end, &tab);
+		if (!tab)
+			return -EBADMSG;
+		if (c < 0) {
+			hi = start;
+		} else if (c > 0) {
+			lo = end + 1;
+		} else {
+			json_error_t je;
+			*out = json_loadb(tab + 1, (size_t)(end - tab - 1), JSON_DECODE_ANY, &je);
+			return *out ? 0 : -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+const char *ap_testindex_file(struct ap_testindex *ix, json_int_t fid)
+{
+	if (!ix->files && ap_testindex_get(ix, "F", &ix->files))
+		return NULL;
+	return fid < 0 ? NULL : json_string_value(json_array_get(ix->files, (size_t)fid));
+}
+
+void ap_testindex_close(struct ap_testindex *ix)
+{
+	if (ix->map && ix->mapped)
+		munmap(ix->map, ix->len);
+	else
+		free(ix->map);
+	json_decref(ix->files);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* Writes data to path through a temporary file of its own (several threads
+ * and processes may store the same index at once), fsync'd, then renamed. */
+static int store(const char *path, const struct ap_buf *data)
+{
+	struct ap_buf tmp = { 0 };
+	ap_buf_addf(&tmp, "%s.XXXXXX", path);
+	int fd = tmp.data ? mkostemp(tmp.data, O_CLOEXEC) : -1;
+	int r = fd < 0 ? -errno : ap_write_all(fd, data->data, data->len);
+	if (!r && (fchmod(fd, 0644) || fsync(fd)))
+		r = -errno;
+	if (fd >= 0 && close(fd) && !r)
+		r = -errno;
+	if (!r && rename(ap_buf_str(&tmp), path))
+		r = -errno;
+	if (r && fd >= 0)
+		unlink(ap_buf_str(&tmp));
+	ap_buf_free(&tmp);
+	return r;
+}
+
+/* Asks the worker to parse the tree into a file of its environment, and
+ * reads that file here, through the worker's root. */
+static int build(struct ap_worker *w, const char *root, const char *sum, struct ap_buf *out,
+		 struct ap_buf *detail)
+{
+	json_t *req = json_pack("{s:s, s:s}", "op", "tests_index", "root", root), *res = NULL;
+	struct ap_buf host = { 0 }, body = { 0 };
+	int r = req ? ap_worker_call_within(w, req, &res, AP_INDEX_BUILD_MS) : -ENOMEM;
+	json_decref(req);
+	if (r) {
+		ap_buf_addf(detail, "%s", ap_buf_str(&w->detail));
+		return r;
+	}
+	const char *p = json_string_value(json_object_get(res, "path"));
+	if (!p || *p != '/' || strstr(p, "/../")) {
+		ap_buf_adds(detail, "the worker's index answer names no file");
+		json_decref(res);
+		return -AP_EWORKER;
+	}
+	/* Seen through the worker's own root: its /tmp is a tmpfs of its mount
+	 * namespace, under its chroot, that only /proc/PID/root reaches. */
+	ap_buf_addf(&host, "/proc/%ld/root%s", (long)w->proc.pid, p);
+	r = ap_read_file_limited(ap_buf_str(&host), AP_INDEX_MAX_BYTES, &body);
+	unlink(ap_buf_str(&host));
+	if (r)
+		ap_buf_addf(detail, "cannot read the index the worker wrote at %s: %s",
+			    ap_buf_str(&host), strerror(-r));
+	r = r ? r : ap_testindex_header(sum, body.len, out);
+	r = r ? r : ap_buf_add(out, body.data ? body.data : "", body.len);
+	json_decref(res);
+	ap_buf_free(&host);
+	ap_buf_free(&body);
+	return r;
+}
+
+/* An exclusive lock beside path, held while one process builds; -1 when
+ * the directory cannot hold one (then each builds its own). */
+static int lock_beside(const char *path)
+{
+	struct ap_buf lk = { 0 }, dir = { 0 };
+	const char *slash = strrchr(path, '/');
+	ap_buf_add(&dir, path, slash ? (size_t)(slash - path) : 0);
+	ap_mkdirs(ap_buf_str(&dir));
+	ap_buf_addf(&lk, "%s.lock", path);
+	int fd = open(ap_buf_str(&lk), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	while (fd >= 0 && flock(fd, LOCK_EX) && errno == EINTR)
+		;
+	ap_buf_free(&lk);
+	ap_buf_free(&dir);
+	return fd;
+}
+
+/* Builds the index under the lock beside path (or opens the one another
+ * process built meanwhile). */
+static int rebuild(struct ap_worker *w, const char *root, const char *path, const char *sum,
+		   int force, struct ap_testindex *ix, struct ap_buf *warn, struct ap_buf *detail)
+{
+	struct ap_buf data = { 0 };
+	int lock = lock_beside(path);
+	int r = force ? -ESTALE : ap_testindex_open(path, sum, ix);
+	if (r == -EBADMSG || force)
+		ap_buf_addf(warn, "the usage index %s was damaged; rebuilt it\n", path);
+	if (r && !(r = build(w, root, sum, &data, detail))) {
+		int s = store(path, &data);
+		if (s)
+			ap_buf_addf(warn, "cannot store the usage index at %s: %s (built for this run "
+				    "only)\n", path, strerror(-s));
+		memset(ix, 0, sizeof(*ix));
+		ix->map = data.data;
+		ix->len = data.len;
+		data.data = NULL;
+		if ((r = check_header(ix, sum))) {
+			ap_buf_adds(detail, "the worker's usage index does not parse");
+			ap_testindex_close(ix);
+		}
+	}
+	if (lock >= 0)
+		close(lock);
+	ap_buf_free(&data);
+	return r;
+}
+
+int ap_testindex_load(struct ap_worker *w, const char *root, const char *tree, int force,
+		      struct ap_testindex *ix, struct ap_buf *warn, struct ap_buf *detail)
+{
+	char sum[65];
+	struct ap_buf path = { 0 };
+	int r = ap_testindex_tree_sum(tree, sum);
+	if (r) {
+		ap_buf_addf(detail, "cannot read the test tree %s: %s", tree, strerror(-r));
+		return r;
+	}
+	ap_testindex_path(tree, &path);
+	r = force ? -ESTALE : ap_testindex_open(ap_buf_str(&path), sum, ix);
+	if (r)
+		r = rebuild(w, root, ap_buf_str(&path), sum, force, ix, warn, detail);
+	ap_buf_free(&path);
+	return r;
+}

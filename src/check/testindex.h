@@ -1,0 +1,82 @@
+/* testindex.h - the usage index of a test tree: which tests mention which
+ * names, parsed once per tree and kept next to it.
+ *
+ * Finding the tests that use an API meant parsing every file of the tree on
+ * every call. The index is that parse done once, by the worker in the
+ * environment's Python (its tests_index op), stored as "KEY<tab>JSON" lines
+ * sorted by key under one header line:
+ *
+ *   apiparity-usage-index INDEXER TREE-SUM BODY-BYTES
+ *
+ * INDEXER names this apiparity's indexer (the format and the worker's
+ * source), TREE-SUM the tree's test files (ap_testindex_tree_sum). An index
+ * whose header names another tree or another indexer is rebuilt, never
+ * trusted; one that does not parse is rebuilt with a warning. A lookup is a
+ * binary search of the mapped file. The file is written through a unique
+ * temporary file and a rename, under a lock beside it, so concurrent checks
+ * build it once and never see half of it.
+ *
+ * Keys (see the worker): "F" (the files, by id), "f FILE" ({tests, imports,
+ * bindings} or {error}), "t NAME" ([file id, test index] of each test of that
+ * name), "u NAME" ([file id, test index, line, dotted, text] of each mention
+ * of NAME in a test, as a Name or an attribute chain).
+ */
+#ifndef AP_TESTINDEX_H
+#define AP_TESTINDEX_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "base/buf.h"
+
+#define AP_TESTINDEX_NAME "usage.idx" /* beside a cached tree's test/ */
+
+struct ap_worker;
+
+struct ap_testindex {
+	char *map;        /* the whole file (mapped, or malloc'd when not stored) */
+	size_t len;
+	int mapped;
+	size_t body;      /* offset of the first key line */
+	json_t *files;    /* the "F" array, loaded on first use */
+};
+
+/* The checksum of a test tree (the host path of its test/ directory): of the
+ * relative path, size and modification time of every test*.py under it, the
+ * files the index is made of; for a fetched tree, which a new fetch replaces
+ * whole, of its stamp (content, inode and time). 0 or -errno. */
+int ap_testindex_tree_sum(const char *tree, char hex[65]);
+
+/* Where the index of tree is kept: TESTS_ROOT/<version>/usage.idx for a
+ * cached tree (TESTS_ROOT/<version>/test), else TESTS_ROOT/.index/<hash of
+ * the tree's path>.idx. */
+void ap_testindex_path(const char *tree, struct ap_buf *out);
+
+/* Appends the header line of this indexer's index of a tree with sum sum
+ * and a body of body_len bytes. 0 or -ENOMEM. */
+int ap_testindex_header(const char *sum, size_t body_len, struct ap_buf *out);
+
+/* Opens the index at path when it is this indexer's index of a tree whose
+ * sum is sum. 0; -ENOENT: there is none; -ESTALE: it is another tree's or
+ * another indexer's; -EBADMSG: it is damaged; other -errno. */
+int ap_testindex_open(const char *path, const char *sum, struct ap_testindex *ix);
+
+/* The value of key: 0 with *out a new reference, or NULL when the index has
+ * no such key; -EBADMSG when its line does not parse. */
+int ap_testindex_get(struct ap_testindex *ix, const char *key, json_t **out);
+
+/* The file name of file id fid ("test/test_x.py"), or NULL. */
+const char *ap_testindex_file(struct ap_testindex *ix, json_int_t fid);
+
+/* The index of the tree that the worker sees at root and this machine at
+ * tree: opened when current, else built by the worker and stored (rebuilt
+ * even when current if force is set). A damaged index, or one that cannot
+ * be stored, adds a line to warn and is still answered from. 0, a worker
+ * error, or -errno (detail says what failed). */
+int ap_testindex_load(struct ap_worker *w, const char *root, const char *tree, int force,
+		      struct ap_testindex *ix, struct ap_buf *warn, struct ap_buf *detail);
+
+void ap_testindex_close(struct ap_testindex *ix);
+
+#endif

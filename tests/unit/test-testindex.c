@@ -1,0 +1,295 @@
+/* test-testindex.c - unit tests for src/check/testindex.h and the lookup of
+ * tests in it (ap_official_find): an index is trusted only for its own tree
+ * and indexer, a damaged one is never read, a key is found among keys that
+ * share its prefix, and the mentions of a class are told apart by how they
+ * name it. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "check/official.h"
+#include "check/testindex.h"
+#include "testutil.h"
+
+#define SUM "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+static char dir[4096];
+
+static int make_dir(void **state)
+{
+	(void)state;
+	return t_tempdir(dir, sizeof(dir), "test-testindex");
+}
+
+static int remove_dir(void **state)
+{
+	(void)state;
+	t_rmtree(dir);
+	return 0;
+}
+
+/* A body of lines "KEY\tJSON", already sorted. */
+static const char body[] =
+	"F\t[\"test/test_a.py\",\"test/test_b.py\"]\n"
+	"f test/test_a.py\t{\"tests\":[[\"TestA\",\"test_one\",5],[null,\"test_mod\",20]],"
+	"\"imports\":[\"torch\"],\"bindings\":[[\"from\",\"smt\","
+	"\"torch.autograd.set_multithreading_enabled\"]]}\n"
+	"f test/test_b.py\t{\"tests\":[[\"TestB\",\"test_two\",3]],\"imports\":[],\"bindings\":[]}\n"
+	"t test_one\t[[0,0]]\n"
+	"t test_two\t[[1,0]]\n"
+	"u clone\t[[0,0,7,\"x.clone\",\"x.clone()\"]]\n"
+	"u clone_x\t[[1,0,4,\"x.clone_x\",\"x.clone_x\"]]\n"
+	"u set_multithreading_enabled\t["
+	"[0,0,9,\"torch.autograd.set_multithreading_enabled\",\"with torch.autograd.set_multithreading_enabled(False):\"],"
+	"[0,0,6,\"smt\",\"smt(True)\"],"
+	"[0,0,6,\"smt\",\"smt(True)\"],"
+	"[1,0,4,\"other.set_multithreading_enabled\",\"other.set_multithreading_enabled()\"],"
+	"[0,1,21,\"torch.autograd.grad_mode.set_multithreading_enabled\",\"x\"]]\n";
+
+static void put_index(const char *header_sum, const char *text, size_t len)
+{
+	struct ap_buf b = { 0 };
+	char path[4200];
+	ap_testindex_header(header_sum, len, &b);
+	ap_buf_add(&b, text, len);
+	snprintf(path, sizeof(path), "%s/usage.idx", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	assert_int_equal(fclose(f), 0);
+	ap_buf_free(&b);
+}
+
+static int open_index(const char *sum, struct ap_testindex *ix)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/usage.idx", dir);
+	return ap_testindex_open(path, sum, ix);
+}
+
+static void key_is_found_among_keys_with_its_prefix(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	json_t *v = NULL;
+	put_index(SUM, body, strlen(body));
+	assert_int_equal(open_index(SUM, &ix), 0);
+	assert_int_equal(ap_testindex_get(&ix, "u clone", &v), 0);
+	assert_int_equal(json_array_size(v), 1);
+	assert_string_equal(json_string_value(json_array_get(json_array_get(v, 0), 4)), "x.clone()");
+	json_decref(v);
+	assert_int_equal(ap_testindex_get(&ix, "u clone_x", &v), 0);
+	assert_int_equal(json_integer_value(json_array_get(json_array_get(v, 0), 0)), 1);
+	json_decref(v);
+	assert_int_equal(ap_testindex_get(&ix, "u clon", &v), 0);
+	assert_null(v);
+	assert_int_equal(ap_testindex_get(&ix, "u zzz", &v), 0);
+	assert_null(v);
+	assert_int_equal(ap_testindex_get(&ix, "A", &v), 0);
+	assert_null(v);
+	assert_string_equal(ap_testindex_file(&ix, 1), "test/test_b.py");
+	assert_null(ap_testindex_file(&ix, 2));
+	ap_testindex_close(&ix);
+}
+
+static void index_of_another_tree_is_stale(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	put_index(SUM, body, strlen(body));
+	assert_int_equal(open_index("ffff456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", &ix),
+			 -ESTALE);
+}
+
+static void index_of_another_indexer_is_stale(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	char path[4200];
+	snprintf(path, sizeof(path), "apiparity-usage-index 0.0123456789abcdef %s %zu\n%s", SUM,
+		 strlen(body), body);
+	t_put(dir, "usage.idx", path);
+	assert_int_equal(open_index(SUM, &ix), -ESTALE);
+}
+
+static void truncated_index_is_damaged(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	struct ap_buf b = { 0 };
+	ap_testindex_header(SUM, strlen(body), &b);
+	ap_buf_add(&b, body, strlen(body) - 10);
+	t_put(dir, "usage.idx", ap_buf_str(&b));
+	ap_buf_free(&b);
+	assert_int_equal(open_index(SUM, &ix), -EBADMSG);
+}
+
+static void garbage_is_damaged(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	t_put(dir, "usage.idx", "\x7f" "ELF garbage\n");
+	assert_int_equal(open_index(SUM, &ix), -EBADMSG);
+	t_put(dir, "usage.idx", "");
+	assert_int_equal(open_index(SUM, &ix), -EBADMSG);
+}
+
+static void missing_index_is_enoent(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	assert_int_equal(open_index(SUM, &ix), -ENOENT);
+}
+
+static void line_that_does_not_parse_is_damaged(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	json_t *v = NULL;
+	const char bad[] = "F\t[]\nu x\t[[0,0,1,\"x\"\n";
+	put_index(SUM, bad, strlen(bad));
+	assert_int_equal(open_index(SUM, &ix), 0);
+	assert_int_equal(ap_testindex_get(&ix, "u x", &v), -EBADMSG);
+	ap_testindex_close(&ix);
+}
+
+static json_t *find(const char *cls, const char *leaf)
+{
+	struct ap_testindex ix;
+	json_t *hits = NULL;
+	put_index(SUM, body, strlen(body));
+	assert_int_equal(open_index(SUM, &ix), 0);
+	assert_int_equal(ap_official_find(NULL, &ix, cls, leaf, &hits), 0);
+	ap_testindex_close(&ix);
+	return hits;
+}
+
+static const char *how_at(const json_t *hit, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(json_object_get(hit, "matches"), i),
+						 "how"));
+}
+
+static void mentions_are_told_apart_by_how_they_name_the_class(void **state)
+{
+	(void)state;
+	json_t *hits = find("torch.autograd.grad_mode.set_multithreading_enabled", "clone");
+	assert_int_equal(json_array_size(hits), 3);
+	json_t *one = json_array_get(hits, 0), *mod = json_array_get(hits, 1);
+	json_t *two = json_array_get(hits, 2);
+	assert_string_equal(json_string_value(json_object_get(one, "test")), "test_one");
+	assert_string_equal(json_string_value(json_object_get(mod, "test")), "test_mod");
+	assert_true(json_is_null(json_object_get(mod, "class")));
+	assert_string_equal(json_string_value(json_object_get(two, "file")), "test/test_b.py");
+	/* smt binds another path, so it is no mention; the public path is
+	 * only the same name without a worker to say it is the same object */
+	assert_int_equal(json_array_size(json_object_get(one, "matches")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(
+		json_object_get(one, "matches"), 0), "line")), 9);
+	assert_string_equal(how_at(one, 0), "name");
+	assert_string_equal(how_at(mod, 0), "qualified");
+	assert_string_equal(how_at(two, 0), "name");
+	assert_true(json_is_true(json_object_get(one, "uses_leaf")));
+	assert_false(json_is_true(json_object_get(two, "uses_leaf")));
+	json_decref(hits);
+}
+
+static void import_of_the_class_path_is_an_alias(void **state)
+{
+	(void)state;
+	json_t *hits = find("torch.autograd.set_multithreading_enabled", NULL);
+	json_t *one = json_array_get(hits, 0);
+	assert_string_equal(json_string_value(json_object_get(one, "test")), "test_one");
+	assert_string_equal(how_at(one, 0), "alias");     /* smt, line 6, once */
+	assert_string_equal(how_at(one, 1), "qualified"); /* line 9 */
+	assert_int_equal(json_array_size(json_object_get(one, "matches")), 2);
+	json_decref(hits);
+}
+
+static void tree_sum_follows_the_test_files(void **state)
+{
+	(void)state;
+	char a[65], b[65], c[65], tree[4200];
+	snprintf(tree, sizeof(tree), "%s/test", dir);
+	t_put(dir, "test/test_a.py", "x = 1\n");
+	t_put(dir, "test/helper.py", "y = 1\n");
+	assert_int_equal(ap_testindex_tree_sum(tree, a), 0);
+	t_put(dir, "test/helper.py", "y = 22\n");   /* not a test file */
+	assert_int_equal(ap_testindex_tree_sum(tree, b), 0);
+	assert_string_equal(a, b);
+	t_put(dir, "test/sub/test_b.py", "z = 1\n");
+	assert_int_equal(ap_testindex_tree_sum(tree, b), 0);
+	assert_string_not_equal(a, b);
+	t_put(dir, "test/sub/test_b.py", "z = 12\n");
+	assert_int_equal(ap_testindex_tree_sum(tree, c), 0);
+	assert_string_not_equal(b, c);
+}
+
+static void fetched_tree_is_summed_by_its_stamp(void **state)
+{
+	(void)state;
+	char a[65], b[65], c[65], tree[4200], stamp[4200];
+	snprintf(tree, sizeof(tree), "%s/2.6.0/test", dir);
+	snprintf(stamp, sizeof(stamp), "%s/2.6.0/.apiparity-tests", dir);
+	t_put(dir, "2.6.0/test/test_a.py", "x = 1\n");
+	t_put(dir, "2.6.0/.apiparity-tests", "pytorch_2.6.0.orig.tar.xz");
+	assert_int_equal(ap_testindex_tree_sum(tree, a), 0);
+	t_put(dir, "2.6.0/test/test_b.py", "y = 1\n"); /* the stamp stands for the tree */
+	assert_int_equal(ap_testindex_tree_sum(tree, b), 0);
+	assert_string_equal(a, b);
+	t_put(dir, "2.6.0/.apiparity-tests.new", "pytorch_2.6.0.orig.tar.xz");
+	char fresh[4300];
+	snprintf(fresh, sizeof(fresh), "%s.new", stamp);
+	assert_int_equal(rename(fresh, stamp), 0); /* a new fetch: a new stamp */
+	assert_int_equal(ap_testindex_tree_sum(tree, c), 0);
+	assert_string_not_equal(a, c);
+}
+
+static void cached_tree_keeps_its_index_beside_it(void **state)
+{
+	(void)state;
+	struct ap_buf p = { 0 }, q = { 0 };
+	setenv("APIPARITY_TESTS_ROOT", dir, 1);
+	char tree[4200];
+	snprintf(tree, sizeof(tree), "%s/2.6.0+dfsg/test", dir);
+	ap_testindex_path(tree, &p);
+	snprintf(tree, sizeof(tree), "%s/2.6.0+dfsg/usage.idx", dir);
+	assert_string_equal(ap_buf_str(&p), tree);
+	ap_testindex_path("/elsewhere/src/test", &q);
+	snprintf(tree, sizeof(tree), "%s/.index/", dir);
+	assert_memory_equal(ap_buf_str(&q), tree, strlen(tree));
+	unsetenv("APIPARITY_TESTS_ROOT");
+	ap_buf_free(&p);
+	ap_buf_free(&q);
+}
+
+#define T(name) cmocka_unit_test_setup_teardown(name, make_dir, remove_dir)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(key_is_found_among_keys_with_its_prefix),
+		T(index_of_another_tree_is_stale),
+		T(index_of_another_indexer_is_stale),
+		T(truncated_index_is_damaged),
+		T(garbage_is_damaged),
+		T(missing_index_is_enoent),
+		T(line_that_does_not_parse_is_damaged),
+		T(mentions_are_told_apart_by_how_they_name_the_class),
+		T(import_of_the_class_path_is_an_alias),
+		T(tree_sum_follows_the_test_files),
+		T(fetched_tree_is_summed_by_its_stamp),
+		T(cached_tree_keeps_its_index_beside_it),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
