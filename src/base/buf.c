@@ -6,7 +6,7 @@
 
 #include "base/buf.h"
 
-static int ap_buf_grow(struct ap_buf *b, size_t extra)
+static int buf_grow(struct ap_buf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return 0;
@@ -23,7 +23,7 @@ static int ap_buf_grow(struct ap_buf *b, size_t extra)
 
 int ap_buf_add(struct ap_buf *b, const void *data, size_t len)
 {
-	if (ap_buf_grow(b, len))
+	if (buf_grow(b, len))
 		return -ENOMEM;
 	memcpy(b->data + b->len, data, len);
 	b->len += len;
@@ -41,7 +41,7 @@ int ap_buf_vaddf(struct ap_buf *b, const char *fmt, va_list ap)
 	va_list again;
 	va_copy(again, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);
-	if (n < 0 || ap_buf_grow(b, (size_t)n)) {
+	if (n < 0 || buf_grow(b, (size_t)n)) {
 		va_end(again);
 		return n < 0 ? -EINVAL : -ENOMEM;
 	}

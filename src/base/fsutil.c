@@ -53,7 +53,7 @@ int ap_dir_writable(const char *dir)
 	return r;
 }
 
-static int ap_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
 	(void)ftw;
@@ -65,10 +65,10 @@ int ap_rm_tree(const char *dir)
 	struct stat st;
 	if (lstat(dir, &st) && errno == ENOENT)
 		return 0;
-	return nftw(dir, ap_rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
 }
 
-static int ap_regular(const struct stat *st, size_t max)
+static int regular(const struct stat *st, size_t max)
 {
 	if (S_ISDIR(st->st_mode))
 		return -EISDIR;
@@ -88,11 +88,11 @@ static int read_limited(const char *path, size_t max, int flags, struct ap_buf *
 	 * refused before it is followed. */
 	int nofollow = flags & O_NOFOLLOW;
 	int r = (nofollow ? lstat(path, &st) : stat(path, &st)) ? -errno :
-		nofollow && S_ISLNK(st.st_mode) ? -ELOOP : ap_regular(&st, max);
+		nofollow && S_ISLNK(st.st_mode) ? -ELOOP : regular(&st, max);
 	int fd = r ? -1 : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags);
 	if (r || fd < 0)
 		return r ? r : -errno;
-	r = fstat(fd, &st) ? -errno : ap_regular(&st, max);
+	r = fstat(fd, &st) ? -errno : regular(&st, max);
 	while (!r) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)

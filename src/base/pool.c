@@ -8,7 +8,7 @@ struct ap_job {
 	void *item;
 };
 
-static void *ap_job_main(void *arg)
+static void *job_main(void *arg)
 {
 	struct ap_job *j = arg;
 	j->fn(j->item);
@@ -28,7 +28,7 @@ void ap_pool_run(void *items, size_t n, size_t size, void (*fn)(void *item))
 			continue;
 		}
 		jobs[i] = (struct ap_job){ fn, item };
-		if (pthread_create(&tid[i], NULL, ap_job_main, &jobs[i]) == 0)
+		if (pthread_create(&tid[i], NULL, job_main, &jobs[i]) == 0)
 			started[i] = 1;
 		else
 			fn(item);

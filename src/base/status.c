@@ -32,7 +32,7 @@ struct ap_status *ap_status_new(const char *const *names, size_t n, FILE *out)
 	return s;
 }
 
-static void ap_status_redraw(struct ap_status *s)
+static void status_redraw(struct ap_status *s)
 {
 	if (s->drawn)
 		fprintf(s->out, "\033[%zuA", s->n);
@@ -57,7 +57,7 @@ void ap_status_set(struct ap_status *s, size_t i, const char *fmt, ...)
 	ap_text_term(&s->lines[i], raw.data ? raw.data : "", raw.len, AP_TEXT_LINE);
 	ap_buf_free(&raw);
 	if (s->tty)
-		ap_status_redraw(s);
+		status_redraw(s);
 	else {
 		fprintf(s->out, "%s: %s\n", s->names[i], ap_buf_str(&s->lines[i]));
 		fflush(s->out);

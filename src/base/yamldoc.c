@@ -17,7 +17,7 @@ struct ap_yaml_state {
 	json_t *root;
 };
 
-static int ap_yaml_fail(struct ap_buf *err, const char *name, const yaml_mark_t *m,
+static int yaml_fail(struct ap_buf *err, const char *name, const yaml_mark_t *m,
 			const char *what)
 {
 	ap_buf_addf(err, "%s:%zu:%zu: %s", name, m->line + 1, m->column + 1, what);
@@ -25,7 +25,7 @@ static int ap_yaml_fail(struct ap_buf *err, const char *name, const yaml_mark_t 
 }
 
 /* Places v (stolen) into the innermost open container, or makes it the root. */
-static int ap_yaml_place(struct ap_yaml_state *st, json_t *v, const char **why)
+static int yaml_place(struct ap_yaml_state *st, json_t *v, const char **why)
 {
 	if (st->depth == 0) {
 		st->root = v;
@@ -54,14 +54,14 @@ static int ap_yaml_place(struct ap_yaml_state *st, json_t *v, const char **why)
 	return r;
 }
 
-static int ap_yaml_open(struct ap_yaml_state *st, json_t *c, const yaml_mark_t *m,
+static int yaml_open(struct ap_yaml_state *st, json_t *c, const yaml_mark_t *m,
 			const char **why)
 {
 	if (st->depth == AP_YAML_DEPTH)
 		return json_decref(c), *why = "nested too deeply", -1;
 	if (json_is_object(c))
 		json_object_set_new(c, "__line__", json_integer((json_int_t)m->line + 1));
-	if (ap_yaml_place(st, json_incref(c), why)) {
+	if (yaml_place(st, json_incref(c), why)) {
 		json_decref(c);
 		return -1;
 	}
@@ -71,22 +71,22 @@ static int ap_yaml_open(struct ap_yaml_state *st, json_t *c, const yaml_mark_t *
 	return 0;
 }
 
-static int ap_yaml_event(struct ap_yaml_state *st, const yaml_event_t *ev, const char **why)
+static int yaml_event(struct ap_yaml_state *st, const yaml_event_t *ev, const char **why)
 {
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
 		if (ev->data.scalar.anchor || ev->data.scalar.tag)
 			return *why = "anchors and tags are not allowed", -1;
-		return ap_yaml_place(st, json_stringn((const char *)ev->data.scalar.value,
+		return yaml_place(st, json_stringn((const char *)ev->data.scalar.value,
 						      ev->data.scalar.length), why);
 	case YAML_SEQUENCE_START_EVENT:
 		if (ev->data.sequence_start.anchor || ev->data.sequence_start.tag)
 			return *why = "anchors and tags are not allowed", -1;
-		return ap_yaml_open(st, json_array(), &ev->start_mark, why);
+		return yaml_open(st, json_array(), &ev->start_mark, why);
 	case YAML_MAPPING_START_EVENT:
 		if (ev->data.mapping_start.anchor || ev->data.mapping_start.tag)
 			return *why = "anchors and tags are not allowed", -1;
-		return ap_yaml_open(st, json_object(), &ev->start_mark, why);
+		return yaml_open(st, json_object(), &ev->start_mark, why);
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
 		free(st->key[st->depth - 1]);
@@ -112,15 +112,15 @@ json_t *ap_yaml_parse(const char *text, size_t len, const char *name, struct ap_
 	while (!done && !bad) {
 		const char *why = NULL;
 		if (!yaml_parser_parse(&p, &ev)) {
-			bad = ap_yaml_fail(err, name, &p.problem_mark, p.problem ? p.problem : "parse error");
+			bad = yaml_fail(err, name, &p.problem_mark, p.problem ? p.problem : "parse error");
 			break;
 		}
 		if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
 			why = "only one document per file";
-		else if (ap_yaml_event(&st, &ev, &why) && !why)
+		else if (yaml_event(&st, &ev, &why) && !why)
 			why = "out of memory";
 		if (why)
-			bad = ap_yaml_fail(err, name, &ev.start_mark, why);
+			bad = yaml_fail(err, name, &ev.start_mark, why);
 		done = ev.type == YAML_STREAM_END_EVENT;
 		yaml_event_delete(&ev);
 	}

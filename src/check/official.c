@@ -43,18 +43,18 @@ void ap_nodeid_format(const char *file, const char *cls, const char *test, struc
 		ap_buf_addf(out, "%s::%s", file, test);
 }
 
-static int ap_how_score(const char *how)
+static int how_score(const char *how)
 {
 	return !how ? 0 : !strcmp(how, "qualified") ? 4 : !strcmp(how, "alias") ? 3 : 1;
 }
 
-static int ap_score(const json_t *t, const char *cls_name)
+static int official_score(const json_t *t, const char *cls_name)
 {
 	int best = 0;
 	size_t i;
 	json_t *m;
 	json_array_foreach(json_object_get(t, "matches"), i, m) {
-		int s = ap_how_score(json_string_value(json_object_get(m, "how")));
+		int s = how_score(json_string_value(json_object_get(m, "how")));
 		best = s > best ? s : best;
 	}
 	const char *test = json_string_value(json_object_get(t, "test"));
@@ -65,7 +65,7 @@ static int ap_score(const json_t *t, const char *cls_name)
 	return best;
 }
 
-static int ap_by_score(const void *a, const void *b)
+static int by_score(const void *a, const void *b)
 {
 	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
 	json_int_t sx = json_integer_value(json_object_get(x, "score"));
@@ -87,11 +87,11 @@ json_t *ap_official_rank(const json_t *found, const char *name)
 				 json_string_value(json_object_get(v[i], "class")),
 				 json_string_value(json_object_get(v[i], "test")), &node);
 		json_object_set_new(v[i], "node", json_string(ap_buf_str(&node)));
-		json_object_set_new(v[i], "score", json_integer(ap_score(v[i], name)));
+		json_object_set_new(v[i], "score", json_integer(official_score(v[i], name)));
 		ap_buf_free(&node);
 	}
 	if (v)
-		qsort(v, n, sizeof(*v), ap_by_score);
+		qsort(v, n, sizeof(*v), by_score);
 	for (i = 0; v && i < n; i++)
 		json_array_append_new(out, v[i]);
 	free(v);
@@ -358,7 +358,7 @@ int ap_official_deadline_s(size_t ntests, int timeout_s)
 	return AP_RUN_IMPORT_S + (int)ntests * (timeout_s + AP_TEST_SLACK_S);
 }
 
-static int ap_call(struct ap_worker *w, json_t *req, json_t **out)
+static int call(struct ap_worker *w, json_t *req, json_t **out)
 {
 	int r = req ? ap_worker_call(w, req, out) : -ENOMEM;
 	json_decref(req);
@@ -373,7 +373,7 @@ const char *ap_target_class(const json_t *res)
 
 int ap_official_package(struct ap_worker *w, json_t **pkg)
 {
-	return ap_call(w, json_pack("{s:s, s:s}", "op", "package", "name", "python3-torch"), pkg);
+	return call(w, json_pack("{s:s, s:s}", "op", "package", "name", "python3-torch"), pkg);
 }
 
 int ap_official_env(const struct ap_env *env, const char *torch_src, struct ap_env *dst)
@@ -386,14 +386,14 @@ int ap_official_env(const struct ap_env *env, const char *torch_src, struct ap_e
 	return r;
 }
 
-static int ap_is_dir(const char *p)
+static int is_dir(const char *p)
 {
 	struct stat st;
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* The test/ directory of a source tree, as the worker's _test_root finds it. */
-static void ap_src_tree(const char *src, struct ap_buf *tree)
+static void src_tree(const char *src, struct ap_buf *tree)
 {
 	struct ap_buf t = { 0 };
 	size_t n = strlen(src);
@@ -401,7 +401,7 @@ static void ap_src_tree(const char *src, struct ap_buf *tree)
 		n--;
 	ap_buf_addf(&t, "%.*s/test", (int)n, src);
 	int sub = (n < 4 || strncmp(src + n - 4, "test", 4) || (n > 4 && src[n - 5] != '/')) &&
-		  ap_is_dir(ap_buf_str(&t));
+		  is_dir(ap_buf_str(&t));
 	if (sub)
 		ap_buf_adds(tree, ap_buf_str(&t));
 	else
@@ -415,7 +415,7 @@ int ap_official_root(const struct ap_env *env, const char *torch_src, const char
 	struct ap_buf key = { 0 }, host = { 0 };
 	if (torch_src) {
 		ap_buf_adds(root, env->chroot ? "/run/apiparity/src" : torch_src);
-		ap_src_tree(torch_src, tree);
+		src_tree(torch_src, tree);
 		return 1;
 	}
 	if (!pkgver) {
@@ -442,7 +442,7 @@ int ap_official_root(const struct ap_env *env, const char *torch_src, const char
 
 /* The tests of the index named n->test, those of n->file first: an array
  * of {file, class, test}. */
-static int ap_index_nodes(struct ap_testindex *ix, const struct ap_nodeid *n, json_t **nodes)
+static int index_nodes(struct ap_testindex *ix, const struct ap_nodeid *n, json_t **nodes)
 {
 	struct ap_buf key = { 0 };
 	json_t *defs = NULL, *d, *first = json_array(), *rest = json_array();
@@ -471,7 +471,7 @@ static int ap_index_nodes(struct ap_testindex *ix, const struct ap_nodeid *n, js
 	return r;
 }
 
-static int ap_is_file(const char *base, const char *rel)
+static int is_file(const char *base, const char *rel)
 {
 	struct ap_buf p = { 0 };
 	struct stat st;
@@ -484,7 +484,7 @@ static int ap_is_file(const char *base, const char *rel)
 /* The claimed node id, checked against every test of that name. Sets *run
  * when the claim should run with the found tests: it exists, or its file is
  * missing (then the preflight names the file). */
-static int ap_official_claim(struct ap_testindex *ix, const struct ap_official_opts *o,
+static int official_claim(struct ap_testindex *ix, const struct ap_official_opts *o,
 			     json_t *checks, int *run)
 {
 	struct ap_nodeid n;
@@ -495,13 +495,13 @@ static int ap_official_claim(struct ap_testindex *ix, const struct ap_official_o
 			"not a node id (want test/FILE.py::Class::test)"));
 		return 0;
 	}
-	int r = ap_index_nodes(ix, &n, &nodes);
+	int r = index_nodes(ix, &n, &nodes);
 	const char *slash = strrchr(o->tree, '/');
 	ap_buf_add(&base, o->tree, slash ? (size_t)(slash - o->tree) : 0);
 	if (!r) {
 		json_t *c = ap_claim_check(o->claimed, nodes, o->version);
 		*run = json_is_true(json_object_get(c, "exists")) ||
-		       !ap_is_file(ap_buf_str(&base), n.file);
+		       !is_file(ap_buf_str(&base), n.file);
 		json_array_append_new(checks, c);
 	}
 	json_decref(nodes);
@@ -520,7 +520,7 @@ static json_t *official_setenv(const struct ap_official_opts *o)
 }
 
 /* Preflights one file and runs its selected tests (nodes: [[class, test]]). */
-static int ap_official_file(struct ap_worker *w, struct ap_testindex *ix,
+static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 			    const struct ap_official_opts *o, const char *file, json_t *nodes,
 			    json_t *checks, struct ap_buf *log)
 {
@@ -531,7 +531,7 @@ static int ap_official_file(struct ap_worker *w, struct ap_testindex *ix,
 	 * defines) and runs the tests; tests find does not import it. */
 	ap_buf_addf(&key, "f %s", file);
 	int r = ap_testindex_get(ix, ap_buf_str(&key), &f);
-	r = r ? r : ap_call(w, json_pack("{s:s, s:s, s:s, s:b, s:b, s:i, s:o, s:O, s:O?}", "op",
+	r = r ? r : call(w, json_pack("{s:s, s:s, s:s, s:b, s:b, s:i, s:o, s:O, s:O?}", "op",
 					 "tests_preflight", "root", o->root, "file", file,
 					 "try_import", o->run, "keep", o->run, "timeout_s",
 					 AP_IMPORT_TRY_S, "setenv", official_setenv(o), "names", nodes,
@@ -597,7 +597,7 @@ static int ap_official_file(struct ap_worker *w, struct ap_testindex *ix,
 	return r;
 }
 
-static void ap_select_add(json_t *by_file, const char *file, const char *cls, const char *test)
+static void select_add(json_t *by_file, const char *file, const char *cls, const char *test)
 {
 	json_t *list = json_object_get(by_file, file), *nd;
 	if (!list)
@@ -614,18 +614,18 @@ static void ap_select_add(json_t *by_file, const char *file, const char *cls, co
 
 /* Groups the selected tests by file, in rank order: {file: [[class, test]...]},
  * the claimed node (when it should run) first. */
-static json_t *ap_official_select(const json_t *ranked, const struct ap_nodeid *claim)
+static json_t *official_select(const json_t *ranked, const struct ap_nodeid *claim)
 {
 	json_t *by_file = json_object();
 	size_t i, taken = 0;
 	json_t *t;
 	if (claim)
-		ap_select_add(by_file, claim->file, *claim->cls ? claim->cls : NULL, claim->test);
+		select_add(by_file, claim->file, *claim->cls ? claim->cls : NULL, claim->test);
 	json_array_foreach(ranked, i, t) {
 		if (taken == AP_OFFICIAL_MAX ||
 		    json_integer_value(json_object_get(t, "score")) < AP_SCORE_RUN)
 			break;
-		ap_select_add(by_file, json_string_value(json_object_get(t, "file")),
+		select_add(by_file, json_string_value(json_object_get(t, "file")),
 			      json_string_value(json_object_get(t, "class")),
 			      json_string_value(json_object_get(t, "test")));
 		taken++;
@@ -635,7 +635,7 @@ static json_t *ap_official_select(const json_t *ranked, const struct ap_nodeid *
 
 /* The names an import of the file binds to the class or to a module on its
  * path ({local: dotted}), and the class's first name as itself. */
-static json_t *ap_file_aliases(const json_t *bindings, const char *cls_path)
+static json_t *file_aliases(const json_t *bindings, const char *cls_path)
 {
 	json_t *names = json_object(), *b;
 	struct ap_buf head = { 0 };
@@ -661,7 +661,7 @@ static json_t *ap_file_aliases(const json_t *bindings, const char *cls_path)
 /* How the dotted name d, in a file with these aliases, mentions cls_path:
  * "qualified", "alias", "?" (the same last name: an alias when it is the
  * same object), or NULL. exp gets d with its first name's alias applied. */
-static const char *ap_how(const char *d, const json_t *aliases, const char *cls_path,
+static const char *official_how(const char *d, const json_t *aliases, const char *cls_path,
 			  struct ap_buf *exp)
 {
 	struct ap_buf head = { 0 };
@@ -683,7 +683,7 @@ static const char *ap_how(const char *d, const json_t *aliases, const char *cls_
 }
 
 /* The record of file id fid ({tests, aliases}), kept in files by id. */
-static json_t *ap_find_file(struct ap_testindex *ix, json_t *files, json_int_t fid,
+static json_t *find_file(struct ap_testindex *ix, json_t *files, json_int_t fid,
 			    const char *cls_path, int *r)
 {
 	char id[32];
@@ -703,14 +703,14 @@ static json_t *ap_find_file(struct ap_testindex *ix, json_t *files, json_int_t f
 		return NULL;
 	}
 	rec = json_pack("{s:s, s:O, s:o}", "file", name, "tests", json_object_get(f, "tests"),
-			"aliases", ap_file_aliases(json_object_get(f, "bindings"), cls_path));
+			"aliases", file_aliases(json_object_get(f, "bindings"), cls_path));
 	json_decref(f);
 	json_object_set_new(files, id, rec);
 	return rec;
 }
 
 /* The hit of (fid, ti) in hits, made on first use. */
-static json_t *ap_find_hit(json_t *hits, const json_t *file, json_int_t fid, json_int_t ti)
+static json_t *find_hit(json_t *hits, const json_t *file, json_int_t fid, json_int_t ti)
 {
 	char id[64];
 	snprintf(id, sizeof(id), "%lld %lld", (long long)fid, (long long)ti);
@@ -727,14 +727,14 @@ static json_t *ap_find_hit(json_t *hits, const json_t *file, json_int_t fid, jso
 }
 
 /* Asks the worker which names of pending ({name: null}) are the class itself. */
-static int ap_find_same(struct ap_worker *w, const char *cls_path, json_t *pending)
+static int find_same(struct ap_worker *w, const char *cls_path, json_t *pending)
 {
 	json_t *names = json_array(), *ans = NULL, *v;
 	const char *k;
 	json_object_foreach(pending, k, v)
 		json_array_append_new(names, json_string(k));
 	int r = !json_array_size(names) || !w ? 0 :
-		ap_call(w, json_pack("{s:s, s:s, s:O}", "op", "same_object", "target", cls_path,
+		call(w, json_pack("{s:s, s:s, s:O}", "op", "same_object", "target", cls_path,
 				     "names", names), &ans);
 	size_t i;
 	json_array_foreach(names, i, v)
@@ -746,7 +746,7 @@ static int ap_find_same(struct ap_worker *w, const char *cls_path, json_t *pendi
 	return r;
 }
 
-static int ap_by_line(const void *a, const void *b)
+static int by_line(const void *a, const void *b)
 {
 	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "line"));
 	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "line"));
@@ -757,7 +757,7 @@ static int ap_by_line(const void *a, const void *b)
 
 /* A hit's matches settled (aliases resolved), one per line and kind, the
  * first eight by line. */
-static void ap_find_settle(json_t *hit, const json_t *pending)
+static void find_settle(json_t *hit, const json_t *pending)
 {
 	json_t *ms = json_object_get(hit, "matches"), *m, *seen = json_object();
 	json_t *out = json_array();
@@ -768,7 +768,7 @@ static void ap_find_settle(json_t *hit, const json_t *pending)
 		json_object_set_new(v[i], "seq", json_integer((json_int_t)i));
 	}
 	if (v)
-		qsort(v, n, sizeof(*v), ap_by_line);
+		qsort(v, n, sizeof(*v), by_line);
 	for (i = 0; v && i < n && json_array_size(out) < 8; i++) {
 		m = v[i];
 		const char *how = json_string_value(json_object_get(m, "how"));
@@ -789,7 +789,7 @@ static void ap_find_settle(json_t *hit, const json_t *pending)
 	json_object_set_new(hit, "matches", out);
 }
 
-static int ap_by_test(const void *a, const void *b)
+static int by_test(const void *a, const void *b)
 {
 	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
 	json_int_t fx = json_integer_value(json_object_get(x, "fid"));
@@ -800,7 +800,7 @@ static int ap_by_test(const void *a, const void *b)
 }
 
 /* The mentions of cls_path among the "u" entries of its last name. */
-static int ap_find_mentions(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
+static int find_mentions(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
 			    json_t *hits)
 {
 	const char *name = strrchr(cls_path, '.') ? strrchr(cls_path, '.') + 1 : cls_path;
@@ -813,11 +813,11 @@ static int ap_find_mentions(struct ap_worker *w, struct ap_testindex *ix, const 
 		json_int_t fid = json_integer_value(json_array_get(u, 0));
 		json_int_t ti = json_integer_value(json_array_get(u, 1));
 		const char *d = json_string_value(json_array_get(u, 3));
-		json_t *file = !r && d && *d ? ap_find_file(ix, files, fid, cls_path, &r) : NULL;
+		json_t *file = !r && d && *d ? find_file(ix, files, fid, cls_path, &r) : NULL;
 		struct ap_buf exp = { 0 };
-		const char *how = file ? ap_how(d, json_object_get(file, "aliases"), cls_path, &exp) :
+		const char *how = file ? official_how(d, json_object_get(file, "aliases"), cls_path, &exp) :
 				  NULL;
-		json_t *hit = how ? ap_find_hit(hits, file, fid, ti) : NULL;
+		json_t *hit = how ? find_hit(hits, file, fid, ti) : NULL;
 		if (hit)
 			json_array_append_new(json_object_get(hit, "matches"), json_pack(
 				"{s:O, s:s, s:O, s:s}", "line", json_array_get(u, 2), "how", how,
@@ -826,11 +826,11 @@ static int ap_find_mentions(struct ap_worker *w, struct ap_testindex *ix, const 
 			json_object_set_new(pending, ap_buf_str(&exp), json_null());
 		ap_buf_free(&exp);
 	}
-	r = r ? r : ap_find_same(w, cls_path, pending);
+	r = r ? r : find_same(w, cls_path, pending);
 	const char *k;
 	json_t *h;
 	json_object_foreach(hits, k, h)
-		ap_find_settle(h, pending);
+		find_settle(h, pending);
 	json_decref(uses);
 	json_decref(files);
 	json_decref(pending);
@@ -839,7 +839,7 @@ static int ap_find_mentions(struct ap_worker *w, struct ap_testindex *ix, const 
 }
 
 /* Marks the hits whose test uses attribute leaf. */
-static int ap_find_leaf(struct ap_testindex *ix, const char *leaf, json_t *hits)
+static int find_leaf(struct ap_testindex *ix, const char *leaf, json_t *hits)
 {
 	json_t *uses = NULL, *u;
 	struct ap_buf key = { 0 };
@@ -865,15 +865,15 @@ int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *c
 {
 	json_t *hits = json_object(), *h;
 	const char *k;
-	int r = ap_find_mentions(w, ix, cls_path, hits);
-	r = r || !leaf ? r : ap_find_leaf(ix, leaf, hits);
+	int r = find_mentions(w, ix, cls_path, hits);
+	r = r || !leaf ? r : find_leaf(ix, leaf, hits);
 	size_t n = json_object_size(hits), i = 0;
 	json_t **v = calloc(n ? n : 1, sizeof(*v));
 	json_object_foreach(hits, k, h)
 		if (v)
 			v[i++] = h;
 	if (v)
-		qsort(v, n, sizeof(*v), ap_by_test);
+		qsort(v, n, sizeof(*v), by_test);
 	*out = json_array();
 	for (i = 0; !r && v && i < n; i++) {
 		json_object_del(v[i], "fid");
@@ -890,7 +890,7 @@ int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *c
 }
 
 /* The claim, the tests found and the selection, from the index. */
-static int ap_official_lookup(struct ap_worker *w, struct ap_testindex *ix, const json_t *res,
+static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const json_t *res,
 			      const struct ap_official_opts *o, json_t *checks, json_t **found,
 			      json_t **by_file)
 {
@@ -902,13 +902,13 @@ static int ap_official_lookup(struct ap_worker *w, struct ap_testindex *ix, cons
 	json_t *hits = NULL, *mine = json_array();
 	struct ap_nodeid claim;
 	int run_claim = 0;
-	int r = o->claimed ? ap_official_claim(ix, o, mine, &run_claim) : 0;
+	int r = o->claimed ? official_claim(ix, o, mine, &run_claim) : 0;
 	if (run_claim && ap_nodeid_parse(o->claimed, &claim))
 		run_claim = 0;
 	r = r ? r : ap_official_find(w, ix, cls, leaf, &hits);
 	if (!r) {
 		*found = ap_official_rank(hits, short_name);
-		*by_file = ap_official_select(*found, run_claim ? &claim : NULL);
+		*by_file = official_select(*found, run_claim ? &claim : NULL);
 		json_array_extend(checks, mine);
 	}
 	json_decref(hits);
@@ -926,11 +926,11 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 	*found = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int r = ap_testindex_load(w, o->root, o->tree, 0, &ix, &warn, &w->detail);
-	r = r ? r : ap_official_lookup(w, &ix, res, o, checks, found, &by_file);
+	r = r ? r : official_lookup(w, &ix, res, o, checks, found, &by_file);
 	if (r == -EBADMSG) { /* a damaged line deep in the index: build it again */
 		ap_testindex_close(&ix);
 		r = ap_testindex_load(w, o->root, o->tree, 1, &ix, &warn, &w->detail);
-		r = r ? r : ap_official_lookup(w, &ix, res, o, checks, found, &by_file);
+		r = r ? r : official_lookup(w, &ix, res, o, checks, found, &by_file);
 	}
 	if (o->warn)
 		ap_buf_add(o->warn, warn.data ? warn.data : "", warn.len);
@@ -950,7 +950,7 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 			"no-test: no upstream test uses this target"));
 	json_object_foreach(by_file, file, nodes)
 		if (!r)
-			r = ap_official_file(w, &ix, o, file, nodes, checks, log);
+			r = official_file(w, &ix, o, file, nodes, checks, log);
 	json_decref(by_file);
 	ap_testindex_close(&ix);
 	return r;

@@ -10,7 +10,7 @@
 #include "base/yamldoc.h"
 
 /* A validation error at the line of object o. */
-static int ap_spec_err(struct ap_buf *err, const char *file, const json_t *o,
+static int spec_err(struct ap_buf *err, const char *file, const json_t *o,
 		       const char *fmt, const char *arg)
 {
 	ap_buf_addf(err, "%s:%d: ", file, ap_yaml_line(o));
@@ -19,7 +19,7 @@ static int ap_spec_err(struct ap_buf *err, const char *file, const json_t *o,
 }
 
 /* Checks that o has only keys from allowed (NULL-ended), "__line__" aside. */
-static int ap_spec_keys(const json_t *o, const char *const *allowed, const char *file,
+static int spec_keys(const json_t *o, const char *const *allowed, const char *file,
 			struct ap_buf *err)
 {
 	const char *key;
@@ -29,13 +29,13 @@ static int ap_spec_keys(const json_t *o, const char *const *allowed, const char 
 		while (allowed[k] && strcmp(allowed[k], key))
 			k++;
 		if (!allowed[k] && strcmp(key, "__line__"))
-			return ap_spec_err(err, file, o, "unknown key '%s'", key);
+			return spec_err(err, file, o, "unknown key '%s'", key);
 	}
 	return 0;
 }
 
 /* A required (or optional) string field, copied. */
-static int ap_spec_str(const json_t *o, const char *key, int required, char **out,
+static int spec_str(const json_t *o, const char *key, int required, char **out,
 		       const char *file, struct ap_buf *err)
 {
 	const json_t *v = json_object_get(o, key);
@@ -43,13 +43,13 @@ static int ap_spec_str(const json_t *o, const char *key, int required, char **ou
 	if (!v && !required)
 		return 0;
 	if (!json_is_string(v))
-		return ap_spec_err(err, file, o, v ? "'%s' must be text" : "'%s' is missing", key);
+		return spec_err(err, file, o, v ? "'%s' must be text" : "'%s' is missing", key);
 	*out = strdup(json_string_value(v));
 	return *out ? 0 : -ENOMEM;
 }
 
 /* Calls fn on each {field} of template t; stops at the first non-zero. */
-static int ap_template_fields(const char *t, int (*fn)(void *ctx, const char *f, size_t n),
+static int template_fields(const char *t, int (*fn)(void *ctx, const char *f, size_t n),
 			      void *ctx)
 {
 	for (const char *p = strchr(t, '{'); p; p = strchr(p + 1, '{')) {
@@ -68,30 +68,30 @@ struct ap_field_check {
 	char missing[64];
 };
 
-static int ap_field_present(void *ctx, const char *f, size_t n)
+static int field_present(void *ctx, const char *f, size_t n)
 {
 	struct ap_field_check *c = ctx;
 	snprintf(c->missing, sizeof(c->missing), "%.*s", (int)n, f);
 	return json_is_string(json_object_get(c->member, c->missing)) ? 0 : 1;
 }
 
-static int ap_member_load(struct ap_family *fam, struct ap_member *m, const json_t *o,
+static int member_load(struct ap_family *fam, struct ap_member *m, const json_t *o,
 			  struct ap_buf *err)
 {
 	const char *key, *tname;
 	json_t *v, *t;
 	if (!json_is_object(o))
-		return ap_spec_err(err, fam->file, o, "%s", "a member must be a mapping");
+		return spec_err(err, fam->file, o, "%s", "a member must be a mapping");
 	json_object_foreach((json_t *)o, key, v)
 		if (strcmp(key, "__line__") && !json_is_string(v))
-			return ap_spec_err(err, fam->file, o, "member field '%s' must be text", key);
-	int r = ap_spec_str(o, "class", 1, &m->cls, fam->file, err);
+			return spec_err(err, fam->file, o, "member field '%s' must be text", key);
+	int r = spec_str(o, "class", 1, &m->cls, fam->file, err);
 	if (r)
 		return r;
 	json_object_foreach(fam->bind, tname, t) {
 		struct ap_field_check c = { o, "" };
-		if (ap_template_fields(json_string_value(t), ap_field_present, &c))
-			return ap_spec_err(err, fam->file, o, "member lacks field '%s' that the "
+		if (template_fields(json_string_value(t), field_present, &c))
+			return spec_err(err, fam->file, o, "member lacks field '%s' that the "
 					   "bindings use", c.missing);
 	}
 	m->fields = json_deep_copy(o);
@@ -100,7 +100,7 @@ static int ap_member_load(struct ap_family *fam, struct ap_member *m, const json
 	return m->fields ? 0 : -ENOMEM;
 }
 
-static int ap_probe_name_ok(const char *s)
+static int probe_name_ok(const char *s)
 {
 	if (!*s)
 		return 0;
@@ -110,7 +110,7 @@ static int ap_probe_name_ok(const char *s)
 	return 1;
 }
 
-static int ap_probe_load(struct ap_family *fam, size_t idx, const json_t *o,
+static int probe_load(struct ap_family *fam, size_t idx, const json_t *o,
 			 struct ap_buf *err)
 {
 	static const char *const keys[] = { "name", "needs", "says", "code", NULL };
@@ -118,83 +118,83 @@ static int ap_probe_load(struct ap_family *fam, size_t idx, const json_t *o,
 	struct ap_probe *p = &fam->probes[idx];
 	const json_t *says = json_object_get(o, "says");
 	if (!json_is_object(o))
-		return ap_spec_err(err, fam->file, o, "%s", "a probe must be a mapping");
-	int r = ap_spec_keys(o, keys, fam->file, err);
-	r = r ? r : ap_spec_str(o, "name", 1, &p->name, fam->file, err);
-	r = r ? r : ap_spec_str(o, "needs", 0, &p->needs, fam->file, err);
-	r = r ? r : ap_spec_str(o, "code", 1, &p->code, fam->file, err);
+		return spec_err(err, fam->file, o, "%s", "a probe must be a mapping");
+	int r = spec_keys(o, keys, fam->file, err);
+	r = r ? r : spec_str(o, "name", 1, &p->name, fam->file, err);
+	r = r ? r : spec_str(o, "needs", 0, &p->needs, fam->file, err);
+	r = r ? r : spec_str(o, "code", 1, &p->code, fam->file, err);
 	if (r)
 		return r;
-	if (!ap_probe_name_ok(p->name))
-		return ap_spec_err(err, fam->file, o, "probe name '%s' must be [a-z0-9-]+", p->name);
+	if (!probe_name_ok(p->name))
+		return spec_err(err, fam->file, o, "probe name '%s' must be [a-z0-9-]+", p->name);
 	for (size_t i = 0; i < idx; i++)
 		if (!strcmp(fam->probes[i].name, p->name))
-			return ap_spec_err(err, fam->file, o, "probe '%s' defined twice", p->name);
+			return spec_err(err, fam->file, o, "probe '%s' defined twice", p->name);
 	if (!json_is_object(says))
-		return ap_spec_err(err, fam->file, o, "%s", "'says' (en, zh) is missing");
-	r = ap_spec_keys(says, says_keys, fam->file, err);
-	r = r ? r : ap_spec_str(says, "en", 1, &p->says_en, fam->file, err);
-	r = r ? r : ap_spec_str(says, "zh", 0, &p->says_zh, fam->file, err);
+		return spec_err(err, fam->file, o, "%s", "'says' (en, zh) is missing");
+	r = spec_keys(says, says_keys, fam->file, err);
+	r = r ? r : spec_str(says, "en", 1, &p->says_en, fam->file, err);
+	r = r ? r : spec_str(says, "zh", 0, &p->says_zh, fam->file, err);
 	if (!r && !p->says_zh)
 		r = (p->says_zh = strdup(p->says_en)) ? 0 : -ENOMEM;
 	return r;
 }
 
-static int ap_family_summary(struct ap_family *fam, const json_t *doc, struct ap_buf *err)
+static int family_summary(struct ap_family *fam, const json_t *doc, struct ap_buf *err)
 {
 	const json_t *s = json_object_get(doc, "summary");
 	if (!s)
 		return 0;
 	if (!json_is_object(s))
-		return ap_spec_err(err, fam->file, doc, "%s", "'summary' must map en and zh");
-	int r = ap_spec_str(s, "en", 1, &fam->summary_en, fam->file, err);
-	return r ? r : ap_spec_str(s, "zh", 0, &fam->summary_zh, fam->file, err);
+		return spec_err(err, fam->file, doc, "%s", "'summary' must map en and zh");
+	int r = spec_str(s, "en", 1, &fam->summary_en, fam->file, err);
+	return r ? r : spec_str(s, "zh", 0, &fam->summary_zh, fam->file, err);
 }
 
-static int ap_family_bind(struct ap_family *fam, const json_t *doc, struct ap_buf *err)
+static int family_bind(struct ap_family *fam, const json_t *doc, struct ap_buf *err)
 {
 	const json_t *b = json_object_get(doc, "bind");
 	const char *k;
 	json_t *v;
 	if (!json_is_object(b))
-		return ap_spec_err(err, fam->file, doc, "%s", "'bind' (name: expression) is missing");
+		return spec_err(err, fam->file, doc, "%s", "'bind' (name: expression) is missing");
 	fam->bind = json_deep_copy(b);
 	json_object_del(fam->bind, "__line__");
 	json_object_foreach(fam->bind, k, v)
 		if (!json_is_string(v))
-			return ap_spec_err(err, fam->file, b, "binding '%s' must be an expression", k);
+			return spec_err(err, fam->file, b, "binding '%s' must be an expression", k);
 	return 0;
 }
 
-static int ap_family_load(struct ap_family *fam, const json_t *doc, struct ap_buf *err)
+static int family_load(struct ap_family *fam, const json_t *doc, struct ap_buf *err)
 {
 	static const char *const keys[] = { "family", "summary", "bind", "members", "probes", NULL };
 	const json_t *members = json_object_get(doc, "members");
 	const json_t *probes = json_object_get(doc, "probes");
 	if (!json_is_object(doc))
 		return ap_buf_addf(err, "%s: a spec is a mapping", fam->file), -AP_ECONFIG;
-	int r = ap_spec_keys(doc, keys, fam->file, err);
-	r = r ? r : ap_spec_str(doc, "family", 1, &fam->name, fam->file, err);
-	r = r ? r : ap_family_summary(fam, doc, err);
-	r = r ? r : ap_family_bind(fam, doc, err);
+	int r = spec_keys(doc, keys, fam->file, err);
+	r = r ? r : spec_str(doc, "family", 1, &fam->name, fam->file, err);
+	r = r ? r : family_summary(fam, doc, err);
+	r = r ? r : family_bind(fam, doc, err);
 	if (r)
 		return r;
 	if (!json_is_array(members) || !json_array_size(members))
-		return ap_spec_err(err, fam->file, doc, "%s", "'members' must list at least one class");
+		return spec_err(err, fam->file, doc, "%s", "'members' must list at least one class");
 	if (!json_is_array(probes) || !json_array_size(probes))
-		return ap_spec_err(err, fam->file, doc, "%s", "'probes' must list at least one probe");
+		return spec_err(err, fam->file, doc, "%s", "'probes' must list at least one probe");
 	fam->members = calloc(json_array_size(members), sizeof(*fam->members));
 	fam->probes = calloc(json_array_size(probes), sizeof(*fam->probes));
 	if (!fam->members || !fam->probes)
 		return -ENOMEM;
 	for (size_t i = 0; !r && i < json_array_size(members); i++, fam->nmembers++)
-		r = ap_member_load(fam, &fam->members[i], json_array_get(members, i), err);
+		r = member_load(fam, &fam->members[i], json_array_get(members, i), err);
 	for (size_t i = 0; !r && i < json_array_size(probes); i++, fam->nprobes++)
-		r = ap_probe_load(fam, i, json_array_get(probes, i), err);
+		r = probe_load(fam, i, json_array_get(probes, i), err);
 	return r;
 }
 
-static void ap_family_free(struct ap_family *f)
+static void family_free(struct ap_family *f)
 {
 	for (size_t i = 0; i < f->nmembers; i++) {
 		free(f->members[i].cls);
@@ -233,32 +233,32 @@ int ap_specs_add(struct ap_specs *s, const char *text, size_t len, const char *n
 	struct ap_family *f = &s->v[s->n];
 	memset(f, 0, sizeof(*f));
 	f->file = strdup(name);
-	int r = f->file ? ap_family_load(f, doc, err) : -ENOMEM;
+	int r = f->file ? family_load(f, doc, err) : -ENOMEM;
 	for (size_t i = 0; !r && i < s->n; i++)
 		if (!strcmp(s->v[i].name, f->name))
-			r = ap_spec_err(err, name, doc, "family '%s' is defined twice", f->name);
+			r = spec_err(err, name, doc, "family '%s' is defined twice", f->name);
 	json_decref(doc);
 	if (r) {
-		ap_family_free(f);
+		family_free(f);
 		return r;
 	}
 	s->n++;
 	return 0;
 }
 
-static int ap_yaml_name(const char *n)
+static int yaml_name(const char *n)
 {
 	size_t len = strlen(n);
 	return len > 5 && !strcmp(n + len - 5, ".yaml") && n[0] != '.';
 }
 
-static int ap_name_cmp(const void *a, const void *b)
+static int name_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 
-static int ap_specs_load_dir(struct ap_specs *s, const char *dir, struct ap_buf *err)
+static int specs_load_dir(struct ap_specs *s, const char *dir, struct ap_buf *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -268,10 +268,10 @@ static int ap_specs_load_dir(struct ap_specs *s, const char *dir, struct ap_buf 
 	if (!d)
 		return ap_buf_addf(err, "%s: %s", dir, strerror(errno)), -AP_ECONFIG;
 	while ((e = readdir(d)) && n < 256)
-		if (ap_yaml_name(e->d_name) && (names[n] = strdup(e->d_name)))
+		if (yaml_name(e->d_name) && (names[n] = strdup(e->d_name)))
 			n++;
 	closedir(d);
-	qsort(names, n, sizeof(*names), ap_name_cmp);
+	qsort(names, n, sizeof(*names), name_cmp);
 	for (size_t i = 0; i < n; i++) {
 		struct ap_buf path = { 0 }, text = { 0 };
 		ap_buf_addf(&path, "%s/%s", dir, names[i]);
@@ -294,7 +294,7 @@ int ap_specs_load(struct ap_specs *s, const char *dir, struct ap_buf *err)
 	int r = 0;
 	memset(s, 0, sizeof(*s));
 	if (dir)
-		r = ap_specs_load_dir(s, dir, err);
+		r = specs_load_dir(s, dir, err);
 	for (const struct ap_embedded *e = ap_builtin_specs; !dir && !r && e->name; e++) {
 		struct ap_buf name = { 0 };
 		ap_buf_addf(&name, "(built-in) specs/%s", e->name);
@@ -320,7 +320,7 @@ const struct ap_family *ap_specs_find(const struct ap_specs *s, const char *cls,
 }
 
 /* Fills {field} placeholders of t from the member's fields. */
-static int ap_expand(const char *t, const json_t *fields, struct ap_buf *out)
+static int expand(const char *t, const json_t *fields, struct ap_buf *out)
 {
 	char key[64];
 	for (const char *p = t; *p;) {
@@ -345,7 +345,7 @@ json_t *ap_member_bind(const struct ap_family *f, const struct ap_member *m)
 	json_t *t;
 	json_object_foreach(f->bind, name, t) {
 		struct ap_buf b = { 0 };
-		int r = ap_expand(json_string_value(t), m->fields, &b);
+		int r = expand(json_string_value(t), m->fields, &b);
 		if (r || json_array_append_new(out, json_pack("[s,s]", name, ap_buf_str(&b)))) {
 			ap_buf_free(&b);
 			json_decref(out);
@@ -373,7 +373,7 @@ int ap_member_has_trait(const struct ap_member *m, const char *trait)
 void ap_specs_free(struct ap_specs *s)
 {
 	for (size_t i = 0; i < s->n; i++)
-		ap_family_free(&s->v[i]);
+		family_free(&s->v[i]);
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }

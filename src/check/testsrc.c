@@ -61,7 +61,7 @@ int ap_dsc_sha256(const char *dsc, const char *name, char hex[65])
 	return -ENOENT;
 }
 
-static void ap_fetch_line(void *vctx, const char *line)
+static void fetch_line(void *vctx, const char *line)
 {
 	struct ap_fetch *f = vctx;
 	if (strstr(line, "Unable to find a source package") || strstr(line, "Can not find version") ||
@@ -74,7 +74,7 @@ static void ap_fetch_line(void *vctx, const char *line)
 }
 
 /* Runs argv on this machine, no shell; 0, or -AP_EPROVISION naming the step. */
-static int ap_fetch_run(struct ap_fetch *f, const char *step, const char *const *words,
+static int fetch_run(struct ap_fetch *f, const char *step, const char *const *words,
 			struct ap_buf *err)
 {
 	struct ap_env host = { .name = "host" };
@@ -82,7 +82,7 @@ static int ap_fetch_run(struct ap_fetch *f, const char *step, const char *const 
 	int r = 0;
 	for (size_t i = 0; !r && words[i]; i++)
 		r = ap_argv_push(&cmd, words[i]);
-	int st = r ? r : ap_spawn_run(&host, &cmd, ap_fetch_line, f, err);
+	int st = r ? r : ap_spawn_run(&host, &cmd, fetch_line, f, err);
 	ap_argv_free(&cmd);
 	if (st < 0)
 		return st;
@@ -93,7 +93,7 @@ static int ap_fetch_run(struct ap_fetch *f, const char *step, const char *const 
 }
 
 /* apt options for a private configuration under dir, seeing only src. */
-static int ap_apt_setup(const char *dir, const char *suite, struct ap_buf *opts,
+static int apt_setup(const char *dir, const char *suite, struct ap_buf *opts,
 			struct ap_buf *err)
 {
 	struct ap_buf mirror = { 0 }, p = { 0 }, list = { 0 };
@@ -124,7 +124,7 @@ static int ap_apt_setup(const char *dir, const char *suite, struct ap_buf *opts,
 }
 
 /* The orig tarball that apt-get source left in dir, by its name prefix. */
-static int ap_find_orig(const char *dir, const char *prefix, struct ap_buf *name)
+static int find_orig(const char *dir, const char *prefix, struct ap_buf *name)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -136,7 +136,7 @@ static int ap_find_orig(const char *dir, const char *prefix, struct ap_buf *name
 	return name->len ? 0 : -ENOENT;
 }
 
-static int ap_have_dsc(const char *dl, const char *source, const char *version)
+static int have_dsc(const char *dl, const char *source, const char *version)
 {
 	struct ap_buf p = { 0 };
 	const char *colon = strchr(version, ':');
@@ -148,7 +148,7 @@ static int ap_have_dsc(const char *dl, const char *source, const char *version)
 
 
 /* Checks the tarball against the .dsc of source_version. */
-static int ap_verify_orig(const char *dl, const char *source, const char *version,
+static int verify_orig(const char *dl, const char *source, const char *version,
 			  const char *orig, struct ap_buf *err)
 {
 	struct ap_buf dsc = { 0 }, path = { 0 }, text = { 0 };
@@ -172,7 +172,7 @@ static int ap_verify_orig(const char *dl, const char *source, const char *versio
 	return r ? -AP_EPROVISION : 0;
 }
 
-static int ap_unpack(const char *orig_path, const char *partial, const char *final,
+static int testsrc_unpack(const char *orig_path, const char *partial, const char *final,
 		     struct ap_fetch *f, struct ap_buf *err)
 {
 	struct ap_buf stamp = { 0 };
@@ -180,7 +180,7 @@ static int ap_unpack(const char *orig_path, const char *partial, const char *fin
 	r = r ? r : ap_mkdirs(partial);
 	const char *tar[] = { "tar", "-xf", orig_path, "-C", partial, "--strip-components=1",
 			      "--wildcards", "*/test/*", NULL };
-	r = r ? r : ap_fetch_run(f, "unpacking test/", tar, err);
+	r = r ? r : fetch_run(f, "unpacking test/", tar, err);
 	ap_buf_addf(&stamp, "%s/%s", partial, AP_TESTS_STAMP);
 	r = r ? r : ap_write_atomic(ap_buf_str(&stamp), orig_path, strlen(orig_path));
 	if (!r && rename(partial, final))
@@ -211,23 +211,23 @@ int ap_testsrc_fetch(const char *suite, const char *source, const char *version,
 	ap_buf_addf(&dl, "%s/.download-%s", ap_tests_root(), ap_buf_str(&up));
 	ap_buf_addf(&optfile, "%s/apt.conf", ap_buf_str(&dir));
 	ap_buf_addf(&spec, "%s=%s", source, version);
-	int r = ap_apt_setup(ap_buf_str(&dir), suite, &opts, err);
+	int r = apt_setup(ap_buf_str(&dir), suite, &opts, err);
 	/* One configuration file (-c) keeps this machine's own apt setup out. */
 	r = r ? r : ap_write_atomic(ap_buf_str(&optfile), opts.data, opts.len);
 	const char *update[] = { "apt-get", "-q", "-c", ap_buf_str(&optfile), "update", NULL };
-	r = r ? r : ap_fetch_run(&f, "apt-get update", update, err);
+	r = r ? r : fetch_run(&f, "apt-get update", update, err);
 	if (!r && (r = ap_rm_tree(ap_buf_str(&dl)) ? -AP_EPROVISION : ap_mkdirs(ap_buf_str(&dl))))
 		ap_buf_addf(err, "cannot create %s", ap_buf_str(&dl));
 	const char *get[] = { "env", "-C", ap_buf_str(&dl), "apt-get", "-q", "-c",
 			      ap_buf_str(&optfile), "source", "--download-only", ap_buf_str(&spec),
 			      NULL };
-	r = r ? r : ap_fetch_run(&f, "apt-get source", get, err);
+	r = r ? r : fetch_run(&f, "apt-get source", get, err);
 	/* Only the .dsc and the orig tarball matter: a missing Debian diff
 	 * (the archive sometimes lists files it no longer serves) is no loss. */
 	ap_buf_addf(&prefix, "%s_%s.orig.tar.", source, ap_buf_str(&up));
 	if (r == -AP_EPROVISION && f.no_source &&
-	    ap_find_orig(ap_buf_str(&dl), ap_buf_str(&prefix), &orig) == 0 &&
-	    ap_have_dsc(ap_buf_str(&dl), source, version)) {
+	    find_orig(ap_buf_str(&dl), ap_buf_str(&prefix), &orig) == 0 &&
+	    have_dsc(ap_buf_str(&dl), source, version)) {
 		ap_buf_reset(err);
 		r = 0;
 	} else if (r && f.no_source) {
@@ -236,14 +236,14 @@ int ap_testsrc_fetch(const char *suite, const char *source, const char *version,
 			    "with --torch-src DIR)", suite, ap_buf_str(&spec));
 		r = -AP_ENOSOURCE;
 	}
-	if (!r && !orig.len && ap_find_orig(ap_buf_str(&dl), ap_buf_str(&prefix), &orig)) {
+	if (!r && !orig.len && find_orig(ap_buf_str(&dl), ap_buf_str(&prefix), &orig)) {
 		ap_buf_addf(err, "apt-get source left no %s* in %s", ap_buf_str(&prefix), ap_buf_str(&dl));
 		r = -AP_EPROVISION;
 	}
-	r = r ? r : ap_verify_orig(ap_buf_str(&dl), source, version, ap_buf_str(&orig), err);
+	r = r ? r : verify_orig(ap_buf_str(&dl), source, version, ap_buf_str(&orig), err);
 	ap_buf_reset(&prefix);
 	ap_buf_addf(&prefix, "%s/%s", ap_buf_str(&dl), ap_buf_str(&orig));
-	r = r ? r : ap_unpack(ap_buf_str(&prefix), ap_buf_str(&partial), ap_buf_str(&final), &f, err);
+	r = r ? r : testsrc_unpack(ap_buf_str(&prefix), ap_buf_str(&partial), ap_buf_str(&final), &f, err);
 	ap_rm_tree(ap_buf_str(&dl));
 	struct ap_buf *all[] = { &up, &dir, &dl, &opts, &spec, &optfile, &orig, &prefix, &final,
 				 &partial, &f.last };

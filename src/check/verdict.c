@@ -13,7 +13,7 @@ int ap_status_failed(const char *s)
 		     !strcmp(s, "TIMEOUT"));
 }
 
-static const json_t *ap_find_check(const json_t *checks, const char *name)
+static const json_t *find_check(const json_t *checks, const char *name)
 {
 	size_t i;
 	json_t *c;
@@ -26,7 +26,7 @@ static const json_t *ap_find_check(const json_t *checks, const char *name)
 	return NULL;
 }
 
-static void ap_diff_add(json_t *out, const char *check, const char *step,
+static void diff_add(json_t *out, const char *check, const char *step,
 			const json_t *expected, const json_t *seen)
 {
 	json_array_append_new(out, json_pack("{s:s, s:s, s:O, s:O}", "check", check,
@@ -37,7 +37,7 @@ static void ap_diff_add(json_t *out, const char *check, const char *step,
 
 /* outcome_differs: the check already differs in outcome, so a trace that
  * merely stops early (the probe failed there) adds nothing. */
-static void ap_diff_steps(json_t *out, const char *name, const json_t *rt, const json_t *t,
+static void diff_steps(json_t *out, const char *name, const json_t *rt, const json_t *t,
 			  int outcome_differs)
 {
 	size_t n = json_array_size(rt) > json_array_size(t) ? json_array_size(rt)
@@ -48,7 +48,7 @@ static void ap_diff_steps(json_t *out, const char *name, const json_t *rt, const
 		const char *ss = json_string_value(json_object_get(s, "step"));
 		if (rs && ss && !strcmp(rs, ss)) {
 			if (!json_equal(json_object_get(r, "value"), json_object_get(s, "value")))
-				ap_diff_add(out, name, rs, json_object_get(r, "value"),
+				diff_add(out, name, rs, json_object_get(r, "value"),
 					    json_object_get(s, "value"));
 			continue;
 		}
@@ -60,7 +60,7 @@ static void ap_diff_steps(json_t *out, const char *name, const json_t *rt, const
 		ap_buf_addf(&other, ss ? "(step '%s' instead)" : "(no such step)", ss);
 		json_t *seen = json_string(ap_buf_str(&other));
 		json_t *absent = json_string("(no such step)");
-		ap_diff_add(out, name, rs ? rs : ss, r ? json_object_get(r, "value") : absent, seen);
+		diff_add(out, name, rs ? rs : ss, r ? json_object_get(r, "value") : absent, seen);
 		json_decref(seen);
 		json_decref(absent);
 		ap_buf_free(&other);
@@ -76,7 +76,7 @@ json_t *ap_trace_diff(const json_t *ref_checks, const json_t *checks)
 	json_array_foreach(checks, i, c) {
 		const char *name = json_string_value(json_object_get(c, "name"));
 		const char *kind = json_string_value(json_object_get(c, "kind"));
-		const json_t *r = name ? ap_find_check(ref_checks, name) : NULL;
+		const json_t *r = name ? find_check(ref_checks, name) : NULL;
 		/* Probes and scripts are the same code everywhere; an official
 		 * test exists, or can start, only where its version has it. */
 		if (!r || !kind || (strcmp(kind, "probe") && strcmp(kind, "script")))
@@ -84,8 +84,8 @@ json_t *ap_trace_diff(const json_t *ref_checks, const json_t *checks)
 		const json_t *rs = json_object_get(r, "status"), *cs = json_object_get(c, "status");
 		int differs = !json_equal(rs, cs);
 		if (differs)
-			ap_diff_add(out, name, "(outcome)", rs, cs);
-		ap_diff_steps(out, name, json_object_get(r, "trace"), json_object_get(c, "trace"),
+			diff_add(out, name, "(outcome)", rs, cs);
+		diff_steps(out, name, json_object_get(r, "trace"), json_object_get(c, "trace"),
 			      differs);
 	}
 	return out;
@@ -103,7 +103,7 @@ void ap_reason_add(json_t *reasons, const char *fmt, ...)
 }
 
 /* A short text for a JSON value in a reason line. */
-static char *ap_show(const json_t *v)
+static char *show(const json_t *v)
 {
 	return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 }
@@ -111,14 +111,14 @@ static char *ap_show(const json_t *v)
 /* An official test that fails here but passed in the reference is an
  * inconsistency; one that fails in the reference too (or was not run there)
  * says more about the environment than the API, and is a limit. */
-static int ap_official_limit(const json_t *c)
+static int official_limit(const json_t *c)
 {
 	const char *kind = json_string_value(json_object_get(c, "kind"));
 	const char *ref = json_string_value(json_object_get(c, "reference_status"));
 	return kind && !strcmp(kind, "official") && !(ref && !strcmp(ref, "PASS"));
 }
 
-static int ap_failed_checks(const json_t *b, json_t *reasons, int *passed, int *limits)
+static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *limits)
 {
 	size_t i;
 	json_t *c;
@@ -134,7 +134,7 @@ static int ap_failed_checks(const json_t *b, json_t *reasons, int *passed, int *
 			   (!strcmp(kind, "probe") || !strcmp(kind, "script"));
 		if (!ap_status_failed(st))
 			continue;
-		if (ap_official_limit(c)) {
+		if (official_limit(c)) {
 			(*limits)++;
 			ap_reason_add(reasons, "official test %s: %s: %s (%s in the reference, so not "
 				  "counted against the API)", json_string_value(json_object_get(c, "name")),
@@ -157,20 +157,20 @@ void ap_official_compare(const json_t *ref_checks, json_t *checks)
 		const char *name = json_string_value(json_object_get(c, "name"));
 		if (!kind || strcmp(kind, "official") || !name)
 			continue;
-		const json_t *r = ap_find_check(ref_checks, name);
+		const json_t *r = find_check(ref_checks, name);
 		json_object_set(c, "reference_status", r ? json_object_get(r, "status") : json_null());
 	}
 }
 
-static int ap_differences(const json_t *b, json_t *reasons)
+static int verdict_differences(const json_t *b, json_t *reasons)
 {
 	const json_t *cmp = json_object_get(b, "comparison");
 	const char *ref = json_string_value(json_object_get(cmp, "reference"));
 	size_t i;
 	json_t *d;
 	json_array_foreach(json_object_get(cmp, "differences"), i, d) {
-		char *want = ap_show(json_object_get(d, "expected"));
-		char *seen = ap_show(json_object_get(d, "seen"));
+		char *want = show(json_object_get(d, "expected"));
+		char *seen = show(json_object_get(d, "seen"));
 		struct ap_buf step = { 0 };
 		ap_buf_addf(&step, "%s, step '%s'", json_string_value(json_object_get(d, "check")),
 			    json_string_value(json_object_get(d, "step")));
@@ -203,8 +203,8 @@ void ap_verdict_decide(json_t *b)
 		ap_reason_add(reasons, "%s is absent in this version",
 			  json_string_value(json_object_get(b, "target")));
 	} else {
-		int bad = ap_failed_checks(b, reasons, &passed, &limits);
-		bad += ap_differences(b, reasons);
+		int bad = failed_checks(b, reasons, &passed, &limits);
+		bad += verdict_differences(b, reasons);
 		const json_t *patch = json_object_get(res, "patch");
 		int patched = json_is_true(json_object_get(patch, "patched"));
 		if (patched)
@@ -222,7 +222,7 @@ void ap_verdict_decide(json_t *b)
 	json_object_set_new(b, "verdict_reasons", reasons);
 }
 
-static void ap_count_into(json_t *into, const json_t *from)
+static void count_into(json_t *into, const json_t *from)
 {
 	const char *k;
 	json_t *v;
@@ -233,7 +233,7 @@ static void ap_count_into(json_t *into, const json_t *from)
 }
 
 /* The union of every probe's device trace. */
-static json_t *ap_merge_device_traces(const json_t *checks)
+static json_t *merge_device_traces(const json_t *checks)
 {
 	json_t *ops = json_object(), *devs = json_object();
 	const char *why = NULL;
@@ -249,8 +249,8 @@ static json_t *ap_merge_device_traces(const json_t *checks)
 			continue;
 		}
 		any = 1;
-		ap_count_into(ops, json_object_get(dt, "ops"));
-		ap_count_into(devs, json_object_get(dt, "tensor_devices"));
+		count_into(ops, json_object_get(dt, "ops"));
+		count_into(devs, json_object_get(dt, "tensor_devices"));
 	}
 	if (!any && !why)
 		why = "no probe ran";
@@ -258,7 +258,7 @@ static json_t *ap_merge_device_traces(const json_t *checks)
 			 "ops", ops, "tensor_devices", devs);
 }
 
-static void ap_keys(const json_t *o, struct ap_buf *out)
+static void keys(const json_t *o, struct ap_buf *out)
 {
 	const char *k;
 	json_t *v;
@@ -270,7 +270,7 @@ static void ap_keys(const json_t *o, struct ap_buf *out)
 void ap_adaptation_decide(json_t *b)
 {
 	const json_t *res = json_object_get(b, "resolution");
-	json_t *dt = ap_merge_device_traces(json_object_get(b, "checks"));
+	json_t *dt = merge_device_traces(json_object_get(b, "checks"));
 	json_object_set_new(b, "device_trace", dt);
 	if (!ap_resolved(res))
 		return;
@@ -290,11 +290,11 @@ void ap_adaptation_decide(json_t *b)
 			    json_string_value(json_object_get(dt, "why")));
 	} else {
 		ap_buf_adds(&en, "not device-independent:");
-		ap_keys(ops, &seen);
+		keys(ops, &seen);
 		if (seen.len)
 			ap_buf_addf(&en, " operators %s;", ap_buf_str(&seen));
 		ap_buf_reset(&seen);
-		ap_keys(devs, &seen);
+		keys(devs, &seen);
 		if (seen.len)
 			ap_buf_addf(&en, " tensors on %s;", ap_buf_str(&seen));
 		if (patched)

@@ -63,7 +63,7 @@ struct ap_check_job {
 	struct ap_buf warn;   /* lines for the user, printed after the run */
 };
 
-static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *data)
+static void job_journal(struct ap_check_job *j, const char *type, json_t *data)
 {
 	json_t *rec = json_pack("{s:s, s:O}", "type", type, "data", data ? data : json_null());
 	int r = j->journal ? ap_journal_append(j->journal, rec) : 0;
@@ -75,26 +75,26 @@ static void ap_job_journal(struct ap_check_job *j, const char *type, json_t *dat
 	json_decref(rec);
 }
 
-static void ap_job_fail(struct ap_check_job *j, int err, const struct ap_buf *detail)
+static void job_fail(struct ap_check_job *j, int err, const struct ap_buf *detail)
 {
 	struct ap_buf msg = { 0 };
 	j->err = err;
 	/* JSON holds only UTF-8: a detail that quotes raw bytes is escaped. */
 	ap_text_term(&msg, ap_buf_str(detail), detail->len, AP_TEXT_BLOCK);
-	ap_job_journal(j, "error", (json_t *)ap_bundle_set_error(j->b, err, ap_buf_str(&msg)));
+	job_journal(j, "error", (json_t *)ap_bundle_set_error(j->b, err, ap_buf_str(&msg)));
 	ap_buf_free(&msg);
 	ap_status_set(j->status, j->idx, "%s: %s", ap_strerror(err), ap_buf_str(detail));
 }
 
 /* Adds a check decided here, not measured (NOTRUN for a reason). */
-static void ap_job_add(struct ap_check_job *j, json_t *c)
+static void job_add(struct ap_check_job *j, json_t *c)
 {
 	ap_bundle_add_check(j->b, c);
 	json_decref(c);
 }
 
 /* Runs one probe (or script) in the worker and records it as a check. */
-static int ap_job_probe(struct ap_check_job *j, struct ap_worker *w, const char *name,
+static int job_probe(struct ap_check_job *j, struct ap_worker *w, const char *name,
 			const char *kind, const char *code, json_t *bind, const json_t *says)
 {
 	json_t *req = json_pack("{s:s, s:{s:s, s:s, s:O}, s:i}", "op", "probe", "probe",
@@ -114,7 +114,7 @@ static int ap_job_probe(struct ap_check_job *j, struct ap_worker *w, const char 
 	}
 	if (r) {
 		json_decref(res);
-		ap_job_fail(j, r, &w->detail);
+		job_fail(j, r, &w->detail);
 		return r;
 	}
 	json_object_set_new(res, "name", json_string(name));
@@ -122,14 +122,14 @@ static int ap_job_probe(struct ap_check_job *j, struct ap_worker *w, const char 
 	if (says)
 		json_object_set(res, "says", (json_t *)says);
 	ap_bundle_add_check(j->b, res);
-	ap_job_journal(j, "check", res);
+	job_journal(j, "check", res);
 	ap_status_set(j->status, j->idx, "%s %s %s", kind, name,
 		      json_string_value(json_object_get(res, "status")));
 	json_decref(res);
 	return 0;
 }
 
-static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json_t *res)
+static int job_family(struct ap_check_job *j, struct ap_worker *w, const json_t *res)
 {
 	const struct ap_member *m;
 	const char *cls = ap_target_class(res);
@@ -137,7 +137,7 @@ static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json
 	if (!f) {
 		struct ap_buf why = { 0 };
 		ap_buf_addf(&why, "no-family: no spec has a member for %s", cls ? cls : "?");
-		ap_job_add(j, ap_check_new("family", "plan", "NOTRUN", ap_buf_str(&why)));
+		job_add(j, ap_check_new("family", "plan", "NOTRUN", ap_buf_str(&why)));
 		ap_buf_free(&why);
 		return 0;
 	}
@@ -152,17 +152,17 @@ static int ap_job_family(struct ap_check_job *j, struct ap_worker *w, const json
 			ap_buf_addf(&why, "not-applicable: %s has no trait '%s'", m->cls, p->needs);
 			json_t *c = ap_check_new(p->name, "probe", "NOTRUN", ap_buf_str(&why));
 			json_object_set(c, "says", says);
-			ap_job_add(j, c);
+			job_add(j, c);
 			ap_buf_free(&why);
 		} else
-			r = ap_job_probe(j, w, p->name, "probe", p->code, bind, says);
+			r = job_probe(j, w, p->name, "probe", p->code, bind, says);
 		json_decref(says);
 	}
 	json_decref(bind);
 	return r;
 }
 
-static int ap_job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
+static int job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 {
 	struct ap_buf name = { 0 }, expr = { 0 };
 	const char *base = strrchr(j->o->scripts[k], '/');
@@ -173,7 +173,7 @@ static int ap_job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 	json_t *bind = json_pack("[[s,s]]", "TARGET", ap_buf_str(&expr));
 	json_t *says = json_pack("{s:s, s:s}", "en", "the user's focused assertions",
 				 "zh", "用户提供的专项断言");
-	int r = ap_job_probe(j, w, ap_buf_str(&name), "script", ap_buf_str(&j->scripts[k]),
+	int r = job_probe(j, w, ap_buf_str(&name), "script", ap_buf_str(&j->scripts[k]),
 			     bind, says);
 	json_decref(bind);
 	json_decref(says);
@@ -184,7 +184,7 @@ static int ap_job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 
 /* The official upstream tests of the target, when a test tree exists for
  * this environment's torch; their log goes to official.log. */
-static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const json_t *res)
+static int job_official(struct ap_check_job *j, struct ap_worker *w, const json_t *res)
 {
 	json_t *checks = json_object_get(j->b, "checks"), *pkg = NULL, *found = NULL;
 	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, log = { 0 }, path = { 0 };
@@ -192,7 +192,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 	int r = ap_official_package(w, &pkg);
 	const char *ver = json_string_value(json_object_get(pkg, "version"));
 	if (!r && !ap_official_root(j->env, j->o->torch_src, ver, &root, &tree, &why))
-		ap_job_add(j, ap_check_new("official", "official", "NOTRUN", ap_buf_str(&why)));
+		job_add(j, ap_check_new("official", "official", "NOTRUN", ap_buf_str(&why)));
 	else if (!r) {
 		struct ap_official_opts oo = { ap_buf_str(&root), ap_buf_str(&tree), &j->warn,
 					       ver ? ver : "?", j->o->claimed, j->env->device,
@@ -200,7 +200,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 		size_t before = json_array_size(checks);
 		r = ap_official_run(w, res, &oo, checks, &found, &log);
 		for (size_t k = before; k < json_array_size(checks); k++)
-			ap_job_journal(j, "check", json_array_get(checks, k));
+			job_journal(j, "check", json_array_get(checks, k));
 		ap_bundle_set_official(j->b, ap_buf_str(&root), ver, found);
 		ap_buf_addf(&path, "%s/official.log", ap_buf_str(&j->dir));
 		int w2 = r || j->io_err ? 0 : ap_write_atomic(ap_buf_str(&path), log.data ? log.data : "",
@@ -211,7 +211,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 		}
 	}
 	if (r)
-		ap_job_fail(j, r, &w->detail);
+		job_fail(j, r, &w->detail);
 	json_decref(pkg);
 	ap_buf_free(&root);
 	ap_buf_free(&tree);
@@ -223,7 +223,7 @@ static int ap_job_official(struct ap_check_job *j, struct ap_worker *w, const js
 
 /* resolve, then fingerprint: resolving first imports torch alone, so a
  * plugin's changes to the target can be seen. */
-static int ap_job_measure(struct ap_check_job *j, struct ap_worker *w)
+static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 {
 	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", j->target,
 				"plugins", ap_plugin_modules());
@@ -233,34 +233,34 @@ static int ap_job_measure(struct ap_check_job *j, struct ap_worker *w)
 	json_decref(req);
 	if (!r) {
 		json_object_set(j->b, "resolution", res);
-		ap_job_journal(j, "resolution", res);
+		job_journal(j, "resolution", res);
 		r = ap_worker_call(w, fpreq, &fp);
 	}
 	json_decref(fpreq);
 	if (!r) {
 		json_object_set(j->b, "fingerprint", fp);
-		ap_job_journal(j, "fingerprint", fp);
+		job_journal(j, "fingerprint", fp);
 	}
 	json_decref(fp);
 	if (r) {
 		json_decref(res);
-		ap_job_fail(j, r, &w->detail);
+		job_fail(j, r, &w->detail);
 		return r;
 	}
 	int found = ap_resolved(res);
 	if (!found)
-		ap_job_add(j, ap_check_new("resolve", "resolution", "NOTRUN", "absent-in-this-version"));
+		job_add(j, ap_check_new("resolve", "resolution", "NOTRUN", "absent-in-this-version"));
 	else
-		r = ap_job_family(j, w, res);
+		r = job_family(j, w, res);
 	for (size_t k = 0; !r && found && k < j->o->nscripts; k++)
-		r = ap_job_script(j, w, k);
+		r = job_script(j, w, k);
 	if (!r && found && !j->o->no_official)
-		r = ap_job_official(j, w, res);
+		r = job_official(j, w, res);
 	json_decref(res);
 	return r;
 }
 
-static void ap_check_job_run(void *item)
+static void check_job_run(void *item)
 {
 	struct ap_check_job *j = item;
 	struct ap_worker w;
@@ -274,17 +274,17 @@ static void ap_check_job_run(void *item)
 			    strerror(-j->io_err));
 	}
 	ap_buf_free(&path);
-	ap_job_journal(j, "start", json_object_get(j->b, "env"));
+	job_journal(j, "start", json_object_get(j->b, "env"));
 	ap_status_set(j->status, j->idx, "starting the worker");
 	r = ap_official_env(j->env, j->o->torch_src, &j->run_env);
 	r = r ? r : ap_worker_start(&w, &j->run_env, j->o->answer_s * 1000);
 	if (r)
-		ap_job_fail(j, r, &w.detail);
+		job_fail(j, r, &w.detail);
 	else {
 		w.timeout_ms = (j->o->timeout_s + AP_WATCHDOG_MARGIN_S) * 1000;
 		if (w.timeout_ms < j->o->answer_s * 1000)
 			w.timeout_ms = j->o->answer_s * 1000;
-		if (!ap_job_measure(j, &w))
+		if (!job_measure(j, &w))
 			ap_status_set(j->status, j->idx, "done");
 	}
 	ap_worker_free(&w);
@@ -294,7 +294,7 @@ static void ap_check_job_run(void *item)
 }
 
 /* Judges the environments together, once every job has ended. */
-static void ap_judge(struct ap_check_job *jobs, size_t n, const char *reference)
+static void judge(struct ap_check_job *jobs, size_t n, const char *reference)
 {
 	json_t *b[AP_MAX_ENVS];
 	for (size_t i = 0; i < n; i++)
@@ -302,7 +302,7 @@ static void ap_judge(struct ap_check_job *jobs, size_t n, const char *reference)
 	ap_verdict_judge(b, n, reference);
 }
 
-static void ap_write_bundles(struct ap_check_job *jobs, size_t n)
+static void write_bundles(struct ap_check_job *jobs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (jobs[i].io_err)
@@ -313,12 +313,12 @@ static void ap_write_bundles(struct ap_check_job *jobs, size_t n)
 	}
 }
 
-static const char *ap_fp_str(const json_t *b, const char *sect, const char *key)
+static const char *fp_str(const json_t *b, const char *sect, const char *key)
 {
 	return ap_json_text(json_object_get(json_object_get(b, "fingerprint"), sect), key);
 }
 
-static void ap_summary_devices(const json_t *b, struct ap_buf *out)
+static void summary_devices(const json_t *b, struct ap_buf *out)
 {
 	size_t i;
 	json_t *d;
@@ -331,7 +331,7 @@ static void ap_summary_devices(const json_t *b, struct ap_buf *out)
 		ap_buf_adds(out, json_object_get(b, "fingerprint") ? "cpu" : "-");
 }
 
-static void ap_summary_plugins(const json_t *b, struct ap_buf *out)
+static void summary_plugins(const json_t *b, struct ap_buf *out)
 {
 	size_t i;
 	json_t *p;
@@ -384,7 +384,7 @@ static void print_notes(const struct ap_check_job *j)
 	ap_buf_free(&line);
 }
 
-static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const char *out)
+static void print_summary(const struct ap_check_job *jobs, size_t n, const char *out)
 {
 	struct ap_buf unwritten = { 0 };
 	printf("\n%-10s %-8s %-16s %-16s %-14s %-7s %s\n", "ENV", "PYTHON", "TORCH", "PLUGIN",
@@ -393,13 +393,13 @@ static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const ch
 		const json_t *b = jobs[i].b;
 		struct ap_buf dev = { 0 }, plug = { 0 }, probes = { 0 }, row = { 0 };
 		int passed, total;
-		ap_summary_devices(b, &dev);
-		ap_summary_plugins(b, &plug);
+		summary_devices(b, &dev);
+		summary_plugins(b, &plug);
 		ap_bundle_probe_counts(b, &passed, &total);
 		ap_buf_addf(&probes, "%d/%d", passed, total);
 		/* A verdict without its evidence is not a result. */
 		ap_buf_addf(&row, "%-10s %-8s %-16s %-16s %-14s %-7s %s", jobs[i].env->name,
-			    ap_fp_str(b, "python", "version"), ap_fp_str(b, "torch", "version"),
+			    fp_str(b, "python", "version"), fp_str(b, "torch", "version"),
 			    ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
 			    jobs[i].io_err ? "no-evidence" :
 			    json_string_value(json_object_get(b, "verdict")));
@@ -427,7 +427,7 @@ static void ap_print_summary(const struct ap_check_job *jobs, size_t n, const ch
 
 /* Environment failures first (their own codes), then I/O, then verdicts;
  * nothing verified anywhere is 13. */
-static int ap_check_exit(const struct ap_check_job *jobs, size_t n, int require_present,
+static int check_exit(const struct ap_check_job *jobs, size_t n, int require_present,
 			 const char *target)
 {
 	int rc = AP_EXIT_OK, verified = 0;
@@ -475,7 +475,7 @@ static const char ap_check_usage[] =
 	"                       [--no-official] [--sign KEY]\n";
 
 /* A dotted Python name: it is also written into probe code and paths. */
-static int ap_target_ok(const char *t)
+static int target_ok(const char *t)
 {
 	int start = 1;
 	if (!*t || strlen(t) > 256)
@@ -493,7 +493,7 @@ static int ap_target_ok(const char *t)
 	return 1;
 }
 
-static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
+static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "envs", required_argument, NULL, 'E' }, { "env", required_argument, NULL, 'e' },
@@ -545,12 +545,12 @@ static int ap_check_parse(int argc, char **argv, struct ap_check_opts *o)
 	if (argc - optind != 1)
 		return ap_usage("check: name exactly one TARGET, e.g. "
 				"torch.autograd.grad_mode.set_multithreading_enabled.clone");
-	if (!ap_target_ok(argv[optind]))
+	if (!target_ok(argv[optind]))
 		return ap_usage("check: '%s' is not a dotted Python name", argv[optind]);
 	return 0;
 }
 
-static int ap_read_script(const char *path, struct ap_buf *out)
+static int read_script(const char *path, struct ap_buf *out)
 {
 	int r = ap_read_all(path, out);
 	if (!r)
@@ -563,7 +563,7 @@ static int ap_read_script(const char *path, struct ap_buf *out)
 }
 
 /* Loads the environments and specs, and makes a job per environment. */
-static int ap_check_setup(struct ap_check_opts *o, const char *target, struct ap_envs *envs,
+static int check_setup(struct ap_check_opts *o, const char *target, struct ap_envs *envs,
 			  struct ap_specs *specs, struct ap_check_job **jobs)
 {
 	struct ap_buf err = { 0 };
@@ -615,7 +615,7 @@ static int ap_check_setup(struct ap_check_opts *o, const char *target, struct ap
  * made again), or a previous run's evidence (it has a journal). check
  * replaces it whole, so anything else there (--out / and an environment
  * called usr) is left alone. */
-static int ap_replaceable(const char *dir)
+static int replaceable(const char *dir)
 {
 	struct ap_buf journal = { 0 };
 	struct stat st;
@@ -631,14 +631,14 @@ static int ap_replaceable(const char *dir)
 
 /* Refuses, before anything runs, an --out where the evidence could not be
  * written. 0, or the exit code after printing why. */
-static int ap_check_out(const char *out, const struct ap_check_job *jobs, size_t n)
+static int check_out(const char *out, const struct ap_check_job *jobs, size_t n)
 {
 	struct ap_buf d = { 0 };
 	int r = ap_dir_writable(out);
 	if (r)
 		ap_buf_addf(&d, "%s", out);
 	for (size_t i = 0; !r && i < n; i++)
-		if (!ap_replaceable(ap_buf_str(&jobs[i].dir))) {
+		if (!replaceable(ap_buf_str(&jobs[i].dir))) {
 			r = -EEXIST;
 			ap_buf_addf(&d, "%s is not the evidence of an earlier check, and check "
 				    "would replace it (choose another --out)", ap_buf_str(&jobs[i].dir));
@@ -649,7 +649,7 @@ static int ap_check_out(const char *out, const struct ap_check_job *jobs, size_t
 	return r;
 }
 
-static void ap_check_free(struct ap_check_job *jobs, size_t n)
+static void check_free(struct ap_check_job *jobs, size_t n)
 {
 	for (size_t i = 0; jobs && i < n; i++) {
 		json_decref(jobs[i].b);
@@ -699,7 +699,7 @@ int ap_cmd_check(int argc, char **argv)
 	struct ap_check_job *jobs = NULL;
 	struct ap_buf scripts[AP_MAX_SCRIPTS] = { { 0 } }, outdir = { 0 };
 	struct ap_signer *signer = NULL;
-	int rc = ap_check_parse(argc, argv, &o);
+	int rc = check_parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
 	if ((rc = load_signer(o.sign, &signer)))
@@ -712,10 +712,10 @@ int ap_cmd_check(int argc, char **argv)
 		o.out = ap_buf_str(&outdir);
 	}
 	for (size_t k = 0; k < o.nscripts; k++)
-		if ((rc = ap_read_script(o.scripts[k], &scripts[k])))
+		if ((rc = read_script(o.scripts[k], &scripts[k])))
 			goto out;
-	if ((rc = ap_check_setup(&o, target, &envs, &specs, &jobs)) ||
-	    (rc = ap_check_out(o.out, jobs, o.nnames)))
+	if ((rc = check_setup(&o, target, &envs, &specs, &jobs)) ||
+	    (rc = check_out(o.out, jobs, o.nnames)))
 		goto out;
 	const char *names[AP_MAX_ENVS];
 	for (size_t i = 0; i < o.nnames; i++) {
@@ -725,20 +725,20 @@ int ap_cmd_check(int argc, char **argv)
 	struct ap_status *st = ap_status_new(names, o.nnames, stderr);
 	for (size_t i = 0; i < o.nnames; i++)
 		jobs[i].status = st;
-	ap_pool_run(jobs, o.nnames, sizeof(*jobs), ap_check_job_run);
+	ap_pool_run(jobs, o.nnames, sizeof(*jobs), check_job_run);
 	ap_status_free(st);
 	for (size_t i = 0; i < o.nnames; i++)
 		ap_print_warnings(&jobs[i].warn);
-	ap_judge(jobs, o.nnames, o.reference);
+	judge(jobs, o.nnames, o.reference);
 	name_signer(jobs, o.nnames, signer);
-	ap_write_bundles(jobs, o.nnames);
+	write_bundles(jobs, o.nnames);
 	sign_bundles(jobs, o.nnames, signer);
-	ap_print_summary(jobs, o.nnames, o.out);
+	print_summary(jobs, o.nnames, o.out);
 	fflush(stdout);
-	rc = ap_check_exit(jobs, o.nnames, o.require_present, target);
+	rc = check_exit(jobs, o.nnames, o.require_present, target);
 out:
 	ap_signer_free(signer);
-	ap_check_free(jobs, o.nnames);
+	check_free(jobs, o.nnames);
 	ap_specs_free(&specs);
 	ap_envs_free(&envs);
 	for (size_t k = 0; k < o.nscripts; k++)

@@ -14,7 +14,7 @@
 /* Support per product: each environment's label is a product; consistent
  * (with or without limits) is supported, inconsistent is not, and an
  * unverified environment is left out, since not listed means not verified. */
-static json_t *ap_docs_products(const struct ap_submission *s, struct ap_buf *limits)
+static json_t *docs_products(const struct ap_submission *s, struct ap_buf *limits)
 {
 	json_t *out = json_array();
 	for (size_t i = 0; i < s->n; i++) {
@@ -34,7 +34,7 @@ static json_t *ap_docs_products(const struct ap_submission *s, struct ap_buf *li
 
 /* The upstream doc page of api for the torch version of the first bundle
  * where the target exists (major.minor). */
-static void ap_docs_url(const struct ap_submission *s, const char *api, struct ap_buf *url)
+static void docs_url(const struct ap_submission *s, const char *api, struct ap_buf *url)
 {
 	for (size_t i = 0; i < s->n && !url->len; i++) {
 		const json_t *b = s->v[i].bundle;
@@ -60,8 +60,8 @@ int ap_cmd_docs(int argc, char **argv)
 		return r;
 	}
 	const char *api = json_string_value(json_object_get(s.v[0].bundle, "target"));
-	json_t *products = ap_docs_products(&s, &limits);
-	ap_docs_url(&s, api, &url);
+	json_t *products = docs_products(&s, &limits);
+	docs_url(&s, api, &url);
 	ap_docs_entry(api, url.len ? ap_buf_str(&url) : NULL, products,
 		      limits.len ? ap_buf_str(&limits) : NULL, &out);
 	fputs(ap_buf_str(&out), stdout);

@@ -34,7 +34,7 @@ struct ap_env_job {
 	json_t *fp;
 };
 
-static int ap_env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
+static int env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "envs", required_argument, NULL, 'e' },
@@ -64,7 +64,7 @@ static int ap_env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
 	return 0;
 }
 
-static void ap_env_job_run(void *item)
+static void env_job_run(void *item)
 {
 	struct ap_env_job *j = item;
 	struct ap_worker w;
@@ -81,12 +81,12 @@ static void ap_env_job_run(void *item)
 	ap_worker_free(&w);
 }
 
-static int ap_load(const struct ap_env_opts *o, struct ap_envs *envs)
+static int load(const struct ap_env_opts *o, struct ap_envs *envs)
 {
 	return ap_cli_load_envs(envs, o->envs, o->root);
 }
 
-static void ap_jobs_free(struct ap_env_job *jobs, size_t n)
+static void jobs_free(struct ap_env_job *jobs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		ap_buf_free(&jobs[i].detail);
@@ -96,7 +96,7 @@ static void ap_jobs_free(struct ap_env_job *jobs, size_t n)
 }
 
 /* Prints the fingerprints, as JSON or side by side; returns how many decoded. */
-static void ap_show_print(const struct ap_env_job *jobs, size_t n, int json)
+static void show_print(const struct ap_env_job *jobs, size_t n, int json)
 {
 	if (json) {
 		json_t *all = json_object();
@@ -139,7 +139,7 @@ static void ap_show_print(const struct ap_env_job *jobs, size_t n, int json)
 }
 
 /* Resolves names to environments; the first unknown name is a usage error. */
-static int ap_jobs_for(const struct ap_envs *envs, char **names, size_t n, int full,
+static int jobs_for(const struct ap_envs *envs, char **names, size_t n, int full,
 		       int timeout_s, struct ap_env_job **out)
 {
 	struct ap_env_job *jobs = calloc(n ? n : 1, sizeof(*jobs));
@@ -150,7 +150,7 @@ static int ap_jobs_for(const struct ap_envs *envs, char **names, size_t n, int f
 		jobs[i].full = full;
 		jobs[i].timeout_ms = timeout_s * 1000;
 		if (!jobs[i].env) {
-			ap_jobs_free(jobs, n);
+			jobs_free(jobs, n);
 			return AP_EXIT_UNKNOWN_ENV;
 		}
 	}
@@ -158,7 +158,7 @@ static int ap_jobs_for(const struct ap_envs *envs, char **names, size_t n, int f
 	return 0;
 }
 
-static int ap_env_show(int argc, char **argv, struct ap_env_opts *o)
+static int env_show(int argc, char **argv, struct ap_env_opts *o)
 {
 	struct ap_envs envs;
 	struct ap_env_job *jobs = NULL;
@@ -167,13 +167,13 @@ static int ap_env_show(int argc, char **argv, struct ap_env_opts *o)
 
 	if (!n)
 		return ap_usage("env show: name at least one environment");
-	if ((rc = ap_load(o, &envs)))
+	if ((rc = load(o, &envs)))
 		return rc;
-	if ((rc = ap_jobs_for(&envs, argv + optind, n, 1, o->timeout_s ? o->timeout_s : 120,
+	if ((rc = jobs_for(&envs, argv + optind, n, 1, o->timeout_s ? o->timeout_s : 120,
 			      &jobs)))
 		goto out;
-	ap_pool_run(jobs, n, sizeof(*jobs), ap_env_job_run);
-	ap_show_print(jobs, n, o->json);
+	ap_pool_run(jobs, n, sizeof(*jobs), env_job_run);
+	show_print(jobs, n, o->json);
 	fflush(stdout);
 	for (size_t i = 0; i < n; i++) {
 		if (!jobs[i].err)
@@ -184,17 +184,17 @@ static int ap_env_show(int argc, char **argv, struct ap_env_opts *o)
 		rc = rc ? rc : code;
 		ap_buf_free(&what);
 	}
-	ap_jobs_free(jobs, n);
+	jobs_free(jobs, n);
 out:
 	ap_envs_free(&envs);
 	return rc;
 }
 
-static int ap_env_list(struct ap_env_opts *o)
+static int env_list(struct ap_env_opts *o)
 {
 	struct ap_envs envs;
 	struct ap_env_job *jobs;
-	int rc = ap_load(o, &envs);
+	int rc = load(o, &envs);
 	if (rc)
 		return rc;
 	jobs = calloc(envs.n ? envs.n : 1, sizeof(*jobs));
@@ -205,7 +205,7 @@ static int ap_env_list(struct ap_env_opts *o)
 		ap_envs_free(&envs);
 		return ap_fail(-ENOMEM, "env list", NULL);
 	}
-	ap_pool_run(jobs, envs.n, sizeof(*jobs), ap_env_job_run);
+	ap_pool_run(jobs, envs.n, sizeof(*jobs), env_job_run);
 	printf("%-12s %-12s %s\n", "NAME", "STATUS", "WHERE / WHY");
 	for (size_t i = 0; i < envs.n; i++) {
 		struct ap_buf where = { 0 };
@@ -222,13 +222,13 @@ static int ap_env_list(struct ap_env_opts *o)
 		ap_buf_free(&row);
 		ap_buf_free(&where);
 	}
-	ap_jobs_free(jobs, envs.n);
+	jobs_free(jobs, envs.n);
 	ap_envs_free(&envs);
 	return AP_EXIT_OK;
 }
 
 /* On a terminal, one line rewritten in place; otherwise one line per phase. */
-static void ap_create_progress(void *ctx, const char *phase, const char *line)
+static void create_progress(void *ctx, const char *phase, const char *line)
 {
 	const char *name = ctx;
 	if (!isatty(STDERR_FILENO)) {
@@ -241,7 +241,7 @@ static void ap_create_progress(void *ctx, const char *phase, const char *line)
 	fflush(stderr);
 }
 
-static int ap_env_create(int argc, char **argv, struct ap_env_opts *o)
+static int env_create(int argc, char **argv, struct ap_env_opts *o)
 {
 	struct ap_buf err = { 0 }, what = { 0 };
 	if (argc - optind != 1)
@@ -252,7 +252,7 @@ static int ap_env_create(int argc, char **argv, struct ap_env_opts *o)
 	if (!o->suite)
 		return ap_usage("env create: --suite is required (bookworm, trixie, sid, ...)");
 	struct ap_provision_opts po = { ap_env_root(o->root), name, o->suite,
-					ap_create_progress, (void *)name };
+					create_progress, (void *)name };
 	int r = ap_provision(&po, &err);
 	if (isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
@@ -273,14 +273,14 @@ int ap_cmd_env(int argc, char **argv)
 	if (argc < 2)
 		return ap_usage("env: want create, show or list");
 	const char *sub = argv[1];
-	int r = ap_env_parse_opts(argc - 1, argv + 1, &o);
+	int r = env_parse_opts(argc - 1, argv + 1, &o);
 	if (r)
 		return -r;
 	if (!strcmp(sub, "show"))
-		return ap_env_show(argc - 1, argv + 1, &o);
+		return env_show(argc - 1, argv + 1, &o);
 	if (!strcmp(sub, "list"))
-		return ap_env_list(&o);
+		return env_list(&o);
 	if (!strcmp(sub, "create"))
-		return ap_env_create(argc - 1, argv + 1, &o);
+		return env_create(argc - 1, argv + 1, &o);
 	return ap_usage("env: unknown subcommand '%s'", sub);
 }

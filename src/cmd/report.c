@@ -17,7 +17,7 @@ struct ap_report_opts {
 	const char *lang, *docs, *formats;
 };
 
-static int ap_report_parse(int argc, char **argv, struct ap_report_opts *o)
+static int report_parse(int argc, char **argv, struct ap_report_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "lang", required_argument, NULL, 'l' }, { "docs", required_argument, NULL, 'd' },
@@ -42,7 +42,7 @@ static int ap_report_parse(int argc, char **argv, struct ap_report_opts *o)
 }
 
 /* Whether the comma-separated list has word. */
-static int ap_has_word(const char *list, const char *word)
+static int has_word(const char *list, const char *word)
 {
 	size_t n = strlen(word);
 	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
@@ -52,7 +52,7 @@ static int ap_has_word(const char *list, const char *word)
 	return 0;
 }
 
-static int ap_report_write(const char *dir, const char *name, const struct ap_buf *text)
+static int report_write(const char *dir, const char *name, const struct ap_buf *text)
 {
 	struct ap_buf path = { 0 }, d = { 0 };
 	ap_buf_addf(&path, "%s/%s", dir, name);
@@ -67,14 +67,14 @@ static int ap_report_write(const char *dir, const char *name, const struct ap_bu
 	return r;
 }
 
-static int ap_report_render(const char *dir, const json_t *model, const struct ap_report_opts *o)
+static int report_render(const char *dir, const json_t *model, const struct ap_report_opts *o)
 {
 	static const char *const all[] = { "md", "html", "json", "junit" };
 	int rc = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
 		struct ap_buf out = { 0 };
 		const char *f = all[i], *name = NULL;
-		if (!ap_has_word(o->formats, f))
+		if (!has_word(o->formats, f))
 			continue;
 		if (!strcmp(f, "md")) {
 			ap_report_markdown(model, strcmp(o->lang, "en") ? AP_LANG_ZH : AP_LANG_EN, &out);
@@ -92,7 +92,7 @@ static int ap_report_render(const char *dir, const json_t *model, const struct a
 			ap_report_junit(model, &out);
 			name = "junit.xml";
 		}
-		rc = rc ? rc : ap_report_write(dir, name, &out);
+		rc = rc ? rc : report_write(dir, name, &out);
 		ap_buf_free(&out);
 	}
 	return rc;
@@ -104,7 +104,7 @@ int ap_cmd_report(int argc, char **argv)
 	struct ap_submission s;
 	struct ap_buf err = { 0 };
 	json_t *docs = NULL;
-	int rc = ap_report_parse(argc, argv, &o);
+	int rc = report_parse(argc, argv, &o);
 	if (rc)
 		return rc;
 	const char *dir = argv[optind];
@@ -118,7 +118,7 @@ int ap_cmd_report(int argc, char **argv)
 		rc = ap_fail(-AP_ECONFIG, "report --docs", &err);
 	if (!rc) {
 		json_t *model = ap_report_model(&s, docs);
-		rc = ap_report_render(dir, model, &o);
+		rc = report_render(dir, model, &o);
 		json_decref(model);
 	}
 	json_decref(docs);

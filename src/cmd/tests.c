@@ -27,7 +27,7 @@ struct ap_tests_opts {
 	int timeout_s;
 };
 
-static int ap_tests_parse(int argc, char **argv, struct ap_tests_opts *o)
+static int tests_parse(int argc, char **argv, struct ap_tests_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "envs", required_argument, NULL, 'E' }, { "env", required_argument, NULL, 'e' },
@@ -62,7 +62,7 @@ static int ap_tests_parse(int argc, char **argv, struct ap_tests_opts *o)
 
 /* Loads the environments and starts a worker in the named one (with the test
  * trees bound). Returns 0, or an exit code already reported. */
-static int ap_tests_start(const struct ap_tests_opts *o, const char *name, struct ap_envs *envs,
+static int tests_start(const struct ap_tests_opts *o, const char *name, struct ap_envs *envs,
 			  struct ap_env *env, struct ap_worker *w)
 {
 	struct ap_buf err = { 0 }, what = { 0 };
@@ -87,7 +87,7 @@ static int ap_tests_start(const struct ap_tests_opts *o, const char *name, struc
 	return r;
 }
 
-static void ap_tests_stop(struct ap_envs *envs, struct ap_env *env, struct ap_worker *w)
+static void tests_stop(struct ap_envs *envs, struct ap_env *env, struct ap_worker *w)
 {
 	ap_worker_free(w);
 	ap_env_extra_free(env);
@@ -95,7 +95,7 @@ static void ap_tests_stop(struct ap_envs *envs, struct ap_env *env, struct ap_wo
 }
 
 /* The torch package in the environment: a new object, or NULL (reported). */
-static json_t *ap_tests_package(struct ap_worker *w, const char *name, int *rc)
+static json_t *tests_package(struct ap_worker *w, const char *name, int *rc)
 {
 	json_t *pkg = NULL;
 	int r = ap_official_package(w, &pkg);
@@ -108,7 +108,7 @@ static json_t *ap_tests_package(struct ap_worker *w, const char *name, int *rc)
 	return pkg;
 }
 
-static void ap_fetch_progress(void *ctx, const char *line)
+static void fetch_progress(void *ctx, const char *line)
 {
 	(void)ctx;
 	if (isatty(STDERR_FILENO))
@@ -118,14 +118,14 @@ static void ap_fetch_progress(void *ctx, const char *line)
 /* Builds the usage index of the tree of torch version ver (or finds it
  * current), with a fresh worker: the one that fetched may have started before
  * the test cache existed, and so not see it. */
-static int ap_tests_index(const struct ap_tests_opts *o, const char *name, const char *ver)
+static int tests_index(const struct ap_tests_opts *o, const char *name, const char *ver)
 {
 	struct ap_envs envs;
 	struct ap_env env;
 	struct ap_worker w;
 	struct ap_testindex ix;
 	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, warn = { 0 }, where = { 0 };
-	int rc = ap_tests_start(o, name, &envs, &env, &w);
+	int rc = tests_start(o, name, &envs, &env, &w);
 	if (rc)
 		return rc;
 	if (!ap_official_root(&env, NULL, ver, &root, &tree, &why)) {
@@ -142,7 +142,7 @@ static int ap_tests_index(const struct ap_tests_opts *o, const char *name, const
 		if (!r)
 			ap_testindex_close(&ix);
 	}
-	ap_tests_stop(&envs, &env, &w);
+	tests_stop(&envs, &env, &w);
 	ap_buf_free(&root);
 	ap_buf_free(&tree);
 	ap_buf_free(&why);
@@ -151,16 +151,16 @@ static int ap_tests_index(const struct ap_tests_opts *o, const char *name, const
 	return rc;
 }
 
-static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
+static int tests_fetch(const struct ap_tests_opts *o, const char *name)
 {
 	struct ap_envs envs;
 	struct ap_env env;
 	struct ap_worker w;
 	struct ap_buf suite = { 0 }, err = { 0 }, where = { 0 }, up = { 0 };
-	int rc = ap_tests_start(o, name, &envs, &env, &w);
+	int rc = tests_start(o, name, &envs, &env, &w);
 	if (rc)
 		return rc;
-	json_t *pkg = ap_tests_package(&w, name, &rc);
+	json_t *pkg = tests_package(&w, name, &rc);
 	const char *ver = json_string_value(json_object_get(pkg, "version"));
 	const char *src = json_string_value(json_object_get(pkg, "source"));
 	if (!rc && (!ver || !src)) {
@@ -173,7 +173,7 @@ static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
 		ap_buf_adds(&suite, json_string_value(json_object_get(pkg, "codename")) ?
 			    json_string_value(json_object_get(pkg, "codename")) : "sid");
 	if (!rc) {
-		int r = ap_testsrc_fetch(ap_buf_str(&suite), src, ver, ap_fetch_progress, NULL, &err);
+		int r = ap_testsrc_fetch(ap_buf_str(&suite), src, ver, fetch_progress, NULL, &err);
 		if (isatty(STDERR_FILENO))
 			fputs("\r\033[K", stderr);
 		ap_upstream_version(ver, &up);
@@ -184,9 +184,9 @@ static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
 		else
 			rc = ap_fail(r, "tests fetch", &err);
 	}
-	ap_tests_stop(&envs, &env, &w);
+	tests_stop(&envs, &env, &w);
 	if (!rc)
-		rc = ap_tests_index(o, name, ver);
+		rc = tests_index(o, name, ver);
 	json_decref(pkg);
 	ap_buf_free(&suite);
 	ap_buf_free(&err);
@@ -195,7 +195,7 @@ static int ap_tests_fetch(const struct ap_tests_opts *o, const char *name)
 	return rc;
 }
 
-static void ap_print_found(const json_t *found, const json_t *checks)
+static void print_found(const json_t *found, const json_t *checks)
 {
 	size_t i, k;
 	json_t *t, *m, *c;
@@ -217,7 +217,7 @@ static void ap_print_found(const json_t *found, const json_t *checks)
 	}
 }
 
-static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
+static int tests_find(const struct ap_tests_opts *o, const char *target)
 {
 	struct ap_envs envs;
 	struct ap_env env;
@@ -226,11 +226,11 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	json_t *res = NULL, *found = NULL, *checks = json_array();
 	if (!o->env)
 		return ap_usage("tests find: name the environment with --env NAME");
-	int rc = ap_tests_start(o, o->env, &envs, &env, &w);
+	int rc = tests_start(o, o->env, &envs, &env, &w);
 	if (rc)
 		return rc;
 	ap_buf_addf(&what, "env %s", o->env);
-	json_t *pkg = ap_tests_package(&w, o->env, &rc);
+	json_t *pkg = tests_package(&w, o->env, &rc);
 	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", target, "plugins",
 				ap_plugin_modules());
 	int r = rc ? 0 : ap_worker_call(&w, req, &res);
@@ -253,7 +253,7 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 		if (r)
 			rc = ap_fail(r, ap_buf_str(&what), &w.detail);
 		else
-			ap_print_found(found, checks);
+			print_found(found, checks);
 		ap_buf_free(&log);
 		for (size_t i = 0; !rc && i < json_array_size(checks); i++)
 			if (!strcmp(json_string_value(json_object_get(json_array_get(checks, i),
@@ -264,7 +264,7 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	json_decref(res);
 	json_decref(found);
 	json_decref(checks);
-	ap_tests_stop(&envs, &env, &w);
+	tests_stop(&envs, &env, &w);
 	ap_buf_free(&root);
 	ap_buf_free(&tree);
 	ap_buf_free(&why);
@@ -273,7 +273,7 @@ static int ap_tests_find(const struct ap_tests_opts *o, const char *target)
 	return rc;
 }
 
-static int ap_print_run(const json_t *ran, const char *file, const char *logpath)
+static int print_run(const json_t *ran, const char *file, const char *logpath)
 {
 	size_t i;
 	json_t *t;
@@ -311,7 +311,7 @@ static int ap_print_run(const json_t *ran, const char *file, const char *logpath
  * regular expression, ignoring case), each in its own fork. They are
  * collected after import, as unittest and pytest do: a test class the file
  * imports from a helper module is among them. */
-static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
+static int tests_tests_run(const struct ap_tests_opts *o, const char *file)
 {
 	struct ap_envs envs;
 	struct ap_env env;
@@ -325,11 +325,11 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 		return ap_usage("tests run: -k '%s' is not an extended regular expression", o->select);
 	if (o->select)
 		regfree(&re); /* checked here, applied in the environment */
-	int rc = ap_tests_start(o, o->env, &envs, &env, &w);
+	int rc = tests_start(o, o->env, &envs, &env, &w);
 	if (rc)
 		goto out;
 	ap_buf_addf(&what, "env %s", o->env);
-	json_t *pkg = ap_tests_package(&w, o->env, &rc);
+	json_t *pkg = tests_package(&w, o->env, &rc);
 	if (!rc && !ap_official_root(&env, o->torch_src,
 				     json_string_value(json_object_get(pkg, "version")), &root, &tree,
 				     &why))
@@ -350,8 +350,8 @@ static int ap_tests_run(const struct ap_tests_opts *o, const char *file)
 	if (r)
 		rc = ap_fail(r, ap_buf_str(&what), &w.detail);
 	else if (!rc)
-		rc = ap_print_run(ran, file, o->log);
-	ap_tests_stop(&envs, &env, &w);
+		rc = print_run(ran, file, o->log);
+	tests_stop(&envs, &env, &w);
 out:
 	json_decref(ran);
 	ap_buf_free(&root);
@@ -367,17 +367,17 @@ int ap_cmd_tests(int argc, char **argv)
 	if (argc < 2)
 		return ap_usage("tests: want fetch ENV, find TARGET --env ENV, or run FILE --env ENV");
 	const char *sub = argv[1];
-	int r = ap_tests_parse(argc - 1, argv + 1, &o);
+	int r = tests_parse(argc - 1, argv + 1, &o);
 	if (r)
 		return r;
 	if (argc - 1 - optind != 1)
 		return ap_usage("tests %s: name exactly one %s", sub, !strcmp(sub, "fetch") ?
 				"environment" : !strcmp(sub, "run") ? "test file" : "TARGET");
 	if (!strcmp(sub, "fetch"))
-		return ap_tests_fetch(&o, argv[1 + optind]);
+		return tests_fetch(&o, argv[1 + optind]);
 	if (!strcmp(sub, "find"))
-		return ap_tests_find(&o, argv[1 + optind]);
+		return tests_find(&o, argv[1 + optind]);
 	if (!strcmp(sub, "run"))
-		return ap_tests_run(&o, argv[1 + optind]);
+		return tests_tests_run(&o, argv[1 + optind]);
 	return ap_usage("tests: unknown subcommand '%s'", sub);
 }

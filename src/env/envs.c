@@ -41,7 +41,7 @@ int ap_env_name_ok(const char *name)
 	return 1;
 }
 
-static struct ap_env *ap_envs_add(struct ap_envs *envs, const char *name)
+static struct ap_env *envs_add(struct ap_envs *envs, const char *name)
 {
 	struct ap_env *v = realloc(envs->v, (envs->n + 1) * sizeof(*v));
 	if (!v)
@@ -57,7 +57,7 @@ static struct ap_env *ap_envs_add(struct ap_envs *envs, const char *name)
 	return e;
 }
 
-static int ap_set_path(char **dst, const char *val, const char *root)
+static int set_path(char **dst, const char *val, const char *root)
 {
 	struct ap_buf b = { 0 };
 	if (val[0] != '/' && root && ap_buf_addf(&b, "%s/", root))
@@ -68,7 +68,7 @@ static int ap_set_path(char **dst, const char *val, const char *root)
 	return 0;
 }
 
-static int ap_yes_no(const char *val, int *out)
+static int yes_no(const char *val, int *out)
 {
 	if (!strcmp(val, "yes") || !strcmp(val, "true") || !strcmp(val, "1"))
 		*out = 1;
@@ -84,7 +84,7 @@ static const char *const ap_env_keys[] = {
 };
 
 /* setenv = NAME=VALUE...; bind = /host/dir:/dir/in/chroot... */
-static int ap_env_words(struct ap_envs_parse *ps, struct ap_env *e, const char *key,
+static int env_words(struct ap_envs_parse *ps, struct ap_env *e, const char *key,
 			const char *val)
 {
 	int env = !strcmp(key, "setenv");
@@ -107,7 +107,7 @@ static int ap_env_words(struct ap_envs_parse *ps, struct ap_env *e, const char *
 	return 0;
 }
 
-static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
+static int env_set(struct ap_envs_parse *ps, struct ap_env *e,
 		      const char *key, const char *val)
 {
 	int k = 0;
@@ -131,11 +131,11 @@ static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
 	else if (!strcmp(key, "device"))
 		r = (e->device = strdup(val)) ? 0 : -ENOMEM;
 	else if (!strcmp(key, "chroot"))
-		r = ap_set_path(&e->chroot, val, ps->root);
+		r = set_path(&e->chroot, val, ps->root);
 	else if (!strcmp(key, "remote_shell"))
-		r = ap_yes_no(val, &e->remote_shell) ? -EINVAL : 0;
+		r = yes_no(val, &e->remote_shell) ? -EINVAL : 0;
 	else if (!strcmp(key, "setenv") || !strcmp(key, "bind"))
-		return ap_env_words(ps, e, key, val);
+		return env_words(ps, e, key, val);
 	else {
 		struct ap_argv *a = !strcmp(key, "exec") ? &e->exec : &e->python;
 		r = ap_argv_split(a, val);
@@ -148,9 +148,9 @@ static int ap_env_set(struct ap_envs_parse *ps, struct ap_env *e,
 	return r ? (ap_buf_adds(ps->err, "out of memory"), -1) : 0;
 }
 
-/* Records the error about line; returns 0, for "return ap_envs_fail(...)". */
+/* Records the error about line; returns 0, for "return envs_fail(...)". */
 __attribute__((format(printf, 3, 4)))
-static int ap_envs_fail(struct ap_envs_parse *ps, int line, const char *fmt, ...)
+static int envs_fail(struct ap_envs_parse *ps, int line, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -161,36 +161,36 @@ static int ap_envs_fail(struct ap_envs_parse *ps, int line, const char *fmt, ...
 }
 
 /* Handles one key; 0 with a message in ps->err, and err_line set, if it is wrong. */
-static int ap_envs_key(struct ap_envs_parse *ps, const char *key, const char *val)
+static int envs_key(struct ap_envs_parse *ps, const char *key, const char *val)
 {
 	struct ap_envs *envs = ps->envs;
 	const char *section = ps->section;
 
 	if (!*section)
-		return ap_envs_fail(ps, ps->line, "'%s' outside of any [environment]", key);
+		return envs_fail(ps, ps->line, "'%s' outside of any [environment]", key);
 	struct ap_env *e = envs->n ? &envs->v[envs->n - 1] : NULL;
 	if (!e || e->line != ps->section_line) {
 		if (!ap_env_name_ok(section))
-			return ap_envs_fail(ps, ps->section_line, "bad environment name '%s' "
+			return envs_fail(ps, ps->section_line, "bad environment name '%s' "
 					    "(letters, digits, '.', '_', '-')", section);
 		for (size_t i = 0; i < envs->n; i++)
 			if (!strcmp(envs->v[i].name, section))
-				return ap_envs_fail(ps, ps->section_line,
+				return envs_fail(ps, ps->section_line,
 						    "environment [%s] defined twice", section);
-		if (!(e = ap_envs_add(envs, section)))
-			return ap_envs_fail(ps, ps->line, "out of memory");
+		if (!(e = envs_add(envs, section)))
+			return envs_fail(ps, ps->line, "out of memory");
 		e->file = ps->file;
 		e->line = ps->section_line;
 		ps->seen = 0;
 	}
-	if (ap_env_set(ps, e, key, val)) {
+	if (env_set(ps, e, key, val)) {
 		ps->err_line = ps->line;
 		return 0;
 	}
 	return 1;
 }
 
-static char *ap_rstrip(char *s)
+static char *rstrip(char *s)
 {
 	size_t n = strlen(s);
 	while (n && isspace((unsigned char)s[n - 1]))
@@ -198,7 +198,7 @@ static char *ap_rstrip(char *s)
 	return s;
 }
 
-static char *ap_lskip(char *s)
+static char *lskip(char *s)
 {
 	while (*s && isspace((unsigned char)*s))
 		s++;
@@ -207,7 +207,7 @@ static char *ap_lskip(char *s)
 
 /* The first of chars in s, or the ';' of an inline comment (after a space),
  * or the end of s. */
-static char *ap_find_or_comment(char *s, const char *chars)
+static char *find_or_comment(char *s, const char *chars)
 {
 	int was_space = 0;
 	while (*s && !(chars && strchr(chars, *s)) && !(was_space && *s == ';')) {
@@ -217,43 +217,43 @@ static char *ap_find_or_comment(char *s, const char *chars)
 	return s;
 }
 
-static int ap_envs_not_ini(struct ap_envs_parse *ps)
+static int envs_not_ini(struct ap_envs_parse *ps)
 {
-	return ap_envs_fail(ps, ps->line, "not an INI line (expected [name] or key = value)");
+	return envs_fail(ps, ps->line, "not an INI line (expected [name] or key = value)");
 }
 
 /* Parses one line (without its newline); 0 with err and err_line set if it is wrong. */
-static int ap_envs_line(struct ap_envs_parse *ps, char *line)
+static int envs_line(struct ap_envs_parse *ps, char *line)
 {
-	char *start = ap_lskip(ap_rstrip(line)), *end;
+	char *start = lskip(rstrip(line)), *end;
 	if (!*start || *start == ';' || *start == '#')
 		return 1;
 	if (start > line && ps->key) {
-		*ap_find_or_comment(start, NULL) = '\0';
-		return ap_envs_key(ps, ps->key, ap_rstrip(start));
+		*find_or_comment(start, NULL) = '\0';
+		return envs_key(ps, ps->key, rstrip(start));
 	}
 	if (*start == '[') {
-		if (*(end = ap_find_or_comment(start + 1, "]")) != ']')
-			return ap_envs_not_ini(ps);
+		if (*(end = find_or_comment(start + 1, "]")) != ']')
+			return envs_not_ini(ps);
 		*end = '\0';
 		ps->section = start + 1;
 		ps->section_line = ps->line;
 		ps->key = NULL;
 		return 1;
 	}
-	end = ap_find_or_comment(start, "=:");
+	end = find_or_comment(start, "=:");
 	if (*end != '=' && *end != ':')
-		return ap_envs_not_ini(ps);
+		return envs_not_ini(ps);
 	*end = '\0';
 	char *val = end + 1;
-	*ap_find_or_comment(val, NULL) = '\0';
-	ps->key = ap_rstrip(start);
-	return ap_envs_key(ps, ps->key, ap_rstrip(ap_lskip(val)));
+	*find_or_comment(val, NULL) = '\0';
+	ps->key = rstrip(start);
+	return envs_key(ps, ps->key, rstrip(lskip(val)));
 }
 
 /* Parses text (len bytes, NUL-terminated, changed in place); 0 or -AP_ECONFIG
  * with "file:line: why" in err. */
-static int ap_envs_parse_text(struct ap_envs_parse *ps, char *text, size_t len)
+static int envs_parse_text(struct ap_envs_parse *ps, char *text, size_t len)
 {
 	char *p = text, *end = text + len;
 	const char *nul = memchr(text, '\0', len);
@@ -263,13 +263,13 @@ static int ap_envs_parse_text(struct ap_envs_parse *ps, char *text, size_t len)
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *next = nl ? nl + 1 : end;
 		ps->line++;
 		if (nul && nul < next) {
-			ap_envs_fail(ps, ps->line, "a NUL byte at column %zu (a text file has none)",
+			envs_fail(ps, ps->line, "a NUL byte at column %zu (a text file has none)",
 				     (size_t)(nul - p) + 1);
 			break;
 		}
 		if (nl)
 			*nl = '\0';
-		if (!ap_envs_line(ps, p))
+		if (!envs_line(ps, p))
 			break;
 		p = next;
 	}
@@ -284,7 +284,7 @@ static int ap_envs_parse_text(struct ap_envs_parse *ps, char *text, size_t len)
 }
 
 /* An entry is whole once its section is parsed: fill in defaults, check sense. */
-static int ap_env_finish(struct ap_env *e, struct ap_buf *err)
+static int env_finish(struct ap_env *e, struct ap_buf *err)
 {
 	if (!e->python.n && ap_argv_push(&e->python, "python3"))
 		return -ENOMEM;
@@ -300,28 +300,28 @@ static int ap_env_finish(struct ap_env *e, struct ap_buf *err)
 	return 0;
 }
 
-static int ap_envs_add_local(struct ap_envs *envs)
+static int envs_add_local(struct ap_envs *envs)
 {
 	for (size_t i = 0; i < envs->n; i++)
 		if (!strcmp(envs->v[i].name, "local"))
 			return 0;
-	struct ap_env *e = ap_envs_add(envs, "local");
+	struct ap_env *e = envs_add(envs, "local");
 	if (!e || !(e->label = strdup("this machine")))
 		return -ENOMEM;
 	return 0;
 }
 
 /* Parses text (changed in place) into envs, whose path is set. */
-static int ap_envs_from_text(struct ap_envs *envs, char *text, size_t len, const char *root,
+static int envs_from_text(struct ap_envs *envs, char *text, size_t len, const char *root,
 			     struct ap_buf *err)
 {
 	struct ap_envs_parse ps = { .envs = envs, .root = root, .err = err, .section = "",
 				    .file = envs->path };
-	int r = ap_envs_parse_text(&ps, text, len);
+	int r = envs_parse_text(&ps, text, len);
 	for (size_t i = 0; !r && i < envs->n; i++)
-		r = ap_env_finish(&envs->v[i], err);
-	if (!r && !(r = ap_envs_add_local(envs)))
-		r = ap_env_finish(&envs->v[envs->n - 1], err);
+		r = env_finish(&envs->v[i], err);
+	if (!r && !(r = envs_add_local(envs)))
+		r = env_finish(&envs->v[envs->n - 1], err);
 	return r;
 }
 
@@ -332,7 +332,7 @@ int ap_envs_parse(struct ap_envs *envs, const char *text, size_t len, const char
 	memset(envs, 0, sizeof(*envs));
 	int r = (envs->path = strdup(name)) && !ap_buf_add(&copy, text, len) ? 0 : -ENOMEM;
 	if (!r)
-		r = ap_envs_from_text(envs, copy.data ? copy.data : (char *)"", copy.len, root, err);
+		r = envs_from_text(envs, copy.data ? copy.data : (char *)"", copy.len, root, err);
 	ap_buf_free(&copy);
 	if (r)
 		ap_envs_free(envs);

@@ -28,7 +28,7 @@ const char *ap_fingerprint_row_name(enum ap_fp_row row)
 }
 
 /* Reads a string at a dotted path; absent or null gives NULL, another type fails. */
-static int ap_get_str(const json_t *j, const char *path, const char **out,
+static int get_str(const json_t *j, const char *path, const char **out,
 		      struct ap_buf *err)
 {
 	const json_t *v = j;
@@ -50,7 +50,7 @@ static int ap_get_str(const json_t *j, const char *path, const char **out,
 	return -AP_EPROTO;
 }
 
-static int ap_row_set(struct ap_fingerprint *fp, enum ap_fp_row row, struct ap_buf *b)
+static int row_set(struct ap_fingerprint *fp, enum ap_fp_row row, struct ap_buf *b)
 {
 	free(fp->row[row]);
 	fp->row[row] = strdup(b->len ? ap_buf_str(b) : "-");
@@ -58,19 +58,19 @@ static int ap_row_set(struct ap_fingerprint *fp, enum ap_fp_row row, struct ap_b
 	return fp->row[row] ? 0 : -ENOMEM;
 }
 
-/* ap_row_set() after a step that built b, unless that step failed. */
-static int ap_row_take(struct ap_fingerprint *fp, enum ap_fp_row row, struct ap_buf *b,
+/* row_set() after a step that built b, unless that step failed. */
+static int row_take(struct ap_fingerprint *fp, enum ap_fp_row row, struct ap_buf *b,
 		       int built)
 {
-	return built ? built : ap_row_set(fp, row, b);
+	return built ? built : row_set(fp, row, b);
 }
 
-static const char *ap_or(const char *s, const char *dflt)
+static const char *fingerprint_or(const char *s, const char *dflt)
 {
 	return s ? s : dflt;
 }
 
-static int ap_fp_strings(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *err)
+static int fp_strings(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *err)
 {
 	static const struct { enum ap_fp_row row; const char *path; } simple[] = {
 		{ AP_FP_OS, "os.name" }, { AP_FP_HOST, "host" }, { AP_FP_TIME, "time_utc" },
@@ -81,39 +81,39 @@ static int ap_fp_strings(struct ap_fingerprint *fp, const json_t *j, struct ap_b
 	int r = 0;
 
 	for (size_t i = 0; !r && i < sizeof(simple) / sizeof(simple[0]); i++)
-		if (!(r = ap_get_str(j, simple[i].path, &s, err)) && s)
-			r = ap_row_take(fp, simple[i].row, &b, ap_buf_adds(&b, s));
-	if (!r && !(r = ap_get_str(j, "os.kernel", &s, err)) &&
-	    !(r = ap_get_str(j, "os.machine", &t, err)) && s)
-		r = ap_row_take(fp, AP_FP_KERNEL, &b, ap_buf_addf(&b, "%s %s", s, ap_or(t, "")));
-	if (!r && !(r = ap_get_str(j, "python.version", &s, err)) && s &&
-	    !(r = ap_get_str(j, "python.implementation", &t, err)))
-		r = ap_row_take(fp, AP_FP_PYTHON, &b, ap_buf_addf(&b, "%s%s%s", s,
+		if (!(r = get_str(j, simple[i].path, &s, err)) && s)
+			r = row_take(fp, simple[i].row, &b, ap_buf_adds(&b, s));
+	if (!r && !(r = get_str(j, "os.kernel", &s, err)) &&
+	    !(r = get_str(j, "os.machine", &t, err)) && s)
+		r = row_take(fp, AP_FP_KERNEL, &b, ap_buf_addf(&b, "%s %s", s, fingerprint_or(t, "")));
+	if (!r && !(r = get_str(j, "python.version", &s, err)) && s &&
+	    !(r = get_str(j, "python.implementation", &t, err)))
+		r = row_take(fp, AP_FP_PYTHON, &b, ap_buf_addf(&b, "%s%s%s", s,
 				t && strcmp(t, "CPython") ? " " : "",
 				t && strcmp(t, "CPython") ? t : ""));
 	ap_buf_free(&b);
 	return r;
 }
 
-static int ap_fp_torch(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *b)
+static int fp_torch(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *b)
 {
 	const json_t *t = json_object_get(j, "torch");
 	if (!json_is_object(t))
 		return 0;
 	const char *v = json_string_value(json_object_get(t, "version"));
 	json_int_t ms = json_integer_value(json_object_get(j, "torch_import_ms"));
-	ap_buf_addf(b, "%s (import %lld ms)", ap_or(v, "?"), (long long)ms);
-	int r = ap_row_set(fp, AP_FP_TORCH, b);
+	ap_buf_addf(b, "%s (import %lld ms)", fingerprint_or(v, "?"), (long long)ms);
+	int r = row_set(fp, AP_FP_TORCH, b);
 	const char *cuda = json_string_value(json_object_get(t, "cuda"));
 	const json_t *dbg = json_object_get(t, "debug"), *abi = json_object_get(t, "cxx11_abi");
 	ap_buf_addf(b, "%s", json_is_true(dbg) ? "debug" : json_is_false(dbg) ? "release" : "?");
 	if (abi)
 		ap_buf_addf(b, ", cxx11 abi %s", json_is_true(abi) ? "yes" : "no");
-	ap_buf_addf(b, ", cuda %s", ap_or(cuda, "none"));
-	return r ? r : ap_row_set(fp, AP_FP_TORCH_BUILD, b);
+	ap_buf_addf(b, ", cuda %s", fingerprint_or(cuda, "none"));
+	return r ? r : row_set(fp, AP_FP_TORCH_BUILD, b);
 }
 
-static int ap_fp_plugins(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *b)
+static int fp_plugins(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *b)
 {
 	const json_t *pl = json_object_get(j, "plugins");
 	size_t i;
@@ -122,33 +122,33 @@ static int ap_fp_plugins(struct ap_fingerprint *fp, const json_t *j, struct ap_b
 		const char *name = json_string_value(json_object_get(p, "name"));
 		const char *ver = json_string_value(json_object_get(p, "version"));
 		const char *err = json_string_value(json_object_get(p, "error"));
-		ap_buf_addf(b, "%s%s %s%s%s%s", i ? ", " : "", ap_or(name, "?"), ap_or(ver, "?"),
-			    err ? " (import failed: " : "", ap_or(err, ""), err ? ")" : "");
+		ap_buf_addf(b, "%s%s %s%s%s%s", i ? ", " : "", fingerprint_or(name, "?"), fingerprint_or(ver, "?"),
+			    err ? " (import failed: " : "", fingerprint_or(err, ""), err ? ")" : "");
 	}
 	if (!b->len && json_is_array(pl))
 		ap_buf_adds(b, "none");
-	return ap_row_set(fp, AP_FP_PLUGINS, b);
+	return row_set(fp, AP_FP_PLUGINS, b);
 }
 
 /* One line for one device type: "2 x NVIDIA H200" or "unavailable: why". */
-static int ap_fp_device(struct ap_fp_device *dev, const json_t *d)
+static int fp_device(struct ap_fp_device *dev, const json_t *d)
 {
 	struct ap_buf b = { 0 };
 	const char *type = json_string_value(json_object_get(d, "type"));
 	json_int_t count = json_integer_value(json_object_get(d, "count"));
 	if (json_is_true(json_object_get(d, "available"))) {
 		const char *model = json_string_value(json_array_get(json_object_get(d, "names"), 0));
-		ap_buf_addf(&b, "%lld x %s", (long long)count, ap_or(model, "?"));
+		ap_buf_addf(&b, "%lld x %s", (long long)count, fingerprint_or(model, "?"));
 	} else {
 		const char *why = json_string_value(json_object_get(d, "reason"));
-		ap_buf_addf(&b, "unavailable: %s", ap_or(why, "no reason given"));
+		ap_buf_addf(&b, "unavailable: %s", fingerprint_or(why, "no reason given"));
 	}
-	dev->type = strdup(ap_or(type, "?"));
+	dev->type = strdup(fingerprint_or(type, "?"));
 	dev->text = b.data ? b.data : strdup("?");
 	return dev->type && dev->text ? 0 : -ENOMEM;
 }
 
-static int ap_fp_devices(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *b)
+static int fp_devices(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *b)
 {
 	const json_t *devs = json_object_get(j, "devices");
 	size_t i, avail = 0;
@@ -158,7 +158,7 @@ static int ap_fp_devices(struct ap_fingerprint *fp, const json_t *j, struct ap_b
 	if (!fp->devices)
 		return -ENOMEM;
 	json_array_foreach(devs, i, d) {
-		if (ap_fp_device(&fp->devices[i], d))
+		if (fp_device(&fp->devices[i], d))
 			return -ENOMEM;
 		if (json_is_true(json_object_get(d, "available")))
 			ap_buf_addf(b, "%s%s %s", avail++ ? ", " : "", fp->devices[i].type,
@@ -166,7 +166,7 @@ static int ap_fp_devices(struct ap_fingerprint *fp, const json_t *j, struct ap_b
 	}
 	if (!avail && json_is_array(devs))
 		ap_buf_adds(b, "cpu only");
-	return ap_row_set(fp, AP_FP_DEVICES, b);
+	return row_set(fp, AP_FP_DEVICES, b);
 }
 
 int ap_fingerprint_decode(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *err)
@@ -176,19 +176,19 @@ int ap_fingerprint_decode(struct ap_fingerprint *fp, const json_t *j, struct ap_
 	memset(fp, 0, sizeof(*fp));
 	if (!json_is_object(j))
 		return ap_buf_adds(err, "fingerprint is not a JSON object"), -AP_EPROTO;
-	int r = ap_fp_strings(fp, j, err);
-	r = r ? r : ap_fp_torch(fp, j, &b);
-	r = r ? r : ap_fp_plugins(fp, j, &b);
-	r = r ? r : ap_fp_devices(fp, j, &b);
-	r = r ? r : ap_get_str(j, "cpu.model", &model, err);
+	int r = fp_strings(fp, j, err);
+	r = r ? r : fp_torch(fp, j, &b);
+	r = r ? r : fp_plugins(fp, j, &b);
+	r = r ? r : fp_devices(fp, j, &b);
+	r = r ? r : get_str(j, "cpu.model", &model, err);
 	if (!r && json_is_object(json_object_get(j, "cpu"))) {
 		json_int_t n = json_integer_value(json_object_get(json_object_get(j, "cpu"), "count"));
-		ap_buf_addf(&b, "%s x %lld", ap_or(model, "?"), (long long)n);
-		r = ap_row_set(fp, AP_FP_CPU, &b);
+		ap_buf_addf(&b, "%s x %lld", fingerprint_or(model, "?"), (long long)n);
+		r = row_set(fp, AP_FP_CPU, &b);
 	}
 	for (int i = 0; !r && i < AP_FP_NROWS; i++)
 		if (!fp->row[i])
-			r = ap_row_set(fp, (enum ap_fp_row)i, &b);
+			r = row_set(fp, (enum ap_fp_row)i, &b);
 	ap_buf_free(&b);
 	if (r)
 		ap_fingerprint_free(fp);
@@ -203,7 +203,7 @@ void ap_fingerprint_render(const struct ap_fingerprint *fp, struct ap_buf *out)
 		ap_buf_addf(out, "  %-10s %s\n", fp->devices[d].type, fp->devices[d].text);
 }
 
-static size_t ap_width(const char *s)
+static size_t fingerprint_width(const char *s)
 {
 	size_t w = 0;
 	for (; *s; s++)
@@ -211,15 +211,15 @@ static size_t ap_width(const char *s)
 	return w;
 }
 
-static void ap_cell(struct ap_buf *out, const char *s, size_t width)
+static void cell(struct ap_buf *out, const char *s, size_t width)
 {
 	ap_buf_adds(out, s);
-	for (size_t w = ap_width(s); w < width; w++)
+	for (size_t w = fingerprint_width(s); w < width; w++)
 		ap_buf_adds(out, " ");
 }
 
 /* The text of one table row for column c: a fixed row, or a device type. */
-static const char *ap_table_text(const struct ap_fingerprint *fp, const char *error,
+static const char *table_text(const struct ap_fingerprint *fp, const char *error,
 				 int row, const char *devtype)
 {
 	if (!fp)
@@ -233,7 +233,7 @@ static const char *ap_table_text(const struct ap_fingerprint *fp, const char *er
 }
 
 /* The device types named by any column, each once, in first-seen order. */
-static size_t ap_table_devtypes(const struct ap_fingerprint *const *fps, size_t n,
+static size_t table_devtypes(const struct ap_fingerprint *const *fps, size_t n,
 				const char **types, size_t max)
 {
 	size_t nt = 0;
@@ -248,13 +248,13 @@ static size_t ap_table_devtypes(const struct ap_fingerprint *const *fps, size_t 
 	return nt;
 }
 
-static void ap_table_line(struct ap_buf *out, const char *head,
+static void table_line(struct ap_buf *out, const char *head,
 			  const struct ap_fingerprint *const *fps, const char *const *errors,
 			  size_t n, const size_t *width, int row, const char *devtype)
 {
-	ap_cell(out, head, 14);
+	cell(out, head, 14);
 	for (size_t c = 0; c < n; c++)
-		ap_cell(out, ap_table_text(fps[c], errors[c], row, devtype),
+		cell(out, table_text(fps[c], errors[c], row, devtype),
 			c + 1 < n ? width[c] + 2 : 0);
 	ap_buf_adds(out, "\n");
 }
@@ -263,30 +263,30 @@ void ap_fingerprint_table(const struct ap_fingerprint *const *fps, const char *c
 			  const char *const *errors, size_t n, struct ap_buf *out)
 {
 	const char *types[32];
-	size_t nt = ap_table_devtypes(fps, n, types, 32);
+	size_t nt = table_devtypes(fps, n, types, 32);
 	size_t *width = calloc(n ? n : 1, sizeof(*width));
 	if (!width)
 		return;
 	for (size_t c = 0; c < n; c++) {
-		width[c] = ap_width(names[c]);
+		width[c] = fingerprint_width(names[c]);
 		for (size_t i = 0; i < AP_FP_NROWS + nt; i++) {
 			const char *s = i < AP_FP_NROWS
-				? ap_table_text(fps[c], errors[c], (int)i, NULL)
-				: ap_table_text(fps[c], errors[c], -1, types[i - AP_FP_NROWS]);
-			if (ap_width(s) > width[c])
-				width[c] = ap_width(s);
+				? table_text(fps[c], errors[c], (int)i, NULL)
+				: table_text(fps[c], errors[c], -1, types[i - AP_FP_NROWS]);
+			if (fingerprint_width(s) > width[c])
+				width[c] = fingerprint_width(s);
 		}
 	}
-	ap_cell(out, "", 14);
+	cell(out, "", 14);
 	for (size_t c = 0; c < n; c++)
-		ap_cell(out, names[c], c + 1 < n ? width[c] + 2 : 0);
+		cell(out, names[c], c + 1 < n ? width[c] + 2 : 0);
 	ap_buf_adds(out, "\n");
 	for (int i = 0; i < AP_FP_NROWS; i++)
-		ap_table_line(out, ap_row_names[i], fps, errors, n, width, i, NULL);
+		table_line(out, ap_row_names[i], fps, errors, n, width, i, NULL);
 	for (size_t t = 0; t < nt; t++) {
 		struct ap_buf head = { 0 };
 		ap_buf_addf(&head, "  %s", types[t]);
-		ap_table_line(out, ap_buf_str(&head), fps, errors, n, width, -1, types[t]);
+		table_line(out, ap_buf_str(&head), fps, errors, n, width, -1, types[t]);
 		ap_buf_free(&head);
 	}
 	free(width);

@@ -5,7 +5,7 @@
 #include "base/text.h"
 #include "env/frame.h"
 
-static uint32_t ap_frame_len(const unsigned char *h)
+static uint32_t frame_frame_len(const unsigned char *h)
 {
 	return (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
 }
@@ -31,7 +31,7 @@ int ap_frame_peek(const struct ap_buf *in, size_t max, const char **payload,
 {
 	if (in->len < AP_FRAME_HEADER)
 		return 0;
-	uint32_t n = ap_frame_len((const unsigned char *)in->data);
+	uint32_t n = frame_frame_len((const unsigned char *)in->data);
 	if (n > max)
 		return -AP_ETOOBIG;
 	if (in->len - AP_FRAME_HEADER < n)
@@ -46,7 +46,7 @@ void ap_frame_truncation(const struct ap_buf *in, size_t *got, size_t *want)
 {
 	*got = in->len;
 	*want = in->len < AP_FRAME_HEADER ? 0
-		: AP_FRAME_HEADER + (size_t)ap_frame_len((const unsigned char *)in->data);
+		: AP_FRAME_HEADER + (size_t)frame_frame_len((const unsigned char *)in->data);
 }
 
 int ap_frame_json(const char *payload, size_t len, json_t **msg, struct ap_buf *why)

@@ -28,7 +28,7 @@ struct ap_run_ctx {
 	FILE *log;
 };
 
-static void ap_path(struct ap_buf *b, const char *root, const char *a, const char *b2)
+static void provision_path(struct ap_buf *b, const char *root, const char *a, const char *b2)
 {
 	ap_buf_reset(b);
 	ap_buf_addf(b, "%s/%s%s", root, a, b2 ? b2 : "");
@@ -37,20 +37,20 @@ static void ap_path(struct ap_buf *b, const char *root, const char *a, const cha
 int ap_provision_complete(const char *root, const char *name)
 {
 	struct ap_buf p = { 0 };
-	ap_path(&p, root, name, "/" AP_ENV_STAMP);
+	provision_path(&p, root, name, "/" AP_ENV_STAMP);
 	int ok = access(ap_buf_str(&p), F_OK) == 0;
 	ap_buf_free(&p);
 	return ok;
 }
 
-static int ap_mirror_candidate(const char *uri)
+static int mirror_candidate(const char *uri)
 {
 	return strncmp(uri, "http", 4) == 0 && !strstr(uri, "security") &&
 	       strstr(uri, "/debian");
 }
 
 /* Reads "deb URI suite ..." (sources.list) and "URIs: URI" (deb822). */
-static int ap_mirror_from(const char *path, struct ap_buf *out)
+static int mirror_from(const char *path, struct ap_buf *out)
 {
 	FILE *f = fopen(path, "r");
 	char line[1024], uri[512];
@@ -59,7 +59,7 @@ static int ap_mirror_from(const char *path, struct ap_buf *out)
 	while (!out->len && fgets(line, sizeof(line), f))
 		if ((sscanf(line, " deb %511s", uri) == 1 && uri[0] != '[') ||
 		    sscanf(line, " URIs: %511s", uri) == 1)
-			if (ap_mirror_candidate(uri))
+			if (mirror_candidate(uri))
 				ap_buf_adds(out, uri);
 	fclose(f);
 	return out->len > 0;
@@ -68,7 +68,7 @@ static int ap_mirror_from(const char *path, struct ap_buf *out)
 void ap_apt_mirror(struct ap_buf *out)
 {
 	const char *dir = "/etc/apt/sources.list.d";
-	if (ap_mirror_from("/etc/apt/sources.list", out))
+	if (mirror_from("/etc/apt/sources.list", out))
 		return;
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -78,15 +78,15 @@ void ap_apt_mirror(struct ap_buf *out)
 		if (n < 8 || (strcmp(e->d_name + n - 5, ".list") &&
 			      strcmp(e->d_name + n - 8, ".sources")))
 			continue;
-		ap_path(&p, dir, e->d_name, NULL);
-		ap_mirror_from(ap_buf_str(&p), out);
+		provision_path(&p, dir, e->d_name, NULL);
+		mirror_from(ap_buf_str(&p), out);
 	}
 	if (d)
 		closedir(d);
 	ap_buf_free(&p);
 }
 
-static void ap_run_line(void *vctx, const char *line)
+static void run_line(void *vctx, const char *line)
 {
 	struct ap_run_ctx *c = vctx;
 	fprintf(c->log, "%s\n", line);
@@ -95,7 +95,7 @@ static void ap_run_line(void *vctx, const char *line)
 }
 
 /* Runs one step, host side (chroot NULL) or inside the partial tree. */
-static int ap_step(struct ap_run_ctx *c, const char *phase, const char *chroot,
+static int provision_step(struct ap_run_ctx *c, const char *phase, const char *chroot,
 		   const struct ap_argv *cmd, struct ap_buf *err)
 {
 	struct ap_env env = { .name = (char *)c->o->name, .chroot = (char *)chroot };
@@ -105,7 +105,7 @@ static int ap_step(struct ap_run_ctx *c, const char *phase, const char *chroot,
 		c->o->progress(c->o->ctx, phase, NULL);
 	fprintf(c->log, "== %s\n", phase);
 	fflush(c->log);
-	int st = ap_spawn_run(&env, cmd, ap_run_line, c, err);
+	int st = ap_spawn_run(&env, cmd, run_line, c, err);
 	if (st < 0)
 		return st;
 	if (st == 0)
@@ -116,7 +116,7 @@ static int ap_step(struct ap_run_ctx *c, const char *phase, const char *chroot,
 	return -AP_EPROVISION;
 }
 
-static int ap_argv_of(struct ap_argv *a, const char *const *words, const char *const *more)
+static int argv_of(struct ap_argv *a, const char *const *words, const char *const *more)
 {
 	ap_argv_free(a);
 	for (; *words; words++)
@@ -128,20 +128,20 @@ static int ap_argv_of(struct ap_argv *a, const char *const *words, const char *c
 	return 0;
 }
 
-static int ap_install(struct ap_run_ctx *c, const char *tree, struct ap_buf *err)
+static int provision_install(struct ap_run_ctx *c, const char *tree, struct ap_buf *err)
 {
 	static const char *const apt[] = {
 		"env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q",
 		"--no-install-recommends", NULL
 	};
 	struct ap_argv cmd = { 0 };
-	int r = ap_argv_of(&cmd, apt, ap_required_pkgs);
-	r = r ? r : ap_step(c, "installing torch", tree, &cmd, err);
+	int r = argv_of(&cmd, apt, ap_required_pkgs);
+	r = r ? r : provision_step(c, "installing torch", tree, &cmd, err);
 	for (int i = 0; !r && ap_optional_pkgs[i]; i++) {
 		const char *one[] = { ap_optional_pkgs[i], NULL };
 		struct ap_buf skip = { 0 };
-		r = ap_argv_of(&cmd, apt, one);
-		if (!r && ap_step(c, ap_optional_pkgs[i], tree, &cmd, &skip))
+		r = argv_of(&cmd, apt, one);
+		if (!r && provision_step(c, ap_optional_pkgs[i], tree, &cmd, &skip))
 			fprintf(c->log, "== %s not available in this suite, left out: %s\n",
 				ap_optional_pkgs[i], ap_buf_str(&skip));
 		ap_buf_free(&skip);
@@ -150,20 +150,20 @@ static int ap_install(struct ap_run_ctx *c, const char *tree, struct ap_buf *err
 	return r;
 }
 
-static int ap_debootstrap(struct ap_run_ctx *c, const char *tree, struct ap_buf *err)
+static int provision_debootstrap(struct ap_run_ctx *c, const char *tree, struct ap_buf *err)
 {
 	struct ap_buf cache = { 0 }, mirror = { 0 }, opt = { 0 };
 	struct ap_argv cmd = { 0 };
 	/* A cache per suite: make envs provisions suites concurrently, and two
 	 * debootstraps must not download the same file into one directory. */
-	ap_path(&cache, c->o->root, ".debs/", c->o->suite);
+	provision_path(&cache, c->o->root, ".debs/", c->o->suite);
 	ap_mkdirs(ap_buf_str(&cache));
 	ap_buf_addf(&opt, "--cache-dir=%s", ap_buf_str(&cache));
 	ap_apt_mirror(&mirror);
 	const char *words[] = { "debootstrap", "--variant=minbase", ap_buf_str(&opt),
 				c->o->suite, tree, mirror.len ? ap_buf_str(&mirror) : NULL, NULL };
-	int r = ap_argv_of(&cmd, words, NULL);
-	r = r ? r : ap_step(c, "debootstrap", NULL, &cmd, err);
+	int r = argv_of(&cmd, words, NULL);
+	r = r ? r : provision_step(c, "debootstrap", NULL, &cmd, err);
 	ap_argv_free(&cmd);
 	ap_buf_free(&cache);
 	ap_buf_free(&mirror);
@@ -171,13 +171,13 @@ static int ap_debootstrap(struct ap_run_ctx *c, const char *tree, struct ap_buf 
 	return r;
 }
 
-static int ap_stamp(const char *tree, const char *suite)
+static int stamp(const char *tree, const char *suite)
 {
 	struct ap_buf p = { 0 };
 	char when[32];
 	time_t now = time(NULL);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	ap_path(&p, tree, AP_ENV_STAMP, NULL);
+	provision_path(&p, tree, AP_ENV_STAMP, NULL);
 	FILE *f = fopen(ap_buf_str(&p), "w");
 	ap_buf_free(&p);
 	if (!f)
@@ -187,14 +187,14 @@ static int ap_stamp(const char *tree, const char *suite)
 	return fclose(f) && !r ? -errno : r;
 }
 
-static int ap_remove_tree(struct ap_run_ctx *c, const char *tree, struct ap_buf *err)
+static int remove_tree(struct ap_run_ctx *c, const char *tree, struct ap_buf *err)
 {
 	const char *words[] = { "rm", "-rf", "--", tree, NULL };
 	struct ap_argv cmd = { 0 };
 	if (access(tree, F_OK) != 0)
 		return 0;
-	int r = ap_argv_of(&cmd, words, NULL);
-	r = r ? r : ap_step(c, "removing an interrupted attempt", NULL, &cmd, err);
+	int r = argv_of(&cmd, words, NULL);
+	r = r ? r : provision_step(c, "removing an interrupted attempt", NULL, &cmd, err);
 	ap_argv_free(&cmd);
 	return r;
 }
@@ -211,19 +211,19 @@ int ap_provision(const struct ap_provision_opts *o, struct ap_buf *err)
 		ap_buf_addf(err, "cannot create %s: %s", o->root, strerror(errno));
 		return -errno;
 	}
-	ap_path(&tree, o->root, ".", o->name);
+	provision_path(&tree, o->root, ".", o->name);
 	ap_buf_adds(&tree, ".partial");
-	ap_path(&final, o->root, o->name, NULL);
-	ap_path(&logp, o->root, o->name, ".log");
+	provision_path(&final, o->root, o->name, NULL);
+	provision_path(&logp, o->root, o->name, ".log");
 	if (!(c.log = fopen(ap_buf_str(&logp), "w"))) {
 		r = -errno;
 		ap_buf_addf(err, "cannot write %s: %s", ap_buf_str(&logp), strerror(errno));
 		goto out;
 	}
-	r = ap_remove_tree(&c, ap_buf_str(&tree), err);
-	r = r ? r : ap_debootstrap(&c, ap_buf_str(&tree), err);
-	r = r ? r : ap_install(&c, ap_buf_str(&tree), err);
-	if (!r && ((r = ap_stamp(ap_buf_str(&tree), o->suite)) ||
+	r = remove_tree(&c, ap_buf_str(&tree), err);
+	r = r ? r : provision_debootstrap(&c, ap_buf_str(&tree), err);
+	r = r ? r : provision_install(&c, ap_buf_str(&tree), err);
+	if (!r && ((r = stamp(ap_buf_str(&tree), o->suite)) ||
 		   (rename(ap_buf_str(&tree), ap_buf_str(&final)) && (r = -errno))))
 		ap_buf_addf(err, "cannot complete %s: %s", ap_buf_str(&final), strerror(-r));
 	if (r)
@@ -241,7 +241,7 @@ int ap_provision_suite(const char *dir, struct ap_buf *suite)
 {
 	struct ap_buf p = { 0 };
 	char line[256];
-	ap_path(&p, dir, AP_ENV_STAMP, NULL);
+	provision_path(&p, dir, AP_ENV_STAMP, NULL);
 	FILE *f = fopen(ap_buf_str(&p), "r");
 	ap_buf_free(&p);
 	if (!f)

@@ -45,7 +45,7 @@ static const char ap_chroot_path[] =
 	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /* A word made safe for a POSIX shell: 'it'\''s'. */
-static int ap_shell_quote(struct ap_argv *a, const char *s)
+static int shell_quote(struct ap_argv *a, const char *s)
 {
 	struct ap_buf b = { 0 };
 	int r = ap_buf_adds(&b, "'");
@@ -59,7 +59,7 @@ static int ap_shell_quote(struct ap_argv *a, const char *s)
 	return r;
 }
 
-static int ap_plan_candidates(struct ap_child_plan *pl, const char *path)
+static int plan_candidates(struct ap_child_plan *pl, const char *path)
 {
 	const char *cmd = pl->argv.v[0];
 	if (strchr(cmd, '/'))
@@ -79,7 +79,7 @@ static int ap_plan_candidates(struct ap_child_plan *pl, const char *path)
 }
 
 /* Whether the NAME=VALUE word w sets a name that set (NAME=VALUE words) sets. */
-static int ap_env_overridden(const char *w, const struct ap_argv *set)
+static int env_overridden(const char *w, const struct ap_argv *set)
 {
 	size_t n = strcspn(w, "=");
 	for (size_t i = 0; i < set->n; i++)
@@ -89,11 +89,11 @@ static int ap_env_overridden(const char *w, const struct ap_argv *set)
 }
 
 /* The child's environment: base (NAME=VALUE words) with env's setenv on top. */
-static int ap_plan_env(struct ap_child_plan *pl, const struct ap_env *env, char **base)
+static int plan_env(struct ap_child_plan *pl, const struct ap_env *env, char **base)
 {
 	int r = ap_argv_extend(&pl->envbuf, &env->setenv);
 	for (size_t i = 0; !r && base[i]; i++)
-		if (!ap_env_overridden(base[i], &env->setenv))
+		if (!env_overridden(base[i], &env->setenv))
 			r = ap_argv_push(&pl->envbuf, base[i]);
 	pl->envp = pl->envbuf.v;
 	return r;
@@ -101,7 +101,7 @@ static int ap_plan_env(struct ap_child_plan *pl, const struct ap_env *env, char 
 
 /* A chroot starts from a clean environment: the host's PATH and the like
  * mean nothing inside it. */
-static int ap_plan_chroot_env(struct ap_child_plan *pl, const struct ap_env *env)
+static int plan_chroot_env(struct ap_child_plan *pl, const struct ap_env *env)
 {
 	const char *keep[] = { "TERM", "TZ", NULL };
 	struct ap_argv base = { 0 };
@@ -118,7 +118,7 @@ static int ap_plan_chroot_env(struct ap_child_plan *pl, const struct ap_env *env
 		r = ap_buf_addf(&b, "%s=%s", keep[i], v);
 		r = r ? r : ap_argv_push(&base, ap_buf_str(&b));
 	}
-	r = r ? r : ap_plan_env(pl, env, base.v);
+	r = r ? r : plan_env(pl, env, base.v);
 	ap_buf_free(&b);
 	ap_argv_free(&base);
 	return r;
@@ -127,7 +127,7 @@ static int ap_plan_chroot_env(struct ap_child_plan *pl, const struct ap_env *env
 /* A bind under /run/apiparity/ needs no directory in the chroot: the child
  * mounts a tmpfs on /run and makes the mount points there, so apiparity can
  * show a test tree to an environment without changing its files. */
-static int ap_plan_run_dirs(struct ap_child_plan *pl, const struct ap_env *env,
+static int plan_run_dirs(struct ap_child_plan *pl, const struct ap_env *env,
 			    const char *inside)
 {
 	struct ap_buf b = { 0 };
@@ -150,14 +150,14 @@ static int ap_plan_run_dirs(struct ap_child_plan *pl, const struct ap_env *env,
 	return r;
 }
 
-static int ap_plan_binds(struct ap_child_plan *pl, const struct ap_env *env)
+static int plan_binds(struct ap_child_plan *pl, const struct ap_env *env)
 {
 	struct ap_buf b = { 0 };
 	int r = 0;
 	for (size_t i = 0; !r && i < env->bind.n; i++) {
 		const char *w = env->bind.v[i], *sep = strchr(w, ':');
 		if (!strncmp(sep + 1, "/run/apiparity/", 15))
-			r = ap_plan_run_dirs(pl, env, sep + 1);
+			r = plan_run_dirs(pl, env, sep + 1);
 		ap_buf_reset(&b);
 		r = ap_buf_add(&b, w, (size_t)(sep - w));
 		r = r ? r : ap_argv_push(&pl->bind_src, ap_buf_str(&b));
@@ -172,7 +172,7 @@ static int ap_plan_binds(struct ap_child_plan *pl, const struct ap_env *env)
 /* The run's own /tmp: a tmpfs over the chroot's /tmp, so that whatever a probe
  * or an official test leaves there goes with the mount namespace. Only over a
  * real directory (lstat): a symlink would lead the mount elsewhere. */
-static int ap_plan_tmp(struct ap_child_plan *pl, const struct ap_env *env, struct ap_buf *b)
+static int plan_tmp(struct ap_child_plan *pl, const struct ap_env *env, struct ap_buf *b)
 {
 	struct stat st;
 	ap_buf_reset(b);
@@ -183,24 +183,24 @@ static int ap_plan_tmp(struct ap_child_plan *pl, const struct ap_env *env, struc
 	return pl->tmp ? 0 : -ENOMEM;
 }
 
-static int ap_plan_build(struct ap_child_plan *pl, const struct ap_env *env,
+static int plan_build(struct ap_child_plan *pl, const struct ap_env *env,
 			 const struct ap_argv *cmd)
 {
 	int r = ap_argv_extend(&pl->argv, &env->exec);
 	for (size_t i = 0; !r && i < cmd->n; i++)
-		r = env->exec.n && env->remote_shell ? ap_shell_quote(&pl->argv, cmd->v[i])
+		r = env->exec.n && env->remote_shell ? shell_quote(&pl->argv, cmd->v[i])
 			: ap_argv_push(&pl->argv, cmd->v[i]);
 	if (r)
 		return r;
 	if (!env->chroot) {
-		r = env->setenv.n ? ap_plan_env(pl, env, environ) : 0;
+		r = env->setenv.n ? plan_env(pl, env, environ) : 0;
 		if (!env->setenv.n)
 			pl->envp = environ;
 		const char *path = getenv("PATH");
 		for (size_t i = 0; i < env->setenv.n; i++)
 			if (!strncmp(env->setenv.v[i], "PATH=", 5))
 				path = env->setenv.v[i] + 5;
-		return r ? r : ap_plan_candidates(pl, path ? path : ap_chroot_path);
+		return r ? r : plan_candidates(pl, path ? path : ap_chroot_path);
 	}
 	pl->root = env->chroot;
 	const char *sub[] = { "/proc", "/sys", "/dev/shm", NULL };
@@ -210,14 +210,14 @@ static int ap_plan_build(struct ap_child_plan *pl, const struct ap_env *env,
 		r = ap_buf_addf(&b, "%s%s", env->chroot, sub[i]);
 		r = r ? r : ap_argv_push(&pl->mounts, ap_buf_str(&b));
 	}
-	r = r ? r : ap_plan_tmp(pl, env, &b);
+	r = r ? r : plan_tmp(pl, env, &b);
 	ap_buf_free(&b);
-	r = r ? r : ap_plan_binds(pl, env);
-	r = r ? r : ap_plan_chroot_env(pl, env);
-	return r ? r : ap_plan_candidates(pl, ap_chroot_path);
+	r = r ? r : plan_binds(pl, env);
+	r = r ? r : plan_chroot_env(pl, env);
+	return r ? r : plan_candidates(pl, ap_chroot_path);
 }
 
-static void ap_plan_free(struct ap_child_plan *pl)
+static void plan_free(struct ap_child_plan *pl)
 {
 	ap_argv_free(&pl->mounts);
 	free(pl->tmp);
@@ -230,7 +230,7 @@ static void ap_plan_free(struct ap_child_plan *pl)
 	ap_argv_free(&pl->envbuf);
 }
 
-static _Noreturn void ap_child_fail(int fd, int stage, int err)
+static _Noreturn void child_fail(int fd, int stage, int err)
 {
 	struct ap_child_fail f = { stage, err, 0 };
 	ssize_t n = write(fd, &f, sizeof(f));
@@ -239,7 +239,7 @@ static _Noreturn void ap_child_fail(int fd, int stage, int err)
 }
 
 /* Runs in the child, between fork (or clone) and exec: system calls only. */
-static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int report)
+static _Noreturn void spawn_child(const struct ap_child_plan *pl, int fd[3], int report)
 {
 	setpgid(0, 0);
 	/* apiparity's end, even by kill -9, ends the child: SIGKILL, sent from
@@ -249,27 +249,27 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (int i = 0; i < 3; i++)
 		if (dup2(fd[i], i) < 0)
-			ap_child_fail(report, AP_STAGE_EXEC, errno);
+			child_fail(report, AP_STAGE_EXEC, errno);
 	signal(SIGPIPE, SIG_DFL);
 	if (pl->root) {
 		if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
-			ap_child_fail(report, AP_STAGE_NS, errno);
+			child_fail(report, AP_STAGE_NS, errno);
 		/* Mounted from inside the new PID namespace: shows its processes only. */
 		if (mount("proc", pl->mounts.v[0], "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			  NULL))
-			ap_child_fail(report, AP_STAGE_PROC, errno);
+			child_fail(report, AP_STAGE_PROC, errno);
 		/* /sys (CPU topology) and /dev/shm (torch's shared memory) are
 		 * helpful, not required: a chroot without them still works. */
 		(void)mount("sysfs", pl->mounts.v[1], "sysfs", MS_RDONLY | MS_NOSUID |
 			    MS_NODEV | MS_NOEXEC, NULL);
 		(void)mount("tmpfs", pl->mounts.v[2], "tmpfs", MS_NOSUID | MS_NODEV, NULL);
 		if (pl->tmp && mount("tmpfs", pl->tmp, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777"))
-			ap_child_fail(report, AP_STAGE_TMP, errno);
+			child_fail(report, AP_STAGE_TMP, errno);
 		if (pl->run_tmpfs && mount("tmpfs", pl->run_tmpfs, "tmpfs", MS_NOSUID | MS_NODEV, NULL))
-			ap_child_fail(report, AP_STAGE_BIND, errno);
+			child_fail(report, AP_STAGE_BIND, errno);
 		for (size_t i = 0; i < pl->mkdirs.n; i++)
 			if (mkdir(pl->mkdirs.v[i], 0755) && errno != EEXIST)
-				ap_child_fail(report, AP_STAGE_BIND, errno);
+				child_fail(report, AP_STAGE_BIND, errno);
 		for (size_t i = 0; i < pl->bind_src.n; i++)
 			if (mount(pl->bind_src.v[i], pl->bind_dst.v[i], NULL, MS_BIND | MS_REC, NULL) ||
 			    mount(NULL, pl->bind_dst.v[i], NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL)) {
@@ -279,7 +279,7 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 				_exit(127);
 			}
 		if (chroot(pl->root) || chdir("/"))
-			ap_child_fail(report, AP_STAGE_CHROOT, errno);
+			child_fail(report, AP_STAGE_CHROOT, errno);
 	}
 	int last = ENOENT;
 	for (size_t i = 0; i < pl->candidates.n; i++) {
@@ -287,13 +287,13 @@ static _Noreturn void ap_child(const struct ap_child_plan *pl, int fd[3], int re
 		if (errno != ENOENT && errno != ENOTDIR)
 			last = errno;
 	}
-	ap_child_fail(report, AP_STAGE_EXEC, last);
+	child_fail(report, AP_STAGE_EXEC, last);
 }
 
 /* fork(), but into new mount and PID namespaces. Like fork(), and unlike
  * glibc's clone(), the child runs on its copy of our stack, which the
  * sanitizers also know as a stack. */
-static pid_t ap_fork_ns(void)
+static pid_t fork_ns(void)
 {
 	unsigned long flags = CLONE_NEWNS | CLONE_NEWPID | SIGCHLD;
 #if defined(__s390__) || defined(__CRIS__)
@@ -307,15 +307,15 @@ static pid_t ap_fork_ns(void)
  * namespaces, whose PID 1 it is. The end of a namespace's PID 1 kills every
  * process left in it, so nothing the environment started outlives its
  * worker, whatever it did (setsid, double fork). Returns the pid or -1. */
-static pid_t ap_start_child(const struct ap_child_plan *pl, int fd[3], int report)
+static pid_t start_child(const struct ap_child_plan *pl, int fd[3], int report)
 {
-	pid_t pid = pl->root ? ap_fork_ns() : fork();
+	pid_t pid = pl->root ? fork_ns() : fork();
 	if (pid == 0)
-		ap_child(pl, fd, report);
+		spawn_child(pl, fd, report);
 	return pid;
 }
 
-static int ap_spawn_failed(const struct ap_env *env, const char *prog,
+static int spawn_failed(const struct ap_env *env, const char *prog,
 			   const struct ap_child_fail *f, struct ap_buf *err)
 {
 	const char *what = strerror(f->err);
@@ -348,7 +348,7 @@ static int ap_spawn_failed(const struct ap_env *env, const char *prog,
 	return -AP_ENOPYTHON;
 }
 
-static int ap_check_chroot(const struct ap_env *env, struct ap_buf *err)
+static int check_chroot(const struct ap_env *env, struct ap_buf *err)
 {
 	struct stat st;
 	if (stat(env->chroot, &st) == 0 && S_ISDIR(st.st_mode))
@@ -358,7 +358,7 @@ static int ap_check_chroot(const struct ap_env *env, struct ap_buf *err)
 	return -AP_EUNREACHABLE;
 }
 
-static void ap_close_all(int *fds, int n)
+static void close_all(int *fds, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (fds[i] >= 0)
@@ -367,7 +367,7 @@ static void ap_close_all(int *fds, int n)
 
 /* A descriptor that polls readable once pid has exited; -1 on a kernel
  * without pidfds (before 5.3), where callers fall back to waitid(). */
-static int ap_pidfd_open(pid_t pid)
+static int pidfd_open(pid_t pid)
 {
 #ifdef SYS_pidfd_open
 	return (int)syscall(SYS_pidfd_open, pid, 0);
@@ -385,9 +385,9 @@ int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 	int rep[2] = { -1, -1 };
 	int r;
 
-	if (env->chroot && (r = ap_check_chroot(env, err)))
+	if (env->chroot && (r = check_chroot(env, err)))
 		return r;
-	if ((r = ap_plan_build(&pl, env, cmd)))
+	if ((r = plan_build(&pl, env, cmd)))
 		goto out;
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) ||
 	    (!(flags & AP_SPAWN_MERGE_ERR) && pipe2(perr, O_CLOEXEC))) {
@@ -395,13 +395,13 @@ int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 		goto fail;
 	}
 	int child_fd[3] = { pin[0], pout[1], flags & AP_SPAWN_MERGE_ERR ? pout[1] : perr[1] };
-	pid_t pid = ap_start_child(&pl, child_fd, rep[1]);
+	pid_t pid = start_child(&pl, child_fd, rep[1]);
 	if (pid < 0 && pl.root && (errno == EPERM || errno == EINVAL)) {
 		/* clone() itself refused the namespaces: say so as the child would. */
 		struct ap_child_fail f = { AP_STAGE_NS, errno, 0 };
 		int all[] = { pin[0], pin[1], pout[0], pout[1], perr[0], perr[1], rep[0], rep[1] };
-		ap_close_all(all, 8);
-		r = ap_spawn_failed(env, cmd->v[0], &f, err);
+		close_all(all, 8);
+		r = spawn_failed(env, cmd->v[0], &f, err);
 		goto out;
 	}
 	if (pid < 0) {
@@ -416,19 +416,19 @@ int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 	while ((n = read(rep[0], &f, sizeof(f))) < 0 && errno == EINTR)
 		;
 	int fds[] = { pin[0], pout[1], perr[1], rep[0] };
-	ap_close_all(fds, 4);
-	*p = (struct ap_proc){ pid, pin[1], pout[0], perr[0], ap_pidfd_open(pid) };
+	close_all(fds, 4);
+	*p = (struct ap_proc){ pid, pin[1], pout[0], perr[0], pidfd_open(pid) };
 	if (n == (ssize_t)sizeof(f)) {
 		ap_proc_wait(p, &(int){ 0 });
-		r = ap_spawn_failed(env, cmd->v[0], &f, err);
+		r = spawn_failed(env, cmd->v[0], &f, err);
 	}
 	goto out;
 fail:
 	ap_buf_addf(err, "cannot start a process: %s", strerror(-r));
 	int all[] = { pin[0], pin[1], pout[0], pout[1], perr[0], perr[1], rep[0], rep[1] };
-	ap_close_all(all, 8);
+	close_all(all, 8);
 out:
-	ap_plan_free(&pl);
+	plan_free(&pl);
 	return r;
 }
 
@@ -441,7 +441,7 @@ void ap_proc_kill(const struct ap_proc *p)
 int ap_proc_wait(struct ap_proc *p, int *status)
 {
 	int fds[] = { p->in, p->out, p->err, p->pidfd };
-	ap_close_all(fds, 4);
+	close_all(fds, 4);
 	p->in = p->out = p->err = p->pidfd = -1;
 	if (p->pid <= 0)
 		return -ECHILD;
@@ -463,7 +463,7 @@ void ap_wait_describe(int status, struct ap_buf *out)
 		ap_buf_addf(out, "wait status %d", status);
 }
 
-static void ap_emit_lines(struct ap_buf *acc, int eof,
+static void emit_lines(struct ap_buf *acc, int eof,
 			  void (*line)(void *ctx, const char *line), void *ctx)
 {
 	char *nl;
@@ -493,9 +493,9 @@ int ap_spawn_run(const struct ap_env *env, const struct ap_argv *cmd,
 			continue;
 		if (n <= 0 || ap_buf_add(&acc, chunk, (size_t)n))
 			break;
-		ap_emit_lines(&acc, 0, line, ctx);
+		emit_lines(&acc, 0, line, ctx);
 	}
-	ap_emit_lines(&acc, 1, line, ctx);
+	emit_lines(&acc, 1, line, ctx);
 	ap_buf_free(&acc);
 	int status = 0;
 	r = ap_proc_wait(&p, &status);

@@ -27,7 +27,7 @@ static const char ap_sync[] = "\0apiparity-worker-sync\0";
 /* Without a pidfd, how often to look whether the worker has exited. */
 #define AP_REAP_TICK_MS 100
 
-static long ap_now_ms(void)
+static long now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -37,36 +37,36 @@ static long ap_now_ms(void)
 /* Waits up to grace_ms for the group leader to exit by itself, without reaping
  * it (WNOWAIT): its pid must still name the process group that the caller
  * kills next. 1 if it exited. */
-static int ap_await_exit(pid_t pid, long grace_ms)
+static int await_exit(pid_t pid, long grace_ms)
 {
-	long deadline = ap_now_ms() + grace_ms;
+	long deadline = now_ms() + grace_ms;
 	for (;;) {
 		siginfo_t si = { 0 };
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
 			return 0;
 		if (si.si_pid == pid)
 			return 1;
-		if (ap_now_ms() >= deadline)
+		if (now_ms() >= deadline)
 			return 0;
 		struct timespec ts = { 0, 5 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
 }
 
-/* Whether the worker's process has exited (not reaped: see ap_await_exit). */
-static int ap_worker_exited(struct ap_worker *w)
+/* Whether the worker's process has exited (not reaped: see await_exit). */
+static int worker_exited(struct ap_worker *w)
 {
 	if (w->proc.pidfd >= 0) {
 		struct pollfd p = { w->proc.pidfd, POLLIN, 0 };
 		return poll(&p, 1, 0) == 1;
 	}
-	return ap_await_exit(w->proc.pid, 0);
+	return await_exit(w->proc.pid, 0);
 }
 
 /* The last non-empty line of the worker's stderr: usually the error itself.
  * Escaped as it is copied: it goes into JSON (which holds only UTF-8) and
  * onto the terminal. */
-static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
+static void last_line(const struct ap_buf *log, struct ap_buf *out)
 {
 	const char *s = ap_buf_str(log);
 	size_t end = log->len;
@@ -78,7 +78,7 @@ static void ap_last_line(const struct ap_buf *log, struct ap_buf *out)
 	ap_text_term(out, s + start, end - start, AP_TEXT_LINE);
 }
 
-static void ap_errlog_add(struct ap_worker *w, const char *p, size_t n)
+static void errlog_add(struct ap_worker *w, const char *p, size_t n)
 {
 	ap_buf_add(&w->errlog, p, n);
 	ap_buf_keep_tail(&w->errlog, AP_ERRLOG_MAX);
@@ -86,42 +86,42 @@ static void ap_errlog_add(struct ap_worker *w, const char *p, size_t n)
 
 /* Lets the tail of the worker's stderr arrive (it holds the reason), for at
  * most AP_DRAIN_MS: a process the worker left may hold the pipe open. */
-static void ap_drain_errlog(struct ap_worker *w)
+static void drain_errlog(struct ap_worker *w)
 {
-	long deadline = ap_now_ms() + AP_DRAIN_MS;
+	long deadline = now_ms() + AP_DRAIN_MS;
 	char chunk[4096];
 	while (w->proc.err >= 0) {
-		long left = deadline - ap_now_ms();
+		long left = deadline - now_ms();
 		struct pollfd p = { w->proc.err, POLLIN, 0 };
 		if (left <= 0 || poll(&p, 1, left < AP_QUIET_MS ? (int)left : AP_QUIET_MS) != 1)
 			return;
 		ssize_t k = read(w->proc.err, chunk, sizeof(chunk));
 		if (k <= 0)
 			return;
-		ap_errlog_add(w, chunk, (size_t)k);
+		errlog_add(w, chunk, (size_t)k);
 	}
 }
 
 /* The worker's stdout ended, or its process did: reap it and say why, as
  * precisely as we can. */
-static int ap_worker_died(struct ap_worker *w)
+static int worker_died(struct ap_worker *w)
 {
 	int status = 0;
 	struct ap_buf how = { 0 }, last = { 0 };
 	size_t got, want;
 
-	ap_drain_errlog(w);
+	drain_errlog(w);
 
 	ap_frame_truncation(&w->in, &got, &want);
 	if (!w->synced)
 		got = 0; /* start-up noise, not a frame */
 	/* Its stdout closed because it is exiting: let it, so that its own
 	 * status (127, a signal) is what we report, not our SIGKILL. */
-	ap_await_exit(w->proc.pid, AP_EXIT_GRACE_MS);
+	await_exit(w->proc.pid, AP_EXIT_GRACE_MS);
 	ap_proc_kill(&w->proc);
 	ap_proc_wait(&w->proc, &status);
 	ap_wait_describe(status, &how);
-	ap_last_line(&w->errlog, &last);
+	last_line(&w->errlog, &last);
 	int r = -AP_EWORKER;
 	if (got)
 		ap_buf_addf(&w->detail, "worker died mid-message (truncated frame: %zu of "
@@ -143,7 +143,7 @@ static int ap_worker_died(struct ap_worker *w)
 	return r;
 }
 
-static int ap_fail(struct ap_worker *w, int r)
+static int fail(struct ap_worker *w, int r)
 {
 	ap_worker_stop(w);
 	return r;
@@ -151,36 +151,36 @@ static int ap_fail(struct ap_worker *w, int r)
 
 /* Before the hello, stdout may carry what the interpreter's start-up printed:
  * moves it to the stderr log, up to the sync marker. 1 once synced. */
-static int ap_worker_sync(struct ap_worker *w)
+static int worker_sync(struct ap_worker *w)
 {
 	if (w->synced)
 		return 1;
 	for (size_t i = 0; i + AP_SYNC_LEN <= w->in.len; i++)
 		if (!memcmp(w->in.data + i, ap_sync, AP_SYNC_LEN)) {
-			ap_errlog_add(w, w->in.data, i);
+			errlog_add(w, w->in.data, i);
 			ap_buf_consume(&w->in, i + AP_SYNC_LEN);
 			w->synced = 1;
 			return 1;
 		}
 	if (w->in.len >= AP_SYNC_LEN) {
 		size_t noise = w->in.len - (AP_SYNC_LEN - 1);
-		ap_errlog_add(w, w->in.data, noise);
+		errlog_add(w, w->in.data, noise);
 		ap_buf_consume(&w->in, noise);
 	}
 	return 0;
 }
 
 /* Reads until one whole frame is in w->in; returns it parsed. */
-static int ap_worker_recv(struct ap_worker *w, json_t **msg)
+static int worker_recv(struct ap_worker *w, json_t **msg)
 {
-	long deadline = ap_now_ms() + w->timeout_ms;
+	long deadline = now_ms() + w->timeout_ms;
 	char chunk[65536];
 	int gone = 0; /* the worker has exited: read what is left, briefly */
 
 	for (;;) {
 		const char *payload;
 		size_t len, flen;
-		int r = ap_worker_sync(w) ? ap_frame_peek(&w->in, AP_FRAME_MAX, &payload,
+		int r = worker_sync(w) ? ap_frame_peek(&w->in, AP_FRAME_MAX, &payload,
 							  &len, &flen) : 0;
 		if (r < 0 && !w->discard) {
 			/* The header holds, so the frame can be skipped whole. */
@@ -203,19 +203,19 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 			ap_buf_free(&why);
 			return r;
 		}
-		long left = deadline - ap_now_ms();
+		long left = deadline - now_ms();
 		if (left <= 0 && gone)
-			return ap_worker_died(w);
+			return worker_died(w);
 		if (left <= 0) {
 			ap_buf_addf(&w->detail, "no answer from the worker within %d s",
 				    w->timeout_ms / 1000);
-			return ap_fail(w, -AP_ETIMEOUT);
+			return fail(w, -AP_ETIMEOUT);
 		}
 		/* The worker's own end is what counts, not the end of its pipes,
 		 * which a process it left behind may hold open. */
-		if (!gone && ap_worker_exited(w)) {
+		if (!gone && worker_exited(w)) {
 			gone = 1;
-			deadline = ap_now_ms() + AP_DRAIN_MS;
+			deadline = now_ms() + AP_DRAIN_MS;
 			continue;
 		}
 		struct pollfd pfd[3] = { { w->proc.out, POLLIN, 0 }, { w->proc.err, POLLIN, 0 },
@@ -226,15 +226,15 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 			left = AP_QUIET_MS;
 		int n = poll(pfd, 3, (int)left);
 		if (n < 0 && errno != EINTR)
-			return ap_fail(w, -errno);
+			return fail(w, -errno);
 		if (n == 0 && gone)
-			return ap_worker_died(w);
+			return worker_died(w);
 		if (n <= 0 || !(pfd[0].revents | pfd[1].revents))
 			continue;
 		if (pfd[1].revents && w->proc.err >= 0) {
 			ssize_t k = read(w->proc.err, chunk, sizeof(chunk));
 			if (k > 0) {
-				ap_errlog_add(w, chunk, (size_t)k);
+				errlog_add(w, chunk, (size_t)k);
 			} else if (k == 0) {
 				close(w->proc.err);
 				w->proc.err = -1;
@@ -243,15 +243,15 @@ static int ap_worker_recv(struct ap_worker *w, json_t **msg)
 		if (pfd[0].revents) {
 			ssize_t k = read(w->proc.out, chunk, sizeof(chunk));
 			if (k == 0 || (k < 0 && errno != EINTR))
-				return ap_worker_died(w);
+				return worker_died(w);
 			if (k > 0 && ap_buf_add(&w->in, chunk, (size_t)k))
-				return ap_fail(w, -ENOMEM);
+				return fail(w, -ENOMEM);
 		}
 	}
 }
 
 
-static int ap_worker_send(struct ap_worker *w, json_t *req)
+static int worker_send(struct ap_worker *w, json_t *req)
 {
 	struct ap_buf frame = { 0 };
 	char *s = json_dumps(req, JSON_COMPACT);
@@ -264,29 +264,29 @@ static int ap_worker_send(struct ap_worker *w, json_t *req)
 }
 
 /* Sending failed (EPIPE): the worker is gone; read what it left to say why. */
-static int ap_worker_lost(struct ap_worker *w)
+static int worker_lost(struct ap_worker *w)
 {
 	json_t *msg = NULL;
-	int r = ap_worker_recv(w, &msg);
+	int r = worker_recv(w, &msg);
 	if (r)
-		return ap_fail(w, r); /* stopped already, unless the frame was unreadable */
+		return fail(w, r); /* stopped already, unless the frame was unreadable */
 	json_decref(msg);
 	ap_buf_adds(&w->detail, "worker stopped reading its input");
-	return ap_fail(w, -AP_EWORKER);
+	return fail(w, -AP_EWORKER);
 }
 
-static int ap_worker_hello(struct ap_worker *w)
+static int worker_hello(struct ap_worker *w)
 {
 	json_t *hello;
-	int r = ap_worker_recv(w, &hello);
+	int r = worker_recv(w, &hello);
 	if (r)
-		return ap_fail(w, r); /* stopped already, unless the frame was unreadable */
+		return fail(w, r); /* stopped already, unless the frame was unreadable */
 	const char *type = json_string_value(json_object_get(hello, "type"));
 	const char *py = json_string_value(json_object_get(hello, "python"));
 	if (!type || strcmp(type, "hello") || !py) {
 		json_decref(hello);
 		ap_buf_adds(&w->detail, "worker's first message is not a hello");
-		return ap_fail(w, -AP_EPROTO);
+		return fail(w, -AP_EPROTO);
 	}
 	snprintf(w->python, sizeof(w->python), "%s", py);
 	w->hello = 1;
@@ -315,9 +315,9 @@ int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_m
 	if (r)
 		return r;
 	if (ap_write_all(w->proc.in, ap_worker_py, ap_worker_py_len) == 0)
-		return ap_worker_hello(w);
+		return worker_hello(w);
 	/* It died before reading its source (EPIPE): its exit says why. */
-	return ap_worker_lost(w);
+	return worker_lost(w);
 }
 
 int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms)
@@ -337,10 +337,10 @@ int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply)
 		ap_buf_adds(&w->detail, "worker is not running");
 		return -AP_EWORKER;
 	}
-	int r = ap_worker_send(w, req);
+	int r = worker_send(w, req);
 	if (r)
-		return ap_worker_lost(w);
-	if ((r = ap_worker_recv(w, &msg)))
+		return worker_lost(w);
+	if ((r = worker_recv(w, &msg)))
 		return r;
 	if (json_is_true(json_object_get(msg, "ok"))) {
 		*reply = json_incref(json_object_get(msg, "data"));
@@ -365,11 +365,11 @@ void ap_worker_stop(struct ap_worker *w)
 {
 	if (w->proc.pid > 0 && w->proc.in >= 0) {
 		json_t *bye = json_pack("{s:s}", "op", "exit");
-		ap_worker_send(w, bye);
+		worker_send(w, bye);
 		json_decref(bye);
 		close(w->proc.in);
 		w->proc.in = -1;
-		ap_await_exit(w->proc.pid, AP_EXIT_GRACE_MS);
+		await_exit(w->proc.pid, AP_EXIT_GRACE_MS);
 	}
 	ap_proc_kill(&w->proc);
 	if (w->proc.pid > 0)

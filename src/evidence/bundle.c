@@ -128,7 +128,7 @@ int ap_bundle_pick_reference(json_t *const *b, size_t n, const char *name)
 	return -1;
 }
 
-static void ap_log_fingerprint(const json_t *b, struct ap_buf *out)
+static void log_fingerprint(const json_t *b, struct ap_buf *out)
 {
 	struct ap_fingerprint fp;
 	struct ap_buf err = { 0 };
@@ -144,7 +144,7 @@ static void ap_log_fingerprint(const json_t *b, struct ap_buf *out)
 	ap_buf_free(&err);
 }
 
-static void ap_log_resolution(const json_t *b, struct ap_buf *out)
+static void log_resolution(const json_t *b, struct ap_buf *out)
 {
 	const json_t *r = json_object_get(b, "resolution");
 	ap_buf_addf(out, "\n== resolution of %s\n", ap_json_text(b, "target"));
@@ -178,7 +178,7 @@ static void ap_log_resolution(const json_t *b, struct ap_buf *out)
 			    ap_json_text(c, "before"), ap_json_text(c, "after"));
 }
 
-static void ap_log_check(const json_t *c, struct ap_buf *out)
+static void log_check(const json_t *c, struct ap_buf *out)
 {
 	ap_buf_addf(out, "\n== check %s (%s): %s", ap_json_text(c, "name"),
 		    ap_json_text(c, "kind"), ap_json_text(c, "status"));
@@ -200,7 +200,7 @@ static void ap_log_check(const json_t *c, struct ap_buf *out)
 		ap_buf_addf(out, "   output:\n%s%s", o, o[strlen(o) - 1] == '\n' ? "" : "\n");
 }
 
-static void ap_log_outcome(const json_t *b, struct ap_buf *out)
+static void log_outcome(const json_t *b, struct ap_buf *out)
 {
 	const json_t *cmp = json_object_get(b, "comparison");
 	const json_t *diffs = json_object_get(cmp, "differences");
@@ -235,16 +235,16 @@ void ap_runlog_render(const json_t *b, struct ap_buf *out)
 		    ap_json_text(b, "finished_utc"));
 	if (ap_bundle_failed(b))
 		ap_buf_addf(out, "ERROR: %s\n", ap_json_text(json_object_get(b, "error"), "message"));
-	ap_log_fingerprint(b, out);
-	ap_log_resolution(b, out);
+	log_fingerprint(b, out);
+	log_resolution(b, out);
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(b, "checks"), i, c)
-		ap_log_check(c, out);
-	ap_log_outcome(b, out);
+		log_check(c, out);
+	log_outcome(b, out);
 }
 
-static int ap_write_named(const char *dir, const char *name, const char *data, size_t len,
+static int write_named(const char *dir, const char *name, const char *data, size_t len,
 			  struct ap_buf *err)
 {
 	struct ap_buf path = { 0 };
@@ -262,7 +262,7 @@ int ap_bundle_write(const char *dir, const json_t *b, struct ap_buf *err)
 	char *json = json_dumps(b, JSON_INDENT(2));
 	if (!json)
 		return -ENOMEM;
-	int r = ap_write_named(dir, "bundle.json", json, strlen(json), err);
+	int r = write_named(dir, "bundle.json", json, strlen(json), err);
 	free(json);
 	ap_runlog_render(b, &raw);
 	/* The transcript is read with cat and less: what a probe said shows
@@ -270,7 +270,7 @@ int ap_bundle_write(const char *dir, const json_t *b, struct ap_buf *err)
 	ap_text_term(&log, ap_buf_str(&raw), raw.len, AP_TEXT_BLOCK);
 	ap_buf_free(&raw);
 	if (!r)
-		r = ap_write_named(dir, "run.log", ap_buf_str(&log), log.len, err);
+		r = write_named(dir, "run.log", ap_buf_str(&log), log.len, err);
 	ap_buf_free(&log);
 	if (!r)
 		r = ap_manifest_write(dir, err);

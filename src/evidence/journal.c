@@ -15,7 +15,7 @@ struct ap_journal {
 };
 
 /* Offset just past the last '\n' among the first size bytes of fd, 0 if none. */
-static int ap_last_line_end(int fd, off_t size, off_t *end)
+static int last_line_end(int fd, off_t size, off_t *end)
 {
 	char chunk[4096];
 	off_t pos = size;
@@ -39,7 +39,7 @@ static int ap_last_line_end(int fd, off_t size, off_t *end)
 }
 
 /* Whether the len bytes at off in fd parse as a record, as a reader would. */
-static int ap_line_parses(int fd, off_t off, size_t len, int *ok)
+static int line_parses(int fd, off_t off, size_t len, int *ok)
 {
 	char *line = malloc(len ? len : 1);
 	if (!line)
@@ -56,7 +56,7 @@ static int ap_line_parses(int fd, off_t off, size_t len, int *ok)
 /* A crash can leave a record cut short at the end. Appending after it would
  * glue the next record onto it and turn a tolerated torn last line into a bad
  * line in the middle, so the torn record (which a reader drops anyway) goes. */
-static int ap_drop_torn_tail(int fd)
+static int drop_torn_tail(int fd)
 {
 	struct stat st;
 	off_t end, start;
@@ -66,11 +66,11 @@ static int ap_drop_torn_tail(int fd)
 		return -errno;
 	if (!S_ISREG(st.st_mode) || st.st_size == 0)
 		return 0;
-	if ((r = ap_last_line_end(fd, st.st_size, &end)))
+	if ((r = last_line_end(fd, st.st_size, &end)))
 		return r;
-	if (end > 0 && (r = ap_last_line_end(fd, end - 1, &start)))
+	if (end > 0 && (r = last_line_end(fd, end - 1, &start)))
 		return r;
-	if (end > 0 && (r = ap_line_parses(fd, start, (size_t)(end - 1 - start), &ok)))
+	if (end > 0 && (r = line_parses(fd, start, (size_t)(end - 1 - start), &ok)))
 		return r;
 	if (!ok)
 		end = start;
@@ -87,7 +87,7 @@ struct ap_journal *ap_journal_open(const char *path)
 	if (!j)
 		return NULL;
 	j->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	int r = j->fd < 0 ? -errno : ap_drop_torn_tail(j->fd);
+	int r = j->fd < 0 ? -errno : drop_torn_tail(j->fd);
 	if (!r)
 		return j;
 	if (j->fd >= 0)
@@ -100,7 +100,7 @@ struct ap_journal *ap_journal_open(const char *path)
 
 /* Writes line and fsyncs it; on failure cuts the file back to size so that no
  * part of the record stays behind for a reader to stumble on. */
-static int ap_append_line(int fd, const char *line, size_t len, off_t size)
+static int append_line(int fd, const char *line, size_t len, off_t size)
 {
 	int r = ap_write_all(fd, line, len);
 	if (!r && fsync(fd))
@@ -122,7 +122,7 @@ int ap_journal_append(struct ap_journal *j, const json_t *rec)
 	s[len++] = '\n';
 	int r = fstat(j->fd, &st) ? -errno : 0;
 	if (!r)
-		r = ap_append_line(j->fd, s, len, S_ISREG(st.st_mode) ? st.st_size : -1);
+		r = append_line(j->fd, s, len, S_ISREG(st.st_mode) ? st.st_size : -1);
 	free(s);
 	return r;
 }
@@ -138,7 +138,7 @@ void ap_journal_close(struct ap_journal *j)
 
 /* Parses one line into records. A bad line is fatal unless it is the last:
  * that one is what a crash mid-append leaves, and is only reported via torn. */
-static int ap_read_line(const char *path, const char *line, size_t len, int lineno,
+static int journal_read_line(const char *path, const char *line, size_t len, int lineno,
 			int last, json_t *records, int *torn, struct ap_buf *err)
 {
 	json_error_t jerr;
@@ -158,7 +158,7 @@ static int ap_read_line(const char *path, const char *line, size_t len, int line
 	return -AP_EPROTO;
 }
 
-static int ap_split_lines(const char *path, const struct ap_buf *text, json_t *records,
+static int split_lines(const char *path, const struct ap_buf *text, json_t *records,
 			  int *torn, struct ap_buf *err)
 {
 	const char *p = text->data, *end = text->data + text->len;
@@ -172,7 +172,7 @@ static int ap_split_lines(const char *path, const struct ap_buf *text, json_t *r
 			*torn = 1;
 			break;
 		}
-		r = ap_read_line(path, p, (size_t)(nl - p), lineno, nl + 1 == end,
+		r = journal_read_line(path, p, (size_t)(nl - p), lineno, nl + 1 == end,
 				 records, torn, err);
 		p = nl + 1;
 	}
@@ -190,7 +190,7 @@ int ap_journal_read(const char *path, json_t **records, int *torn, struct ap_buf
 		return -ENOMEM;
 	int r = ap_read_all(path, &text);
 	if (!r)
-		r = ap_split_lines(path, &text, recs, torn, err);
+		r = split_lines(path, &text, recs, torn, err);
 	ap_buf_free(&text);
 	if (r) {
 		json_decref(recs);

@@ -40,7 +40,7 @@ struct ap_tree {
 	size_t n, cap;
 };
 
-static void ap_tree_free(struct ap_tree *t)
+static void tree_free(struct ap_tree *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		free(t->v[i].rel);
@@ -48,7 +48,7 @@ static void ap_tree_free(struct ap_tree *t)
 	*t = (struct ap_tree){ 0 };
 }
 
-static int ap_tree_add(struct ap_tree *t, const char *rel, mode_t mode)
+static int tree_add(struct ap_tree *t, const char *rel, mode_t mode)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 32;
@@ -64,15 +64,15 @@ static int ap_tree_add(struct ap_tree *t, const char *rel, mode_t mode)
 	return 0;
 }
 
-static int ap_entry_cmp(const void *a, const void *b)
+static int entry_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct ap_entry *)a)->rel, ((const struct ap_entry *)b)->rel);
 }
 
-static int ap_walk_dir(int dfd, const char *prefix, struct ap_tree *t);
+static int walk_dir(int dfd, const char *prefix, struct ap_tree *t);
 
 /* Records name (in dfd, at prefix) or, for a real directory, what is under it. */
-static int ap_walk_entry(int dfd, const char *prefix, const char *name, struct ap_tree *t)
+static int walk_entry(int dfd, const char *prefix, const char *name, struct ap_tree *t)
 {
 	struct stat st;
 	char *rel = NULL;
@@ -83,7 +83,7 @@ static int ap_walk_entry(int dfd, const char *prefix, const char *name, struct a
 	if (asprintf(&rel, "%s%s", prefix, name) < 0)
 		return -ENOMEM;
 	if (!S_ISDIR(st.st_mode)) {
-		r = ap_tree_add(t, rel, st.st_mode);
+		r = tree_add(t, rel, st.st_mode);
 		free(rel);
 		return r;
 	}
@@ -93,7 +93,7 @@ static int ap_walk_entry(int dfd, const char *prefix, const char *name, struct a
 	if (!r && asprintf(&subprefix, "%s/", rel) < 0)
 		r = -ENOMEM;
 	if (!r)
-		r = ap_walk_dir(sub, subprefix, t); /* takes sub */
+		r = walk_dir(sub, subprefix, t); /* takes sub */
 	else if (sub >= 0)
 		close(sub);
 	free(subprefix);
@@ -102,7 +102,7 @@ static int ap_walk_entry(int dfd, const char *prefix, const char *name, struct a
 }
 
 /* Walks the directory open at dfd (and closes dfd), naming entries prefix+name. */
-static int ap_walk_dir(int dfd, const char *prefix, struct ap_tree *t)
+static int walk_dir(int dfd, const char *prefix, struct ap_tree *t)
 {
 	DIR *d = fdopendir(dfd);
 	int r = 0;
@@ -124,7 +124,7 @@ static int ap_walk_dir(int dfd, const char *prefix, struct ap_tree *t)
 		if (!*prefix && (!strcmp(de->d_name, AP_MANIFEST_NAME) ||
 				 !strcmp(de->d_name, AP_MANIFEST_SIG_NAME)))
 			continue;
-		if ((r = ap_walk_entry(dirfd(d), prefix, de->d_name, t)))
+		if ((r = walk_entry(dirfd(d), prefix, de->d_name, t)))
 			break;
 	}
 	closedir(d);
@@ -133,7 +133,7 @@ static int ap_walk_dir(int dfd, const char *prefix, struct ap_tree *t)
 
 /* Every non-directory under the directory open at dfd (not the top-level
  * manifest), sorted by path with strcmp. dfd stays open. */
-static int ap_walk(int dfd, struct ap_tree *t)
+static int manifest_walk(int dfd, struct ap_tree *t)
 {
 	int dup_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 	if (dup_fd < 0)
@@ -143,11 +143,11 @@ static int ap_walk(int dfd, struct ap_tree *t)
 		close(dup_fd);
 		return -errno;
 	}
-	int r = ap_walk_dir(dup_fd, "", t);
+	int r = walk_dir(dup_fd, "", t);
 	if (r)
-		ap_tree_free(t);
+		tree_free(t);
 	else if (t->n)
-		qsort(t->v, t->n, sizeof(*t->v), ap_entry_cmp);
+		qsort(t->v, t->n, sizeof(*t->v), entry_cmp);
 	return r;
 }
 
@@ -163,7 +163,7 @@ enum ap_open_fail {
 /* Steps one component down from *cur, which it replaces (and closes unless it
  * is the root). Symbolic links are never followed: O_NOFOLLOW on every step,
  * with the lstat beforehand only to tell the caller why. */
-static int ap_step(int root, int *cur, const char *name, int last, enum ap_open_fail *why)
+static int manifest_step(int root, int *cur, const char *name, int last, enum ap_open_fail *why)
 {
 	struct stat st;
 
@@ -198,7 +198,7 @@ static int ap_step(int root, int *cur, const char *name, int last, enum ap_open_
 
 /* Opens rel (already ap_path_is_safe) for reading under root, component by
  * component. Returns an fd, or -1 with *why set, or -errno. */
-static int ap_open_beneath(int root, const char *rel, enum ap_open_fail *why)
+static int open_beneath(int root, const char *rel, enum ap_open_fail *why)
 {
 	char *copy = strdup(rel);
 	int cur = root, r = 0;
@@ -210,7 +210,7 @@ static int ap_open_beneath(int root, const char *rel, enum ap_open_fail *why)
 	char *name = strtok_r(copy, "/", &save);
 	while (!r && *why == AP_OPEN_OK && name) {
 		char *next = strtok_r(NULL, "/", &save);
-		r = ap_step(root, &cur, name, !next, why);
+		r = manifest_step(root, &cur, name, !next, why);
 		name = next;
 	}
 	free(copy);
@@ -224,7 +224,7 @@ static int ap_open_beneath(int root, const char *rel, enum ap_open_fail *why)
 /* --- writing ------------------------------------------------------------ */
 
 /* Adds "<hex>  <rel>\n" for entry e, which must be a plain file of a safe name. */
-static int ap_manifest_line(int root, const char *dir, const struct ap_entry *e,
+static int manifest_line(int root, const char *dir, const struct ap_entry *e,
 			    struct ap_buf *out, struct ap_buf *err)
 {
 	enum ap_open_fail why;
@@ -245,7 +245,7 @@ static int ap_manifest_line(int root, const char *dir, const struct ap_entry *e,
 			    "(backslash or control character)", dir, e->rel);
 		return -EINVAL;
 	}
-	int fd = ap_open_beneath(root, e->rel, &why);
+	int fd = open_beneath(root, e->rel, &why);
 	if (fd == -1)
 		fd = why == AP_OPEN_SYMLINK ? -ELOOP : -ENOENT;
 	int r = fd < 0 ? fd : ap_sha256_fd(fd, hex);
@@ -261,7 +261,7 @@ static int ap_manifest_line(int root, const char *dir, const struct ap_entry *e,
 
 /* Replaces dir's manifest with text: temporary file, fsync, rename, fsync dir,
  * so that a crash leaves either the old manifest or the new one, whole. */
-static int ap_replace_manifest(int root, const char *dir, const struct ap_buf *text,
+static int replace_manifest(int root, const char *dir, const struct ap_buf *text,
 			       struct ap_buf *err)
 {
 	char *tmp = NULL;
@@ -301,14 +301,14 @@ int ap_manifest_write(const char *dir, struct ap_buf *err)
 		ap_buf_addf(err, "%s: %s", dir, strerror(-r));
 		return r;
 	}
-	if ((r = ap_walk(root, &t)))
+	if ((r = manifest_walk(root, &t)))
 		ap_buf_addf(err, "%s: %s", dir, strerror(-r));
 	for (size_t i = 0; !r && i < t.n; i++)
-		r = ap_manifest_line(root, dir, &t.v[i], &text, err);
+		r = manifest_line(root, dir, &t.v[i], &text, err);
 	if (!r)
-		r = ap_replace_manifest(root, dir, &text, err);
+		r = replace_manifest(root, dir, &text, err);
 	ap_buf_free(&text);
-	ap_tree_free(&t);
+	tree_free(&t);
 	close(root);
 	return r;
 }
@@ -331,7 +331,7 @@ struct ap_verify {
 	size_t nlisted;
 };
 
-static void ap_issue(struct ap_verify *v, int kind, const char *path, size_t len, int line)
+static void issue(struct ap_verify *v, int kind, const char *path, size_t len, int line)
 {
 	if ((size_t)v->n < v->max) {
 		struct ap_manifest_issue *is = &v->issues[v->n];
@@ -344,7 +344,7 @@ static void ap_issue(struct ap_verify *v, int kind, const char *path, size_t len
 	v->n++;
 }
 
-static int ap_is_lower_hex(const char *p, size_t n)
+static int is_lower_hex(const char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
@@ -359,20 +359,20 @@ static int manifest_split(const char *p, size_t len, const char **rel, size_t *p
 {
 	*rel = p + AP_SHA256_HEX_LEN + 2;
 	*plen = len > AP_SHA256_HEX_LEN + 2 ? len - AP_SHA256_HEX_LEN - 2 : 0;
-	return len > AP_SHA256_HEX_LEN + 2 && ap_is_lower_hex(p, AP_SHA256_HEX_LEN) &&
+	return len > AP_SHA256_HEX_LEN + 2 && is_lower_hex(p, AP_SHA256_HEX_LEN) &&
 	       !memcmp(p + AP_SHA256_HEX_LEN, "  ", 2) && !memchr(*rel, '\0', *plen);
 }
 
 /* Checks one listed file against its digest. */
-static int ap_verify_file(struct ap_verify *v, const char *hex, const char *rel, int line)
+static int verify_file(struct ap_verify *v, const char *hex, const char *rel, int line)
 {
 	enum ap_open_fail why;
 	char got[65];
 
-	int fd = ap_open_beneath(v->root, rel, &why);
+	int fd = open_beneath(v->root, rel, &why);
 	if (fd == -1) {
 		/* a link could point anywhere; it is never read through */
-		ap_issue(v, why == AP_OPEN_SYMLINK ? AP_MF_BADPATH : AP_MF_MISSING,
+		issue(v, why == AP_OPEN_SYMLINK ? AP_MF_BADPATH : AP_MF_MISSING,
 			 rel, strlen(rel), line);
 		return 0;
 	}
@@ -381,11 +381,11 @@ static int ap_verify_file(struct ap_verify *v, const char *hex, const char *rel,
 	int r = ap_sha256_fd(fd, got);
 	close(fd);
 	if (!r && memcmp(got, hex, AP_SHA256_HEX_LEN))
-		ap_issue(v, AP_MF_MISMATCH, rel, strlen(rel), line);
+		issue(v, AP_MF_MISMATCH, rel, strlen(rel), line);
 	return r;
 }
 
-static int ap_remember(struct ap_verify *v, char *rel, int line)
+static int remember(struct ap_verify *v, char *rel, int line)
 {
 	struct listed *l = realloc(v->listed, (v->nlisted + 1) * sizeof(*l));
 	if (!l) {
@@ -398,34 +398,34 @@ static int ap_remember(struct ap_verify *v, char *rel, int line)
 }
 
 /* One manifest line, without its newline: "<64 lowercase hex>  <path>". */
-static int ap_verify_line(struct ap_verify *v, const char *p, size_t len, int line)
+static int verify_line(struct ap_verify *v, const char *p, size_t len, int line)
 {
 	const char *path;
 	size_t plen;
 
 	if (!manifest_split(p, len, &path, &plen)) {
-		ap_issue(v, AP_MF_MALFORMED, p, len, line);
+		issue(v, AP_MF_MALFORMED, p, len, line);
 		return 0;
 	}
 	char *rel = strndup(path, plen);
 	if (!rel)
 		return -ENOMEM;
 	if (!ap_path_is_safe(rel)) {
-		ap_issue(v, AP_MF_BADPATH, rel, plen, line);
+		issue(v, AP_MF_BADPATH, rel, plen, line);
 		free(rel);
 		return 0;
 	}
 	char hex[AP_SHA256_HEX_LEN];
 	memcpy(hex, p, AP_SHA256_HEX_LEN);
-	int r = ap_verify_file(v, hex, rel, line);
+	int r = verify_file(v, hex, rel, line);
 	if (r) {
 		free(rel);
 		return r;
 	}
-	return ap_remember(v, rel, line);
+	return remember(v, rel, line);
 }
 
-static int ap_verify_lines(struct ap_verify *v, const struct ap_buf *text)
+static int verify_lines(struct ap_verify *v, const struct ap_buf *text)
 {
 	/* An empty manifest has no buffer at all: start from "" */
 	const char *p = ap_buf_str(text), *end = p + text->len;
@@ -436,10 +436,10 @@ static int ap_verify_lines(struct ap_verify *v, const struct ap_buf *text)
 		line++;
 		if (!nl) {
 			/* sha256sum(1) writes a newline after every line */
-			ap_issue(v, AP_MF_MALFORMED, p, (size_t)(end - p), line);
+			issue(v, AP_MF_MALFORMED, p, (size_t)(end - p), line);
 			break;
 		}
-		r = ap_verify_line(v, p, (size_t)(nl - p), line);
+		r = verify_line(v, p, (size_t)(nl - p), line);
 		p = nl + 1;
 	}
 	return r;
@@ -464,15 +464,15 @@ static void verify_duplicates(struct ap_verify *v)
 {
 	for (size_t i = 1; i < v->nlisted; i++)
 		if (!strcmp(v->listed[i].rel, v->listed[i - 1].rel))
-			ap_issue(v, AP_MF_DUPLICATE, v->listed[i].rel, strlen(v->listed[i].rel),
+			issue(v, AP_MF_DUPLICATE, v->listed[i].rel, strlen(v->listed[i].rel),
 				 v->listed[i].line);
 }
 
 /* Every file, link or other non-directory present that no line names. */
-static int ap_verify_unlisted(struct ap_verify *v)
+static int verify_unlisted(struct ap_verify *v)
 {
 	struct ap_tree t = { 0 };
-	int r = ap_walk(v->root, &t);
+	int r = manifest_walk(v->root, &t);
 	if (r)
 		return r;
 	if (v->nlisted)
@@ -482,13 +482,13 @@ static int ap_verify_unlisted(struct ap_verify *v)
 		const char *key = t.v[i].rel;
 		if (!v->nlisted ||
 		    !bsearch(key, v->listed, v->nlisted, sizeof(*v->listed), listed_path_cmp))
-			ap_issue(v, AP_MF_UNLISTED, key, strlen(key), 0);
+			issue(v, AP_MF_UNLISTED, key, strlen(key), 0);
 	}
-	ap_tree_free(&t);
+	tree_free(&t);
 	return 0;
 }
 
-static int ap_read_fd(int fd, struct ap_buf *out)
+static int read_fd(int fd, struct ap_buf *out)
 {
 	char chunk[65536];
 	for (;;) {
@@ -502,12 +502,12 @@ static int ap_read_fd(int fd, struct ap_buf *out)
 	}
 }
 
-static int ap_read_manifest(int root, struct ap_buf *text)
+static int read_manifest(int root, struct ap_buf *text)
 {
 	int fd = openat(root, AP_MANIFEST_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int r = ap_read_fd(fd, text);
+	int r = read_fd(fd, text);
 	close(fd);
 	return r;
 }
@@ -520,11 +520,11 @@ int ap_manifest_verify(const char *dir, struct ap_manifest_issue *issues, size_t
 	v.root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (v.root < 0)
 		return -errno;
-	int r = ap_read_manifest(v.root, &text);
+	int r = read_manifest(v.root, &text);
 	if (!r)
-		r = ap_verify_lines(&v, &text);
+		r = verify_lines(&v, &text);
 	if (!r)
-		r = ap_verify_unlisted(&v);
+		r = verify_unlisted(&v);
 	for (size_t i = 0; i < v.nlisted; i++)
 		free(v.listed[i].rel);
 	free(v.listed);
@@ -540,7 +540,7 @@ int ap_manifest_list(const char *dir, int (*fn)(void *ctx, const char *sha256, c
 	int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return -errno;
-	int r = ap_read_manifest(root, &text);
+	int r = read_manifest(root, &text);
 	close(root);
 	const char *p = ap_buf_str(&text), *end = p + text.len;
 	while (!r && p < end) {

@@ -13,22 +13,22 @@
 
 /* The position check was given the environment in (env.order); a bundle
  * without one comes after those with one. */
-static json_int_t ap_env_order(const struct ap_sub_env *e)
+static json_int_t env_order(const struct ap_sub_env *e)
 {
 	const json_t *o = json_object_get(json_object_get(e->bundle, "env"), "order");
 	return json_is_integer(o) && json_integer_value(o) >= 0 ? json_integer_value(o)
 								 : LLONG_MAX;
 }
 
-static int ap_env_cmp(const void *a, const void *b)
+static int env_cmp(const void *a, const void *b)
 {
 	const struct ap_sub_env *x = a, *y = b;
-	json_int_t ox = ap_env_order(x), oy = ap_env_order(y);
+	json_int_t ox = env_order(x), oy = env_order(y);
 	return ox != oy ? (ox < oy ? -1 : 1) : strcmp(x->name, y->name);
 }
 
 /* Reads and parses path as a bundle; NULL with why in err. */
-static json_t *ap_bundle_read(const char *path, struct ap_buf *err)
+static json_t *bundle_read(const char *path, struct ap_buf *err)
 {
 	struct ap_buf text = { 0 };
 	json_error_t je;
@@ -51,7 +51,7 @@ static json_t *ap_bundle_read(const char *path, struct ap_buf *err)
 
 /* Adds DIR/name when it holds a bundle.json; one that cannot be read is
  * -AP_EPROTO with err set, or, when s->broken exists, listed there. */
-static int ap_sub_add(struct ap_submission *s, const char *name, struct ap_buf *err)
+static int sub_add(struct ap_submission *s, const char *name, struct ap_buf *err)
 {
 	struct ap_buf dir = { 0 }, path = { 0 }, why = { 0 };
 	struct stat st;
@@ -60,7 +60,7 @@ static int ap_sub_add(struct ap_submission *s, const char *name, struct ap_buf *
 	ap_buf_addf(&path, "%s/bundle.json", ap_buf_str(&dir));
 	if (lstat(ap_buf_str(&path), &st) || S_ISLNK(st.st_mode))
 		goto out; /* not a bundle directory; a link is not followed */
-	json_t *b = ap_bundle_read(ap_buf_str(&path), &why);
+	json_t *b = bundle_read(ap_buf_str(&path), &why);
 	if (!b && s->broken) {
 		json_object_set_new(s->broken, name, json_string(ap_buf_str(&why)));
 		goto out;
@@ -85,7 +85,7 @@ out:
 	return r;
 }
 
-static int ap_sub_load(struct ap_submission *s, const char *dir, int all, struct ap_buf *err)
+static int sub_load(struct ap_submission *s, const char *dir, int all, struct ap_buf *err)
 {
 	DIR *d;
 	struct dirent *e;
@@ -101,7 +101,7 @@ static int ap_sub_load(struct ap_submission *s, const char *dir, int all, struct
 		r = -ENOMEM;
 	while (!r && (e = readdir(d)))
 		if (e->d_name[0] != '.' && ap_env_name_ok(e->d_name))
-			r = ap_sub_add(s, e->d_name, err);
+			r = sub_add(s, e->d_name, err);
 	closedir(d);
 	if (!r && !s->n && !json_object_size(s->broken)) {
 		ap_buf_addf(err, "%s: no bundles (DIR/<env>/bundle.json)", dir);
@@ -110,18 +110,18 @@ static int ap_sub_load(struct ap_submission *s, const char *dir, int all, struct
 	if (r)
 		ap_submission_free(s);
 	else if (s->n)
-		qsort(s->v, s->n, sizeof(*s->v), ap_env_cmp);
+		qsort(s->v, s->n, sizeof(*s->v), env_cmp);
 	return r;
 }
 
 int ap_submission_load(struct ap_submission *s, const char *dir, struct ap_buf *err)
 {
-	return ap_sub_load(s, dir, 0, err);
+	return sub_load(s, dir, 0, err);
 }
 
 int ap_submission_load_all(struct ap_submission *s, const char *dir, struct ap_buf *err)
 {
-	return ap_sub_load(s, dir, 1, err);
+	return sub_load(s, dir, 1, err);
 }
 
 const struct ap_sub_env *ap_submission_find(const struct ap_submission *s, const char *name)

@@ -2,7 +2,7 @@
  *
  * The page is scanned line by line as spans of the input, never as C strings:
  * the text is untrusted, may hold NUL bytes, invalid UTF-8, CRLF line ends or
- * stop anywhere. Every string that leaves this file goes through ap_jstr(),
+ * stop anywhere. Every string that leaves this file goes through jstr(),
  * which repairs the UTF-8 so that jansson never refuses it.
  */
 #include <dirent.h>
@@ -61,48 +61,48 @@ struct ap_page {
 
 /* ---- spans ---- */
 
-static struct ap_span ap_sp(const char *p, size_t n)
+static struct ap_span docs_sp(const char *p, size_t n)
 {
 	return (struct ap_span){ p, n };
 }
 
-static int ap_is_blank(char c)
+static int is_blank(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
-static struct ap_span ap_trim(struct ap_span s)
+static struct ap_span trim(struct ap_span s)
 {
-	while (s.n && ap_is_blank(s.p[0]))
+	while (s.n && is_blank(s.p[0]))
 		s.p++, s.n--;
-	while (s.n && ap_is_blank(s.p[s.n - 1]))
+	while (s.n && is_blank(s.p[s.n - 1]))
 		s.n--;
 	return s;
 }
 
-static int ap_starts(struct ap_span s, const char *pfx)
+static int docs_starts(struct ap_span s, const char *pfx)
 {
 	size_t k = strlen(pfx);
 	return s.n >= k && !memcmp(s.p, pfx, k);
 }
 
 /* Advances s past pfx when s starts with it. */
-static int ap_eat(struct ap_span *s, const char *pfx)
+static int eat(struct ap_span *s, const char *pfx)
 {
-	if (!ap_starts(*s, pfx))
+	if (!docs_starts(*s, pfx))
 		return 0;
 	s->p += strlen(pfx);
 	s->n -= strlen(pfx);
 	return 1;
 }
 
-static int ap_eq(struct ap_span s, const char *lit)
+static int docs_eq(struct ap_span s, const char *lit)
 {
 	return s.n == strlen(lit) && !memcmp(s.p, lit, s.n);
 }
 
 /* Offset of needle in s, or s.n when absent. */
-static size_t ap_find(struct ap_span s, const char *needle)
+static size_t find(struct ap_span s, const char *needle)
 {
 	const char *at = memmem(s.p, s.n, needle, strlen(needle));
 	return at ? (size_t)(at - s.p) : s.n;
@@ -114,7 +114,7 @@ static size_t ap_find(struct ap_span s, const char *needle)
  * jansson (no overlongs, surrogates or code points past U+10FFFF). Control
  * characters but tab count as invalid: a stray CR or NUL in a product name
  * would not survive being written back as a line. */
-static size_t ap_utf8_len(const unsigned char *s, size_t n)
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
 	size_t len, i;
@@ -145,12 +145,12 @@ static size_t ap_utf8_len(const unsigned char *s, size_t n)
 
 /* A JSON string of the bytes, each invalid byte replaced by U+FFFD so
  * that a damaged page still yields its entries. NULL only when out of memory. */
-static json_t *ap_jstr(const char *p, size_t n)
+static json_t *jstr(const char *p, size_t n)
 {
 	struct ap_buf b = { 0 };
 	int r = ap_buf_add(&b, "", 0);
 	for (size_t i = 0; !r && i < n;) {
-		size_t k = ap_utf8_len((const unsigned char *)p + i, n - i);
+		size_t k = utf8_len((const unsigned char *)p + i, n - i);
 		r = k ? ap_buf_add(&b, p + i, k) : ap_buf_adds(&b, AP_REPLACEMENT);
 		i += k ? k : 1;
 	}
@@ -160,68 +160,68 @@ static json_t *ap_jstr(const char *p, size_t n)
 }
 
 /* Sets o[key] = v, taking v; -1 when v is NULL (out of memory) or set fails. */
-static int ap_put(json_t *o, const char *key, json_t *v)
+static int put(json_t *o, const char *key, json_t *v)
 {
 	return v ? json_object_set_new(o, key, v) : -1;
 }
 
-static json_t *ap_jbuf(const struct ap_buf *b, int has)
+static json_t *jbuf(const struct ap_buf *b, int has)
 {
-	return has ? ap_jstr(ap_buf_str(b), b->len) : json_null();
+	return has ? jstr(ap_buf_str(b), b->len) : json_null();
 }
 
 /* ---- lines ---- */
 
 /* The line at the cursor without its "\n" or "\r\n"; 0 at the end. */
-static int ap_peek(const struct ap_page *pg, struct ap_span *l)
+static int peek(const struct ap_page *pg, struct ap_span *l)
 {
 	if (pg->pos >= pg->len)
 		return 0;
-	struct ap_span rest = ap_sp(pg->text + pg->pos, pg->len - pg->pos);
+	struct ap_span rest = docs_sp(pg->text + pg->pos, pg->len - pg->pos);
 	const char *nl = memchr(rest.p, '\n', rest.n);
-	*l = ap_sp(rest.p, nl ? (size_t)(nl - rest.p) : rest.n);
+	*l = docs_sp(rest.p, nl ? (size_t)(nl - rest.p) : rest.n);
 	if (l->n && l->p[l->n - 1] == '\r')
 		l->n--;
 	return 1;
 }
 
-static void ap_advance(struct ap_page *pg)
+static void advance(struct ap_page *pg)
 {
 	const char *nl = memchr(pg->text + pg->pos, '\n', pg->len - pg->pos);
 	pg->pos = nl ? (size_t)(nl - pg->text) + 1 : pg->len;
 	pg->lineno++;
 }
 
-static int ap_blank(struct ap_span l)
+static int docs_blank(struct ap_span l)
 {
-	return ap_trim(l).n == 0;
+	return trim(l).n == 0;
 }
 
 /* The next line that is not blank, skipping blanks; 0 at the end. */
-static int ap_peek_content(struct ap_page *pg, struct ap_span *l)
+static int peek_content(struct ap_page *pg, struct ap_span *l)
 {
-	while (ap_peek(pg, l) && ap_blank(*l))
-		ap_advance(pg);
+	while (peek(pg, l) && docs_blank(*l))
+		advance(pg);
 	return pg->pos < pg->len;
 }
 
 /* Whether l starts a list item ("- " or "* "); item gets its text. */
-static int ap_item(struct ap_span l, struct ap_span *item)
+static int docs_item(struct ap_span l, struct ap_span *item)
 {
-	struct ap_span s = ap_trim(l);
-	if (!(ap_eat(&s, "- ") || ap_eat(&s, "* ")))
+	struct ap_span s = trim(l);
+	if (!(eat(&s, "- ") || eat(&s, "* ")))
 		return 0;
-	*item = ap_trim(s);
+	*item = trim(s);
 	return 1;
 }
 
 /* Number of leading '#' of an ATX heading (1..6), 0 for any other line. */
-static int ap_heading_level(struct ap_span l)
+static int heading_level(struct ap_span l)
 {
 	size_t k = 0;
 	while (k < l.n && k < 7 && l.p[k] == '#')
 		k++;
-	if (k == 0 || k > 6 || (k < l.n && !ap_is_blank(l.p[k])))
+	if (k == 0 || k > 6 || (k < l.n && !is_blank(l.p[k])))
 		return 0;
 	return (int)k;
 }
@@ -230,45 +230,45 @@ static int ap_heading_level(struct ap_span l)
 
 /* Whether l is `**label**：rest` (also with ":" or the colon inside the
  * bold); rest gets the trimmed text after it. */
-static int ap_field(struct ap_span l, const char *label, struct ap_span *rest)
+static int docs_field(struct ap_span l, const char *label, struct ap_span *rest)
 {
-	struct ap_span s = ap_trim(l);
-	if (!ap_eat(&s, "**") || !ap_eat(&s, label))
+	struct ap_span s = trim(l);
+	if (!eat(&s, "**") || !eat(&s, label))
 		return 0;
-	if (!(ap_eat(&s, "**" AP_FULL_COLON) || ap_eat(&s, "**:") ||
-	      ap_eat(&s, AP_FULL_COLON "**") || ap_eat(&s, ":**")))
+	if (!(eat(&s, "**" AP_FULL_COLON) || eat(&s, "**:") ||
+	      eat(&s, AP_FULL_COLON "**") || eat(&s, ":**")))
 		return 0;
-	*rest = ap_trim(s);
+	*rest = trim(s);
 	return 1;
 }
 
 /* The text of `<term>X</term>` at the start of *s, advancing past it; the
  * whole trimmed s when it has no <term>. 0 when a tag is left open or closed
  * without being opened: that is a broken tag, not a name. */
-static int ap_term(struct ap_span *s, struct ap_span *product)
+static int docs_term(struct ap_span *s, struct ap_span *product)
 {
-	*s = ap_trim(*s);
-	if (!ap_eat(s, "<term>")) {
-		if (ap_find(*s, "</term>") < s->n)
+	*s = trim(*s);
+	if (!eat(s, "<term>")) {
+		if (find(*s, "</term>") < s->n)
 			return 0;
 		*product = *s;
-		*s = ap_sp(s->p + s->n, 0);
+		*s = docs_sp(s->p + s->n, 0);
 		return 1;
 	}
-	size_t end = ap_find(*s, "</term>");
+	size_t end = find(*s, "</term>");
 	if (end == s->n)
 		return 0;
-	*product = ap_trim(ap_sp(s->p, end));
+	*product = trim(docs_sp(s->p, end));
 	s->p += end + strlen("</term>");
 	s->n -= end + strlen("</term>");
 	return 1;
 }
 
-static int ap_add_product(struct ap_page *pg, struct ap_span product, int supported)
+static int add_product(struct ap_page *pg, struct ap_span product, int supported)
 {
 	json_t *o = json_object();
-	if (!o || ap_put(o, "product", ap_jstr(product.p, product.n)) ||
-	    ap_put(o, "supported", json_boolean(supported)) ||
+	if (!o || put(o, "product", jstr(product.p, product.n)) ||
+	    put(o, "supported", json_boolean(supported)) ||
 	    json_array_append_new(pg->e.products, o)) {
 		pg->oom = 1;
 		return -1;
@@ -277,30 +277,30 @@ static int ap_add_product(struct ap_page *pg, struct ap_span product, int suppor
 }
 
 /* One data row `| <term>product</term> | ✔ |`; -1 when it is not that. */
-static int ap_table_row(struct ap_page *pg, struct ap_span l)
+static int table_row(struct ap_page *pg, struct ap_span l)
 {
-	struct ap_span s = ap_trim(l), product;
-	if (!ap_eat(&s, "|"))
+	struct ap_span s = trim(l), product;
+	if (!eat(&s, "|"))
 		return -1;
 	if (s.n && s.p[s.n - 1] == '|')
 		s.n--;
-	size_t bar = ap_find(s, "|");
+	size_t bar = find(s, "|");
 	if (bar == s.n)
 		return -1;
-	struct ap_span cell = ap_sp(s.p, bar), mark = ap_sp(s.p + bar + 1, s.n - bar - 1);
+	struct ap_span cell = docs_sp(s.p, bar), mark = docs_sp(s.p + bar + 1, s.n - bar - 1);
 	/* a third column is no format we know: its meaning would be a guess */
-	if (ap_find(mark, "|") < mark.n)
+	if (find(mark, "|") < mark.n)
 		return -1;
-	mark = ap_trim(mark);
-	if (!ap_term(&cell, &product) || !product.n || !ap_blank(cell))
+	mark = trim(mark);
+	if (!docs_term(&cell, &product) || !product.n || !docs_blank(cell))
 		return -1;
-	if (!ap_eq(mark, AP_CHECK) && !ap_eq(mark, AP_CROSS))
+	if (!docs_eq(mark, AP_CHECK) && !docs_eq(mark, AP_CROSS))
 		return -1;
-	return ap_add_product(pg, product, ap_eq(mark, AP_CHECK));
+	return add_product(pg, product, docs_eq(mark, AP_CHECK));
 }
 
 /* A separator row such as `| ---- | :----: |`. */
-static int ap_table_rule(struct ap_span l)
+static int table_rule(struct ap_span l)
 {
 	int dash = 0;
 	for (size_t i = 0; i < l.n; i++) {
@@ -313,141 +313,141 @@ static int ap_table_rule(struct ap_span l)
 
 /* The table after `**支持情况**：`: a header row, a rule, then one row per
  * product. Consumes every row; -1 when any is unreadable or none is there. */
-static int ap_read_table(struct ap_page *pg)
+static int read_table(struct ap_page *pg)
 {
 	struct ap_span l;
 	int row = 0, bad = 0;
-	if (!ap_peek_content(pg, &l))
+	if (!peek_content(pg, &l))
 		return -1;
-	while (ap_peek(pg, &l) && ap_starts(ap_trim(l), "|")) {
-		if (row == 1 && !ap_table_rule(l))
+	while (peek(pg, &l) && docs_starts(trim(l), "|")) {
+		if (row == 1 && !table_rule(l))
 			bad = 1;
-		else if (row >= 2 && !bad && ap_table_row(pg, l))
+		else if (row >= 2 && !bad && table_row(pg, l))
 			bad = 1;
 		row++;
-		ap_advance(pg);
+		advance(pg);
 	}
 	return bad || row < 3 ? -1 : 0;
 }
 
 /* One item `<term>product</term>：支持` (or 不支持); -1 when not that. */
-static int ap_list_item(struct ap_page *pg, struct ap_span item)
+static int list_item(struct ap_page *pg, struct ap_span item)
 {
 	struct ap_span product, value = item;
-	if (ap_starts(item, "<term>")) {
-		if (!ap_term(&value, &product))
+	if (docs_starts(item, "<term>")) {
+		if (!docs_term(&value, &product))
 			return -1;
 	} else {
-		size_t c = ap_find(item, AP_FULL_COLON);
-		c = c < item.n ? c : ap_find(item, ":");
-		product = ap_trim(ap_sp(item.p, c));
-		value = ap_sp(item.p + c, item.n - c);
-		if (ap_find(product, "</term>") < product.n)
+		size_t c = find(item, AP_FULL_COLON);
+		c = c < item.n ? c : find(item, ":");
+		product = trim(docs_sp(item.p, c));
+		value = docs_sp(item.p + c, item.n - c);
+		if (find(product, "</term>") < product.n)
 			return -1;
 	}
-	value = ap_trim(value);
-	if (!product.n || !(ap_eat(&value, AP_FULL_COLON) || ap_eat(&value, ":")))
+	value = trim(value);
+	if (!product.n || !(eat(&value, AP_FULL_COLON) || eat(&value, ":")))
 		return -1;
-	value = ap_trim(value);
-	if (!ap_eq(value, "支持") && !ap_eq(value, "不支持"))
+	value = trim(value);
+	if (!docs_eq(value, "支持") && !docs_eq(value, "不支持"))
 		return -1;
-	return ap_add_product(pg, product, ap_eq(value, "支持"));
+	return add_product(pg, product, docs_eq(value, "支持"));
 }
 
 /* The list after `**产品支持情况**：`; -1 when an item is unreadable or none. */
-static int ap_read_list(struct ap_page *pg)
+static int read_list(struct ap_page *pg)
 {
 	struct ap_span l, item;
 	int n = 0, bad = 0;
-	if (!ap_peek_content(pg, &l))
+	if (!peek_content(pg, &l))
 		return -1;
-	while (ap_peek(pg, &l) && ap_item(l, &item)) {
-		if (!bad && ap_list_item(pg, item))
+	while (peek(pg, &l) && docs_item(l, &item)) {
+		if (!bad && list_item(pg, item))
 			bad = 1;
 		n++;
-		ap_advance(pg);
+		advance(pg);
 	}
 	return bad || !n ? -1 : 0;
 }
 
 /* `是`, `否`, or `是，暂不支持<term>X</term>[、<term>Y</term>...]`. */
-static int ap_read_line(struct ap_page *pg, struct ap_span v)
+static int docs_read_line(struct ap_page *pg, struct ap_span v)
 {
 	struct ap_span product;
-	if (ap_eq(v, "是") || ap_eq(v, "否")) {
-		pg->e.all = ap_eq(v, "是");
+	if (docs_eq(v, "是") || docs_eq(v, "否")) {
+		pg->e.all = docs_eq(v, "是");
 		return 0;
 	}
-	if (!ap_eat(&v, "是") || !(ap_eat(&v, "，") || ap_eat(&v, ",")))
+	if (!eat(&v, "是") || !(eat(&v, "，") || eat(&v, ",")))
 		return -1;
-	v = ap_trim(v);
-	if (!ap_eat(&v, "暂不支持") && !ap_eat(&v, "不支持"))
+	v = trim(v);
+	if (!eat(&v, "暂不支持") && !eat(&v, "不支持"))
 		return -1;
 	int n = 0;
-	for (v = ap_trim(v); v.n; v = ap_trim(v), n++) {
-		if (!ap_starts(v, "<term>") || !ap_term(&v, &product) || !product.n)
+	for (v = trim(v); v.n; v = trim(v), n++) {
+		if (!docs_starts(v, "<term>") || !docs_term(&v, &product) || !product.n)
 			return -1;
-		if (ap_add_product(pg, product, 0))
+		if (add_product(pg, product, 0))
 			return -1;
-		v = ap_trim(v);
-		(void)(ap_eat(&v, "、") || ap_eat(&v, "，") || ap_eat(&v, ",") || ap_eat(&v, "和"));
+		v = trim(v);
+		(void)(eat(&v, "、") || eat(&v, "，") || eat(&v, ",") || eat(&v, "和"));
 	}
 	return n ? 0 : -1;
 }
 
 /* Records which support format was read; a second statement in the same
  * entry, or one that could not be read, makes it unreadable. */
-static void ap_set_format(struct ap_page *pg, enum ap_fmt fmt, int r)
+static void set_format(struct ap_page *pg, enum ap_fmt fmt, int r)
 {
 	pg->e.fmt = pg->e.fmt != AP_FMT_NONE || r ? AP_FMT_BAD : fmt;
 }
 
 /* A support statement in any of the formats; 0 when l starts none. Text
  * after a table's or a list's label is not a format we know, so unreadable. */
-static int ap_read_support(struct ap_page *pg, struct ap_span l)
+static int read_support(struct ap_page *pg, struct ap_span l)
 {
 	struct ap_span rest;
-	enum ap_fmt fmt = ap_field(l, "支持情况", &rest)     ? AP_FMT_TABLE
-			  : ap_field(l, "产品支持情况", &rest) ? AP_FMT_LIST
-			  : ap_field(l, "是否支持", &rest)     ? AP_FMT_LINE
+	enum ap_fmt fmt = docs_field(l, "支持情况", &rest)     ? AP_FMT_TABLE
+			  : docs_field(l, "产品支持情况", &rest) ? AP_FMT_LIST
+			  : docs_field(l, "是否支持", &rest)     ? AP_FMT_LINE
 							       : AP_FMT_NONE;
 	if (fmt == AP_FMT_NONE)
 		return 0;
-	ap_advance(pg);
+	advance(pg);
 	if (fmt == AP_FMT_LINE)
-		ap_set_format(pg, fmt, ap_read_line(pg, rest));
+		set_format(pg, fmt, docs_read_line(pg, rest));
 	else if (rest.n)
-		ap_set_format(pg, fmt, -1);
+		set_format(pg, fmt, -1);
 	else
-		ap_set_format(pg, fmt, fmt == AP_FMT_TABLE ? ap_read_table(pg) : ap_read_list(pg));
+		set_format(pg, fmt, fmt == AP_FMT_TABLE ? read_table(pg) : read_list(pg));
 	return 1;
 }
 
 /* `[name](url)`: the url; a malformed link is left out rather than guessed. */
-static void ap_read_url(struct ap_page *pg, struct ap_span v)
+static void read_url(struct ap_page *pg, struct ap_span v)
 {
-	size_t open = ap_find(v, "](");
-	if (pg->e.has_url || !ap_starts(v, "[") || open == v.n)
+	size_t open = find(v, "](");
+	if (pg->e.has_url || !docs_starts(v, "[") || open == v.n)
 		return;
-	struct ap_span url = ap_sp(v.p + open + 2, v.n - open - 2);
-	size_t close = ap_find(url, ")");
-	if (close == url.n || !ap_trim(ap_sp(url.p, close)).n)
+	struct ap_span url = docs_sp(v.p + open + 2, v.n - open - 2);
+	size_t close = find(url, ")");
+	if (close == url.n || !trim(docs_sp(url.p, close)).n)
 		return;
-	url = ap_trim(ap_sp(url.p, close));
+	url = trim(docs_sp(url.p, close));
 	pg->e.has_url = 1;
 	if (ap_buf_add(&pg->e.url, url.p, url.n))
 		pg->oom = 1;
 }
 
 /* The limits' list items joined with "; ". */
-static void ap_read_limit_items(struct ap_page *pg)
+static void read_limit_items(struct ap_page *pg)
 {
 	struct ap_span l, item;
-	if (!ap_peek_content(pg, &l))
+	if (!peek_content(pg, &l))
 		return;
-	while (ap_peek(pg, &l) && ap_item(l, &item)) {
+	while (peek(pg, &l) && docs_item(l, &item)) {
 		if (!item.n) {
-			ap_advance(pg);
+			advance(pg);
 			continue;
 		}
 		if (pg->e.has_limits && ap_buf_adds(&pg->e.limits, "; "))
@@ -455,18 +455,18 @@ static void ap_read_limit_items(struct ap_page *pg)
 		if (ap_buf_add(&pg->e.limits, item.p, item.n))
 			pg->oom = 1;
 		pg->e.has_limits = 1;
-		ap_advance(pg);
+		advance(pg);
 	}
 }
 
 /* The text after the label, else the list that follows; "-" says none. */
-static void ap_read_limits(struct ap_page *pg, struct ap_span v)
+static void read_limits(struct ap_page *pg, struct ap_span v)
 {
 	if (pg->e.has_limits)
 		return;
 	if (!v.n)
-		return ap_read_limit_items(pg);
-	if (ap_eq(v, "-"))
+		return read_limit_items(pg);
+	if (docs_eq(v, "-"))
 		return;
 	pg->e.has_limits = 1;
 	if (ap_buf_add(&pg->e.limits, v.p, v.n))
@@ -474,43 +474,43 @@ static void ap_read_limits(struct ap_page *pg, struct ap_span v)
 }
 
 /* One line inside an entry; consumes it and whatever block it introduces. */
-static void ap_entry_line(struct ap_page *pg, struct ap_span l)
+static void entry_line(struct ap_page *pg, struct ap_span l)
 {
 	struct ap_span rest;
-	if (ap_field(l, "原生文档", &rest)) {
-		ap_advance(pg);
-		ap_read_url(pg, rest);
-	} else if (ap_field(l, "限制与说明", &rest)) {
-		ap_advance(pg);
-		ap_read_limits(pg, rest);
-	} else if (!ap_read_support(pg, l)) {
-		ap_advance(pg);
+	if (docs_field(l, "原生文档", &rest)) {
+		advance(pg);
+		read_url(pg, rest);
+	} else if (docs_field(l, "限制与说明", &rest)) {
+		advance(pg);
+		read_limits(pg, rest);
+	} else if (!read_support(pg, l)) {
+		advance(pg);
 	}
 }
 
 /* ---- entries ---- */
 
-static json_t *ap_entry_json(const struct ap_page *pg)
+static json_t *entry_json(const struct ap_page *pg)
 {
 	const struct ap_entry *e = &pg->e;
 	int ok = e->fmt != AP_FMT_NONE && e->fmt != AP_FMT_BAD;
 	json_t *o = json_object();
-	if (!o || ap_put(o, "api", ap_jbuf(&e->api, 1)) ||
-	    ap_put(o, "kind", json_string(e->kind)) ||
-	    ap_put(o, "file", ap_jstr(pg->name, strlen(pg->name))) ||
-	    ap_put(o, "line", json_integer((json_int_t)e->line)) ||
-	    ap_put(o, "format", json_string(ap_fmt_names[e->fmt])) ||
-	    ap_put(o, "doc_url", ap_jbuf(&e->url, e->has_url)) ||
-	    ap_put(o, "products", ok ? json_incref(e->products) : json_array()) ||
-	    ap_put(o, "all_products", json_boolean(ok && e->all)) ||
-	    ap_put(o, "limits", ap_jbuf(&e->limits, e->has_limits))) {
+	if (!o || put(o, "api", jbuf(&e->api, 1)) ||
+	    put(o, "kind", json_string(e->kind)) ||
+	    put(o, "file", jstr(pg->name, strlen(pg->name))) ||
+	    put(o, "line", json_integer((json_int_t)e->line)) ||
+	    put(o, "format", json_string(ap_fmt_names[e->fmt])) ||
+	    put(o, "doc_url", jbuf(&e->url, e->has_url)) ||
+	    put(o, "products", ok ? json_incref(e->products) : json_array()) ||
+	    put(o, "all_products", json_boolean(ok && e->all)) ||
+	    put(o, "limits", jbuf(&e->limits, e->has_limits))) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
 }
 
-static void ap_entry_clear(struct ap_entry *e)
+static void entry_clear(struct ap_entry *e)
 {
 	ap_buf_free(&e->api);
 	ap_buf_free(&e->url);
@@ -520,20 +520,20 @@ static void ap_entry_clear(struct ap_entry *e)
 }
 
 /* Emits the open entry, if any. */
-static void ap_entry_close(struct ap_page *pg)
+static void entry_close(struct ap_page *pg)
 {
 	if (!pg->open)
 		return;
-	json_t *o = pg->oom ? NULL : ap_entry_json(pg);
+	json_t *o = pg->oom ? NULL : entry_json(pg);
 	if (!o || json_array_append_new(pg->out, o))
 		pg->oom = 1;
-	ap_entry_clear(&pg->e);
+	entry_clear(&pg->e);
 	pg->open = 0;
 }
 
-static void ap_entry_open(struct ap_page *pg, const char *kind, struct ap_span api)
+static void entry_open(struct ap_page *pg, const char *kind, struct ap_span api)
 {
-	ap_entry_close(pg);
+	entry_close(pg);
 	pg->open = 1;
 	pg->e.kind = kind;
 	pg->e.line = pg->lineno + 1;
@@ -543,37 +543,37 @@ static void ap_entry_open(struct ap_page *pg, const char *kind, struct ap_span a
 }
 
 /* `### [<code><i>class</i></code>] api`: a function or a class entry. */
-static void ap_heading(struct ap_page *pg, struct ap_span l)
+static void docs_heading(struct ap_page *pg, struct ap_span l)
 {
-	struct ap_span api = ap_trim(ap_sp(l.p + 3, l.n - 3));
+	struct ap_span api = trim(docs_sp(l.p + 3, l.n - 3));
 	int cls = 0;
-	while (ap_eat(&api, AP_CLASS_TAG) || ap_eat(&api, AP_CLASS_TAG2))
-		cls = 1, api = ap_trim(api);
-	ap_entry_open(pg, cls ? "class" : "function", api);
+	while (eat(&api, AP_CLASS_TAG) || eat(&api, AP_CLASS_TAG2))
+		cls = 1, api = trim(api);
+	entry_open(pg, cls ? "class" : "function", api);
 	ap_buf_reset(&pg->parent);
 	if (ap_buf_add(&pg->parent, api.p, api.n))
 		pg->oom = 1;
 }
 
 /* Whether l is `> <font size="3">name()</font>`; name gets `name`. */
-static int ap_method_line(struct ap_span l, struct ap_span *name)
+static int method_line(struct ap_span l, struct ap_span *name)
 {
 	struct ap_span s = l;
-	if (!ap_eat(&s, ">"))
+	if (!eat(&s, ">"))
 		return 0;
-	s = ap_trim(s);
-	if (!ap_starts(s, "<font"))
+	s = trim(s);
+	if (!docs_starts(s, "<font"))
 		return 0;
-	size_t gt = ap_find(s, ">");
-	s = gt < s.n ? ap_sp(s.p + gt + 1, s.n - gt - 1) : ap_sp(s.p + s.n, 0);
-	s.n = ap_find(s, "<");
-	s.n = ap_find(s, "(");
-	*name = ap_trim(s);
+	size_t gt = find(s, ">");
+	s = gt < s.n ? docs_sp(s.p + gt + 1, s.n - gt - 1) : docs_sp(s.p + s.n, 0);
+	s.n = find(s, "<");
+	s.n = find(s, "(");
+	*name = trim(s);
 	return 1;
 }
 
 /* A method sub-entry: its api is the enclosing heading's api + "." + name. */
-static void ap_method(struct ap_page *pg, struct ap_span name)
+static void docs_method(struct ap_page *pg, struct ap_span name)
 {
 	struct ap_buf api = { 0 };
 	int r = 0;
@@ -581,14 +581,14 @@ static void ap_method(struct ap_page *pg, struct ap_span name)
 		r = ap_buf_add(&api, pg->parent.data, pg->parent.len) || ap_buf_adds(&api, ".");
 	if (r || ap_buf_add(&api, name.p, name.n) || ap_buf_add(&api, "", 0))
 		pg->oom = 1;
-	ap_entry_open(pg, "method", ap_sp(ap_buf_str(&api), api.len));
+	entry_open(pg, "method", docs_sp(ap_buf_str(&api), api.len));
 	ap_buf_free(&api);
 }
 
 /* Tracks ``` and ~~~ fences: code is never read as headings or fields. */
-static int ap_fence_line(struct ap_page *pg, struct ap_span l)
+static int fence_line(struct ap_page *pg, struct ap_span l)
 {
-	struct ap_span s = ap_trim(l);
+	struct ap_span s = trim(l);
 	char c = s.n >= 3 && (s.p[0] == '`' || s.p[0] == '~') ? s.p[0] : 0;
 	if (c && (s.p[1] != c || s.p[2] != c))
 		c = 0;
@@ -597,26 +597,26 @@ static int ap_fence_line(struct ap_page *pg, struct ap_span l)
 	return c || pg->fence;
 }
 
-static void ap_page_line(struct ap_page *pg, struct ap_span l)
+static void page_line(struct ap_page *pg, struct ap_span l)
 {
 	struct ap_span name;
-	int level = ap_heading_level(l);
-	if (ap_fence_line(pg, l)) {
-		ap_advance(pg);
+	int level = heading_level(l);
+	if (fence_line(pg, l)) {
+		advance(pg);
 	} else if (level == 3) {
-		ap_heading(pg, l);
-		ap_advance(pg);
+		docs_heading(pg, l);
+		advance(pg);
 	} else if (level == 1 || level == 2) {
-		ap_entry_close(pg);
+		entry_close(pg);
 		ap_buf_reset(&pg->parent);
-		ap_advance(pg);
-	} else if (ap_method_line(l, &name)) {
-		ap_method(pg, name);
-		ap_advance(pg);
+		advance(pg);
+	} else if (method_line(l, &name)) {
+		docs_method(pg, name);
+		advance(pg);
 	} else if (pg->open) {
-		ap_entry_line(pg, l);
+		entry_line(pg, l);
 	} else {
-		ap_advance(pg);
+		advance(pg);
 	}
 }
 
@@ -629,10 +629,10 @@ json_t *ap_docs_parse(const char *text, size_t len, const char *name)
 		pg.pos = 3;
 	if (!(pg.out = json_array()))
 		return NULL;
-	while (!pg.oom && ap_peek(&pg, &l))
-		ap_page_line(&pg, l);
-	ap_entry_close(&pg);
-	ap_entry_clear(&pg.e);
+	while (!pg.oom && peek(&pg, &l))
+		page_line(&pg, l);
+	entry_close(&pg);
+	entry_clear(&pg.e);
 	ap_buf_free(&pg.parent);
 	if (pg.oom) {
 		json_decref(pg.out);
@@ -648,7 +648,7 @@ struct ap_paths {
 	size_t n, cap;
 };
 
-static int ap_paths_add(struct ap_paths *ps, const char *path)
+static int paths_add(struct ap_paths *ps, const char *path)
 {
 	if (ps->n == ps->cap) {
 		size_t cap = ps->cap ? ps->cap * 2 : 16;
@@ -664,26 +664,26 @@ static int ap_paths_add(struct ap_paths *ps, const char *path)
 	return 0;
 }
 
-static void ap_paths_free(struct ap_paths *ps)
+static void paths_free(struct ap_paths *ps)
 {
 	for (size_t i = 0; i < ps->n; i++)
 		free(ps->v[i]);
 	free(ps->v);
 }
 
-static int ap_is_md(const char *name)
+static int is_md(const char *name)
 {
 	size_t n = strlen(name);
 	return n > 3 && !strcmp(name + n - 3, ".md");
 }
 
-static int ap_walk(const char *top, const char *rel, struct ap_paths *ps,
+static int docs_walk(const char *top, const char *rel, struct ap_paths *ps,
 		   struct ap_buf *err, int depth);
 
 /* One directory entry: a page to read, or a directory to walk. Hidden names
  * are skipped (.git and the like hold no pages), and so are symbolic links to
  * directories, which could loop. */
-static int ap_walk_one(const char *top, const char *rel, const char *name,
+static int walk_one(const char *top, const char *rel, const char *name,
 		       struct ap_paths *ps, struct ap_buf *err, int depth)
 {
 	struct ap_buf sub = { 0 }, full = { 0 };
@@ -695,9 +695,9 @@ static int ap_walk_one(const char *top, const char *rel, const char *name,
 	    ap_buf_addf(&full, "%s/%s", top, ap_buf_str(&sub)))
 		r = -ENOMEM;
 	else if (lstat(full.data, &st) == 0 && S_ISDIR(st.st_mode))
-		r = ap_walk(top, sub.data, ps, err, depth + 1);
-	else if (ap_is_md(name) && stat(full.data, &st) == 0 && S_ISREG(st.st_mode))
-		r = ap_paths_add(ps, sub.data);
+		r = docs_walk(top, sub.data, ps, err, depth + 1);
+	else if (is_md(name) && stat(full.data, &st) == 0 && S_ISREG(st.st_mode))
+		r = paths_add(ps, sub.data);
 	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");
 	ap_buf_free(&sub);
@@ -705,7 +705,7 @@ static int ap_walk_one(const char *top, const char *rel, const char *name,
 	return r;
 }
 
-static int ap_walk(const char *top, const char *rel, struct ap_paths *ps,
+static int docs_walk(const char *top, const char *rel, struct ap_paths *ps,
 		   struct ap_buf *err, int depth)
 {
 	struct ap_buf path = { 0 };
@@ -719,7 +719,7 @@ static int ap_walk(const char *top, const char *rel, struct ap_paths *ps,
 		ap_buf_addf(err, "%s: %s", path.data, strerror(-r));
 	}
 	while (d && !r && (errno = 0, de = readdir(d)))
-		r = ap_walk_one(top, rel, de->d_name, ps, err, depth);
+		r = walk_one(top, rel, de->d_name, ps, err, depth);
 	if (d && !r && errno)
 		r = -errno, ap_buf_addf(err, "%s: %s", path.data, strerror(-r));
 	if (d)
@@ -729,7 +729,7 @@ static int ap_walk(const char *top, const char *rel, struct ap_paths *ps,
 }
 
 /* Appends the entries of dir/rel to all. */
-static int ap_load_page(const char *dir, const char *rel, json_t *all, struct ap_buf *err)
+static int load_page(const char *dir, const char *rel, json_t *all, struct ap_buf *err)
 {
 	struct ap_buf path = { 0 }, text = { 0 };
 	json_t *page = NULL;
@@ -747,7 +747,7 @@ static int ap_load_page(const char *dir, const char *rel, json_t *all, struct ap
 	return r;
 }
 
-static int ap_path_cmp(const void *a, const void *b)
+static int path_cmp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -756,14 +756,14 @@ json_t *ap_docs_load(const char *dir, struct ap_buf *err)
 {
 	struct ap_paths ps = { 0 };
 	json_t *all = json_array();
-	int r = all ? ap_walk(dir, "", &ps, err, 0) : -ENOMEM;
+	int r = all ? docs_walk(dir, "", &ps, err, 0) : -ENOMEM;
 	if (!all)
 		ap_buf_adds(err, "out of memory");
 	if (!r)
-		qsort(ps.v, ps.n, sizeof(*ps.v), ap_path_cmp);
+		qsort(ps.v, ps.n, sizeof(*ps.v), path_cmp);
 	for (size_t i = 0; !r && i < ps.n; i++)
-		r = ap_load_page(dir, ps.v[i], all, err);
-	ap_paths_free(&ps);
+		r = load_page(dir, ps.v[i], all, err);
+	paths_free(&ps);
 	if (r) {
 		json_decref(all);
 		return NULL;
@@ -773,7 +773,7 @@ json_t *ap_docs_load(const char *dir, struct ap_buf *err)
 
 /* ---- lookup ---- */
 
-static const json_t *ap_find_api(const json_t *entries, const char *api, size_t n)
+static const json_t *find_api(const json_t *entries, const char *api, size_t n)
 {
 	size_t i;
 	const json_t *e;
@@ -792,25 +792,25 @@ const json_t *ap_docs_find(const json_t *entries, const char *api, int *exact)
 	*exact = 0;
 	if (!entries || !api)
 		return NULL;
-	const json_t *e = ap_find_api(entries, api, strlen(api));
+	const json_t *e = find_api(entries, api, strlen(api));
 	if (e) {
 		*exact = 1;
 		return e;
 	}
 	const char *dot = strrchr(api, '.');
-	return dot ? ap_find_api(entries, api, (size_t)(dot - api)) : NULL;
+	return dot ? find_api(entries, api, (size_t)(dot - api)) : NULL;
 }
 
 /* ---- writing an entry ---- */
 
 /* s on one line: a newline inside would end the field and break the entry. */
-static void ap_add_oneline(struct ap_buf *out, const char *s)
+static void add_oneline(struct ap_buf *out, const char *s)
 {
 	for (; *s; s++)
 		ap_buf_add(out, *s == '\n' || *s == '\r' ? " " : s, 1);
 }
 
-static void ap_add_products(const json_t *products, struct ap_buf *out)
+static void add_products(const json_t *products, struct ap_buf *out)
 {
 	size_t i;
 	const json_t *p;
@@ -819,7 +819,7 @@ static void ap_add_products(const json_t *products, struct ap_buf *out)
 		if (!name)
 			continue;
 		ap_buf_adds(out, "- <term>");
-		ap_add_oneline(out, name);
+		add_oneline(out, name);
 		ap_buf_adds(out, "</term>" AP_FULL_COLON);
 		ap_buf_adds(out, json_is_true(json_object_get(p, "supported")) ? "支持\n" : "不支持\n");
 	}
@@ -829,18 +829,18 @@ void ap_docs_entry(const char *api, const char *url, const json_t *products,
 		   const char *limits, struct ap_buf *out)
 {
 	ap_buf_adds(out, "### ");
-	ap_add_oneline(out, api ? api : "");
+	add_oneline(out, api ? api : "");
 	ap_buf_adds(out, "\n\n<div style=\"margin-left: 2em\">\n\n");
 	if (url) {
 		ap_buf_adds(out, "**原生文档**" AP_FULL_COLON "[");
-		ap_add_oneline(out, api ? api : "");
+		add_oneline(out, api ? api : "");
 		ap_buf_adds(out, "](");
-		ap_add_oneline(out, url);
+		add_oneline(out, url);
 		ap_buf_adds(out, ")\n\n");
 	}
 	ap_buf_adds(out, "**产品支持情况**" AP_FULL_COLON "\n\n");
-	ap_add_products(products, out);
+	add_products(products, out);
 	ap_buf_adds(out, "\n**限制与说明**" AP_FULL_COLON);
-	ap_add_oneline(out, limits && *limits ? limits : "-");
+	add_oneline(out, limits && *limits ? limits : "-");
 	ap_buf_adds(out, "\n\n</div>\n");
 }

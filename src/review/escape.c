@@ -7,7 +7,7 @@
 /* What the byte at s[i] begins: a printable character of k bytes (k > 0), or
  * 0 for a control character or a byte that is not well-formed UTF-8, in which
  * case *k is how many bytes it covers. */
-static int ap_printable(const unsigned char *s, size_t n, size_t *k)
+static int escape_printable(const unsigned char *s, size_t n, size_t *k)
 {
 	*k = ap_utf8_seq(s, n);
 	if (*k == 0) {
@@ -23,7 +23,7 @@ static int ap_printable(const unsigned char *s, size_t n, size_t *k)
 }
 
 /* A control byte or a bad byte in Markdown: visible, and never a line break. */
-static void ap_md_unprintable(const unsigned char *s, size_t k, struct ap_buf *out)
+static void md_unprintable(const unsigned char *s, size_t k, struct ap_buf *out)
 {
 	if (k == 1 && s[0] == '\n')
 		ap_buf_adds(out, "\\n");
@@ -36,29 +36,29 @@ static void ap_md_unprintable(const unsigned char *s, size_t k, struct ap_buf *o
 }
 
 /* Whether s[i] ends a list marker: a blank or the end must follow it. */
-static int ap_md_marker_end(const char *s, size_t i)
+static int md_marker_end(const char *s, size_t i)
 {
 	return s[i] == '\0' || s[i] == ' ' || s[i] == '\t';
 }
 
 /* The index of the '.' or ')' of an ordered list marker at the start of s
  * ("1. ", "12) "), or 0 if s starts with none. */
-static size_t ap_md_ordinal(const char *s)
+static size_t md_ordinal(const char *s)
 {
 	size_t d = strspn(s, "0123456789");
-	return d && (s[d] == '.' || s[d] == ')') && ap_md_marker_end(s, d + 1) ? d : 0;
+	return d && (s[d] == '.' || s[d] == ')') && md_marker_end(s, d + 1) ? d : 0;
 }
 
 /* Whether s starts like a bullet list item or a thematic break ("- x",
  * "+", "---"): what the value's first character would begin where it
  * opens a block, after a list marker of the template. ('=' of a setext
  * underline and '*', '_' of a break are escaped wherever they are.) */
-static int ap_md_bullet(const char *s)
+static int md_bullet(const char *s)
 {
-	return (s[0] == '-' || s[0] == '+') && (ap_md_marker_end(s, 1) || s[1] == s[0]);
+	return (s[0] == '-' || s[0] == '+') && (md_marker_end(s, 1) || s[1] == s[0]);
 }
 
-static int ap_alnum(const unsigned char *s, size_t i, size_t n)
+static int alnum(const unsigned char *s, size_t i, size_t n)
 {
 	return i < n && isalnum(s[i]);
 }
@@ -66,10 +66,10 @@ static int ap_alnum(const unsigned char *s, size_t i, size_t n)
 void ap_escape_md(const char *str, struct ap_buf *out)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	size_t n = strlen((const char *)s), k, ord = ap_md_ordinal((const char *)s);
+	size_t n = strlen((const char *)s), k, ord = md_ordinal((const char *)s);
 	for (size_t i = 0; i < n; i += k) {
-		if (!ap_printable(s + i, n - i, &k)) {
-			ap_md_unprintable(s + i, k, out);
+		if (!escape_printable(s + i, n - i, &k)) {
+			md_unprintable(s + i, k, out);
 			continue;
 		}
 		int c = k == 1 ? s[i] : 0;
@@ -77,11 +77,11 @@ void ap_escape_md(const char *str, struct ap_buf *out)
 			ap_buf_adds(out, c == '<' ? "&lt;" : c == '>' ? "&gt;" : "&amp;");
 		else if (c && strchr("\\`*[]|~#!{}", c))
 			ap_buf_addf(out, "\\%c", c);
-		else if (c == '_' && !(i && ap_alnum(s, i - 1, n) && ap_alnum(s, i + 1, n)))
+		else if (c == '_' && !(i && alnum(s, i - 1, n) && alnum(s, i + 1, n)))
 			ap_buf_adds(out, "\\_"); /* intraword '_' emphasises nothing */
 		else if (i == 0 && c == ' ')
 			ap_buf_adds(out, "&#32;"); /* no indented code, no blank start */
-		else if (i == 0 && (c == '=' || ap_md_bullet((const char *)s)))
+		else if (i == 0 && (c == '=' || md_bullet((const char *)s)))
 			ap_buf_addf(out, "\\%c", c);
 		else if (ord && i == ord)
 			ap_buf_addf(out, "\\%c", c);
@@ -104,10 +104,10 @@ void ap_escape_md_code(const char *str, struct ap_buf *out)
 		ap_buf_adds(out, "`");
 	ap_buf_adds(out, pad ? " " : "");
 	for (size_t i = 0; i < n; i += k) {
-		if (ap_printable((const unsigned char *)s + i, n - i, &k))
+		if (escape_printable((const unsigned char *)s + i, n - i, &k))
 			ap_buf_add(out, s + i, k);
 		else
-			ap_md_unprintable((const unsigned char *)s + i, k, out);
+			md_unprintable((const unsigned char *)s + i, k, out);
 	}
 	ap_buf_adds(out, pad ? " " : "");
 	for (size_t i = 0; i <= longest; i++)
@@ -119,7 +119,7 @@ void ap_escape_xml(const char *str, struct ap_buf *out)
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	size_t n = strlen((const char *)s), k;
 	for (size_t i = 0; i < n; i += k) {
-		int ok = ap_printable(s + i, n - i, &k);
+		int ok = escape_printable(s + i, n - i, &k);
 		switch (ok && k == 1 ? s[i] : 0) {
 		case '<': ap_buf_adds(out, "&lt;"); break;
 		case '>': ap_buf_adds(out, "&gt;"); break;

@@ -32,14 +32,14 @@ static int evidence_add(void *ctx, const char *sha256, const char *rel)
 
 /* The files the manifest of dir lists: [{file, sha256, path}], empty when
  * there is no readable manifest (verify names that). */
-static json_t *ap_evidence(const char *dir)
+static json_t *report_evidence(const char *dir)
 {
 	struct evidence_list l = { dir, json_array() };
 	ap_manifest_list(dir, evidence_add, &l);
 	return l.files;
 }
 
-static int ap_env_exit_code(const json_t *b)
+static int env_exit_code(const json_t *b)
 {
 	if (ap_bundle_failed(b))
 		return (int)json_integer_value(json_object_get(json_object_get(b, "error"),
@@ -48,7 +48,7 @@ static int ap_env_exit_code(const json_t *b)
 	return !strcmp(v, "inconsistent") ? 1 : 0;
 }
 
-static json_t *ap_model_checks(const json_t *b)
+static json_t *model_checks(const json_t *b)
 {
 	json_t *out = json_array();
 	size_t i;
@@ -65,7 +65,7 @@ static json_t *ap_model_checks(const json_t *b)
 	return out;
 }
 
-static json_t *ap_model_env(const struct ap_sub_env *e)
+static json_t *model_env(const struct ap_sub_env *e)
 {
 	const json_t *b = e->bundle, *fp = json_object_get(b, "fingerprint");
 	const json_t *res = json_object_get(b, "resolution"), *env = json_object_get(b, "env");
@@ -79,7 +79,7 @@ static json_t *ap_model_env(const struct ap_sub_env *e)
 		ap_buf_free(&s);
 	}
 	int passed, total;
-	json_t *checks = ap_model_checks(b);
+	json_t *checks = model_checks(b);
 	ap_bundle_probe_counts(b, &passed, &total);
 	const json_t *err = json_object_get(b, "error");
 	return json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:O?, s:b,"
@@ -92,10 +92,10 @@ static json_t *ap_model_env(const struct ap_sub_env *e)
 		"torch", json_object_get(json_object_get(fp, "torch"), "version"),
 		"plugins", plugins, "devices", json_object_get(fp, "devices"),
 		"found", ap_resolved(res),
-		"nearest", json_object_get(res, "nearest"), "exit_code", ap_env_exit_code(b),
+		"nearest", json_object_get(res, "nearest"), "exit_code", env_exit_code(b),
 		"probes", "passed", passed, "total", total, "checks", checks,
 		"official_version", json_object_get(json_object_get(b, "official"), "package_version"),
-		"evidence", ap_evidence(e->dir), "resolution", res,
+		"evidence", report_evidence(e->dir), "resolution", res,
 		"adaptation", json_object_get(b, "adaptation"),
 		"differences", json_object_get(json_object_get(b, "comparison"), "differences"),
 		"reference", json_object_get(json_object_get(b, "comparison"), "reference"),
@@ -104,7 +104,7 @@ static json_t *ap_model_env(const struct ap_sub_env *e)
 
 /* The focused checks in words, and the official nodes with the versions at
  * which they were found, across environments. */
-static json_t *ap_model_scope(const json_t *envs)
+static json_t *model_scope(const json_t *envs)
 {
 	json_t *probes = json_array(), *nodes = json_array(), *seen = json_object();
 	size_t i, k;
@@ -135,25 +135,25 @@ static json_t *ap_model_scope(const json_t *envs)
 
 /* Letters and digits of the ASCII part, lowercased: "Atlas A2 (910B3)" and
  * "<term>Atlas A2 训练系列产品</term>" meet on "atlasa2". */
-static void ap_norm(const char *s, size_t max, struct ap_buf *out)
+static void norm(const char *s, size_t max, struct ap_buf *out)
 {
 	for (size_t i = 0; s[i] && i < max; i++)
 		if (isalnum((unsigned char)s[i]) && !((unsigned char)s[i] & 0x80))
 			ap_buf_addf(out, "%c", tolower((unsigned char)s[i]));
 }
 
-static const json_t *ap_env_for_product(const json_t *envs, const char *product)
+static const json_t *env_for_product(const json_t *envs, const char *product)
 {
 	struct ap_buf pn = { 0 };
 	size_t i;
 	json_t *e;
 	const json_t *hit = NULL;
-	ap_norm(product, strlen(product), &pn);
+	norm(product, strlen(product), &pn);
 	json_array_foreach(envs, i, e) {
 		const char *label = json_string_value(json_object_get(e, "label"));
 		struct ap_buf ln = { 0 };
 		if (label)
-			ap_norm(label, strcspn(label, "("), &ln);
+			norm(label, strcspn(label, "("), &ln);
 		if (ln.len >= 3 && pn.len && strstr(ap_buf_str(&pn), ap_buf_str(&ln)))
 			hit = e;
 		ap_buf_free(&ln);
@@ -162,7 +162,7 @@ static const json_t *ap_env_for_product(const json_t *envs, const char *product)
 	return hit;
 }
 
-static json_t *ap_model_docs(const json_t *docs, const char *target, const json_t *envs)
+static json_t *model_docs(const json_t *docs, const char *target, const json_t *envs)
 {
 	int exact = 0;
 	if (!docs)
@@ -173,7 +173,7 @@ static json_t *ap_model_docs(const json_t *docs, const char *target, const json_
 	json_t *p;
 	int compared = 0;
 	json_array_foreach(entry ? json_object_get(entry, "products") : NULL, i, p) {
-		const json_t *e = ap_env_for_product(envs, ap_json_text(p, "product"));
+		const json_t *e = env_for_product(envs, ap_json_text(p, "product"));
 		if (!e)
 			continue;
 		compared++;
@@ -189,7 +189,7 @@ static json_t *ap_model_docs(const json_t *docs, const char *target, const json_
 			 "contradictions", contra, "compared", compared);
 }
 
-static json_t *ap_model_conclusion(const json_t *envs)
+static json_t *model_conclusion(const json_t *envs)
 {
 	json_t *ok = json_array(), *bad = json_array(), *unv = json_array();
 	size_t i;
@@ -209,7 +209,7 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 {
 	json_t *envs = json_array();
 	for (size_t i = 0; i < s->n; i++)
-		json_array_append_new(envs, ap_model_env(&s->v[i]));
+		json_array_append_new(envs, model_env(&s->v[i]));
 	const json_t *b0 = s->n ? s->v[0].bundle : NULL;
 	const char *target = ap_json_text(b0, "target");
 	/* The reference environment speaks for the implementation; failing
@@ -225,10 +225,10 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 							      "owner"));
 	json_t *m = json_pack("{s:s, s:s, s:O?, s:o, s:o, s:O?, s:O?, s:o}",
 		"schema", "apiparity.report/1", "target", target, "tool", json_object_get(b0, "tool"),
-		"scope", ap_model_scope(envs), "docs", ap_model_docs(docs, target, envs),
+		"scope", model_scope(envs), "docs", model_docs(docs, target, envs),
 		"resolution", json_object_get(res, "resolution"),
 		"adaptation", json_object_get(res, "adaptation"),
-		"conclusion", ap_model_conclusion(envs));
+		"conclusion", model_conclusion(envs));
 	json_object_set_new(m, "environments", envs);
 	json_object_set_new(m, "class", owner ? json_string(owner) : json_null());
 	return m;
@@ -303,13 +303,13 @@ static const char *W(enum ap_lang l, enum ap_msg m)
 
 /* Every value from data goes through E() (inline text) or C() (a code span)
  * before it meets a template: the escaped copy lives in one of a few slots
- * reused in turn, enough for the values of any one line; ap_md_slots_free()
+ * reused in turn, enough for the values of any one line; md_slots_free()
  * releases them when a rendering ends. */
 #define AP_MD_SLOTS 8
 static _Thread_local struct ap_buf ap_md_slot[AP_MD_SLOTS];
 static _Thread_local unsigned ap_md_next;
 
-static const char *ap_md_escaped(const char *s, int code)
+static const char *md_escaped(const char *s, int code)
 {
 	struct ap_buf *b = &ap_md_slot[ap_md_next++ % AP_MD_SLOTS];
 	ap_buf_reset(b);
@@ -322,21 +322,21 @@ static const char *ap_md_escaped(const char *s, int code)
 
 static const char *E(const char *s)
 {
-	return ap_md_escaped(s, 0);
+	return md_escaped(s, 0);
 }
 
 static const char *C(const char *s)
 {
-	return ap_md_escaped(s, 1);
+	return md_escaped(s, 1);
 }
 
-static void ap_md_slots_free(void)
+static void md_slots_free(void)
 {
 	for (size_t i = 0; i < AP_MD_SLOTS; i++)
 		ap_buf_free(&ap_md_slot[i]);
 }
 
-static void ap_md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
+static void md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
 {
 	size_t i;
 	json_t *d;
@@ -357,7 +357,7 @@ static void ap_md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
 		ap_buf_adds(out, "cpu");
 }
 
-static void ap_md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out)
+static void md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out)
 {
 	size_t i;
 	json_t *c;
@@ -374,7 +374,7 @@ static void ap_md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out
 	(void)l;
 }
 
-static void ap_md_env_official(const json_t *e, enum ap_lang l, struct ap_buf *out)
+static void md_env_official(const json_t *e, enum ap_lang l, struct ap_buf *out)
 {
 	size_t i;
 	json_t *c;
@@ -392,7 +392,7 @@ static void ap_md_env_official(const json_t *e, enum ap_lang l, struct ap_buf *o
 		ap_buf_addf(out, "  - %s\n", W(l, M_NOT_RUN));
 }
 
-static void ap_md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
+static void md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *p = json_object_get(e, "probes");
 	struct ap_buf dev = { 0 };
@@ -403,7 +403,7 @@ static void ap_md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 	ap_buf_addf(out, " (%s)\n\n", E(ap_json_text(e, "label")));
 	if (json_is_string(json_object_get(e, "error")))
 		ap_buf_addf(out, "- %s: %s\n", W(l, M_ENV_ERROR), E(ap_json_text(e, "error")));
-	ap_md_devices(e, l, &dev);
+	md_devices(e, l, &dev);
 	ap_buf_addf(out, "- %s: %s\n- %s: %s\n- %s: ", W(l, M_PYTHON), E(ap_json_text(e, "python")),
 		    W(l, M_TORCH), E(ap_json_text(e, "torch")), W(l, M_PLUGIN));
 	json_array_foreach(json_object_get(e, "plugins"), i, v)
@@ -420,16 +420,16 @@ static void ap_md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 			    (long long)json_integer_value(json_object_get(p, "passed")),
 			    (long long)json_integer_value(json_object_get(p, "total")),
 			    W(l, M_VERDICT), E(ap_json_text(e, "verdict")));
-	ap_md_env_checks(e, l, out);
+	md_env_checks(e, l, out);
 	ap_buf_addf(out, "- %s: %lld\n- %s:\n", W(l, M_EXIT),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
 	json_array_foreach(json_object_get(e, "evidence"), i, v)
 		ap_buf_addf(out, "  - %s sha256 %s\n", C(ap_json_text(v, "path")), C(ap_json_text(v, "sha256")));
-	ap_md_env_official(e, l, out);
+	md_env_official(e, l, out);
 	ap_buf_free(&dev);
 }
 
-static void ap_md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *scope = json_object_get(m, "scope");
 	size_t i;
@@ -446,7 +446,7 @@ static void ap_md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
 			    E(ap_json_text(v, "name")));
 }
 
-static void ap_md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *r = json_object_get(m, "resolution"), *a = json_object_get(m, "adaptation");
 	struct ap_buf where = { 0 };
@@ -464,7 +464,7 @@ static void ap_md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out
 	ap_buf_free(&where);
 }
 
-static void ap_md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *d = json_object_get(m, "docs"), *e = json_object_get(d, "entry");
 	size_t i;
@@ -496,7 +496,7 @@ static void ap_md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
 		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_OK));
 }
 
-static void ap_md_names(const json_t *list, enum ap_lang l, struct ap_buf *out)
+static void md_names(const json_t *list, enum ap_lang l, struct ap_buf *out)
 {
 	size_t i;
 	json_t *v;
@@ -506,18 +506,18 @@ static void ap_md_names(const json_t *list, enum ap_lang l, struct ap_buf *out)
 		ap_buf_adds(out, W(l, M_NONE));
 }
 
-static void ap_md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *c = json_object_get(m, "conclusion");
 	size_t i;
 	json_t *e, *r;
 	ap_buf_addf(out, "\n## %s\n\n- %s: **%s**\n- %s: ", W(l, M_CONCLUSION), W(l, M_VERDICT),
 		    E(ap_json_text(c, "verdict")), W(l, M_PASSED_IN));
-	ap_md_names(json_object_get(c, "consistent"), l, out);
+	md_names(json_object_get(c, "consistent"), l, out);
 	ap_buf_addf(out, "\n- %s: ", W(l, M_FAILED_IN));
-	ap_md_names(json_object_get(c, "inconsistent"), l, out);
+	md_names(json_object_get(c, "inconsistent"), l, out);
 	ap_buf_addf(out, "\n- %s: ", W(l, M_UNVERIFIED_IN));
-	ap_md_names(json_object_get(c, "unverified"), l, out);
+	md_names(json_object_get(c, "unverified"), l, out);
 	ap_buf_addf(out, "\n- %s:\n", W(l, M_REASONS));
 	json_array_foreach(json_object_get(m, "environments"), i, e) {
 		size_t k;
@@ -536,18 +536,18 @@ void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	json_array_foreach(json_object_get(m, "environments"), i, e)
 		ap_buf_addf(out, "%s%s (%s)", i ? ", " : "", E(ap_json_text(e, "name")), E(ap_json_text(e, "label")));
 	ap_buf_adds(out, "\n");
-	ap_md_scope(m, l, out);
+	md_scope(m, l, out);
 	json_array_foreach(json_object_get(m, "environments"), i, e)
-		ap_md_env(e, l, out);
-	ap_md_adaptation(m, l, out);
-	ap_md_docs(m, l, out);
-	ap_md_conclusion(m, l, out);
-	ap_md_slots_free();
+		md_env(e, l, out);
+	md_adaptation(m, l, out);
+	md_docs(m, l, out);
+	md_conclusion(m, l, out);
+	md_slots_free();
 }
 
 /* ------------------------------------------------------------ JUnit, HTML */
 
-static void ap_junit_case(const char *env, const json_t *c, struct ap_buf *out)
+static void junit_case(const char *env, const json_t *c, struct ap_buf *out)
 {
 	const char *st = ap_json_text(c, "status");
 	const char *reason = json_string_value(json_object_get(c, "reason"));
@@ -593,7 +593,7 @@ void ap_report_junit(const json_t *m, struct ap_buf *out)
 		ap_buf_addf(out, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\">\n",
 			    n, fail, err, skip);
 		json_array_foreach(json_object_get(e, "checks"), k, c)
-			ap_junit_case(ap_json_text(e, "name"), c, out);
+			junit_case(ap_json_text(e, "name"), c, out);
 		ap_buf_adds(out, "  </testsuite>\n");
 	}
 	ap_buf_adds(out, "</testsuites>\n");
@@ -601,7 +601,7 @@ void ap_report_junit(const json_t *m, struct ap_buf *out)
 
 /* An SVG card standing in for a terminal screenshot: the fingerprint and the
  * result lines, with the sha256 of the run log that holds the full record. */
-static void ap_html_card(const json_t *m, const json_t *e, struct ap_buf *out)
+static void html_card(const json_t *m, const json_t *e, struct ap_buf *out)
 {
 	struct ap_buf lines[8] = { { 0 } };
 	const json_t *p = json_object_get(e, "probes");
@@ -643,7 +643,7 @@ static void ap_html_card(const json_t *m, const json_t *e, struct ap_buf *out)
 	ap_buf_adds(out, "</svg>\n");
 }
 
-static const json_t *ap_trace_value(const json_t *e, const char *check, const char *step)
+static const json_t *trace_value(const json_t *e, const char *check, const char *step)
 {
 	size_t i, k;
 	json_t *c, *s;
@@ -660,7 +660,7 @@ static const json_t *ap_trace_value(const json_t *e, const char *check, const ch
 /* Traces side by side: a row per (check, step) of the first environment that
  * has them, a column per environment, cells that differ from the first
  * column marked. */
-static void ap_html_traces(const json_t *m, struct ap_buf *out)
+static void html_traces(const json_t *m, struct ap_buf *out)
 {
 	const json_t *envs = json_object_get(m, "environments"), *first = NULL;
 	size_t i, k, j;
@@ -684,7 +684,7 @@ static void ap_html_traces(const json_t *m, struct ap_buf *out)
 			ap_escape_xml(ap_json_text(s, "step"), out);
 			ap_buf_adds(out, "</td>");
 			json_array_foreach(envs, i, e) {
-				const json_t *v = ap_trace_value(e, ap_json_text(c, "name"), ap_json_text(s, "step"));
+				const json_t *v = trace_value(e, ap_json_text(c, "name"), ap_json_text(s, "step"));
 				char *txt = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
 				ap_buf_addf(out, "<td%s>", v && !json_equal(v, ref) ? " class=\"diff\"" : "");
 				ap_escape_xml(txt ? txt : "", out);
@@ -722,10 +722,10 @@ void ap_report_html(const json_t *m, struct ap_buf *out)
 		ap_buf_adds(out, "\"><h3>");
 		ap_escape_xml(ap_json_text(e, "name"), out);
 		ap_buf_adds(out, "</h3>\n");
-		ap_html_card(m, e, out);
+		html_card(m, e, out);
 		ap_buf_adds(out, "</section>\n");
 	}
-	ap_html_traces(m, out);
+	html_traces(m, out);
 	ap_report_markdown(m, AP_LANG_EN, &md);
 	ap_buf_adds(out, "<h2>Report (Markdown)</h2>\n<pre>");
 	ap_escape_xml(ap_buf_str(&md), out);

@@ -47,13 +47,13 @@ json_t *ap_policy_load(const char *path, struct ap_buf *err)
 	return p;
 }
 
-static int ap_yes(const json_t *policy, const char *key)
+static int review_yes(const json_t *policy, const char *key)
 {
 	const char *v = json_string_value(json_object_get(policy, key));
 	return v && (!strcmp(v, "yes") || !strcmp(v, "true"));
 }
 
-static void ap_review_manifest(const struct ap_sub_env *e, json_t *reasons)
+static void review_manifest(const struct ap_sub_env *e, json_t *reasons)
 {
 	struct ap_manifest_issue is[32];
 	int n = ap_manifest_verify(e->dir, is, 32);
@@ -93,7 +93,7 @@ static void ap_review_manifest(const struct ap_sub_env *e, json_t *reasons)
 }
 
 /* The top level holds environment directories and report outputs only. */
-static void ap_review_top(const char *dir, const struct ap_submission *s, json_t *reasons)
+static void review_top(const char *dir, const struct ap_submission *s, json_t *reasons)
 {
 	static const char *const reports[] = { "report.md", "report.en.md", "report.html",
 					       "report.json", "junit.xml", NULL };
@@ -122,7 +122,7 @@ static const json_t *journaled(const struct env_review *v, const char *type)
 	return NULL;
 }
 
-static void ap_review_devices(const struct ap_sub_env *e, const json_t *fp, json_t *reasons)
+static void review_devices(const struct ap_sub_env *e, const json_t *fp, json_t *reasons)
 {
 	const char *claimed = json_string_value(json_object_get(json_object_get(e->bundle, "env"),
 								 "device"));
@@ -144,7 +144,7 @@ static void ap_review_devices(const struct ap_sub_env *e, const json_t *fp, json
 		       "none available", e->name, claimed);
 }
 
-static void ap_review_fingerprint(const struct env_review *v, json_t *reasons)
+static void review_fingerprint(const struct env_review *v, json_t *reasons)
 {
 	const struct ap_sub_env *e = v->e;
 	const json_t *fp = json_object_get(e->bundle, "fingerprint");
@@ -158,7 +158,7 @@ static void ap_review_fingerprint(const struct env_review *v, json_t *reasons)
 		ap_reason_add(reasons, "%s: the fingerprint in bundle.json differs from the one journaled "
 		       "as measured", e->name);
 	if (fp && !json_is_null(fp))
-		ap_review_devices(e, fp, reasons);
+		review_devices(e, fp, reasons);
 	const char *label = json_string_value(json_object_get(json_object_get(e->bundle, "env"),
 							       "label"));
 	const char *torch = json_string_value(json_object_get(json_object_get(fp, "torch"),
@@ -172,7 +172,7 @@ static void ap_review_fingerprint(const struct env_review *v, json_t *reasons)
 	}
 }
 
-static int ap_status_allowed(const json_t *policy, const char *kind, const char *status)
+static int status_allowed(const json_t *policy, const char *kind, const char *status)
 {
 	const json_t *allowed = json_object_get(json_object_get(policy, "statuses"), kind);
 	size_t i;
@@ -183,7 +183,7 @@ static int ap_status_allowed(const json_t *policy, const char *kind, const char 
 	return 0;
 }
 
-static void ap_review_checks(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
+static void review_checks(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
 {
 	const json_t *b = e->bundle;
 	int found = ap_bundle_resolved(b);
@@ -200,7 +200,7 @@ static void ap_review_checks(const struct ap_sub_env *e, const json_t *policy, j
 		else if (!strcmp(kd, "official") && !strcmp(st, "NOTRUN") && !why)
 			ap_reason_add(reasons, "%s: official test %s was not run and no reason is given",
 			       e->name, ap_json_text(c, "name"));
-		else if (!ap_status_allowed(policy, kd, st))
+		else if (!status_allowed(policy, kd, st))
 			ap_reason_add(reasons, "%s: check %s (%s) is %s%s%s, which the policy does not "
 			       "allow", e->name, ap_json_text(c, "name"), kd, st, why ? ": " : "", why ? why : "");
 	}
@@ -212,7 +212,7 @@ static void ap_review_checks(const struct ap_sub_env *e, const json_t *policy, j
 			ap_reason_add(reasons, "%s: no %s check, which the policy requires", e->name,
 			       json_string_value(kind));
 	}
-	if (found && ap_yes(policy, "require_official") && !official)
+	if (found && review_yes(policy, "require_official") && !official)
 		ap_reason_add(reasons, "%s: no official test result and no reason why none ran", e->name);
 }
 
@@ -563,7 +563,7 @@ static void review_traces(const struct ap_sub_env *e, const json_t *judged,
 	const json_t *cmp = json_object_get(judged, "comparison");
 	size_t i;
 	json_t *d;
-	if (!ap_yes(policy, "traces_agree"))
+	if (!review_yes(policy, "traces_agree"))
 		return;
 	if (json_is_true(json_object_get(json_object_get(e->bundle, "resolution"), "found")) &&
 	    !json_object_get(cmp, "reference"))
@@ -615,20 +615,20 @@ static void review_signature(const struct ap_sub_env *e, const struct ap_trust *
 
 /* --- one environment ------------------------------------------------------ */
 
-static void ap_review_env(const struct env_review *v, const struct env_review *ref,
+static void review_env(const struct env_review *v, const struct env_review *ref,
 			  const struct ap_review_opts *o, json_t *reasons)
 {
 	const struct ap_sub_env *e = v->e;
 	const json_t *err = json_object_get(e->bundle, "error");
-	ap_review_manifest(e, reasons);
+	review_manifest(e, reasons);
 	review_signature(e, o->trust, reasons);
 	json_array_extend(reasons, v->early);
 	if (err && !json_is_null(err))
 		ap_reason_add(reasons, "%s: the environment could not be used: %s", e->name,
 		       ap_json_text(err, "message"));
-	ap_review_fingerprint(v, reasons);
+	review_fingerprint(v, reasons);
 	review_records(v, reasons);
-	ap_review_checks(e, o->policy, reasons);
+	review_checks(e, o->policy, reasons);
 	review_official_log(e, reasons);
 	json_t *judged = judge_again(v, ref);
 	compare_judged(e, judged, reasons);
@@ -636,7 +636,7 @@ static void ap_review_env(const struct env_review *v, const struct env_review *r
 	json_decref(judged);
 }
 
-static int ap_env_matches(const struct ap_sub_env *e, const char *want)
+static int env_matches(const struct ap_sub_env *e, const char *want)
 {
 	const char *label = json_string_value(json_object_get(json_object_get(e->bundle, "env"),
 							       "label"));
@@ -659,7 +659,7 @@ static void review_required_envs(const struct ap_submission *s, const json_t *po
 	json_array_foreach(json_object_get(policy, "require_envs"), k, want) {
 		int present = 0;
 		for (i = 0; i < s->n; i++)
-			present |= ap_env_matches(&s->v[i], json_string_value(want) ? json_string_value(want) : "");
+			present |= env_matches(&s->v[i], json_string_value(want) ? json_string_value(want) : "");
 		if (!present)
 			ap_reason_add(reasons, "environment %s is required by the policy and missing",
 			       json_string_value(want));
@@ -669,7 +669,7 @@ static void review_required_envs(const struct ap_submission *s, const json_t *po
 /* The policy asks for signatures, and no keys to check them were given. */
 static void review_trust(const struct ap_review_opts *o, json_t *reasons)
 {
-	if (ap_yes(o->policy, "require_signature") && !o->trust)
+	if (review_yes(o->policy, "require_signature") && !o->trust)
 		ap_reason_add(reasons, "the policy requires evidence signed by a trusted key: give "
 			      "the trusted public keys with --trust FILE");
 }
@@ -697,7 +697,7 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 		ap_reason_add(reasons, "%s: the bundle cannot be read, so nothing of this "
 			      "environment can be checked: %s", name, json_string_value(why));
 	review_required_envs(&s, o->policy, reasons);
-	ap_review_top(dir, &s, reasons);
+	review_top(dir, &s, reasons);
 	review_trust(o, reasons);
 	for (i = 0; i < s.n; i++) {
 		v[i].e = &s.v[i];
@@ -707,7 +707,7 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 	}
 	const struct env_review *ref = find_review(v, s.n, common_reference(v, s.n, reasons));
 	for (i = 0; i < s.n; i++)
-		ap_review_env(&v[i], ref, o, reasons);
+		review_env(&v[i], ref, o, reasons);
 	for (i = 0; i < s.n; i++) {
 		json_decref(v[i].records);
 		json_decref(v[i].measured);
