@@ -146,11 +146,13 @@ int ap_write_all(int fd, const void *data, size_t len)
 
 int ap_write_atomic(const char *path, const void *data, size_t len)
 {
+	/* A temporary file of its own: several threads and processes may store
+	 * the same file at once (the test index, concurrent checks). */
 	struct ap_buf tmp = { 0 };
-	ap_buf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	int fd = open(ap_buf_str(&tmp), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ap_buf_addf(&tmp, "%s.XXXXXX", path);
+	int fd = tmp.data ? mkostemp(tmp.data, O_CLOEXEC) : -1;
 	int r = fd < 0 ? -errno : ap_write_all(fd, data, len);
-	if (!r && fsync(fd))
+	if (!r && (fchmod(fd, 0644) || fsync(fd)))
 		r = -errno;
 	if (fd >= 0 && close(fd) && !r)
 		r = -errno;

@@ -258,25 +258,6 @@ void ap_testindex_close(struct ap_testindex *ix)
 	memset(ix, 0, sizeof(*ix));
 }
 
-/* Writes data to path through a temporary file of its own (several threads
- * and processes may store the same index at once), fsync'd, then renamed. */
-static int store(const char *path, const struct ap_buf *data)
-{
-	struct ap_buf tmp = { 0 };
-	ap_buf_addf(&tmp, "%s.XXXXXX", path);
-	int fd = tmp.data ? mkostemp(tmp.data, O_CLOEXEC) : -1;
-	int r = fd < 0 ? -errno : ap_write_all(fd, data->data, data->len);
-	if (!r && (fchmod(fd, 0644) || fsync(fd)))
-		r = -errno;
-	if (fd >= 0 && close(fd) && !r)
-		r = -errno;
-	if (!r && rename(ap_buf_str(&tmp), path))
-		r = -errno;
-	if (r && fd >= 0)
-		unlink(ap_buf_str(&tmp));
-	ap_buf_free(&tmp);
-	return r;
-}
 
 /* Asks the worker to parse the tree into a file of its environment, and
  * reads that file here, through the worker's root. */
@@ -341,7 +322,7 @@ static int rebuild(struct ap_worker *w, const char *root, const char *path, cons
 	if (r == -EBADMSG || force)
 		ap_buf_addf(warn, "the usage index %s was damaged; rebuilt it\n", path);
 	if (r && !(r = build(w, root, sum, &data, detail))) {
-		int s = store(path, &data);
+		int s = ap_write_atomic(path, data.data, data.len);
 		if (s)
 			ap_buf_addf(warn, "cannot store the usage index at %s: %s (built for this run "
 				    "only)\n", path, strerror(-s));
