@@ -1437,12 +1437,25 @@ def _kept_runner(req, path, root, w, cmd):
         _run_tests(mod, run["nodes"], _limit(run, "timeout_s"), w)
 
 
+def _warm_sources(mod):
+    """Reads the sources a test's stack runs through into linecache, once, in
+    the runner: upstream's setUp reseeds every device lazily, which formats a
+    stack trace (reading these files) in every test's fork otherwise."""
+    import linecache
+    for m in list(sys.modules.values()):
+        f = getattr(m, "__file__", None) or ""
+        if f.endswith(".py") and (m is mod or "/unittest/" in f or "/torch/testing/" in f
+                                  or "/torch/cuda/" in f or "/torch/random" in f):
+            linecache.getline(f, 1)
+
+
 def _run_tests(mod, nodes, timeout, w):
     """Runs each [class, test] of the imported module in its own fork."""
     import tempfile
     # What the import made is kept out of the collector's sight: a collection
     # in a test's child would otherwise touch, and so copy, every page of it.
     import gc
+    _warm_sources(mod)
     gc.freeze()
     for owner, name in nodes:
         out = tempfile.TemporaryFile()
