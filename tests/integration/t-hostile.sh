@@ -6,9 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 plan 29
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
-py() { /usr/bin/python3 -c "$@"; }
-# field FILE EXPR - a value of a bundle.json, by Python expression on b.
-field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 ESC=$(printf '\033')
 
 hostile_probes() {

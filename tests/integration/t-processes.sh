@@ -5,7 +5,6 @@
 . "$(dirname "$0")/lib.sh"
 plan 15
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
-field() { /usr/bin/python3 -c "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 
 # Every process of a run carries the run's own mark in its environment, so
 # the test finds its own leftovers and never another test's.

@@ -6,8 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 plan 39
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
-py() { /usr/bin/python3 -c "$@"; }
-field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 # fresh FROM TO: a copy of a submission to tamper with
 fresh() { rm -rf "$T/$2"; cp -a "$T/$1" "$T/$2"; }
 # reseal DIR ENV: rewrite ENV's manifest with sha256sum, as a careful forger would
