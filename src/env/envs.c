@@ -8,26 +8,18 @@
 #include "env/envs.h"
 #include "base/err.h"
 #include "base/fsutil.h"
+#include "base/ini.h"
 
-/* The environments file is INI as inih and Python's configparser read it:
- * [section] headers, key = value (or key: value), comments from ';' or '#' at
- * the start of a line or ' ;' after a value, an indented line continuing the
- * key above it. It is parsed here, line by line, so that a line of any length
- * (long exec, setenv and bind lines are normal) is read whole and every error
- * names the line it is about. */
+/* The environments file is INI (base/ini.h): a line of any length (long
+ * exec, setenv and bind lines are normal) is read whole and every error names
+ * the line it is about. */
 #define AP_ENVS_FILE_MAX (1u << 20)
 
 struct ap_envs_parse {
 	struct ap_envs *envs;
 	const char *root;
-	struct ap_buf *err;
 	const char *file;
 	unsigned seen;       /* keys set in the current section, a bit each */
-	int line;            /* the line being parsed */
-	const char *section; /* the latest [section] ("" before the first) */
-	int section_line;    /* where its header is */
-	const char *key;     /* the latest key since it: an indented line continues it */
-	int err_line;        /* the line the error in err is about */
 };
 
 int ap_env_name_ok(const char *name)
@@ -84,45 +76,45 @@ static const char *const ap_env_keys[] = {
 };
 
 /* setenv = NAME=VALUE...; bind = /host/dir:/dir/in/chroot... */
-static int env_words(struct ap_envs_parse *ps, struct ap_env *e, const char *key,
+static int env_words(struct ap_buf *err, struct ap_env *e, const char *key,
 			const char *val)
 {
 	int env = !strcmp(key, "setenv");
 	struct ap_argv *a = env ? &e->setenv : &e->bind;
 	int r = ap_argv_split(a, val);
 	if (r == -EINVAL)
-		return ap_buf_addf(ps->err, "'%s': unterminated quote or trailing backslash",
+		return ap_buf_addf(err, "'%s': unterminated quote or trailing backslash",
 				   key), -1;
 	if (r)
-		return ap_buf_adds(ps->err, "out of memory"), -1;
+		return ap_buf_adds(err, "out of memory"), -1;
 	for (size_t i = 0; i < a->n; i++) {
 		const char *w = a->v[i], *sep = strchr(w, env ? '=' : ':');
 		int ok = sep && sep != w && (env ? strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 			"abcdefghijklmnopqrstuvwxyz0123456789_") == (size_t)(sep - w)
 			: w[0] == '/' && sep[1] == '/');
 		if (!ok)
-			return ap_buf_addf(ps->err, env ? "setenv: '%s' is not NAME=VALUE"
+			return ap_buf_addf(err, env ? "setenv: '%s' is not NAME=VALUE"
 					   : "bind: '%s' is not /host/dir:/dir/inside", w), -1;
 	}
 	return 0;
 }
 
-static int env_set(struct ap_envs_parse *ps, struct ap_env *e,
+static int env_set(struct ap_envs_parse *ps, struct ap_buf *err, struct ap_env *e,
 		      const char *key, const char *val)
 {
 	int k = 0;
 	while (ap_env_keys[k] && strcmp(ap_env_keys[k], key))
 		k++;
 	if (!ap_env_keys[k])
-		return ap_buf_addf(ps->err, "unknown key '%s' (known: label, device, "
+		return ap_buf_addf(err, "unknown key '%s' (known: label, device, "
 				   "chroot, exec, python, remote_shell, setenv, bind)", key), -1;
 	if (ps->seen & (1u << k))
-		return ap_buf_addf(ps->err, "key '%s' given twice in [%s]", key, e->name), -1;
+		return ap_buf_addf(err, "key '%s' given twice in [%s]", key, e->name), -1;
 	ps->seen |= 1u << k;
 	if (!*val && strcmp(key, "label"))
-		return ap_buf_addf(ps->err, "key '%s' has no value", key), -1;
+		return ap_buf_addf(err, "key '%s' has no value", key), -1;
 	if ((!strcmp(key, "chroot") && e->exec.n) || (!strcmp(key, "exec") && e->chroot))
-		return ap_buf_addf(ps->err, "[%s]: chroot and exec cannot be combined",
+		return ap_buf_addf(err, "[%s]: chroot and exec cannot be combined",
 				   e->name), -1;
 
 	int r = 0;
@@ -135,152 +127,47 @@ static int env_set(struct ap_envs_parse *ps, struct ap_env *e,
 	else if (!strcmp(key, "remote_shell"))
 		r = yes_no(val, &e->remote_shell) ? -EINVAL : 0;
 	else if (!strcmp(key, "setenv") || !strcmp(key, "bind"))
-		return env_words(ps, e, key, val);
+		return env_words(err, e, key, val);
 	else {
 		struct ap_argv *a = !strcmp(key, "exec") ? &e->exec : &e->python;
 		r = ap_argv_split(a, val);
 		if (r == -EINVAL)
-			return ap_buf_addf(ps->err, "'%s': unterminated quote or "
+			return ap_buf_addf(err, "'%s': unterminated quote or "
 					   "trailing backslash", key), -1;
 	}
 	if (r == -EINVAL)
-		return ap_buf_addf(ps->err, "'%s' must be yes or no, not '%s'", key, val), -1;
-	return r ? (ap_buf_adds(ps->err, "out of memory"), -1) : 0;
+		return ap_buf_addf(err, "'%s' must be yes or no, not '%s'", key, val), -1;
+	return r ? (ap_buf_adds(err, "out of memory"), -1) : 0;
 }
 
-/* Records the error about line; returns 0, for "return envs_fail(...)". */
-__attribute__((format(printf, 3, 4)))
-static int envs_fail(struct ap_envs_parse *ps, int line, const char *fmt, ...)
+/* Handles one key (an ap_ini_fn); nonzero with the reason in err, and
+ * k->err_line moved to the section header when that is what is wrong. */
+static int envs_key(void *ctx, struct ap_ini_key *k, struct ap_buf *err)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	ap_buf_vaddf(ps->err, fmt, ap);
-	va_end(ap);
-	ps->err_line = line;
-	return 0;
-}
-
-/* Handles one key; 0 with a message in ps->err, and err_line set, if it is wrong. */
-static int envs_key(struct ap_envs_parse *ps, const char *key, const char *val)
-{
+	struct ap_envs_parse *ps = ctx;
 	struct ap_envs *envs = ps->envs;
-	const char *section = ps->section;
+	const char *section = k->section;
 
 	if (!*section)
-		return envs_fail(ps, ps->line, "'%s' outside of any [environment]", key);
+		return ap_buf_addf(err, "'%s' outside of any [environment]", k->key), -1;
 	struct ap_env *e = envs->n ? &envs->v[envs->n - 1] : NULL;
-	if (!e || e->line != ps->section_line) {
+	if (!e || e->line != k->section_line) {
+		k->err_line = k->section_line;
 		if (!ap_env_name_ok(section))
-			return envs_fail(ps, ps->section_line, "bad environment name '%s' "
-					    "(letters, digits, '.', '_', '-')", section);
+			return ap_buf_addf(err, "bad environment name '%s' "
+					   "(letters, digits, '.', '_', '-')", section), -1;
 		for (size_t i = 0; i < envs->n; i++)
 			if (!strcmp(envs->v[i].name, section))
-				return envs_fail(ps, ps->section_line,
-						    "environment [%s] defined twice", section);
+				return ap_buf_addf(err, "environment [%s] defined twice",
+						   section), -1;
+		k->err_line = k->line;
 		if (!(e = envs_add(envs, section)))
-			return envs_fail(ps, ps->line, "out of memory");
+			return ap_buf_adds(err, "out of memory"), -1;
 		e->file = ps->file;
-		e->line = ps->section_line;
+		e->line = k->section_line;
 		ps->seen = 0;
 	}
-	if (env_set(ps, e, key, val)) {
-		ps->err_line = ps->line;
-		return 0;
-	}
-	return 1;
-}
-
-static char *rstrip(char *s)
-{
-	size_t n = strlen(s);
-	while (n && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	return s;
-}
-
-static char *lskip(char *s)
-{
-	while (*s && isspace((unsigned char)*s))
-		s++;
-	return s;
-}
-
-/* The first of chars in s, or the ';' of an inline comment (after a space),
- * or the end of s. */
-static char *find_or_comment(char *s, const char *chars)
-{
-	int was_space = 0;
-	while (*s && !(chars && strchr(chars, *s)) && !(was_space && *s == ';')) {
-		was_space = isspace((unsigned char)*s);
-		s++;
-	}
-	return s;
-}
-
-static int envs_not_ini(struct ap_envs_parse *ps)
-{
-	return envs_fail(ps, ps->line, "not an INI line (expected [name] or key = value)");
-}
-
-/* Parses one line (without its newline); 0 with err and err_line set if it is wrong. */
-static int envs_line(struct ap_envs_parse *ps, char *line)
-{
-	char *start = lskip(rstrip(line)), *end;
-	if (!*start || *start == ';' || *start == '#')
-		return 1;
-	if (start > line && ps->key) {
-		*find_or_comment(start, NULL) = '\0';
-		return envs_key(ps, ps->key, rstrip(start));
-	}
-	if (*start == '[') {
-		if (*(end = find_or_comment(start + 1, "]")) != ']')
-			return envs_not_ini(ps);
-		*end = '\0';
-		ps->section = start + 1;
-		ps->section_line = ps->line;
-		ps->key = NULL;
-		return 1;
-	}
-	end = find_or_comment(start, "=:");
-	if (*end != '=' && *end != ':')
-		return envs_not_ini(ps);
-	*end = '\0';
-	char *val = end + 1;
-	*find_or_comment(val, NULL) = '\0';
-	ps->key = rstrip(start);
-	return envs_key(ps, ps->key, rstrip(lskip(val)));
-}
-
-/* Parses text (len bytes, NUL-terminated, changed in place); 0 or -AP_ECONFIG
- * with "file:line: why" in err. */
-static int envs_parse_text(struct ap_envs_parse *ps, char *text, size_t len)
-{
-	char *p = text, *end = text + len;
-	const char *nul = memchr(text, '\0', len);
-	if (len >= 3 && !memcmp(p, "\xEF\xBB\xBF", 3))
-		p += 3;
-	while (p < end) {
-		char *nl = memchr(p, '\n', (size_t)(end - p)), *next = nl ? nl + 1 : end;
-		ps->line++;
-		if (nul && nul < next) {
-			envs_fail(ps, ps->line, "a NUL byte at column %zu (a text file has none)",
-				     (size_t)(nul - p) + 1);
-			break;
-		}
-		if (nl)
-			*nl = '\0';
-		if (!envs_line(ps, p))
-			break;
-		p = next;
-	}
-	if (!ps->err_line)
-		return 0;
-	struct ap_buf msg = { 0 };
-	ap_buf_addf(&msg, "%s:%d: %s", ps->file, ps->err_line, ap_buf_str(ps->err));
-	ap_buf_reset(ps->err);
-	ap_buf_adds(ps->err, ap_buf_str(&msg));
-	ap_buf_free(&msg);
-	return -AP_ECONFIG;
+	return env_set(ps, err, e, k->key, k->value);
 }
 
 /* An entry is whole once its section is parsed: fill in defaults, check sense. */
@@ -315,9 +202,8 @@ static int envs_add_local(struct ap_envs *envs)
 static int envs_from_text(struct ap_envs *envs, char *text, size_t len, const char *root,
 			     struct ap_buf *err)
 {
-	struct ap_envs_parse ps = { .envs = envs, .root = root, .err = err, .section = "",
-				    .file = envs->path };
-	int r = envs_parse_text(&ps, text, len);
+	struct ap_envs_parse ps = { .envs = envs, .root = root, .file = envs->path };
+	int r = ap_ini_parse(text, len, envs->path, envs_key, &ps, err);
 	for (size_t i = 0; !r && i < envs->n; i++)
 		r = env_finish(&envs->v[i], err);
 	if (!r && !(r = envs_add_local(envs)))

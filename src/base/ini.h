@@ -1,0 +1,37 @@
+/* ini.h - the INI dialect of apiparity's data files (environments,
+ * tolerances), parsed line by line so that a line of any length is read whole
+ * and every error names the line it is about.
+ *
+ * As inih and Python's configparser read it: [section] headers, key = value
+ * (or key: value), comments from ';' or '#' at the start of a line or ' ;'
+ * after a value, an indented line continuing the key above it (passed on as
+ * that key again), a UTF-8 BOM ignored; a NUL byte is an error.
+ */
+#ifndef AP_INI_H
+#define AP_INI_H
+
+#include <stddef.h>
+
+#include "base/buf.h"
+
+/* One key = value line, as the callback sees it. */
+struct ap_ini_key {
+	const char *section;  /* the latest [section], "" before the first */
+	int section_line;     /* where its header is (0: none) */
+	const char *key, *value; /* both trimmed; value may be "" */
+	int line;
+	int err_line;         /* the line an error is about: line unless the
+			       * callback points elsewhere (its section_line) */
+};
+
+/* Called for each key; 0 to go on, or nonzero with the reason in err (no
+ * file or line: ap_ini_parse adds them). */
+typedef int ap_ini_fn(void *ctx, struct ap_ini_key *k, struct ap_buf *err);
+
+/* Parses the len bytes at text (changed in place; text[len] must be NUL),
+ * calling fn for each key in order. 0, or -AP_ECONFIG with
+ * "file:line: why" in err (file as named); err is replaced, not appended to. */
+int ap_ini_parse(char *text, size_t len, const char *file, ap_ini_fn *fn, void *ctx,
+		 struct ap_buf *err);
+
+#endif
