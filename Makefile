@@ -22,7 +22,7 @@ LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 CMD_SRC := src/main.c src/cli.c $(wildcard src/cmd/*.c)
 HDRS    := $(wildcard src/*.h src/*/*.h)
 GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-policy.c \
-           $(BUILD)/gen-version.c
+           $(BUILD)/gen-tolerances.c $(BUILD)/gen-version.c
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
 CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test-*.c))
@@ -55,6 +55,9 @@ $(BUILD)/gen-envs.c: envs/reference.ini $(BUILD)/embed
 
 $(BUILD)/gen-policy.c: policies/default.yaml $(BUILD)/embed
 	$(BUILD)/embed ap_default_policy < $< > $@
+
+$(BUILD)/gen-tolerances.c: specs/tolerances.ini $(BUILD)/embed
+	$(BUILD)/embed ap_default_tolerances < $< > $@
 
 $(BUILD)/gen-specs.c: $(wildcard specs/*.yaml) $(BUILD)/embed
 	$(BUILD)/embed -t ap_builtin_specs $(sort $(wildcard specs/*.yaml)) > $@

@@ -1,0 +1,276 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/tolerances.h"
+#include "base/err.h"
+#include "base/fsutil.h"
+#include "base/ini.h"
+
+#define AP_TOLERANCES_FILE_MAX (1u << 20)
+#define BUILTIN_NAME "specs/tolerances.ini"
+
+/* One override while its section is read. */
+struct entry {
+	char *section;
+	int line;
+	unsigned seen;   /* keys given, a bit each (keys[] order) */
+	struct ap_tol_override o;
+	char *reason;
+};
+
+struct parse {
+	const char *file;
+	struct entry *v;
+	size_t n;
+};
+
+static const char *const keys[] = {
+	"op", "dtype", "device", "rtol", "atol", "equal_nan", "reason", NULL
+};
+enum { K_OP, K_DTYPE, K_DEVICE, K_RTOL, K_ATOL, K_EQUAL_NAN, K_REASON };
+
+static void entry_free(struct entry *e)
+{
+	free(e->section);
+	free(e->reason);
+	free(e->o.op);
+	free(e->o.device);
+	free(e->o.where);
+}
+
+/* A tolerance: a finite number >= 0 written out whole. */
+static int number(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!*s || *end || errno || !isfinite(v) || v < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* An operator or device name: no spaces, no control bytes. */
+static int word_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static struct entry *current(struct parse *p, const struct ap_ini_key *k)
+{
+	if (p->n && p->v[p->n - 1].line == k->section_line)
+		return &p->v[p->n - 1];
+	struct entry *v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->v = v;
+	struct entry *e = &v[p->n];
+	memset(e, 0, sizeof(*e));
+	e->line = k->section_line;
+	e->o.rtol = e->o.atol = -1;
+	e->o.equal_nan = 1;
+	if (!(e->section = strdup(k->section)))
+		return NULL;
+	p->n++;
+	return e;
+}
+
+static int set_key(struct entry *e, int key, const char *val, struct ap_buf *err)
+{
+	switch (key) {
+	case K_OP:
+	case K_DEVICE:
+		if (!word_ok(val))
+			return ap_buf_addf(err, "%s: '%s' is not a name (or *)", keys[key],
+					   val), -1;
+		if (!(*(key == K_OP ? &e->o.op : &e->o.device) = strdup(val)))
+			return ap_buf_adds(err, "out of memory"), -1;
+		return 0;
+	case K_DTYPE:
+		if (!strcmp(val, "*"))
+			return e->o.any_dtype = 1, 0;
+		if (ap_dtype_parse(val, &e->o.dtype))
+			return ap_buf_addf(err, "dtype: unknown dtype '%s' (bool, uint8, int8, "
+					   "int16, int32, int64, float16, bfloat16, float32, "
+					   "float64, complex64, complex128, or *)", val), -1;
+		return 0;
+	case K_RTOL:
+	case K_ATOL:
+		if (number(val, key == K_RTOL ? &e->o.rtol : &e->o.atol))
+			return ap_buf_addf(err, "%s: '%s' is not a number >= 0", keys[key],
+					   val), -1;
+		return 0;
+	case K_EQUAL_NAN:
+		if (!strcmp(val, "yes") || !strcmp(val, "no"))
+			return e->o.equal_nan = !strcmp(val, "yes"), 0;
+		return ap_buf_addf(err, "equal_nan: must be yes or no, not '%s'", val), -1;
+	default:
+		if (!*val)
+			return ap_buf_adds(err, "reason: empty (say why the default is "
+					   "wrong here)"), -1;
+		return (e->reason = strdup(val)) ? 0 : (ap_buf_adds(err, "out of memory"), -1);
+	}
+}
+
+static int on_key(void *ctx, struct ap_ini_key *k, struct ap_buf *err)
+{
+	struct parse *p = ctx;
+	if (!*k->section)
+		return ap_buf_addf(err, "'%s' outside of any [override]", k->key), -1;
+	struct entry *e = current(p, k);
+	if (!e)
+		return ap_buf_adds(err, "out of memory"), -1;
+	int key = 0;
+	while (keys[key] && strcmp(keys[key], k->key))
+		key++;
+	if (!keys[key])
+		return ap_buf_addf(err, "unknown key '%s' (known: op, dtype, device, rtol, "
+				   "atol, equal_nan, reason)", k->key), -1;
+	if (e->seen & (1u << key))
+		return ap_buf_addf(err, "key '%s' given twice in [%s]", k->key, e->section), -1;
+	e->seen |= 1u << key;
+	return set_key(e, key, k->value, err);
+}
+
+/* A whole section: everything needed is there, and no earlier one claims the
+ * same op, dtype and device. 0 or -AP_ECONFIG. */
+static int entry_finish(struct parse *p, size_t i, struct ap_buf *err)
+{
+	struct entry *e = &p->v[i];
+	static const int need[] = { K_OP, K_DTYPE, K_DEVICE, K_REASON };
+	for (size_t j = 0; j < sizeof(need) / sizeof(need[0]); j++)
+		if (!(e->seen & (1u << need[j])))
+			return ap_buf_addf(err, "%s:%d: [%s] has no %s%s", p->file, e->line,
+					   e->section, keys[need[j]], need[j] == K_REASON ?
+					   " (every override says why)" : ""), -AP_ECONFIG;
+	if (!(e->seen & (1u << K_RTOL | 1u << K_ATOL)))
+		return ap_buf_addf(err, "%s:%d: [%s] sets neither rtol nor atol", p->file,
+				   e->line, e->section), -AP_ECONFIG;
+	for (size_t j = 0; j < i; j++) {
+		const struct ap_tol_override *o = &p->v[j].o;
+		if (!strcmp(o->op, e->o.op) && !strcmp(o->device, e->o.device) &&
+		    o->any_dtype == e->o.any_dtype && (o->any_dtype || o->dtype == e->o.dtype))
+			return ap_buf_addf(err, "%s:%d: [%s] overrides the same op, dtype and "
+					   "device as [%s] (line %d)", p->file, e->line,
+					   e->section, p->v[j].section, p->v[j].line),
+			       -AP_ECONFIG;
+	}
+	struct ap_buf w = { 0 };
+	if (ap_buf_addf(&w, "%s:%d: %s", p->file, e->line, e->reason))
+		return -ENOMEM;
+	e->o.where = w.data;
+	return 0;
+}
+
+static void parse_free(struct parse *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		entry_free(&p->v[i]);
+	free(p->v);
+}
+
+int ap_tolerances_parse(struct ap_tolerances *t, const char *text, size_t len,
+			const char *name, struct ap_buf *err)
+{
+	struct parse p = { .file = name };
+	struct ap_buf copy = { 0 };
+	memset(t, 0, sizeof(*t));
+	int r = ap_buf_add(&copy, text, len) ? -ENOMEM : 0;
+	if (!r)
+		r = ap_ini_parse(copy.data ? copy.data : (char *)"", copy.len, name, on_key, &p,
+				 err);
+	for (size_t i = 0; !r && i < p.n; i++)
+		r = entry_finish(&p, i, err);
+	ap_buf_free(&copy);
+	if (r) {
+		parse_free(&p);
+		return r;
+	}
+	if (p.n && !(t->v = calloc(p.n, sizeof(*t->v)))) {
+		parse_free(&p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p.n; i++) {
+		t->v[i] = p.v[i].o;   /* moved: the entry keeps only its own strings */
+		memset(&p.v[i].o, 0, sizeof(p.v[i].o));
+	}
+	t->n = p.n;
+	parse_free(&p);
+	return 0;
+}
+
+int ap_tolerances_load(struct ap_tolerances *t, const char *path, struct ap_buf *err)
+{
+	struct ap_buf text = { 0 };
+	memset(t, 0, sizeof(*t));
+	if (!path || !strcmp(path, "-"))
+		return ap_tolerances_parse(t, ap_default_tolerances, ap_default_tolerances_len,
+					   BUILTIN_NAME, err);
+	int r = ap_read_file_limited(path, AP_TOLERANCES_FILE_MAX, &text);
+	if (!r)
+		r = ap_tolerances_parse(t, ap_buf_str(&text), text.len, path, err);
+	else if (r != -ENOMEM) {
+		ap_buf_addf(err, "%s: %s", path, r == -EFBIG ? "larger than 1 MiB, not a "
+			    "tolerances file" : ap_strerror(r));
+		r = -AP_ECONFIG;
+	}
+	ap_buf_free(&text);
+	return r;
+}
+
+/* device matches pattern: "*", or the same type ("openreg:0" is "openreg"). */
+static int device_match(const char *pattern, const char *device)
+{
+	if (!strcmp(pattern, "*"))
+		return 1;
+	size_t n = strcspn(device, ":");
+	return strlen(pattern) == n && !strncmp(pattern, device, n);
+}
+
+struct ap_tolerance ap_tolerance_for(const struct ap_tolerances *t, const char *op,
+				     enum ap_dtype dt, const char *device,
+				     const char **where)
+{
+	struct ap_tolerance tol = ap_tolerance_default(dt);
+	const struct ap_tol_override *best = NULL;
+	int best_score = -1;
+	for (size_t i = 0; t && i < t->n; i++) {
+		const struct ap_tol_override *o = &t->v[i];
+		int op_named = strcmp(o->op, "*") != 0, dev_named = strcmp(o->device, "*") != 0;
+		if ((op_named && (!op || strcmp(o->op, op))) ||
+		    (!o->any_dtype && o->dtype != dt) ||
+		    (dev_named && (!device || !device_match(o->device, device))))
+			continue;
+		int score = op_named * 4 + !o->any_dtype * 2 + dev_named;
+		if (score > best_score)
+			best = o, best_score = score;
+	}
+	if (where)
+		*where = best ? best->where : "default";
+	if (best) {
+		if (best->rtol >= 0)
+			tol.rtol = best->rtol;
+		if (best->atol >= 0)
+			tol.atol = best->atol;
+		tol.equal_nan = best->equal_nan;
+	}
+	return tol;
+}
+
+void ap_tolerances_free(struct ap_tolerances *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->v[i].op);
+		free(t->v[i].device);
+		free(t->v[i].where);
+	}
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
