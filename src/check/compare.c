@@ -79,6 +79,9 @@ static int64_t view_numel(const struct ap_tensor *t)
 {
 	int64_t n = 1;
 	for (int i = 0; i < t->ndim; i++)
+		if (!t->shape[i])
+			return 0;
+	for (int i = 0; i < t->ndim; i++)
 		if (__builtin_mul_overflow(n, t->shape[i], &n))
 			return -1;
 	return n;
@@ -308,15 +311,17 @@ struct walk {
 };
 
 /* Compares n elements from pa and pe, steps sa and se bytes apart, the first
- * being logical element idx. */
+ * being logical element idx. Each address is computed from the row's start,
+ * never stepped past the last element: a row of one element may have any
+ * stride. */
 static void compare_row(struct walk *w, const unsigned char *pa, const unsigned char *pe,
 			size_t sa, size_t se, int64_t n, int64_t idx)
 {
 	enum ap_dtype da = w->a->dtype, de = w->e->dtype;
 	struct val va, ve;
-	for (int64_t k = 0; k < n; k++, pa += sa, pe += se) {
-		load(da, pa, &va);
-		load(de, pe, &ve);
+	for (int64_t k = 0; k < n; k++) {
+		load(da, pa + (size_t)k * sa, &va);
+		load(de, pe + (size_t)k * se, &ve);
 		if (w->mode == MODE_EXACT)
 			pair_exact(w->s, va.i, ve.i, idx + k);
 		else if (w->mode == MODE_REAL)
@@ -371,10 +376,13 @@ static void compare_row_fn(void *ctx, const unsigned char *pa, const unsigned ch
 		    (size_t)inner_stride(w->e) * ap_dtype_size(w->e->dtype), n, idx);
 }
 
-/* Row-major and dense: the logical contents are the first numel elements. */
+/* Row-major and dense: the logical contents are the first numel elements.
+ * t is checked, so no product below exceeds numel. */
 static int contiguous(const struct ap_tensor *t)
 {
 	int64_t want = 1;
+	if (!view_numel(t))
+		return 1;
 	for (int i = t->ndim - 1; i >= 0; i--) {
 		if (t->shape[i] != 1 && t->strides[i] != want)
 			return 0;
@@ -498,12 +506,12 @@ static void gather_row(void *ctx, const unsigned char *p, const unsigned char *u
 {
 	struct gather *g = ctx;
 	(void)unused, (void)idx;
-	for (int64_t k = 0; k < n; k++, p += g->stride) {
+	for (int64_t k = 0; k < n; k++) {
 		if (g->used + g->size > sizeof(g->buf)) {
 			ap_sha256_update(g->h, g->buf, g->used);
 			g->used = 0;
 		}
-		memcpy(g->buf + g->used, p, g->size);
+		memcpy(g->buf + g->used, p + (size_t)k * g->stride, g->size);
 		g->used += g->size;
 	}
 }
