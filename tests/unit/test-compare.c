@@ -573,9 +573,21 @@ static void malformed_views_are_refused(void **state)
 	t = good, t.dtype = (enum ap_dtype)AP_DT_COUNT;
 	assert_int_equal(ap_tensor_check(&t), -EINVAL);
 	assert_int_equal(ap_tensor_check(NULL), -EINVAL);
-	/* an empty tensor reads nothing: no data needed, any stride */
+	/* an empty tensor reads nothing: no data needed, any stride or size */
 	t = good, t.shape[0] = 0, t.data = NULL, t.nbytes = 0, t.strides[1] = INT64_MAX;
 	assert_int_equal(ap_tensor_check(&t), 0);
+	t.shape[1] = INT64_C(1) << 62, t.shape[2] = 4, t.ndim = 3;
+	assert_int_equal(ap_tensor_check(&t), 0);
+	/* a dimension of size 1 may have any stride (found by fuzz-compare) */
+	t = good, t.shape[0] = 6, t.shape[1] = 1, t.strides[0] = 1, t.strides[1] = INT64_MAX;
+	assert_int_equal(ap_tensor_check(&t), 0);
+	struct ap_tensor flat6 = vec(AP_DT_FLOAT32, f, 6);
+	flat6.ndim = 2, flat6.shape[1] = 1, flat6.strides[0] = 1, flat6.strides[1] = 1;
+	struct ap_compare_result r1;
+	struct ap_tolerance t0 = tol_of(0, 0, 1);
+	assert_int_equal(ap_compare(&t, &flat6, &t0, &r1), 0);
+	assert_true(ap_compare_consistent(&r1));
+	assert_string_equal(r1.digest_actual, r1.digest_expected);
 
 	/* ap_compare refuses either side, and a nonsensical tolerance */
 	struct ap_tensor bad = good;
