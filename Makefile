@@ -127,10 +127,10 @@ demo-run: $(BUILD)/apiparity envs
 # Every bench once; their rows of bench/RESULTS.md are rewritten from what
 # they measured (commit and date included). bench-smoke: one short run of
 # each, nothing kept, so that no bench silently stops working (CI runs it).
-bench: $(BUILD)/apiparity
+bench: $(BUILD)/apiparity $(BUILD)/bench/compare-bench
 	bench/run-all $(BUILD)/apiparity
 
-bench-smoke: $(BUILD)/apiparity envs
+bench-smoke: $(BUILD)/apiparity $(BUILD)/bench/compare-bench envs
 	bench/run-all --smoke $(BUILD)/apiparity
 
 # Fuzz targets (libFuzzer, clang, ASan+UBSan), each run briefly from its seed
