@@ -204,6 +204,31 @@ static void fast_path_and_strided_path_agree(void **state)
 	free(a2);
 }
 
+/* The fast path's screen must let through a block whose only news is a
+ * larger absolute error (at a larger |e|, so no larger relative error or
+ * ratio), and one whose only news is a larger relative error (at a tiny
+ * |e|, within atol). */
+static void fast_path_sees_each_maximum_alone(void **state)
+{
+	(void)state;
+	int64_t n = 8 * 1024;
+	float *a = malloc((size_t)n * sizeof(float)), *e = malloc((size_t)n * sizeof(float));
+	assert_true(a && e);
+	for (int64_t i = 0; i < n; i++)
+		a[i] = e[i] = 1;
+	a[10] = 1.0f + 1.0f / 512;          /* d 2^-9, relative 2^-9, ratio 0.66 */
+	e[5000] = 1024, a[5000] = 1024.5f;  /* d 0.5: relative 2^-11, ratio 0.49 */
+	e[7000] = 1.0f / 1024, a[7000] = 0; /* relative 1: d 2^-10, ratio 0.5 */
+	struct ap_tensor ta = vec(AP_DT_FLOAT32, a, n), te = vec(AP_DT_FLOAT32, e, n);
+	struct ap_compare_result r = cmp(&ta, &te, tol_of(1e-3, 2.0 / 1024, 1));
+	assert_int_equal(r.mismatches, 0);
+	assert_true(r.max_abs == 0.5);
+	assert_true(r.max_rel == 1);
+	assert_true(r.worst_ratio == (1.0 / 512) / (2.0 / 1024 + 1e-3));
+	free(a);
+	free(e);
+}
+
 /* NaN matches NaN only with equal_nan; a NaN against a number never. */
 static void nan_rules(void **state)
 {
@@ -647,6 +672,7 @@ int main(void)
 		cmocka_unit_test(default_float32_tolerance_accepts_rounding_not_more),
 		cmocka_unit_test(one_element_in_a_million_is_a_mismatch),
 		cmocka_unit_test(fast_path_and_strided_path_agree),
+		cmocka_unit_test(fast_path_sees_each_maximum_alone),
 		cmocka_unit_test(nan_rules),
 		cmocka_unit_test(inf_rules),
 		cmocka_unit_test(negative_zero_equals_zero),
