@@ -101,7 +101,7 @@ int ap_compare_consistent(const struct ap_compare_result *res);
  *     convert exactly; complex distances use hypot). torch evaluates it in
  *     the dtype, so for float16 and bfloat16 a verdict may differ from
  *     torch.isclose's for an error within about 1% of the bound (where
- *     torch rounds the bound); for float32, float64 and complex, 120000
+ *     torch rounds the bound); for float32, float64 and complex, 80000
  *     random pairs around the bound agree with torch 2.6 to the element
  *     (tests/integration/t-compare-torch.sh);
  *   - integers and bool ignore tol; a differing pair has worst_ratio +Inf,
