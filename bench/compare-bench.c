@@ -139,7 +139,7 @@ int main(int argc, char **argv)
 	}
 	printf("elements %zu\nbytes %zu\nmax_rel %.3g\nworst_ratio %.3g\n", n, bytes,
 	       res.max_rel, res.worst_ratio);
-	printf("read %.1f\ncompare %.1f\nfull %.1f\n", median(t_read, (int)runs),
+	printf("read %.2f\ncompare %.2f\nfull %.2f\n", median(t_read, (int)runs),
 	       median(t_cmp, (int)runs), median(t_full, (int)runs));
 	free(buf);
 	return sink == 42 ? 3 : 0; /* sink keeps the read from being optimized away */

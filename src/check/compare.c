@@ -423,10 +423,12 @@ static int block_quiet_sse2(const struct screen *c, const float *a, const float 
 		__m128d de = _mm_cvtps_pd(_mm_castpd_ps(_mm_load_sd((const double *)(e + k))));
 		__m128d d = _mm_andnot_pd(sign, _mm_sub_pd(da, de)), mag = _mm_andnot_pd(sign, de);
 		__m128d allowed = _mm_add_pd(atol, _mm_mul_pd(rtol, mag));
-		loud = _mm_or_pd(loud, _mm_cmpnle_pd(d, _mm_mul_pd(w, allowed)));
-		loud = _mm_or_pd(loud, _mm_cmpgt_pd(d, mabs));
-		loud = _mm_or_pd(loud, _mm_and_pd(_mm_cmpgt_pd(d, _mm_mul_pd(mrel, mag)),
-						  _mm_cmpneq_pd(mag, zero)));
+		/* or-ed as a tree: one step of latency per iteration on loud */
+		__m128d m = _mm_or_pd(_mm_cmpnle_pd(d, _mm_mul_pd(w, allowed)),
+				      _mm_cmpgt_pd(d, mabs));
+		m = _mm_or_pd(m, _mm_and_pd(_mm_cmpgt_pd(d, _mm_mul_pd(mrel, mag)),
+					    _mm_cmpneq_pd(mag, zero)));
+		loud = _mm_or_pd(loud, m);
 	}
 	return !_mm_movemask_pd(loud);
 }
@@ -444,11 +446,13 @@ static int block_quiet_avx2(const struct screen *c, const float *a, const float 
 		__m256d d = _mm256_andnot_pd(sign, _mm256_sub_pd(da, de));
 		__m256d mag = _mm256_andnot_pd(sign, de);
 		__m256d allowed = _mm256_add_pd(atol, _mm256_mul_pd(rtol, mag));
-		loud = _mm256_or_pd(loud, _mm256_cmp_pd(d, _mm256_mul_pd(w, allowed), _CMP_NLE_UQ));
-		loud = _mm256_or_pd(loud, _mm256_cmp_pd(d, mabs, _CMP_GT_OQ));
-		loud = _mm256_or_pd(loud, _mm256_and_pd(
+		__m256d m = _mm256_or_pd(
+			_mm256_cmp_pd(d, _mm256_mul_pd(w, allowed), _CMP_NLE_UQ),
+			_mm256_cmp_pd(d, mabs, _CMP_GT_OQ));
+		m = _mm256_or_pd(m, _mm256_and_pd(
 			_mm256_cmp_pd(d, _mm256_mul_pd(mrel, mag), _CMP_GT_OQ),
 			_mm256_cmp_pd(mag, zero, _CMP_NEQ_OQ)));
+		loud = _mm256_or_pd(loud, m);
 	}
 	return !_mm256_movemask_pd(loud);
 }
