@@ -457,20 +457,34 @@ static int block_quiet_avx2(const struct screen *c, const float *a, const float 
 	return !_mm256_movemask_pd(loud);
 }
 
+/* The most the screen may use (ap_compare_simd); the CPU may offer less. */
+static _Atomic int simd_limit = AP_SIMD_AVX2;
+
 static int block_quiet(const struct screen *c, const float *a, const float *e)
 {
-	static int avx2 = -1;
+	static _Atomic int avx2 = -1;
 	if (avx2 < 0)
 		avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-	return avx2 ? block_quiet_avx2(c, a, e) : block_quiet_sse2(c, a, e);
+	if (simd_limit >= AP_SIMD_AVX2 && avx2)
+		return block_quiet_avx2(c, a, e);
+	return simd_limit >= AP_SIMD_SSE2 ? block_quiet_sse2(c, a, e) : 0;
 }
 #else
+static _Atomic int simd_limit = AP_SIMD_NONE;
+
 static int block_quiet(const struct screen *c, const float *a, const float *e)
 {
 	(void)c, (void)a, (void)e;
 	return 0;
 }
 #endif
+
+int ap_compare_simd(int limit)
+{
+	int was = simd_limit;
+	simd_limit = limit;
+	return was;
+}
 
 static void compare_f32(struct acc *s, const float *a, const float *e, int64_t n)
 {

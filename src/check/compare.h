@@ -125,4 +125,11 @@ int ap_compare_flags(const struct ap_tensor *actual, const struct ap_tensor *exp
 		     const struct ap_tolerance *tol, unsigned flags,
 		     struct ap_compare_result *res);
 
+/* For tests: the most the float32 fast path's screen may use, AP_SIMD_NONE
+ * (every element through the element path), AP_SIMD_SSE2 or AP_SIMD_AVX2
+ * (the default; used only where the CPU has it). Returns the previous limit.
+ * Results are the same at every level. */
+enum { AP_SIMD_NONE, AP_SIMD_SSE2, AP_SIMD_AVX2 };
+int ap_compare_simd(int limit);
+
 #endif

@@ -663,6 +663,31 @@ static void empty_tensors_are_consistent(void **state)
 	assert_string_equal(r.digest_actual, hex);
 }
 
+/* The fast-path tests again with the screen limited to SSE2, then with no
+ * screen at all (the element path for every block). */
+static int at_sse2(void **state)
+{
+	(void)state;
+	ap_compare_simd(AP_SIMD_SSE2);
+	return 0;
+}
+
+static int at_none(void **state)
+{
+	(void)state;
+	ap_compare_simd(AP_SIMD_NONE);
+	return 0;
+}
+
+static int at_default(void **state)
+{
+	(void)state;
+	ap_compare_simd(AP_SIMD_AVX2);
+	return 0;
+}
+
+#define AT(level, f) { #f " (" #level ")", f, at_##level, at_default, NULL }
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -689,6 +714,14 @@ int main(void)
 		cmocka_unit_test(scalars_have_no_dimension),
 		cmocka_unit_test(malformed_views_are_refused),
 		cmocka_unit_test(empty_tensors_are_consistent),
+		AT(sse2, exactly_at_the_bound_passes_one_ulp_beyond_fails),
+		AT(sse2, one_element_in_a_million_is_a_mismatch),
+		AT(sse2, fast_path_and_strided_path_agree),
+		AT(sse2, fast_path_sees_each_maximum_alone),
+		AT(sse2, inf_rules),
+		AT(none, one_element_in_a_million_is_a_mismatch),
+		AT(none, fast_path_and_strided_path_agree),
+		AT(none, fast_path_sees_each_maximum_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
