@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "base/ini.h"
@@ -11,6 +12,15 @@ struct ini {
 	struct ap_ini_key k; /* section, latest key, current line */
 	int err_line;        /* the line the error in err is about, 0: none */
 };
+
+int ap_ini_fail(struct ap_buf *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ap_buf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 static char *rstrip(char *s)
 {

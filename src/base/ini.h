@@ -28,6 +28,11 @@ struct ap_ini_key {
  * file or line: ap_ini_parse adds them). */
 typedef int ap_ini_fn(void *ctx, struct ap_ini_key *k, struct ap_buf *err);
 
+/* Adds the reason to err and returns -1: `return ap_ini_fail(err, ...)` in
+ * an ap_ini_fn, or wherever a reason is due. */
+__attribute__((format(printf, 2, 3)))
+int ap_ini_fail(struct ap_buf *err, const char *fmt, ...);
+
 /* Parses the len bytes at text (changed in place; text[len] must be NUL),
  * calling fn for each key in order. 0, or -AP_ECONFIG with
  * "file:line: why" in err (file as named); err is replaced, not appended to. */

@@ -42,11 +42,15 @@ int ap_dtype_parse(const char *name, enum ap_dtype *out)
 	if (!strncmp(name, "torch.", 6))
 		name += 6;
 	for (int i = 0; i < AP_DT_COUNT; i++)
-		if (!strcmp(name, dtypes[i].name))
-			return *out = (enum ap_dtype)i, 0;
+		if (!strcmp(name, dtypes[i].name)) {
+			*out = (enum ap_dtype)i;
+			return 0;
+		}
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (!strcmp(name, aliases[i].alias))
-			return *out = aliases[i].dt, 0;
+		if (!strcmp(name, aliases[i].alias)) {
+			*out = aliases[i].dt;
+			return 0;
+		}
 	return -EINVAL;
 }
 

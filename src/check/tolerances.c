@@ -88,34 +88,37 @@ static int set_key(struct entry *e, int key, const char *val, struct ap_buf *err
 	case K_OP:
 	case K_DEVICE:
 		if (!word_ok(val))
-			return ap_buf_addf(err, "%s: '%s' is not a name (or *)", keys[key],
-					   val), -1;
+			return ap_ini_fail(err, "%s: '%s' is not a name (or *)", keys[key],
+					   val);
 		if (!(*(key == K_OP ? &e->o.op : &e->o.device) = strdup(val)))
-			return ap_buf_adds(err, "out of memory"), -1;
+			return ap_ini_fail(err, "out of memory");
 		return 0;
 	case K_DTYPE:
-		if (!strcmp(val, "*"))
-			return e->o.any_dtype = 1, 0;
+		e->o.any_dtype = !strcmp(val, "*");
+		if (e->o.any_dtype)
+			return 0;
 		if (ap_dtype_parse(val, &e->o.dtype))
-			return ap_buf_addf(err, "dtype: unknown dtype '%s' (bool, uint8, int8, "
+			return ap_ini_fail(err, "dtype: unknown dtype '%s' (bool, uint8, int8, "
 					   "int16, int32, int64, float16, bfloat16, float32, "
-					   "float64, complex64, complex128, or *)", val), -1;
+					   "float64, complex64, complex128, or *)", val);
 		return 0;
 	case K_RTOL:
 	case K_ATOL:
 		if (number(val, key == K_RTOL ? &e->o.rtol : &e->o.atol))
-			return ap_buf_addf(err, "%s: '%s' is not a number >= 0", keys[key],
-					   val), -1;
+			return ap_ini_fail(err, "%s: '%s' is not a number >= 0", keys[key],
+					   val);
 		return 0;
 	case K_EQUAL_NAN:
-		if (!strcmp(val, "yes") || !strcmp(val, "no"))
-			return e->o.equal_nan = !strcmp(val, "yes"), 0;
-		return ap_buf_addf(err, "equal_nan: must be yes or no, not '%s'", val), -1;
+		e->o.equal_nan = !strcmp(val, "yes");
+		if (e->o.equal_nan || !strcmp(val, "no"))
+			return 0;
+		return ap_ini_fail(err, "equal_nan: must be yes or no, not '%s'", val);
 	default:
 		if (!*val)
-			return ap_buf_adds(err, "reason: empty (say why the default is "
-					   "wrong here)"), -1;
-		return (e->reason = strdup(val)) ? 0 : (ap_buf_adds(err, "out of memory"), -1);
+			return ap_ini_fail(err, "reason: empty (say why the default is "
+					   "wrong here)");
+		e->reason = strdup(val);
+		return e->reason ? 0 : ap_ini_fail(err, "out of memory");
 	}
 }
 
@@ -123,48 +126,58 @@ static int on_key(void *ctx, struct ap_ini_key *k, struct ap_buf *err)
 {
 	struct parse *p = ctx;
 	if (!*k->section)
-		return ap_buf_addf(err, "'%s' outside of any [override]", k->key), -1;
+		return ap_ini_fail(err, "'%s' outside of any [override]", k->key);
 	struct entry *e = current(p, k);
 	if (!e)
-		return ap_buf_adds(err, "out of memory"), -1;
+		return ap_ini_fail(err, "out of memory");
 	int key = 0;
 	while (keys[key] && strcmp(keys[key], k->key))
 		key++;
 	if (!keys[key])
-		return ap_buf_addf(err, "unknown key '%s' (known: op, dtype, device, rtol, "
-				   "atol, equal_nan, reason)", k->key), -1;
+		return ap_ini_fail(err, "unknown key '%s' (known: op, dtype, device, rtol, "
+				   "atol, equal_nan, reason)", k->key);
 	if (e->seen & (1u << key))
-		return ap_buf_addf(err, "key '%s' given twice in [%s]", k->key, e->section), -1;
+		return ap_ini_fail(err, "key '%s' given twice in [%s]", k->key, e->section);
 	e->seen |= 1u << key;
 	return set_key(e, key, k->value, err);
 }
 
 /* A whole section: everything needed is there, and no earlier one claims the
- * same op, dtype and device. 0 or -AP_ECONFIG. */
-static int entry_finish(struct parse *p, size_t i, struct ap_buf *err)
+ * same op, dtype and device. 0, or -1 with the reason in err. */
+static int entry_check(struct parse *p, size_t i, struct ap_buf *err)
 {
 	struct entry *e = &p->v[i];
 	static const int need[] = { K_OP, K_DTYPE, K_DEVICE, K_REASON };
 	for (size_t j = 0; j < sizeof(need) / sizeof(need[0]); j++)
 		if (!(e->seen & (1u << need[j])))
-			return ap_buf_addf(err, "%s:%d: [%s] has no %s%s", p->file, e->line,
+			return ap_ini_fail(err, "%s:%d: [%s] has no %s%s", p->file, e->line,
 					   e->section, keys[need[j]], need[j] == K_REASON ?
-					   " (every override says why)" : ""), -AP_ECONFIG;
+					   " (every override says why)" : "");
 	if (!(e->seen & (1u << K_RTOL | 1u << K_ATOL)))
-		return ap_buf_addf(err, "%s:%d: [%s] sets neither rtol nor atol", p->file,
-				   e->line, e->section), -AP_ECONFIG;
+		return ap_ini_fail(err, "%s:%d: [%s] sets neither rtol nor atol", p->file,
+				   e->line, e->section);
 	for (size_t j = 0; j < i; j++) {
 		const struct ap_tol_override *o = &p->v[j].o;
 		if (!strcmp(o->op, e->o.op) && !strcmp(o->device, e->o.device) &&
 		    o->any_dtype == e->o.any_dtype && (o->any_dtype || o->dtype == e->o.dtype))
-			return ap_buf_addf(err, "%s:%d: [%s] overrides the same op, dtype and "
+			return ap_ini_fail(err, "%s:%d: [%s] overrides the same op, dtype and "
 					   "device as [%s] (line %d)", p->file, e->line,
-					   e->section, p->v[j].section, p->v[j].line),
-			       -AP_ECONFIG;
+					   e->section, p->v[j].section, p->v[j].line);
 	}
+	return 0;
+}
+
+/* Checks a whole section and says where it is. 0, -AP_ECONFIG or -ENOMEM. */
+static int entry_finish(struct parse *p, size_t i, struct ap_buf *err)
+{
+	struct entry *e = &p->v[i];
+	if (entry_check(p, i, err))
+		return -AP_ECONFIG;
 	struct ap_buf w = { 0 };
-	if (ap_buf_addf(&w, "%s:%d: %s", p->file, e->line, e->reason))
+	if (ap_buf_addf(&w, "%s:%d: %s", p->file, e->line, e->reason)) {
+		ap_buf_free(&w);
 		return -ENOMEM;
+	}
 	e->o.where = w.data;
 	return 0;
 }

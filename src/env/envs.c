@@ -149,20 +149,20 @@ static int envs_key(void *ctx, struct ap_ini_key *k, struct ap_buf *err)
 	const char *section = k->section;
 
 	if (!*section)
-		return ap_buf_addf(err, "'%s' outside of any [environment]", k->key), -1;
+		return ap_ini_fail(err, "'%s' outside of any [environment]", k->key);
 	struct ap_env *e = envs->n ? &envs->v[envs->n - 1] : NULL;
 	if (!e || e->line != k->section_line) {
 		k->err_line = k->section_line;
 		if (!ap_env_name_ok(section))
-			return ap_buf_addf(err, "bad environment name '%s' "
-					   "(letters, digits, '.', '_', '-')", section), -1;
+			return ap_ini_fail(err, "bad environment name '%s' "
+					   "(letters, digits, '.', '_', '-')", section);
 		for (size_t i = 0; i < envs->n; i++)
 			if (!strcmp(envs->v[i].name, section))
-				return ap_buf_addf(err, "environment [%s] defined twice",
-						   section), -1;
+				return ap_ini_fail(err, "environment [%s] defined twice",
+						   section);
 		k->err_line = k->line;
 		if (!(e = envs_add(envs, section)))
-			return ap_buf_adds(err, "out of memory"), -1;
+			return ap_ini_fail(err, "out of memory");
 		e->file = ps->file;
 		e->line = k->section_line;
 		ps->seen = 0;
