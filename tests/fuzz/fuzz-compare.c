@@ -40,6 +40,8 @@ static int64_t dim_value(struct in *in)
 		return (int64_t)1 << (32 + (b & 31) % 31); /* 2^32 .. 2^62 */
 	case 5:
 		return -(int64_t)(b & 31) - 1;
+	case 4: /* up to 1984: rows as long as the fast path's blocks */
+		return (int64_t)(b & 31) << 6;
 	default:
 		return b & 15;
 	}
@@ -100,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	struct ap_tolerance tol = { .rtol = tols[byte(&in) % 10], .atol = tols[byte(&in) % 10],
 				    .equal_nan = how >> 1 & 1 };
-	size_t la = byte(&in) * 4u + (how >> 4 & 3);
+	size_t la = byte(&in) * 64u + (how >> 4 & 3); /* up to 16 KiB: whole fast-path blocks */
 	unsigned char *ba = storage(&in, la, how >> 2 & 1, &a);
 	unsigned char *be = storage(&in, in.n, how >> 3 & 1, &e);
 
