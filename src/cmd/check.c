@@ -226,8 +226,8 @@ static int job_official(struct ap_check_job *j, struct ap_worker *w, const json_
 static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 {
 	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", j->target,
-				"plugins", ap_plugin_modules());
-	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request();
+				"plugins", ap_plugin_modules(j->env));
+	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request(j->env);
 	ap_status_set(j->status, j->idx, "importing torch, resolving %s", j->target);
 	int r = ap_worker_call(w, req, &res);
 	json_decref(req);

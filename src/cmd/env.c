@@ -76,7 +76,7 @@ static void env_job_run(void *item)
 	if (!j->err) {
 		snprintf(j->python, sizeof(j->python), "%s", w.python);
 		if (j->full) {
-			json_t *req = ap_fingerprint_request();
+			json_t *req = ap_fingerprint_request(j->env);
 			j->err = req ? ap_worker_call(&w, req, &j->fp) : -ENOMEM;
 			json_decref(req);
 		}

@@ -10,16 +10,22 @@ static const char *const ap_row_names[AP_FP_NROWS] = {
 	"devices", "cpu", "host", "time (UTC)",
 };
 
-json_t *ap_plugin_modules(void)
+json_t *ap_plugin_modules(const struct ap_env *env)
 {
-	return json_pack("[s,s,s,s,s]", "torch_npu", "intel_extension_for_pytorch",
-			 "torch_mlu", "torch_musa", "torch_gcu");
+	json_t *a = json_pack("[s,s,s,s,s]", "torch_npu", "intel_extension_for_pytorch",
+			      "torch_mlu", "torch_musa", "torch_gcu");
+	for (size_t i = 0; a && env && i < env->plugins.n; i++)
+		if (json_array_append_new(a, json_string(env->plugins.v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
 }
 
-json_t *ap_fingerprint_request(void)
+json_t *ap_fingerprint_request(const struct ap_env *env)
 {
 	return json_pack("{s:s, s:[s,s,s,s], s:o}", "op", "fingerprint",
-			 "backends", "cuda", "npu", "xpu", "mps", "plugins", ap_plugin_modules());
+			 "backends", "cuda", "npu", "xpu", "mps", "plugins", ap_plugin_modules(env));
 }
 
 const char *ap_fingerprint_row_name(enum ap_fp_row row)

@@ -345,7 +345,7 @@ static void table_has_a_row_per_device_type_seen_in_any_column(void **state)
 static void request_asks_for_a_fingerprint_of_known_backends_and_plugins(void **state)
 {
 	(void)state;
-	json_t *req = ap_fingerprint_request();
+	json_t *req = ap_fingerprint_request(NULL);
 	assert_non_null(req);
 	assert_true(json_is_object(req));
 	assert_string_equal(json_string_value(json_object_get(req, "op")), "fingerprint");
@@ -363,6 +363,21 @@ static void request_asks_for_a_fingerprint_of_known_backends_and_plugins(void **
 	assert_true(json_is_array(plugins));
 	assert_string_equal(json_string_value(json_array_get(plugins, 0)), "torch_npu");
 	json_decref(req);
+}
+
+static void request_asks_for_the_environments_plugins_last_in_their_order(void **state)
+{
+	(void)state;
+	struct ap_env env = { .name = "openreg" };
+	assert_int_equal(ap_argv_split(&env.plugins, "pytorch_openreg fix.gelu_off"), 0);
+	json_t *req = ap_fingerprint_request(&env);
+	json_t *plugins = json_object_get(req, "plugins");
+	size_t n = json_array_size(plugins);
+	assert_true(n > 2);
+	assert_string_equal(json_string_value(json_array_get(plugins, n - 2)), "pytorch_openreg");
+	assert_string_equal(json_string_value(json_array_get(plugins, n - 1)), "fix.gelu_off");
+	json_decref(req);
+	ap_argv_free(&env.plugins);
 }
 
 int main(void)
@@ -386,6 +401,7 @@ int main(void)
 		cmocka_unit_test(table_heads_columns_with_names_and_shows_a_failed_column_error),
 		cmocka_unit_test(table_has_a_row_per_device_type_seen_in_any_column),
 		cmocka_unit_test(request_asks_for_a_fingerprint_of_known_backends_and_plugins),
+		cmocka_unit_test(request_asks_for_the_environments_plugins_last_in_their_order),
 	};
 	return cmocka_run_group_tests_name("fingerprint", tests, NULL, NULL);
 }
