@@ -120,6 +120,19 @@ static void every_device_type_asked_about_gets_its_own_text(void **state)
 	ap_fingerprint_free(&fp);
 }
 
+static void device_notes_say_what_could_not_be_learned_on_its_own_line(void **state)
+{
+	(void)state;
+	struct ap_fingerprint fp;
+	decode_ok(&fp, "{\"devices\":[{\"type\":\"openreg\",\"available\":true,\"count\":2,"
+		       "\"names\":[\"unknown\",\"unknown\"],\"notes\":[\"torch.openreg has no "
+		       "device_count\",\"count from torch.accelerator.device_count()\"]}]}");
+	assert_string_equal(fp.devices[0].text, "2 x unknown (torch.openreg has no device_count; "
+			    "count from torch.accelerator.device_count())");
+	assert_string_equal(fp.row[AP_FP_DEVICES], "openreg 2 x unknown");
+	ap_fingerprint_free(&fp);
+}
+
 static void unavailable_device_without_a_reason_says_so(void **state)
 {
 	(void)state;
@@ -386,6 +399,7 @@ int main(void)
 		cmocka_unit_test(realistic_fingerprint_decodes_into_display_rows),
 		cmocka_unit_test(unavailable_device_is_not_in_the_devices_row),
 		cmocka_unit_test(every_device_type_asked_about_gets_its_own_text),
+		cmocka_unit_test(device_notes_say_what_could_not_be_learned_on_its_own_line),
 		cmocka_unit_test(unavailable_device_without_a_reason_says_so),
 		cmocka_unit_test(non_cpython_implementation_follows_the_python_version),
 		cmocka_unit_test(missing_fields_show_a_dash),
