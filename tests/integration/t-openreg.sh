@@ -36,12 +36,12 @@ contains "$err" "2\.6\.0\+dfsg test tree, not fetched yet .*apiparity tests fetc
 	|| nok missing_test_tree_leaves_nothing "$(ls -a "$T/r" 2>&1)"
 
 fingerprint() {
-	local n
-	n=$(in_chroot trixie-openreg python3 -c 'import pytorch_openreg; print(pytorch_openreg.NUM_DEVICES)' | tail -1)
+	local ndev
+	ndev=$(in_chroot trixie-openreg python3 -c 'import pytorch_openreg; print(pytorch_openreg.NUM_DEVICES)' | tail -1)
 	run 0 openreg_fingerprint_succeeds "$APIPARITY" env show trixie-openreg
 	contains "$out" "^plugins +pytorch_openreg " plugins_row_names_the_backend_module
-	contains "$out" "^devices +openreg $n x unknown$" devices_row_lists_the_openreg_devices
-	contains "$out" "^  openreg +$n x unknown \(torch\.openreg has no is_available, device_count, get_device_name; count from torch\.accelerator\.device_count\(\); model: unknown\)$" \
+	contains "$out" "^devices +openreg $ndev x unknown$" devices_row_lists_the_openreg_devices
+	contains "$out" "^  openreg +$ndev x unknown \(torch\.openreg has no is_available, device_count, get_device_name; count from torch\.accelerator\.device_count\(\); model: unknown\)$" \
 		device_line_says_what_could_and_could_not_be_learned
 }
 needs trixie-openreg -- fingerprint
