@@ -402,27 +402,55 @@ static int drop_werror(struct ap_buf *text, struct ap_buf *err)
 	return out.data ? 0 : -ENOMEM;
 }
 
-/* Copies one pinned file from the test tree into the environment, checked
- * against its sha256 first; adds its sha256sum line to listing. */
-static int backend_file(struct ap_run_ctx *c, const struct ap_backend *b,
-			const struct ap_pinned *f, const char *tree, struct ap_buf *listing,
+/* Reads one pinned file of the test tree into text, checked against its
+ * sha256; its sha256sum line goes to the log, and to listing when not NULL. */
+static int backend_read(struct ap_run_ctx *c, const struct ap_backend *b,
+			const struct ap_pinned *f, struct ap_buf *text, struct ap_buf *listing,
 			struct ap_buf *err)
 {
-	struct ap_buf src = { 0 }, dst = { 0 }, dir = { 0 }, text = { 0 };
+	struct ap_buf src = { 0 };
 	char got[AP_SHA256_HEX_LEN + 1];
 	ap_buf_addf(&src, "%s/%s/%s", c->o->backend_src, b->dir, f->path);
-	ap_buf_addf(&dst, "%s%s/%s", tree, b->dest, f->path);
-	int r = ap_read_file_limited(ap_buf_str(&src), 1u << 20, &text);
+	int r = ap_read_file_limited(ap_buf_str(&src), 1u << 20, text);
 	if (r)
 		ap_buf_addf(err, "cannot read %s: %s", ap_buf_str(&src), ap_strerror(r));
-	ap_sha256_mem(text.data, text.len, got);
+	ap_sha256_mem(text->data, text->len, got);
 	if (!r && strcmp(got, f->sha256)) {
 		ap_buf_addf(err, "%s does not match its pinned sha256: %s, expected %s",
 			    ap_buf_str(&src), got, f->sha256);
 		r = -AP_EPROVISION;
 	}
-	ap_buf_addf(listing, "%s  ./%s\n", got, f->path);
+	if (listing)
+		ap_buf_addf(listing, "%s  ./%s\n", got, f->path);
 	fprintf(c->log, "%s  %s\n", got, ap_buf_str(&src));
+	ap_buf_free(&src);
+	return r;
+}
+
+/* Every pinned file read and checked, nothing written: a source that is not
+ * the pinned one fails before minutes go into the environment. */
+static int backend_check(struct ap_run_ctx *c, const struct ap_backend *b, struct ap_buf *err)
+{
+	struct ap_buf text = { 0 };
+	int r = 0;
+	provision_phase(c, "checking the backend's source");
+	for (const struct ap_pinned *f = b->files; !r && f->path; f++) {
+		r = backend_read(c, b, f, &text, NULL, err);
+		ap_buf_reset(&text);
+	}
+	ap_buf_free(&text);
+	return r;
+}
+
+/* Copies one pinned file from the test tree into the environment, checked
+ * again as it is read; adds its sha256sum line to listing. */
+static int backend_file(struct ap_run_ctx *c, const struct ap_backend *b,
+			const struct ap_pinned *f, const char *tree, struct ap_buf *listing,
+			struct ap_buf *err)
+{
+	struct ap_buf dst = { 0 }, dir = { 0 }, text = { 0 };
+	ap_buf_addf(&dst, "%s%s/%s", tree, b->dest, f->path);
+	int r = backend_read(c, b, f, &text, listing, err);
 	if (!r && !strcmp(f->path, "setup.py"))
 		r = drop_werror(&text, err);
 	const char *slash = strrchr(ap_buf_str(&dst), '/');
@@ -431,7 +459,6 @@ static int backend_file(struct ap_run_ctx *c, const struct ap_backend *b,
 	r = r ? r : ap_write_atomic(ap_buf_str(&dst), text.data, text.len);
 	if (r && !err->len)
 		ap_buf_addf(err, "cannot write %s: %s", ap_buf_str(&dst), ap_strerror(r));
-	ap_buf_free(&src);
 	ap_buf_free(&dst);
 	ap_buf_free(&dir);
 	ap_buf_free(&text);
@@ -531,7 +558,8 @@ int ap_provision(const struct ap_provision_opts *o, struct ap_buf *err)
 		ap_buf_addf(err, "cannot write %s: %s", ap_buf_str(&logp), strerror(errno));
 		goto out;
 	}
-	r = remove_tree(&c, ap_buf_str(&tree), err);
+	r = b ? backend_check(&c, b, err) : 0;
+	r = r ? r : remove_tree(&c, ap_buf_str(&tree), err);
 	r = r ? r : provision_base(&c, ap_buf_str(&tree), &extra, err);
 	r = r || !b ? r : provision_backend(&c, b, ap_buf_str(&tree), &extra, err);
 	if (!r && ((r = stamp(ap_buf_str(&tree), o->suite, ap_buf_str(&extra))) ||

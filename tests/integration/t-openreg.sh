@@ -9,7 +9,7 @@ TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 TESTS_ROOT=${APIPARITY_TESTS_ROOT:-/var/cache/apiparity/tests}
 EXT=cpp_extensions/open_registration_extension
 sed "s|@FIX@|$FIX|g" "$FIX/openreg.ini" > "$T/openreg.ini"
-plan 31
+plan 34
 
 provisioned() {
 	run 0 create_again_succeeds "$APIPARITY" env create trixie-openreg --suite trixie --backend openreg
@@ -23,6 +23,16 @@ provisioned() {
 		"^backend_source=2\.6\.0\+dfsg test/$(rx "$EXT")$" stamp_records_the_test_tree_built_from
 	contains "$(cat "$ENV_ROOT/trixie-openreg/opt/apiparity/open_registration_extension/setup.py")" \
 		'"-Wall"\]\},  # apiparity: -Werror dropped' built_setup_py_drops_only_werror_and_says_why
+	# A test tree whose backend source is not the pinned one is refused before
+	# anything is provisioned.
+	mkdir -p "$T/tests/2.6.0+dfsg/test/cpp_extensions"
+	cp -r "$TESTS_ROOT/2.6.0+dfsg/test/$EXT" "$T/tests/2.6.0+dfsg/test/$EXT"
+	touch "$T/tests/2.6.0+dfsg/.apiparity-tests"
+	echo "NUM_DEVICES = 3" >> "$T/tests/2.6.0+dfsg/test/$EXT/pytorch_openreg/_device_daemon.py"
+	APIPARITY_TESTS_ROOT="$T/tests" run 11 tampered_backend_source_is_refused \
+		"$APIPARITY" env create x --suite trixie --backend openreg --root "$T/r2"
+	contains "$err" "_device_daemon\.py does not match its pinned sha256" tampered_file_is_named
+	equals "$(ls -A "$T/r2")" "x.log" tampered_source_is_refused_before_provisioning
 }
 needs trixie-openreg -- provisioned
 
