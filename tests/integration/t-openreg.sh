@@ -56,19 +56,18 @@ fingerprint() {
 }
 needs trixie-openreg -- fingerprint
 
-# A probe that uses the device, and the baseline of the gelu fixtures, in
-# trixie-openreg and in one whose __main__ looks as `python3 -` makes it.
+# A probe that uses the device, in trixie-openreg and in one whose __main__
+# looks as `python3 -` makes it (there, without the worker's care, the device
+# daemons die and the probe waits for them until its timeout).
 probes() {
 	local b="$T/p/trixie-openreg/bundle.json" s="$T/p/openreg-stdin-main/bundle.json"
 	run 0 probes_on_the_device_pass "$APIPARITY" check torch.utils.backend_registration._privateuse1_backend_name \
-		--envs "$T/openreg.ini" --env trixie-openreg --env openreg-stdin-main --no-official --timeout 300 \
-		--script "$FIX/probes/openreg-device.py" --script "$FIX/probes/openreg-gelu.py" --out "$T/p"
+		--envs "$T/openreg.ini" --env trixie-openreg --env openreg-stdin-main --no-official --timeout 120 \
+		--script "$FIX/probes/openreg-device.py" --out "$T/p"
 	equals "$(field "$b" '[(c["status"], c["trace"][0]["value"]) for c in b["checks"] if c["kind"] == "script"]')" \
-		"[('PASS', 'openreg:0'), ('PASS', 'openreg:0')]" probe_moves_tensors_to_openreg
+		"[('PASS', 'openreg:0')]" probe_moves_tensors_to_openreg
 	equals "$(field "$b" '[c["device_trace"]["tensor_devices"].get("openreg", 0) > 0 for c in b["checks"] if c["kind"] == "script"]')" \
-		"[True, True]" device_trace_sees_openreg_tensors
-	equals "$(field "$b" '[s["value"] for c in b["checks"] if c["name"] == "script:openreg-gelu.py" for s in c["trace"][1:]]')" \
-		"['torch.float32', '0.0e+00']" openreg_gelu_matches_the_cpu_exactly
+		"[True]" device_trace_sees_openreg_tensors
 	equals "$(field "$b" 'b["resolution"]["plugins_loaded"], b["resolution"]["patch"]["patched"], [c["what"] for c in b["resolution"]["patch"]["changes"]]')" \
 		"(['pytorch_openreg'], True, ['id'])" resolution_sees_the_plugin_rename_privateuse1
 	equals "$(field "$b" '[(d["available"], d["count"] > 0) for d in b["fingerprint"]["devices"] if d["type"] == "openreg"]')" \
@@ -76,7 +75,7 @@ probes() {
 	# Spawn re-runs the parent's __main__ from its __file__: the worker drops
 	# it, so the daemons start even where __main__ claims to be '<stdin>'.
 	equals "$(field "$s" '[c["status"] for c in b["checks"] if c["kind"] == "script"]')" \
-		"['PASS', 'PASS']" device_daemons_start_where_main_came_from_stdin
+		"['PASS']" device_daemons_start_where_main_came_from_stdin
 	equals "$(field "$s" '[d["available"] for d in b["fingerprint"]["devices"] if d["type"] == "openreg"]')" \
 		"[True]" fingerprint_device_query_starts_the_daemons_too
 }
@@ -101,8 +100,10 @@ gelu_trace() {
 }
 faults() {
 	run 1 spoiled_gelu_fixtures_run "$APIPARITY" check torch.utils.rename_privateuse1_backend \
-		--envs "$T/openreg.ini" --env openreg-gelu-off --env openreg-gelu-close --no-official \
-		--timeout 300 --script "$FIX/probes/openreg-gelu.py" --out "$T/f"
+		--envs "$T/openreg.ini" --env trixie-openreg --env openreg-gelu-off --env openreg-gelu-close \
+		--no-official --timeout 300 --script "$FIX/probes/openreg-gelu.py" --out "$T/f"
+	equals "$(gelu_trace trixie-openreg 'st, dt, e')" "[('PASS', 'torch.float32', 0.0)]" \
+		openreg_gelu_matches_the_cpu_exactly
 	equals "$(gelu_trace openreg-gelu-off 'st, dt, 0.9e-3 < e < 1.1e-3')" "[('PASS', 'torch.float32', True)]" \
 		gelu_off_is_off_by_1e-3
 	equals "$(gelu_trace openreg-gelu-close 'st, dt, 0 < e < 1.3e-6 / 4')" "[('PASS', 'torch.float32', True)]" \
