@@ -292,13 +292,13 @@ def _privateuse1(torch):
 def _count_from(torch, kind, mod, notes):
     """(count, how it was learned) for a backend without device_count, or
     (None, None): torch's own accelerator API asks the backend's hooks."""
-    if hasattr(mod, "device_count"):
-        return int(mod.device_count()), "torch.%s.device_count()" % kind
     acc = getattr(torch, "accelerator", None)
-    if acc is None:
+    if acc is None and not hasattr(mod, "device_count"):
         notes.append("this torch has no torch.accelerator")
         return None, None
     try:
+        if hasattr(mod, "device_count"):
+            return int(mod.device_count()), "torch.%s.device_count()" % kind
         if acc.current_accelerator().type == kind:
             return int(acc.device_count()), "torch.accelerator.device_count()"
         notes.append("torch.accelerator's device is %s" % acc.current_accelerator().type)
@@ -392,9 +392,10 @@ def _devices_in_child(torch, kinds, timeout):
         send(w, {"type": "result", "devices": [_device_info(torch, k) for k in kinds]})
     result, _, status = _forked(child, timeout)
     if result is None or not isinstance(result.get("devices"), list):
-        why = _outcome(None, status, [], timeout, "device query")
+        why = (result or {}).get("reason") or \
+            _outcome(None, status, [], timeout, "device query")["reason"]
         return [{"type": k, "count": 0, "names": [], "available": False,
-                 "reason": "device query: %s" % why["reason"]} for k in kinds]
+                 "reason": "device query: %s" % why} for k in kinds]
     return result["devices"]
 
 
