@@ -283,5 +283,33 @@ class Defined(unittest.TestCase):
             {"class": None, "test": "test_fn", "classes": []}])
 
 
+class SpawnMain(unittest.TestCase):
+    """What multiprocessing's spawn method would re-run in a new interpreter
+    (a backend's device daemon) once the worker has started."""
+
+    def _preparation(self, main):
+        from multiprocessing import spawn
+        saved = sys.modules["__main__"]
+        sys.modules["__main__"] = main
+        try:
+            W._no_main_to_rerun()
+            return spawn.get_preparation_data("daemon")
+        finally:
+            sys.modules["__main__"] = saved
+
+    def test_a_main_read_from_stdin_is_not_rerun(self):
+        main = types.ModuleType("__main__")
+        main.__file__ = "<stdin>"
+        data = self._preparation(main)
+        self.assertNotIn("init_main_from_path", data)
+        self.assertNotIn("init_main_from_name", data)
+
+    def test_a_main_with_a_module_spec_is_not_rerun(self):
+        main = types.ModuleType("__main__")
+        main.__spec__ = importlib.util.spec_from_loader("apiparity_worker", loader=None)
+        data = self._preparation(main)
+        self.assertNotIn("init_main_from_name", data)
+
+
 if __name__ == "__main__":
     unittest.main()
