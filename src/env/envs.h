@@ -15,7 +15,10 @@
  * `setenv = NAME=VALUE ...` sets variables for the process apiparity starts
  * (the prefix, or python); `bind = /host/dir:/existing/dir ...` makes host
  * directories visible, read-only, inside a chroot (fixtures, source trees).
- * `local` (this machine's python3) exists without an entry; an entry named local
+ * `tests_root = DIR` says where, on the far side of a remote shell, the
+ * upstream test trees are (laid out as `apiparity tests fetch` lays them out
+ * here); without it, a remote environment runs no official tests. `local`
+ * (this machine's python3) exists without an entry; an entry named local
  * overrides it.
  */
 #ifndef AP_ENVS_H
@@ -34,6 +37,7 @@ struct ap_env {
 	int remote_shell;
 	struct ap_argv setenv;  /* NAME=VALUE words, for the process started */
 	struct ap_argv bind;    /* /host:/inside words, chroot only, read-only */
+	char *tests_root;       /* the test trees on the far side, NULL: none */
 	const char *file;       /* where it was defined (NULL: built in) */
 	int line;
 };
@@ -61,6 +65,10 @@ const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name);
 
 /* Whether name is usable as an environment name (it names directories). */
 int ap_env_name_ok(const char *name);
+
+/* Whether env's commands go to a shell on another machine (an exec prefix
+ * with remote_shell): paths of this machine mean nothing there. */
+int ap_env_remote(const struct ap_env *env);
 
 /* What runs, for people: "chroot /x: python3", "ssh a -- python3", "python3". */
 void ap_env_describe(const struct ap_env *env, struct ap_buf *out);

@@ -1,0 +1,41 @@
+/* ssh.h - what apiparity adds to an exec prefix that runs ssh.
+ *
+ * An environment whose exec prefix starts with ssh (its first word's last
+ * path component is "ssh") gets, after that first word, the options that keep
+ * a run from hanging, unless the prefix sets them itself (`-o Name=value`,
+ * `-oName=value` or `-o "Name value"`, any case, before a `--`):
+ *
+ *   -o BatchMode=yes            never a password or passphrase prompt
+ *   -o ConnectTimeout=10        a host that does not answer fails in 10 s
+ *   -o ServerAliveInterval=5    a dropped connection is noticed within
+ *   -o ServerAliveCountMax=3    about 20 s, even with no data in flight
+ *
+ * and connection multiplexing, unless the prefix chose its own (ControlMaster,
+ * ControlPath, -M or -S): one master connection per environment, its socket
+ * in a directory of this process's own (mode 0700, under $TMPDIR or /tmp),
+ *
+ *   -o ControlMaster=auto -o ControlPath=DIR/ENV -o ControlPersist=10
+ *
+ * so every process a run starts in that environment after the first rides on
+ * the first one's connection. ap_ssh_close_all() ends those masters (ssh -O
+ * exit) and removes the directory; a master that a killed apiparity could not
+ * end exits by itself once idle for ControlPersist seconds.
+ */
+#ifndef AP_SSH_H
+#define AP_SSH_H
+
+#include "base/argv.h"
+#include "env/envs.h"
+
+/* Whether env's exec prefix runs ssh. */
+int ap_ssh_runs(const struct ap_env *env);
+
+/* Appends env's exec prefix to out, with the options above added when it
+ * runs ssh. Thread-safe. 0 or -ENOMEM. */
+int ap_ssh_prefix(const struct ap_env *env, struct ap_argv *out);
+
+/* Ends every master connection ap_ssh_prefix() set up in this process, and
+ * removes their directory. Call once, when no process it started is left. */
+void ap_ssh_close_all(void);
+
+#endif
