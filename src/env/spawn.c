@@ -194,10 +194,10 @@ static int plan_tmp(struct ap_child_plan *pl, const struct ap_env *env, struct a
 }
 
 static int plan_build(struct ap_child_plan *pl, const struct ap_env *env,
-			 const struct ap_argv *cmd)
+			 const struct ap_argv *cmd, struct ap_buf *err)
 {
 	int remote = env->exec.n && env->remote_shell;
-	int r = ap_ssh_prefix(env, &pl->argv);
+	int r = ap_ssh_prefix(env, &pl->argv, err);
 	r = r ? r : remote ? plan_remote(pl, env, cmd) : ap_argv_extend(&pl->argv, cmd);
 	if (r)
 		return r;
@@ -397,7 +397,7 @@ int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 
 	if (env->chroot && (r = check_chroot(env, err)))
 		return r;
-	if ((r = plan_build(&pl, env, cmd)))
+	if ((r = plan_build(&pl, env, cmd, err)))
 		goto out;
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) ||
 	    (!(flags & AP_SPAWN_MERGE_ERR) && pipe2(perr, O_CLOEXEC))) {

@@ -11,28 +11,33 @@
  *   -o ServerAliveCountMax=3    about 20 s, even with no data in flight
  *
  * and connection multiplexing, unless the prefix chose its own (ControlMaster,
- * ControlPath, -M or -S): one master connection per environment, its socket
- * in a directory of this process's own (mode 0700, under $TMPDIR or /tmp),
+ * ControlPath, -M or -S): one master connection per environment, started
+ * first (ssh -N -o ControlMaster=yes -o ControlPersist=15), its socket in a
+ * directory of this process's own (mode 0700, under $TMPDIR or /tmp), and
+ * every process the run starts there rides on it:
  *
- *   -o ControlMaster=auto -o ControlPath=DIR/ENV -o ControlPersist=10
+ *   -o ControlMaster=no -o ControlPath=DIR/N
  *
- * so every process a run starts in that environment after the first rides on
- * the first one's connection. ap_ssh_close_all() ends those masters (ssh -O
- * exit) and removes the directory; a master that a killed apiparity could not
- * end exits by itself once idle for ControlPersist seconds.
+ * ap_ssh_close_all() ends those masters (ssh -O exit) and removes the
+ * directory; a master that a killed apiparity could not end exits by itself
+ * once idle for 15 s.
  */
 #ifndef AP_SSH_H
 #define AP_SSH_H
 
 #include "base/argv.h"
+#include "base/buf.h"
 #include "env/envs.h"
 
 /* Whether env's exec prefix runs ssh. */
 int ap_ssh_runs(const struct ap_env *env);
 
 /* Appends env's exec prefix to out, with the options above added when it
- * runs ssh. Thread-safe. 0 or -ENOMEM. */
-int ap_ssh_prefix(const struct ap_env *env, struct ap_argv *out);
+ * runs ssh. The first call for an environment starts its master connection
+ * and waits until it is up (at most 60 s); a concurrent call for the same
+ * environment waits for it. Thread-safe. 0, -ENOMEM, or -AP_EUNREACHABLE
+ * with err saying why, as ssh said it, when the master could not connect. */
+int ap_ssh_prefix(const struct ap_env *env, struct ap_argv *out, struct ap_buf *err);
 
 /* Ends every master connection ap_ssh_prefix() set up in this process, and
  * removes their directory. Call once, when no process it started is left. */
