@@ -432,6 +432,31 @@ static void directory_fifo_and_device_are_refused_not_read(void **state)
 	assert_string_equal(ap_buf_str(&fx->err), want);
 }
 
+static void tests_root_names_the_trees_on_the_far_side(void **state)
+{
+	struct fixture *fx = *state;
+	load_ok(fx, "[a2]\nexec = ssh a2-host --\ntests_root = /srv/apiparity/tests\n[b]\nexec = ssh b --\n");
+	assert_string_equal(find(fx, "a2")->tests_root, "/srv/apiparity/tests");
+	assert_true(ap_env_remote(find(fx, "a2")));
+	assert_null(find(fx, "b")->tests_root);
+}
+
+static void tests_root_that_is_not_absolute_is_rejected_naming_its_line(void **state)
+{
+	assert_config_error(*state, "[a2]\nexec = ssh a2-host --\ntests_root = tests\n", 3,
+			    "tests_root: 'tests' is not an absolute path");
+}
+
+static void tests_root_without_a_remote_shell_is_rejected(void **state)
+{
+	struct fixture *fx = *state;
+	assert_int_equal(load(fx, "[t]\nchroot = trixie\ntests_root = /x\n"), -AP_ECONFIG);
+	assert_non_null(strstr(ap_buf_str(&fx->err), "[t]: tests_root is for an environment behind a remote shell"));
+	ap_buf_reset(&fx->err);
+	assert_int_equal(load(fx, "[c]\nexec = conda run -n x\ntests_root = /x\n"), -AP_ECONFIG);
+	assert_false(ap_env_remote(&(struct ap_env){ .remote_shell = 1 }));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -468,6 +493,9 @@ int main(void)
 		T(error_after_a_long_line_names_the_real_line),
 		T(nul_byte_in_a_value_is_rejected_naming_its_line),
 		T(directory_fifo_and_device_are_refused_not_read),
+		T(tests_root_names_the_trees_on_the_far_side),
+		T(tests_root_that_is_not_absolute_is_rejected_naming_its_line),
+		T(tests_root_without_a_remote_shell_is_rejected),
 		T(built_in_reference_has_three_debian_chroots_under_the_root),
 		T(dash_path_also_means_the_built_in_reference),
 		cmocka_unit_test(env_names_are_limited_to_safe_directory_names),
