@@ -12,8 +12,9 @@
  * exec prefix that hands its arguments to a remote shell (ssh does) must be told
  * so, with `remote_shell = yes` (the default when the prefix starts with ssh),
  * and then apiparity quotes what follows the prefix for that shell.
- * `setenv = NAME=VALUE ...` sets variables for the process apiparity starts
- * (the prefix, or python); `bind = /host/dir:/existing/dir ...` makes host
+ * `setenv = NAME=VALUE ...` sets variables for the python apiparity starts
+ * (for the prefix too, unless the prefix hands its words to a remote shell:
+ * then only on the far side); `bind = /host/dir:/existing/dir ...` makes host
  * directories visible, read-only, inside a chroot (fixtures, source trees).
  * `tests_root = DIR` says where, on the far side of a remote shell, the
  * upstream test trees are (laid out as `apiparity tests fetch` lays them out

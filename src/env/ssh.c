@@ -250,6 +250,22 @@ static int mux_start(struct ap_mux *m, const struct ap_env *env, const struct ap
 	return up;
 }
 
+/* Says why m's master did not come up, in the words the worker uses for an
+ * exec prefix that ends before python answers. Returns -AP_EUNREACHABLE. */
+static int mux_failed(const struct ap_mux *m, const struct ap_env *env, struct ap_buf *err)
+{
+	ap_buf_addf(err, "exec prefix '%s' ", env->exec.v[0]);
+	if (m->status == AP_MUX_TIMEOUT)
+		ap_buf_adds(err, "did not connect within " AP_SSH_MASTER_S_STR " s");
+	else if (WIFEXITED(m->status))
+		ap_buf_addf(err, "exited with status %d", WEXITSTATUS(m->status));
+	else
+		ap_buf_adds(err, "was killed by a signal");
+	ap_buf_addf(err, " before python answered%s%s", m->why.len ? ": " : "",
+		    ap_buf_str(&m->why));
+	return -AP_EUNREACHABLE;
+}
+
 /* Adds to pre (ssh and the options added so far) the multiplexing options
  * for env, once its master is up: the first process for an environment
  * starts the master, any other waits for it, so that all share one
@@ -279,18 +295,8 @@ static int add_mux(const struct ap_env *env, struct ap_argv *pre, struct ap_buf 
 	int state = m ? m->state : AP_MUX_FAILED;
 	struct ap_buf o = { 0 };
 	int r = m ? ap_buf_addf(&o, "ControlPath=%s", m->path) : 0;
-	if (state == AP_MUX_FAILED && m && m->status != -1) {
-		ap_buf_addf(err, "exec prefix '%s' ", env->exec.v[0]);
-		if (m->status != AP_MUX_TIMEOUT && WIFEXITED(m->status))
-			ap_buf_addf(err, "exited with status %d", WEXITSTATUS(m->status));
-		else if (m->status != AP_MUX_TIMEOUT)
-			ap_buf_adds(err, "was killed by a signal");
-		else
-			ap_buf_adds(err, "did not connect within " AP_SSH_MASTER_S_STR " s");
-		ap_buf_addf(err, " before python answered%s%s", m->why.len ? ": " : "",
-			    ap_buf_str(&m->why));
-		r = -AP_EUNREACHABLE;
-	}
+	if (state == AP_MUX_FAILED && m && m->status != -1)
+		r = mux_failed(m, env, err);
 	pthread_mutex_unlock(&mux_lock);
 	const char *opts[] = { "-o", "ControlMaster=no", "-o", ap_buf_str(&o) };
 	for (size_t i = 0; !r && state == AP_MUX_UP && i < 4; i++)
