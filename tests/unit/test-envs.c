@@ -457,6 +457,23 @@ static void tests_root_without_a_remote_shell_is_rejected(void **state)
 	assert_false(ap_env_remote(&(struct ap_env){ .remote_shell = 1 }));
 }
 
+/* A bind is made by mount(2) in a chroot's namespace; it has no meaning behind
+ * a prefix, so its paths never reach a remote shell. */
+static void bind_behind_an_exec_prefix_is_refused(void **state)
+{
+	struct fixture *fx = *state;
+	assert_int_equal(load(fx, "[a2]\nexec = ssh a2-host --\nbind = /x:/y\n"), -AP_ECONFIG);
+	assert_non_null(strstr(ap_buf_str(&fx->err), "[a2]: bind needs a chroot"));
+}
+
+static void bind_paths_keep_blanks_quotes_and_dollars_as_written(void **state)
+{
+	struct fixture *fx = *state;
+	load_ok(fx, "[t]\nchroot = t\nbind = '/a b/$x `y`;\"q\" é:/run/apiparity/c d'\n");
+	assert_int_equal(find(fx, "t")->bind.n, 1);
+	assert_string_equal(find(fx, "t")->bind.v[0], "/a b/$x `y`;\"q\" é:/run/apiparity/c d");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -496,6 +513,8 @@ int main(void)
 		T(tests_root_names_the_trees_on_the_far_side),
 		T(tests_root_that_is_not_absolute_is_rejected_naming_its_line),
 		T(tests_root_without_a_remote_shell_is_rejected),
+		T(bind_behind_an_exec_prefix_is_refused),
+		T(bind_paths_keep_blanks_quotes_and_dollars_as_written),
 		T(built_in_reference_has_three_debian_chroots_under_the_root),
 		T(dash_path_also_means_the_built_in_reference),
 		cmocka_unit_test(env_names_are_limited_to_safe_directory_names),
