@@ -267,7 +267,7 @@ static void shell_reads_back(const char *shell, const char *word)
 	int status = 0;
 	waitpid(pid, &status, 0);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || got.len != strlen(word) ||
-	    memcmp(got.data, word, got.len)) {
+	    (got.len && memcmp(got.data, word, got.len))) {
 		print_error("%s read '%s' back as '%.*s' (status %d)\n", shell, ap_buf_str(&cmd),
 			    (int)got.len, got.data ? got.data : "", status);
 		fail();
