@@ -196,7 +196,7 @@ static int plan_tmp(struct ap_child_plan *pl, const struct ap_env *env, struct a
 static int plan_build(struct ap_child_plan *pl, const struct ap_env *env,
 			 const struct ap_argv *cmd, struct ap_buf *err)
 {
-	int remote = env->exec.n && env->remote_shell;
+	int remote = ap_env_remote(env);
 	int r = ap_ssh_prefix(env, &pl->argv, err);
 	r = r ? r : remote ? plan_remote(pl, env, cmd) : ap_argv_extend(&pl->argv, cmd);
 	if (r)
