@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "base/version.h"
 #include "cmd/cmd.h"
+#include "env/ssh.h"
 
 static const struct {
 	const char *name;
@@ -68,7 +69,11 @@ int main(int argc, char **argv)
 		return AP_EXIT_OK;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			int rc = commands[i].run(argc - 1, argv + 1);
+			/* The ssh master connections the command's workers shared. */
+			ap_ssh_close_all();
+			return rc;
+		}
 	return ap_usage("unknown command '%s'", argv[1]);
 }

@@ -83,6 +83,14 @@ int ap_argv_split(struct ap_argv *a, const char *s)
 	return err;
 }
 
+int ap_shell_quote(struct ap_buf *out, const char *s)
+{
+	int r = ap_buf_adds(out, "'");
+	for (const char *p = s; !r && *p; p++)
+		r = *p == '\'' ? ap_buf_adds(out, "'\\''") : ap_buf_add(out, p, 1);
+	return r ? r : ap_buf_adds(out, "'");
+}
+
 void ap_argv_free(struct ap_argv *a)
 {
 	for (size_t i = 0; i < a->n; i++)

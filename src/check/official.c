@@ -427,11 +427,20 @@ int ap_official_root(const struct ap_env *env, const char *torch_src, const char
 	int ok = ap_testsrc_cached(ap_buf_str(&key), &host);
 	if (ok && env->chroot)
 		ap_buf_addf(root, "/run/apiparity/tests/%s/test", ap_buf_str(&key));
-	else if (ok)
+	else if (ok && env->tests_root)
+		ap_buf_addf(root, "%s/%s/test", env->tests_root, ap_buf_str(&key));
+	else if (ok && ap_env_remote(env)) {
+		/* This machine's path means nothing on the far side. */
+		ok = 0;
+		ap_buf_addf(why, "no-test-source: the upstream tests for pytorch %s are on this "
+			    "machine, not on the far side of %s's remote shell (copy %s there, "
+			    "and set tests_root in [%s] to the directory that holds the copy)",
+			    ap_buf_str(&key), env->name, ap_buf_str(&host), env->name);
+	} else if (ok)
 		ap_buf_adds(root, ap_buf_str(&host));
 	if (ok)
 		ap_buf_adds(tree, ap_buf_str(&host));
-	else
+	else if (!why->len)
 		ap_buf_addf(why, "no-test-source: no upstream tests for pytorch %s in %s (run "
 			    "apiparity tests fetch %s, or give --torch-src DIR)", ap_buf_str(&key),
 			    ap_tests_root(), env->name);

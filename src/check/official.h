@@ -107,7 +107,8 @@ int ap_official_env(const struct ap_env *env, const char *torch_src, struct ap_e
  * (from the worker's "package" answer; NULL when torch is not a Debian
  * package) or torch_src: fills root, and tree with the host path of its
  * test/ directory, and returns 1; or returns 0 with why (NOTRUN reason
- * "no-test-source: ...") filled. */
+ * "no-test-source: ...") filled. An environment behind a remote shell sees
+ * the trees under its tests_root, and without one sees none. */
 int ap_official_root(const struct ap_env *env, const char *torch_src, const char *pkgver,
 		     struct ap_buf *root, struct ap_buf *tree, struct ap_buf *why);
 

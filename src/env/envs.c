@@ -73,7 +73,7 @@ static int yes_no(const char *val, int *out)
 
 static const char *const ap_env_keys[] = {
 	"label", "device", "chroot", "exec", "python", "remote_shell", "setenv", "bind",
-	"plugins", NULL
+	"plugins", "tests_root", NULL
 };
 
 /* A dotted Python module name: identifiers (ASCII) joined by single dots. */
@@ -131,6 +131,20 @@ static int env_words(struct ap_buf *err, struct ap_env *e, const char *key,
 	return 0;
 }
 
+/* tests_root = DIR: a path on the far side, so only its form can be checked. */
+static int tests_root_set(struct ap_buf *err, struct ap_env *e, const char *val)
+{
+	if (val[0] != '/') {
+		ap_buf_addf(err, "tests_root: '%s' is not an absolute path", val);
+		return -1;
+	}
+	if (!(e->tests_root = strdup(val))) {
+		ap_buf_adds(err, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int env_set(struct ap_envs_parse *ps, struct ap_buf *err, struct ap_env *e,
 		      const char *key, const char *val)
 {
@@ -139,7 +153,7 @@ static int env_set(struct ap_envs_parse *ps, struct ap_buf *err, struct ap_env *
 		k++;
 	if (!ap_env_keys[k])
 		return ap_buf_addf(err, "unknown key '%s' (known: label, device, "
-				   "chroot, exec, python, remote_shell, setenv, bind, plugins)", key), -1;
+				   "chroot, exec, python, remote_shell, setenv, bind, plugins, tests_root)", key), -1;
 	if (ps->seen & (1u << k))
 		return ap_buf_addf(err, "key '%s' given twice in [%s]", key, e->name), -1;
 	ps->seen |= 1u << k;
@@ -156,6 +170,8 @@ static int env_set(struct ap_envs_parse *ps, struct ap_buf *err, struct ap_env *
 		r = (e->device = strdup(val)) ? 0 : -ENOMEM;
 	else if (!strcmp(key, "chroot"))
 		r = set_path(&e->chroot, val, ps->root);
+	else if (!strcmp(key, "tests_root"))
+		return tests_root_set(err, e, val);
 	else if (!strcmp(key, "remote_shell"))
 		r = yes_no(val, &e->remote_shell) ? -EINVAL : 0;
 	else if (!strcmp(key, "setenv") || !strcmp(key, "bind"))
@@ -218,6 +234,11 @@ static int env_finish(struct ap_env *e, struct ap_buf *err)
 	}
 	if (e->remote_shell < 0)
 		e->remote_shell = 0;
+	if (e->tests_root && !ap_env_remote(e)) {
+		ap_buf_addf(err, "[%s]: tests_root is for an environment behind a remote shell "
+			    "(this machine's trees are found without it)", e->name);
+		return -AP_ECONFIG;
+	}
 	return 0;
 }
 
@@ -287,6 +308,11 @@ const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name)
 	return NULL;
 }
 
+int ap_env_remote(const struct ap_env *env)
+{
+	return env->exec.n && env->remote_shell;
+}
+
 void ap_env_describe(const struct ap_env *env, struct ap_buf *out)
 {
 	const struct ap_argv *parts[] = { &env->exec, &env->python };
@@ -306,6 +332,7 @@ void ap_envs_free(struct ap_envs *envs)
 		free(e->label);
 		free(e->device);
 		free(e->chroot);
+		free(e->tests_root);
 		ap_argv_free(&e->exec);
 		ap_argv_free(&e->python);
 		ap_argv_free(&e->setenv);

@@ -12,13 +12,17 @@
  * exec prefix that hands its arguments to a remote shell (ssh does) must be told
  * so, with `remote_shell = yes` (the default when the prefix starts with ssh),
  * and then apiparity quotes what follows the prefix for that shell.
- * `setenv = NAME=VALUE ...` sets variables for the process apiparity starts
- * (the prefix, or python); `bind = /host/dir:/existing/dir ...` makes host
+ * `setenv = NAME=VALUE ...` sets variables for the python apiparity starts
+ * (for the prefix too, unless the prefix hands its words to a remote shell:
+ * then only on the far side); `bind = /host/dir:/existing/dir ...` makes host
  * directories visible, read-only, inside a chroot (fixtures, source trees);
  * `plugins = module ...` names the Python modules that make up the backend
  * under test, imported in that order after torch (a PrivateUse1 backend that
  * torch does not load itself, such as upstream's pytorch_openreg).
- * `local` (this machine's python3) exists without an entry; an entry named local
+ * `tests_root = DIR` says where, on the far side of a remote shell, the
+ * upstream test trees are (laid out as `apiparity tests fetch` lays them out
+ * here); without it, a remote environment runs no official tests. `local`
+ * (this machine's python3) exists without an entry; an entry named local
  * overrides it.
  */
 #ifndef AP_ENVS_H
@@ -38,6 +42,7 @@ struct ap_env {
 	struct ap_argv setenv;  /* NAME=VALUE words, for the process started */
 	struct ap_argv bind;    /* /host:/inside words, chroot only, read-only */
 	struct ap_argv plugins; /* Python modules to import after torch, in order */
+	char *tests_root;       /* the test trees on the far side, NULL: none */
 	const char *file;       /* where it was defined (NULL: built in) */
 	int line;
 };
@@ -65,6 +70,10 @@ const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name);
 
 /* Whether name is usable as an environment name (it names directories). */
 int ap_env_name_ok(const char *name);
+
+/* Whether env's commands go to a shell on another machine (an exec prefix
+ * with remote_shell): paths of this machine mean nothing there. */
+int ap_env_remote(const struct ap_env *env);
 
 /* What runs, for people: "chroot /x: python3", "ssh a -- python3", "python3". */
 void ap_env_describe(const struct ap_env *env, struct ap_buf *out);

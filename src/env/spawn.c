@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "env/spawn.h"
+#include "env/ssh.h"
 
 extern char **environ;
 
@@ -44,18 +45,27 @@ struct ap_child_plan {
 static const char ap_chroot_path[] =
 	"/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-/* A word made safe for a POSIX shell: 'it'\''s'. */
-static int shell_quote(struct ap_argv *a, const char *s)
+/* Appends to a the word s quoted for the remote shell. */
+static int push_quoted(struct ap_argv *a, const char *s)
 {
 	struct ap_buf b = { 0 };
-	int r = ap_buf_adds(&b, "'");
-	for (const char *p = s; !r && *p; p++)
-		r = *p == '\'' ? ap_buf_adds(&b, "'\\''") : ap_buf_add(&b, p, 1);
-	if (!r)
-		r = ap_buf_adds(&b, "'");
-	if (!r)
-		r = ap_argv_push(a, ap_buf_str(&b));
+	int r = ap_shell_quote(&b, s);
+	r = r ? r : ap_argv_push(a, ap_buf_str(&b));
 	ap_buf_free(&b);
+	return r;
+}
+
+/* What follows the prefix when a remote shell reads it: cmd, run by env(1)
+ * with env's setenv there, since the variables are for the far side's python,
+ * not for ssh; every word quoted, so that it arrives as written. */
+static int plan_remote(struct ap_child_plan *pl, const struct ap_env *env,
+			  const struct ap_argv *cmd)
+{
+	int r = env->setenv.n ? push_quoted(&pl->argv, "env") : 0;
+	for (size_t i = 0; !r && i < env->setenv.n; i++)
+		r = push_quoted(&pl->argv, env->setenv.v[i]);
+	for (size_t i = 0; !r && i < cmd->n; i++)
+		r = push_quoted(&pl->argv, cmd->v[i]);
 	return r;
 }
 
@@ -184,20 +194,20 @@ static int plan_tmp(struct ap_child_plan *pl, const struct ap_env *env, struct a
 }
 
 static int plan_build(struct ap_child_plan *pl, const struct ap_env *env,
-			 const struct ap_argv *cmd)
+			 const struct ap_argv *cmd, struct ap_buf *err)
 {
-	int r = ap_argv_extend(&pl->argv, &env->exec);
-	for (size_t i = 0; !r && i < cmd->n; i++)
-		r = env->exec.n && env->remote_shell ? shell_quote(&pl->argv, cmd->v[i])
-			: ap_argv_push(&pl->argv, cmd->v[i]);
+	int remote = ap_env_remote(env);
+	int r = ap_ssh_prefix(env, &pl->argv, err);
+	r = r ? r : remote ? plan_remote(pl, env, cmd) : ap_argv_extend(&pl->argv, cmd);
 	if (r)
 		return r;
 	if (!env->chroot) {
-		r = env->setenv.n ? plan_env(pl, env, environ) : 0;
-		if (!env->setenv.n)
+		int local_env = env->setenv.n && !remote;
+		r = local_env ? plan_env(pl, env, environ) : 0;
+		if (!local_env)
 			pl->envp = environ;
 		const char *path = getenv("PATH");
-		for (size_t i = 0; i < env->setenv.n; i++)
+		for (size_t i = 0; local_env && i < env->setenv.n; i++)
 			if (!strncmp(env->setenv.v[i], "PATH=", 5))
 				path = env->setenv.v[i] + 5;
 		return r ? r : plan_candidates(pl, path ? path : ap_chroot_path);
@@ -387,7 +397,7 @@ int ap_spawn(const struct ap_env *env, const struct ap_argv *cmd, int flags,
 
 	if (env->chroot && (r = check_chroot(env, err)))
 		return r;
-	if ((r = plan_build(&pl, env, cmd)))
+	if ((r = plan_build(&pl, env, cmd, err)))
 		goto out;
 	if (pipe2(pin, O_CLOEXEC) || pipe2(pout, O_CLOEXEC) || pipe2(rep, O_CLOEXEC) ||
 	    (!(flags & AP_SPAWN_MERGE_ERR) && pipe2(perr, O_CLOEXEC))) {

@@ -1,7 +1,9 @@
 /* spawn.h - start a command inside an environment, and supervise it.
  *
- * The command is an argv. It runs after the environment's exec prefix (quoted
- * for the remote shell when the environment says one is there), or inside its
+ * The command is an argv. It runs after the environment's exec prefix (an ssh
+ * prefix with the options of env/ssh.h; behind a remote shell, each word quoted
+ * for it, and the environment's setenv set on the far side through env(1)
+ * rather than for the prefix), or inside its
  * chroot: the child is PID 1 of a new PID namespace with a private mount
  * namespace; it mounts /proc (of that namespace), /sys, /dev/shm and a tmpfs
  * on /tmp there, chroots and execs. When it exits, the kernel kills whatever

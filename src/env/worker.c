@@ -12,6 +12,7 @@
 #include "base/fsutil.h"
 #include "base/text.h"
 #include "env/frame.h"
+#include "env/ssh.h"
 #include "env/worker.h"
 
 #define AP_ERRLOG_MAX 16384
@@ -133,6 +134,11 @@ static int worker_died(struct ap_worker *w)
 		r = -AP_EUNREACHABLE;
 		ap_buf_addf(&w->detail, "exec prefix '%s' %s before python answered",
 			    w->env->exec.v[0], ap_buf_str(&how));
+	} else if (ap_ssh_runs(w->env) && WIFEXITED(status) && WEXITSTATUS(status) == 255) {
+		/* ssh's own failure: the connection, not the worker, ended. */
+		r = -AP_EUNREACHABLE;
+		ap_buf_addf(&w->detail, "ssh lost the connection while the worker was answering "
+			    "(ssh %s)", ap_buf_str(&how));
 	} else
 		ap_buf_addf(&w->detail, "%s %s %s", w->hello ? "worker" : "python",
 			    ap_buf_str(&how), w->hello ? "while answering" : "before answering");

@@ -1,11 +1,14 @@
-/* test-argv.c - unit tests for src/argv.h: NULL-terminated vectors and the
- * shell-like (but expansion-free) splitting of exec prefixes. */
+/* test-argv.c - unit tests for src/argv.h: NULL-terminated vectors, the
+ * shell-like (but expansion-free) splitting of exec prefixes, and the quoting
+ * of words for a remote shell (read back by real shells). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -238,6 +241,87 @@ static void failed_split_empties_words_already_in_the_argv(void **state)
 	assert_null(a.v);
 }
 
+/* What a POSIX shell makes of the quoted word: `SHELL -c 'printf %s WORD'`,
+ * read back byte for byte. */
+static void shell_reads_back(const char *shell, const char *word)
+{
+	struct ap_buf cmd = { 0 }, got = { 0 };
+	char chunk[256];
+	assert_int_equal(ap_buf_adds(&cmd, "printf %s "), 0);
+	assert_int_equal(ap_shell_quote(&cmd, word), 0);
+	int fd[2];
+	assert_int_equal(pipe(fd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		close(fd[0]);
+		execl(shell, shell, "-c", ap_buf_str(&cmd), (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	ssize_t n;
+	while ((n = read(fd[0], chunk, sizeof(chunk))) > 0)
+		ap_buf_add(&got, chunk, (size_t)n);
+	close(fd[0]);
+	int status = 0;
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) || got.len != strlen(word) ||
+	    (got.len && memcmp(got.data, word, got.len))) {
+		print_error("%s read '%s' back as '%.*s' (status %d)\n", shell, ap_buf_str(&cmd),
+			    (int)got.len, got.data ? got.data : "", status);
+		fail();
+	}
+	ap_buf_free(&cmd);
+	ap_buf_free(&got);
+}
+
+static const char *const hostile_words[] = {
+	"", "plain", "two words", " lead and trail ", "it's", "''", "'", "\"dq\" and \\\"",
+	"$HOME ${PATH} $(touch /nonexistent/canary) $$ $1 $@", "`touch /nonexistent/canary`",
+	"a; touch /nonexistent/canary", "a && b || c | d & e", "< in > out 2>&1",
+	"* ? [a] ~ ~root #comment", "back\\slash \\n \\\\", "line one\nline two\n", "\ttab\r\n",
+	"é ü 中文 \xf0\x9f\x98\x80", "\xff\xfe not UTF-8", "!history !! ^a^b", "-n", "--", "=x",
+};
+
+static void quoted_word_reaches_dash_unchanged(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(hostile_words) / sizeof(hostile_words[0]); i++)
+		shell_reads_back("/bin/sh", hostile_words[i]);
+}
+
+static void quoted_word_reaches_bash_unchanged(void **state)
+{
+	(void)state;
+	if (access("/bin/bash", X_OK))
+		skip();
+	for (size_t i = 0; i < sizeof(hostile_words) / sizeof(hostile_words[0]); i++)
+		shell_reads_back("/bin/bash", hostile_words[i]);
+}
+
+static void quoting_is_single_quotes_with_each_quote_closed_escaped_and_reopened(void **state)
+{
+	(void)state;
+	struct ap_buf b = { 0 };
+	assert_int_equal(ap_shell_quote(&b, "it's $x"), 0);
+	assert_string_equal(ap_buf_str(&b), "'it'\\''s $x'");
+	ap_buf_reset(&b);
+	assert_int_equal(ap_shell_quote(&b, ""), 0);
+	assert_string_equal(ap_buf_str(&b), "''");
+	ap_buf_free(&b);
+}
+
+static void quoting_appends_to_what_the_buffer_holds(void **state)
+{
+	(void)state;
+	struct ap_buf b = { 0 };
+	assert_int_equal(ap_buf_adds(&b, "echo "), 0);
+	assert_int_equal(ap_shell_quote(&b, "a b"), 0);
+	assert_string_equal(ap_buf_str(&b), "echo 'a b'");
+	ap_buf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +344,10 @@ int main(void)
 		cmocka_unit_test(escaped_closing_double_quote_leaves_the_quote_unterminated),
 		cmocka_unit_test(trailing_backslash_is_rejected_and_leaves_argv_empty),
 		cmocka_unit_test(failed_split_empties_words_already_in_the_argv),
+		cmocka_unit_test(quoted_word_reaches_dash_unchanged),
+		cmocka_unit_test(quoted_word_reaches_bash_unchanged),
+		cmocka_unit_test(quoting_is_single_quotes_with_each_quote_closed_escaped_and_reopened),
+		cmocka_unit_test(quoting_appends_to_what_the_buffer_holds),
 	};
 	return cmocka_run_group_tests_name("argv", tests, NULL, NULL);
 }

@@ -458,6 +458,48 @@ static void directory_fifo_and_device_are_refused_not_read(void **state)
 	assert_string_equal(ap_buf_str(&fx->err), want);
 }
 
+static void tests_root_names_the_trees_on_the_far_side(void **state)
+{
+	struct fixture *fx = *state;
+	load_ok(fx, "[a2]\nexec = ssh a2-host --\ntests_root = /srv/apiparity/tests\n[b]\nexec = ssh b --\n");
+	assert_string_equal(find(fx, "a2")->tests_root, "/srv/apiparity/tests");
+	assert_true(ap_env_remote(find(fx, "a2")));
+	assert_null(find(fx, "b")->tests_root);
+}
+
+static void tests_root_that_is_not_absolute_is_rejected_naming_its_line(void **state)
+{
+	assert_config_error(*state, "[a2]\nexec = ssh a2-host --\ntests_root = tests\n", 3,
+			    "tests_root: 'tests' is not an absolute path");
+}
+
+static void tests_root_without_a_remote_shell_is_rejected(void **state)
+{
+	struct fixture *fx = *state;
+	assert_int_equal(load(fx, "[t]\nchroot = trixie\ntests_root = /x\n"), -AP_ECONFIG);
+	assert_non_null(strstr(ap_buf_str(&fx->err), "[t]: tests_root is for an environment behind a remote shell"));
+	ap_buf_reset(&fx->err);
+	assert_int_equal(load(fx, "[c]\nexec = conda run -n x\ntests_root = /x\n"), -AP_ECONFIG);
+	assert_false(ap_env_remote(&(struct ap_env){ .remote_shell = 1 }));
+}
+
+/* A bind is made by mount(2) in a chroot's namespace; it has no meaning behind
+ * a prefix, so its paths never reach a remote shell. */
+static void bind_behind_an_exec_prefix_is_refused(void **state)
+{
+	struct fixture *fx = *state;
+	assert_int_equal(load(fx, "[a2]\nexec = ssh a2-host --\nbind = /x:/y\n"), -AP_ECONFIG);
+	assert_non_null(strstr(ap_buf_str(&fx->err), "[a2]: bind needs a chroot"));
+}
+
+static void bind_paths_keep_blanks_quotes_and_dollars_as_written(void **state)
+{
+	struct fixture *fx = *state;
+	load_ok(fx, "[t]\nchroot = t\nbind = '/a b/$x `y`;\"q\" é:/run/apiparity/c d'\n");
+	assert_int_equal(find(fx, "t")->bind.n, 1);
+	assert_string_equal(find(fx, "t")->bind.v[0], "/a b/$x `y`;\"q\" é:/run/apiparity/c d");
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -496,6 +538,11 @@ int main(void)
 		T(directory_fifo_and_device_are_refused_not_read),
 		T(plugins_are_module_names_kept_in_their_order),
 		T(plugin_that_is_not_a_module_name_is_rejected),
+		T(tests_root_names_the_trees_on_the_far_side),
+		T(tests_root_that_is_not_absolute_is_rejected_naming_its_line),
+		T(tests_root_without_a_remote_shell_is_rejected),
+		T(bind_behind_an_exec_prefix_is_refused),
+		T(bind_paths_keep_blanks_quotes_and_dollars_as_written),
 		T(built_in_reference_has_debian_chroots_under_the_root),
 		T(dash_path_also_means_the_built_in_reference),
 		cmocka_unit_test(env_names_are_limited_to_safe_directory_names),
