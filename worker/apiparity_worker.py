@@ -554,13 +554,151 @@ def op_resolve(req):
     fn = getattr(obj, "__func__", obj)
     res["pure_python"] = inspect.isfunction(getattr(fn, "fget", fn)) or \
         (inspect.isclass(obj) and res["file"] is not None)
-    try:
-        res["signature"] = name + str(inspect.signature(obj))
-    except (TypeError, ValueError):
-        res["signature"] = None
+    res["signature_data"] = _signature_data(obj, res["kind"], name, torch)
+    ovl = res["signature_data"].get("overloads") or [{}]
+    res["signature"] = ovl[0].get("text")
     after_id = _identity(obj)
     res["patch"] = _patch_report(before_id, after_id)
     return {"ok": True, "data": res}
+
+
+# ---------------------------------------------------------------- signatures
+#
+# A callable's signature as data, for apiparity to compare across
+# environments: {"callable", "source", "why", "op", "overloads": [{"name",
+# "text", "params": [{"name", "kind", "default" | "default_repr",
+# "annotation"}] or null, "returns"}]}. source says where it came from:
+# "inspect" (Python's own signature), "schema" (the aten operator's schemas,
+# one overload each, for a builtin without a Python signature), "docstring"
+# (the docstring's first line, the last resort; params null when it does not
+# parse), or null with why. A default travels as a value ("default", a tagged
+# value where JSON needs one) when it is None, a bool, a number, a string or a
+# list of those, else as its repr ("default_repr", addresses masked); a
+# parameter without a default has neither key.
+
+_PARAM_KINDS = ("positional-only", "positional-or-keyword", "var-positional",
+                "keyword-only", "var-keyword")
+
+
+def _plain(v):
+    """Whether v travels as a JSON value (see above)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    return isinstance(v, (list, tuple)) and all(_plain(x) for x in v)
+
+
+def _default(v):
+    import re
+    if _plain(v):
+        return {"default": _norm(v)}
+    return {"default_repr": _text(re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(v)))}
+
+
+def _annotation(a):
+    import inspect
+    if a is inspect.Parameter.empty:
+        return None
+    return _text(a if isinstance(a, str) else inspect.formatannotation(a))
+
+
+def _inspect_overload(name, sig):
+    params = []
+    for p in sig.parameters.values():
+        d = {"name": p.name, "kind": _PARAM_KINDS[int(p.kind)],
+             "annotation": _annotation(p.annotation)}
+        if p.default is not p.empty:
+            d.update(_default(p.default))
+        params.append(d)
+    return {"name": "", "text": _text(name + str(sig)), "params": params,
+            "returns": _annotation(sig.return_annotation)}
+
+
+def _schema_overload(s):
+    params = []
+    for a in s.arguments:
+        d = {"name": a.name, "kind": "keyword-only" if a.kwarg_only else "positional-or-keyword",
+             "annotation": str(a.type)}
+        has = getattr(a, "has_default_value", None)
+        if has() if has is not None else a.default_value is not None:
+            d.update(_default(a.default_value))
+        params.append(d)
+    return {"name": s.overload_name, "text": _text(str(s)), "params": params,
+            "returns": ", ".join(str(r.type) for r in s.returns)}
+
+
+def _schemas(torch, names):
+    """The aten schemas of the first of names that is an operator."""
+    get = getattr(torch._C, "_jit_get_schemas_for_operator", None)
+    for n in names if get is not None else ():
+        try:
+            found = get("aten::" + n)
+        except Exception:
+            continue
+        if found:
+            return "aten::" + n, [_schema_overload(s) for s in found]
+    return None, None
+
+
+def _doc_overload(doc):
+    """The signature on a docstring's first line, as torch writes it for its
+    builtins: "add(input, other, *, alpha=1, out=None) -> Tensor"."""
+    import ast
+    import re
+    first = doc.strip().splitlines()[0].strip() if isinstance(doc, str) and doc.strip() else ""
+    m = re.match(r"^([A-Za-z_][\w.]*)\((.*)\)\s*(?:->\s*(.+))?$", first)
+    if not m:
+        return None
+    ovl = {"name": "", "text": _text(first), "params": None, "returns": m.group(3)}
+    try:
+        args = ast.parse("def _f(%s): pass" % m.group(2)).body[0].args
+    except (SyntaxError, ValueError):
+        return ovl
+    kinds = [(a, 0) for a in args.posonlyargs] + [(a, 1) for a in args.args]
+    defaults = [None] * (len(kinds) - len(args.defaults)) + list(args.defaults)
+    kinds = [(a, k, d) for (a, k), d in zip(kinds, defaults)]
+    if args.vararg:
+        kinds.append((args.vararg, 2, None))
+    kinds += [(a, 3, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if args.kwarg:
+        kinds.append((args.kwarg, 4, None))
+    ovl["params"] = []
+    for a, k, d in kinds:
+        p = {"name": a.arg, "kind": _PARAM_KINDS[k], "annotation": None}
+        if d is not None:
+            try:
+                p.update(_default(ast.literal_eval(d)))
+            except ValueError:
+                p["default_repr"] = _text(ast.unparse(d))
+        ovl["params"].append(p)
+    return ovl
+
+
+def _signature_data(obj, kind, name, torch):
+    import inspect
+    data = {"callable": callable(obj) and kind not in ("module", "property", "value"),
+            "source": None, "why": None, "op": None, "overloads": []}
+    if not data["callable"]:
+        data["why"] = "not callable (%s)" % kind
+        return data
+    try:
+        data["overloads"] = [_inspect_overload(name, inspect.signature(obj))]
+        data["source"] = "inspect"
+        return data
+    except (TypeError, ValueError):
+        pass
+    own = getattr(obj, "__name__", None)
+    names = [n for n in (own, name) if isinstance(n, str)]
+    data["op"], ovls = _schemas(torch, sorted(set(names), key=names.index))
+    if ovls:
+        data["source"], data["overloads"] = "schema", ovls
+        return data
+    ovl = _doc_overload(getattr(obj, "__doc__", None))
+    if ovl is not None:
+        data["source"], data["overloads"] = "docstring", [ovl]
+        return data
+    data["why"] = ("no Python signature, no aten operator schema for %s, and the "
+                   "docstring does not start with a signature" % " or ".join(names))
+    return data
 
 
 def _patch_report(before, after):
