@@ -4,6 +4,7 @@
 
 #include "base/buf.h"
 #include "base/jsonutil.h"
+#include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 
@@ -118,6 +119,28 @@ static int official_limit(const json_t *c)
 	return kind && !strcmp(kind, "official") && !(ref && !strcmp(ref, "PASS"));
 }
 
+/* A signature that differs from a reference at another torch release: the
+ * change is stated as a limit, and the signature was still verified (see
+ * check/signature.h). */
+static int signature_limit(const json_t *c, json_t *reasons)
+{
+	if (!ap_is_signature_check(c) || strcmp(ap_json_text(c, "status"), "WARN"))
+		return 0;
+	ap_reason_add(reasons, "signature: %s (a limit: another torch release)",
+		      ap_json_text(c, "reason"));
+	return 1;
+}
+
+/* Whether c verified the target: a probe or script that passed, or a
+ * signature compared with another environment's. */
+static int verified(const json_t *c)
+{
+	const char *st = ap_json_text(c, "status"), *kind = ap_json_text(c, "kind");
+	if (ap_is_signature_check(c))
+		return !strcmp(st, "PASS") || !strcmp(st, "WARN");
+	return !strcmp(st, "PASS") && (!strcmp(kind, "probe") || !strcmp(kind, "script"));
+}
+
 static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *limits)
 {
 	size_t i;
@@ -128,10 +151,11 @@ static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *lim
 		const char *st = json_string_value(json_object_get(c, "status"));
 		const char *why = json_string_value(json_object_get(c, "reason"));
 		const char *ref = json_string_value(json_object_get(c, "reference_status"));
-		const char *kind = json_string_value(json_object_get(c, "kind"));
-		/* Only probes and scripts compare behaviour across environments. */
-		*passed += st && !strcmp(st, "PASS") && kind &&
-			   (!strcmp(kind, "probe") || !strcmp(kind, "script"));
+		*passed += verified(c);
+		if (signature_limit(c, reasons)) {
+			(*limits)++;
+			continue;
+		}
 		if (!ap_status_failed(st))
 			continue;
 		if (official_limit(c)) {
@@ -316,6 +340,12 @@ void ap_adaptation_decide(json_t *b)
 void ap_verdict_judge(json_t *const *b, size_t n, const char *reference)
 {
 	int ref = ap_bundle_pick_reference(b, n, reference);
+	for (size_t i = 0; i < n; i++) {
+		json_t *sig = ap_signature_check(b, n, i, ref);
+		if (sig)
+			ap_bundle_add_check(b[i], sig);
+		json_decref(sig);
+	}
 	const json_t *ref_checks = ref >= 0 ? json_object_get(b[ref], "checks") : NULL;
 	for (size_t i = 0; i < n; i++) {
 		json_t *checks = json_object_get(b[i], "checks");

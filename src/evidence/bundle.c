@@ -44,6 +44,16 @@ json_t *ap_check_new(const char *name, const char *kind, const char *status,
 			 "status", status, "reason", reason, "trace", "duration_ms", 0);
 }
 
+json_t *ap_check_signature_new(const char *status, const char *reason, json_t *detail)
+{
+	json_t *c = ap_check_new("signature", "signature", status, reason);
+	if (c)
+		json_object_set_new(c, "signature", detail);
+	else
+		json_decref(detail);
+	return c;
+}
+
 void ap_bundle_add_check(json_t *b, json_t *c)
 {
 	json_array_append(json_object_get(b, "checks"), c);
@@ -96,6 +106,22 @@ int ap_resolved(const json_t *resolution)
 int ap_bundle_resolved(const json_t *b)
 {
 	return ap_resolved(json_object_get(b, "resolution"));
+}
+
+const json_t *ap_bundle_signature(const json_t *b)
+{
+	return json_object_get(json_object_get(b, "resolution"), "signature_data");
+}
+
+const char *ap_bundle_torch_version(const json_t *b)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(b, "fingerprint"),
+								 "torch"), "version"));
+}
+
+const char *ap_bundle_env_name(const json_t *b)
+{
+	return ap_json_text(json_object_get(b, "env"), "name");
 }
 
 int ap_bundle_failed(const json_t *b)

@@ -9,7 +9,7 @@
  * version, commit}, target, env {name, label, device, where}, started_utc,
  * finished_utc, fingerprint, resolution, family, checks [{name, kind, status,
  * reason, says {en, zh}, trace [{step, value}], duration_ms, output,
- * device_trace}], device_trace, comparison {reference, differences}, verdict,
+ * device_trace, signature}], device_trace, comparison {reference, differences}, verdict,
  * verdict_reasons, adaptation, error.
  *
  * This module owns that shape: other modules build a bundle and ask questions
@@ -62,6 +62,10 @@ void ap_bundle_set_comparison(json_t *b, const char *reference, json_t *differen
 /* b.finished_utc: now. */
 void ap_bundle_finish(json_t *b);
 
+/* A new signature check (see check/signature.h): ap_check_new("signature",
+ * "signature", status, reason) with signature = detail (stolen). */
+json_t *ap_check_signature_new(const char *status, const char *reason, json_t *detail);
+
 /* --- asking ------------------------------------------------------------- */
 
 /* Whether a resolution (the worker's resolve answer) found the target. */
@@ -69,6 +73,16 @@ int ap_resolved(const json_t *resolution);
 
 /* Whether the target resolved in bundle b. */
 int ap_bundle_resolved(const json_t *b);
+
+/* The target's signature in b as the worker read it (resolution's
+ * signature_data), or NULL. */
+const json_t *ap_bundle_signature(const json_t *b);
+
+/* b's torch version (fingerprint.torch.version), or NULL. */
+const char *ap_bundle_torch_version(const json_t *b);
+
+/* b's environment name, "-" when missing. */
+const char *ap_bundle_env_name(const json_t *b);
 
 /* Whether the environment of b failed (b.error is set). */
 int ap_bundle_failed(const json_t *b);
