@@ -221,6 +221,13 @@ static void log_check(const json_t *c, struct ap_buf *out)
 		ap_buf_addf(out, "   %s = %s\n", ap_json_text(st, "step"), v ? v : "?");
 		free(v);
 	}
+	const json_t *sig = json_object_get(c, "signature");
+	if (json_is_string(json_object_get(sig, "reference")))
+		ap_buf_addf(out, "   against %s (torch %s here, %s there)\n",
+			    ap_json_text(sig, "reference"), ap_json_text(sig, "torch"),
+			    ap_json_text(sig, "reference_torch"));
+	json_array_foreach(json_object_get(sig, "differences"), i, st)
+		ap_buf_addf(out, "   differs: %s\n", ap_json_text(st, "text"));
 	const char *o = json_string_value(json_object_get(c, "output"));
 	if (o && *o)
 		ap_buf_addf(out, "   output:\n%s%s", o, o[strlen(o) - 1] == '\n' ? "" : "\n");
