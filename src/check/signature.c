@@ -291,33 +291,32 @@ static json_t *reference_check(json_t *const *b, size_t n, size_t ref)
 	for (size_t k = 0; k < n; k++)
 		if (k != ref && comparable(b[k]))
 			json_array_append_new(compared, json_string(ap_bundle_env_name(b[k])));
+	if (!json_array_size(compared)) {
+		json_decref(compared);
+		return NULL;
+	}
 	json_t *detail = json_pack("{s:n, s:o, s:O?}", "reference", "compared", compared, "source",
 				   json_object_get(sig, "source"));
 	const char *st = "PASS";
 	if (!has_source(sig)) {
 		st = "NOTRUN";
 		ap_buf_addf(&why, "no-signature: %s", ap_json_text(sig, "why"));
-	} else if (!json_array_size(compared)) {
-		st = "NOTRUN";
-		ap_buf_adds(&why, "not-compared: no other environment has the target to compare "
-			    "its signature with");
 	}
 	json_t *c = ap_check_signature_new(st, why.len ? ap_buf_str(&why) : NULL, detail);
 	ap_buf_free(&why);
 	return c;
 }
 
-/* "differs from REF's (...): first; second; third; and N more". */
+/* "differs from REF's at ... (VERSION): first; second; third; and N more".
+ * Only this environment's own version is named: the reference's is in its
+ * own bundle, and a check that quoted it would change with it. */
 static void diff_reason(const json_t *diffs, const char *refname, int same, const char *here,
-			const char *there, struct ap_buf *out)
+			struct ap_buf *out)
 {
 	size_t i, n = json_array_size(diffs);
 	json_t *x;
-	if (same)
-		ap_buf_addf(out, "differs from %s's, at the same torch %s: ", refname, there);
-	else
-		ap_buf_addf(out, "differs from %s's, at another torch (%s here, %s there): ", refname,
-			    here ? here : "?", there ? there : "?");
+	ap_buf_addf(out, "differs from %s's at %s torch release (%s here): ", refname,
+		    same ? "the same" : "another", here ? here : "?");
 	json_array_foreach(diffs, i, x) {
 		if (i == REASON_ITEMS) {
 			ap_buf_addf(out, "; and %zu more", n - REASON_ITEMS);
@@ -335,8 +334,8 @@ json_t *ap_signature_check(json_t *const *b, size_t n, size_t i, int ref)
 		return reference_check(b, n, i);
 	const json_t *sig = ap_bundle_signature(b[i]), *rsig = ap_bundle_signature(b[ref]);
 	const char *refname = ap_bundle_env_name(b[ref]);
-	const char *here = ap_bundle_torch_version(b[i]), *there = ap_bundle_torch_version(b[ref]);
-	int same = same_release(here, there);
+	const char *here = ap_bundle_torch_version(b[i]);
+	int same = same_release(here, ap_bundle_torch_version(b[ref]));
 	struct ap_buf why = { 0 };
 	const char *st = "NOTRUN";
 	json_t *diffs = NULL;
@@ -349,11 +348,11 @@ json_t *ap_signature_check(json_t *const *b, size_t n, size_t i, int ref)
 		return NULL;
 	else if (json_array_size(diffs)) {
 		st = same ? "FAIL" : "WARN";
-		diff_reason(diffs, refname, same, here, there, &why);
+		diff_reason(diffs, refname, same, here, &why);
 	} else
 		st = "PASS";
-	json_t *detail = json_pack("{s:s, s:s?, s:s?, s:b, s:O?, s:o}", "reference", refname, "torch",
-				   here, "reference_torch", there, "same_torch", same, "source",
+	json_t *detail = json_pack("{s:s, s:s?, s:b, s:O?, s:o}", "reference", refname, "torch",
+				   here, "same_torch", same, "source",
 				   json_object_get(sig, "source"), "differences",
 				   diffs ? diffs : json_array());
 	json_t *c = ap_check_signature_new(st, why.len ? ap_buf_str(&why) : NULL, detail);

@@ -26,10 +26,12 @@
  *     "+local" part): FAIL, an inconsistency: a plugin changed the API;
  *   - against another torch release: WARN, a stated limit, naming each change;
  *   - no difference: PASS.
- * The reference's own check is PASS when at least one other environment's
- * signature was compared with it, else NOTRUN (compared with nothing, it
- * proves nothing). A target that is not callable gets no signature check;
- * one whose signature could not be read, NOTRUN with the worker's reason.
+ * The reference's own check is PASS, and names the environments compared
+ * with it. Where no other environment has the target (it is absent there, or
+ * only one environment is checked), there is no signature check at all: a
+ * signature compared with nothing proves nothing. A target that is not
+ * callable gets no signature check either; one whose signature could not be
+ * read, NOTRUN with the worker's reason.
  */
 #ifndef AP_SIGNATURE_H
 #define AP_SIGNATURE_H
@@ -48,7 +50,8 @@ json_t *ap_signature_diff(const json_t *ref, const json_t *sig);
  * ap_bundle_pick_reference gives, -1 for none): a new check object
  * {name: "signature", kind: "signature", status, reason, signature: {...}},
  * or NULL when no signature check applies (the target is absent or not
- * callable there, or the environment failed). */
+ * callable there, the environment failed, or it is the reference and no
+ * other environment has the target). */
 json_t *ap_signature_check(json_t *const *b, size_t n, size_t i, int ref);
 
 /* Whether check c is a signature check: one the judge makes from the

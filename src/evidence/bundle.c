@@ -223,9 +223,10 @@ static void log_check(const json_t *c, struct ap_buf *out)
 	}
 	const json_t *sig = json_object_get(c, "signature");
 	if (json_is_string(json_object_get(sig, "reference")))
-		ap_buf_addf(out, "   against %s (torch %s here, %s there)\n",
-			    ap_json_text(sig, "reference"), ap_json_text(sig, "torch"),
-			    ap_json_text(sig, "reference_torch"));
+		ap_buf_addf(out, "   against %s, at %s torch release (%s here)\n",
+			    ap_json_text(sig, "reference"),
+			    json_is_true(json_object_get(sig, "same_torch")) ? "the same" : "another",
+			    ap_json_text(sig, "torch"));
 	json_array_foreach(json_object_get(sig, "differences"), i, st)
 		ap_buf_addf(out, "   differs: %s\n", ap_json_text(st, "text"));
 	const char *o = json_string_value(json_object_get(c, "output"));

@@ -218,7 +218,7 @@ static json_t *model_signatures(const struct ap_submission *s)
 			if (!ap_is_signature_check(c) || !json_is_object(d))
 				continue;
 			json_array_append_new(out, json_pack(
-				"{s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+				"{s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
 				"env", s->v[i].name, "status", ap_json_text(c, "status"),
 				"reason", json_object_get(c, "reason"),
 				"text", json_object_get(json_object_get(s->v[i].bundle, "resolution"),
@@ -226,7 +226,6 @@ static json_t *model_signatures(const struct ap_submission *s)
 				"source", json_object_get(d, "source"),
 				"reference", json_object_get(d, "reference"),
 				"torch", json_object_get(d, "torch"),
-				"reference_torch", json_object_get(d, "reference_torch"),
 				"same_torch", json_object_get(d, "same_torch"),
 				"differences", json_object_get(d, "differences")));
 		}

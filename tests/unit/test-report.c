@@ -333,8 +333,8 @@ static void add_signature(struct fixture *f, size_t i, const char *status, int s
 			    json_string("gelu(x=\"`\\n# <b>\")"));
 	json_t *c = check("signature", "signature", status, "differs");
 	json_object_set_new(c, "signature", json_pack(
-		"{s:s, s:s, s:s, s:s, s:b, s:[{s:s, s:s, s:s}]}", "reference", "a2", "torch",
-		"2.1.0", "reference_torch", "2.1.0", "source", "inspect", "same_torch", same,
+		"{s:s, s:s, s:s, s:b, s:[{s:s, s:s, s:s}]}", "reference", "a2", "torch",
+		"2.1.0", "source", "inspect", "same_torch", same,
 		"differences", "what", "default", "param", "x", "text",
 		"default of 'x' changed: 1 -> \"<script>\n## heading\""));
 	json_array_append_new(json_object_get(b, "checks"), c);

@@ -258,8 +258,8 @@ static void same_release_difference_fails_naming_the_parameter(void **state)
 			 bundle("plugin", "2.6.0+cpu", sig("[" PD("max_val", POK, "2.0") "]")) };
 	json_t *c = ap_signature_check(b, 2, 1, 0);
 	assert_string_equal(status_of(c), "FAIL");
-	assert_string_equal(reason_of(c), "differs from trixie's, at the same torch 2.6.0+debian: "
-			    "default of 'max_val' changed: 1.0 -> 2.0");
+	assert_string_equal(reason_of(c), "differs from trixie's at the same torch release (2.6.0+cpu "
+			    "here): default of 'max_val' changed: 1.0 -> 2.0");
 	assert_true(json_is_true(json_object_get(json_object_get(c, "signature"), "same_torch")));
 	json_decref(c);
 	c = ap_signature_check(b, 2, 0, 0);
@@ -279,8 +279,8 @@ static void other_release_difference_is_a_warning(void **state)
 							       PD("bias", KW, "true") "]")) };
 	json_t *c = ap_signature_check(b, 2, 1, 0);
 	assert_string_equal(status_of(c), "WARN");
-	assert_string_equal(reason_of(c), "differs from trixie's, at another torch (2.14.1+debian here, "
-			    "2.6.0+debian there): parameter 'bias' added (keyword-only, default true)");
+	assert_string_equal(reason_of(c), "differs from trixie's at another torch release (2.14.1+debian "
+			    "here): parameter 'bias' added (keyword-only, default true)");
 	json_decref(c);
 	json_decref(b[0]);
 	json_decref(b[1]);
@@ -305,12 +305,9 @@ static void reference_alone_is_not_compared(void **state)
 	(void)state;
 	json_t *b[2] = { bundle("trixie", "2.6.0+debian", sig("[]")),
 			 bundle("bookworm", "1.13.0", NULL) };
-	json_t *c = ap_signature_check(b, 2, 0, 0);
-	assert_string_equal(status_of(c), "NOTRUN");
-	assert_string_equal(reason_of(c), "not-compared: no other environment has the target to "
-			    "compare its signature with");
+	assert_null(ap_signature_check(b, 2, 0, 0));
+	assert_null(ap_signature_check(b, 1, 0, 0));
 	assert_null(ap_signature_check(b, 2, 1, 0)); /* absent there: no check */
-	json_decref(c);
 	json_decref(b[0]);
 	json_decref(b[1]);
 }
@@ -353,12 +350,12 @@ static void judged_verdicts_follow_the_signature_rules(void **state)
 	assert_string_equal(json_string_value(json_object_get(b[0], "verdict")), "consistent");
 	assert_string_equal(json_string_value(json_object_get(b[1], "verdict")), "inconsistent");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(b[1], "verdict_reasons"), 0)),
-			    "check signature: FAIL: differs from trixie's, at the same torch "
-			    "2.6.0+debian: default of 'max_val' changed: 1.0 -> 2.0");
+			    "check signature: FAIL: differs from trixie's at the same torch release "
+			    "(2.6.0+debian here): default of 'max_val' changed: 1.0 -> 2.0");
 	assert_string_equal(json_string_value(json_object_get(b[2], "verdict")), "consistent-with-limits");
 	assert_string_equal(json_string_value(json_array_get(json_object_get(b[2], "verdict_reasons"), 0)),
-			    "signature: differs from trixie's, at another torch (2.14.1+debian here, "
-			    "2.6.0+debian there): parameter 'extra' added (keyword-only, default 0) "
+			    "signature: differs from trixie's at another torch release (2.14.1+debian "
+			    "here): parameter 'extra' added (keyword-only, default 0) "
 			    "(a limit: another torch release)");
 	for (int i = 0; i < 3; i++)
 		json_decref(b[i]);
@@ -371,8 +368,8 @@ static void many_differences_are_counted_in_the_reason(void **state)
 						       "," P("d", POK) "," P("e", POK) "]")),
 			 bundle("sid", "2.14.1", sig("[]")) };
 	json_t *c = ap_signature_check(b, 2, 1, 0);
-	assert_string_equal(reason_of(c), "differs from trixie's, at another torch (2.14.1 here, 2.6.0 "
-			    "there): parameter 'a' removed; parameter 'b' removed; parameter 'c' "
+	assert_string_equal(reason_of(c), "differs from trixie's at another torch release (2.14.1 here): "
+			    "parameter 'a' removed; parameter 'b' removed; parameter 'c' "
 			    "removed; and 2 more");
 	assert_int_equal(json_array_size(json_object_get(json_object_get(c, "signature"), "differences")), 5);
 	json_decref(c);
