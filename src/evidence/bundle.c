@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,61 @@ json_t *ap_check_new(const char *name, const char *kind, const char *status,
 {
 	return json_pack("{s:s, s:s, s:s, s:s?, s:[], s:i}", "name", name, "kind", kind,
 			 "status", status, "reason", reason, "trace", "duration_ms", 0);
+}
+
+json_t *ap_numeric_check_new(const char *name, const char *status, const char *reason,
+			     const struct ap_numeric_meta *m, const char *device,
+			     const char *against, const char *across, int same_torch)
+{
+	json_t *c = ap_check_new(name, "numeric", status, reason);
+	json_t *more = json_pack("{s:s, s:s, s:s?, s:s, s:I, s:I, s:s, s:s, s:s?, s:s?, s:b,"
+				 " s:[], s:[], s:n}", "op", m->op, "variant", m->variant ? m->variant : "",
+				 "dtype", m->dtype, "sample_kind", m->kind, "sample_index",
+				 (json_int_t)m->index, "seed", (json_int_t)m->seed, "input_digest",
+				 m->input_digest, "device", device, "against", against, "across",
+				 across, "same_torch", same_torch, "outputs", "measurements",
+				 "exception");
+	if (!c || !more || json_object_update(c, more)) {
+		json_decref(c);
+		c = NULL;
+	}
+	json_decref(more);
+	return c;
+}
+
+/* A double as JSON holds it: a number, or {"$float": "inf"|"-inf"|"nan"}. */
+static json_t *real(double v)
+{
+	if (isfinite(v))
+		return json_real(v);
+	return json_pack("{s:s}", "$float", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+void ap_numeric_add_measure(json_t *c, const struct ap_measure *m)
+{
+	json_array_append_new(json_object_get(c, "measurements"), json_pack(
+		"{s:s, s:s?, s:s?, s:b, s:b, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:s?, s:s?,"
+		" s:s?}", "output", m->output, "dtype", m->dtype, "dtype_expected", m->dtype_expected,
+		"dtype_match", m->dtype_match, "shape_match", m->shape_match, "numel",
+		(json_int_t)m->numel, "mismatches", (json_int_t)m->mismatches, "first_mismatch",
+		(json_int_t)m->first_mismatch, "max_abs", real(m->max_abs), "max_rel", real(m->max_rel),
+		"worst_ratio", real(m->worst_ratio), "rtol", real(m->rtol), "atol", real(m->atol),
+		"tol_source", m->tol_source, "digest", m->digest, "digest_expected",
+		m->digest_expected));
+}
+
+void ap_numeric_add_output(json_t *c, const char *output, const char *dtype, json_t *shape,
+			   const char *digest)
+{
+	json_array_append_new(json_object_get(c, "outputs"), json_pack(
+		"{s:s, s:s?, s:o, s:s?}", "output", output, "dtype", dtype, "shape",
+		shape ? shape : json_null(), "digest", digest));
+}
+
+void ap_numeric_set_exception(json_t *c, const char *seen, const char *expected)
+{
+	json_object_set_new(c, "exception", json_pack("{s:s?, s:s?}", "seen", seen, "expected",
+						      expected));
 }
 
 void ap_bundle_add_check(json_t *b, json_t *c)

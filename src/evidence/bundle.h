@@ -12,6 +12,20 @@
  * device_trace}], device_trace, comparison {reference, differences}, verdict,
  * verdict_reasons, adaptation, error.
  *
+ * A numeric check (kind "numeric", src/check/numeric.h) adds to a check:
+ * op, variant, dtype (null for an error input), sample_kind ("sample",
+ * "reference" or "error"), sample_index, seed, input_digest (sha256 of the
+ * sample as sent), device (where it ran: "cpu", "openreg", ...), against
+ * ("cpu": the same environment's CPU; null: nothing, the sample only ran),
+ * across (the environment whose CPU it was compared with, else null) and
+ * same_torch (whether that environment has this torch version), outputs
+ * [{output, dtype, shape, digest}] (what ran here), measurements [{output
+ * ("out[0]", "grad[1]"), dtype, dtype_expected, dtype_match, shape_match,
+ * numel, mismatches, first_mismatch, max_abs, max_rel, worst_ratio, rtol,
+ * atol, tol_source, digest, digest_expected}] and exception {seen,
+ * expected} (the exception type each side raised, null for none). A number
+ * JSON cannot hold is {"$float": "inf"} (or "nan").
+ *
  * This module owns that shape: other modules build a bundle and ask questions
  * of it (did the target resolve, how many probes passed, which environment is
  * the reference) through the functions below, never by spelling its keys.
@@ -38,6 +52,42 @@ json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order
  * trace: [], duration_ms: 0}. */
 json_t *ap_check_new(const char *name, const char *kind, const char *status,
 		     const char *reason);
+
+/* What a numeric check is about: one OpInfo sample. */
+struct ap_numeric_meta {
+	const char *op, *variant, *dtype, *kind; /* dtype NULL: an error input */
+	long long index, seed;
+	const char *input_digest;
+};
+
+/* A new numeric check (see above): ap_check_new's fields, the sample's,
+ * device, against and across (NULL: null), same_torch, and outputs,
+ * measurements empty, exception null. NULL when out of memory. */
+json_t *ap_numeric_check_new(const char *name, const char *status, const char *reason,
+			     const struct ap_numeric_meta *m, const char *device,
+			     const char *against, const char *across, int same_torch);
+
+/* One comparison of two tensors (or values), as a numeric check keeps it. */
+struct ap_measure {
+	const char *output;                 /* "out[0]", "grad[1]" */
+	const char *dtype, *dtype_expected; /* NULL: not a tensor */
+	int dtype_match, shape_match;
+	unsigned long long numel, mismatches;
+	long long first_mismatch;           /* -1: none */
+	double max_abs, max_rel, worst_ratio, rtol, atol;
+	const char *tol_source;             /* "default", or the overrides file's reason */
+	const char *digest, *digest_expected;
+};
+
+/* Appends m to check c's measurements. */
+void ap_numeric_add_measure(json_t *c, const struct ap_measure *m);
+
+/* Appends {output, dtype, shape (stolen), digest} to check c's outputs. */
+void ap_numeric_add_output(json_t *c, const char *output, const char *dtype, json_t *shape,
+			   const char *digest);
+
+/* Sets check c's exception: the type each side raised (NULL: none). */
+void ap_numeric_set_exception(json_t *c, const char *seen, const char *expected);
 
 /* Appends check c to b's checks (b takes a new reference; c stays the
  * caller's). */
