@@ -10,7 +10,7 @@ SANFLAGS := $(if $(SANITIZE),$(SAN))
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
            $(shell pkg-config --cflags $(PKGS)) -Isrc -I$(BUILD)
-LDLIBS  += $(shell pkg-config --libs $(PKGS)) -pthread
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -pthread
 LDFLAGS += $(SANFLAGS)
 VERSION := 0.1.0
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -69,6 +69,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(BUILD)/libap.a | $
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS) $(shell pkg-config --libs cmocka)
 
 $(BUILD)/tests/%: tests/tools/%.c $(BUILD)/libap.a | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+
+# Drivers the benches time (bench/*.c), built against the library.
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libap.a | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
