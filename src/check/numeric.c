@@ -434,7 +434,9 @@ void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const c
 			if (n)
 				compare_parts(c, p, cpu, dev, "cpu");
 			else if (!strcmp(ap_json_text(cpu, "status"), "raised"))
-				ap_numeric_set_exception(c, ap_json_text(cpu, "exception"), NULL);
+				ap_numeric_set_exception(c, ap_json_text(cpu, "exception"),
+							 json_string_value(json_object_get(
+								 sample, "error_type")));
 			else
 				record_outputs(c, cpu);
 		}

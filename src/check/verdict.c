@@ -118,6 +118,26 @@ static int official_limit(const json_t *c)
 	return kind && !strcmp(kind, "official") && !(ref && !strcmp(ref, "PASS"));
 }
 
+/* A numeric check that compared this environment's CPU with the reference's
+ * under another torch version: a difference there is a change between
+ * versions, a limit, not an inconsistency of the API. */
+static int numeric_limit(const json_t *c)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	const char *st = json_string_value(json_object_get(c, "status"));
+	return kind && !strcmp(kind, "numeric") && st && !strcmp(st, "FAIL") &&
+	       json_is_string(json_object_get(c, "across")) &&
+	       json_is_false(json_object_get(c, "same_torch"));
+}
+
+/* Whether check c, passed, counts as behaviour verified. */
+static int verifies(const json_t *c)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	return kind && (!strcmp(kind, "probe") || !strcmp(kind, "script") ||
+			!strcmp(kind, "numeric"));
+}
+
 static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *limits)
 {
 	size_t i;
@@ -128,12 +148,20 @@ static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *lim
 		const char *st = json_string_value(json_object_get(c, "status"));
 		const char *why = json_string_value(json_object_get(c, "reason"));
 		const char *ref = json_string_value(json_object_get(c, "reference_status"));
-		const char *kind = json_string_value(json_object_get(c, "kind"));
-		/* Only probes and scripts compare behaviour across environments. */
-		*passed += st && !strcmp(st, "PASS") && kind &&
-			   (!strcmp(kind, "probe") || !strcmp(kind, "script"));
+		/* Probes, scripts and numeric checks verify behaviour. */
+		*passed += st && !strcmp(st, "PASS") && verifies(c);
 		if (!ap_status_failed(st))
 			continue;
+		if (numeric_limit(c)) {
+			(*limits)++;
+			ap_reason_add(reasons, "check %s: %s (torch %s here, so a change between "
+				      "versions, not counted against the API)", json_string_value(
+				      json_object_get(c, "name")), why ? why : "-",
+				      ap_json_text(json_object_get(b, "fingerprint") ?
+				      json_object_get(json_object_get(b, "fingerprint"), "torch") : NULL,
+				      "version"));
+			continue;
+		}
 		if (official_limit(c)) {
 			(*limits)++;
 			ap_reason_add(reasons, "official test %s: %s: %s (%s in the reference, so not "
@@ -214,7 +242,7 @@ void ap_verdict_decide(json_t *b)
 			v = "inconsistent";
 		else if (!passed) {
 			v = "unverified";
-			ap_reason_add(reasons, "no probe applies to this target");
+			ap_reason_add(reasons, "no probe or numeric check applies to this target");
 		} else
 			v = patched || limits ? "consistent-with-limits" : "consistent";
 	}

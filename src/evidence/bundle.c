@@ -113,6 +113,22 @@ const json_t *ap_bundle_set_error(json_t *b, int err, const char *message)
 	return e;
 }
 
+void ap_bundle_set_operators(json_t *b, const char *reference, long long seed, int max_samples,
+			     size_t count, const json_t *skipped, const json_t *opinfo)
+{
+	json_object_set_new(b, "operators", json_pack(
+		"{s:s, s:I, s:i, s:I, s:o, s:O}", "reference", reference, "seed", (json_int_t)seed,
+		"max_samples", max_samples, "count", (json_int_t)count, "skipped",
+		skipped ? json_deep_copy(skipped) : json_array(), "opinfo",
+		opinfo ? opinfo : json_null()));
+}
+
+int ap_bundle_family(const json_t *b)
+{
+	const json_t *f = json_object_get(b, "family");
+	return f && !json_is_null(f);
+}
+
 void ap_bundle_set_family(json_t *b, const char *name, const char *member,
 			  const char *summary_en, const char *summary_zh)
 {
@@ -167,7 +183,8 @@ void ap_bundle_probe_counts(const json_t *b, int *passed, int *total)
 	*passed = *total = 0;
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
 		const char *kind = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
-		if ((strcmp(kind, "probe") && strcmp(kind, "script")) || !strcmp(st, "NOTRUN"))
+		if ((strcmp(kind, "probe") && strcmp(kind, "script") && strcmp(kind, "numeric")) ||
+		    !strcmp(st, "NOTRUN"))
 			continue;
 		(*total)++;
 		*passed += !strcmp(st, "PASS");

@@ -7,7 +7,8 @@
  *
  * bundle.json is an object with "schema": AP_BUNDLE_SCHEMA, tool {name,
  * version, commit}, target, env {name, label, device, where}, started_utc,
- * finished_utc, fingerprint, resolution, family, checks [{name, kind, status,
+ * finished_utc, fingerprint, resolution, family, operators {reference, seed,
+ * max_samples, count, skipped, opinfo}, checks [{name, kind, status,
  * reason, says {en, zh}, trace [{step, value}], duration_ms, output,
  * device_trace}], device_trace, comparison {reference, differences}, verdict,
  * verdict_reasons, adaptation, error.
@@ -101,6 +102,16 @@ const json_t *ap_bundle_set_error(json_t *b, int err, const char *message);
 void ap_bundle_set_family(json_t *b, const char *name, const char *member,
 			  const char *summary_en, const char *summary_zh);
 
+/* b.operators: where the numeric checks' samples come from: the reference
+ * that made them, the seed, --samples, how many, the samples it left out
+ * (skipped, copied) and this environment's OpInfo answer
+ * (opinfo, copied; NULL: not asked). */
+void ap_bundle_set_operators(json_t *b, const char *reference, long long seed, int max_samples,
+			     size_t count, const json_t *skipped, const json_t *opinfo);
+
+/* Whether a family spec covers the target in b (b.family is set). */
+int ap_bundle_family(const json_t *b);
+
 /* b.official: where the upstream tests were found (root, the torch package
  * version or NULL) and the ranked tests (found, stolen; NULL for none). */
 void ap_bundle_set_official(json_t *b, const char *root, const char *version, json_t *found);
@@ -123,7 +134,7 @@ int ap_bundle_resolved(const json_t *b);
 /* Whether the environment of b failed (b.error is set). */
 int ap_bundle_failed(const json_t *b);
 
-/* The probes and scripts of b that ran (status other than NOTRUN) into
+/* The probes, scripts and numeric checks of b that ran (status other than NOTRUN) into
  * *total, and of those the ones that passed into *passed. */
 void ap_bundle_probe_counts(const json_t *b, int *passed, int *total);
 
