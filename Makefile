@@ -110,12 +110,13 @@ demo: deps
 	@$(MAKE) --no-print-directory demo-run
 
 # The README's main job: verify the default target across the reference
-# environments and write the evidence under out/.
+# environments (trixie-openreg's real device included) and write the evidence
+# under out/.
 DEMO_TARGET := torch.autograd.grad_mode.set_multithreading_enabled.clone
 demo-run: $(BUILD)/apiparity envs
-	$(BUILD)/apiparity env show bookworm trixie sid
+	$(BUILD)/apiparity env show bookworm trixie sid trixie-openreg
 	$(BUILD)/apiparity check $(DEMO_TARGET) --envs envs/reference.ini \
-		--env bookworm --env trixie --env sid --out out
+		--env bookworm --env trixie --env sid --env trixie-openreg --out out
 	$(BUILD)/apiparity report out
 	$(BUILD)/apiparity report out --lang en --format md > /dev/null && mv out/report.md out/report.en.md
 	$(BUILD)/apiparity report out --format md > /dev/null

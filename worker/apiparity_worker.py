@@ -251,6 +251,9 @@ def _plugins(names):
 def _device_info(torch, kind):
     d = {"type": kind, "count": 0, "names": [], "available": False}
     mod = getattr(torch, kind, None)
+    if mod is not None and not hasattr(mod, "is_available") and \
+            kind == _privateuse1(torch):
+        return _sparse_device_info(torch, kind, mod, d)
     if mod is None or not hasattr(mod, "is_available"):
         d["reason"] = "no torch.%s module" % kind
         return d
@@ -274,10 +277,90 @@ def _device_info(torch, kind):
     return d
 
 
+# How many device indexes are tried when nothing else tells the count.
+MAX_DEVICES_PROBED = 16
+
+
+def _privateuse1(torch):
+    """The name a plugin gave PrivateUse1, or None where it has none (or this
+    torch cannot say)."""
+    pu1 = getattr(torch._C, "_get_privateuse1_backend_name", None)
+    name = pu1() if pu1 is not None else None
+    return name if name != "privateuseone" else None
+
+
+def _count_from(torch, kind, mod, notes):
+    """(count, how it was learned) for a backend without device_count, or
+    (None, None): torch's own accelerator API asks the backend's hooks."""
+    if hasattr(mod, "device_count"):
+        return int(mod.device_count()), "torch.%s.device_count()" % kind
+    acc = getattr(torch, "accelerator", None)
+    if acc is None:
+        notes.append("this torch has no torch.accelerator")
+        return None, None
+    try:
+        if acc.current_accelerator().type == kind:
+            return int(acc.device_count()), "torch.accelerator.device_count()"
+        notes.append("torch.accelerator's device is %s" % acc.current_accelerator().type)
+    except Exception as e:
+        notes.append("torch.accelerator: %s" % _exc_text(e))
+    return None, None
+
+
+def _allocates(torch, kind, count):
+    """How many of the indexes 0.. (count of them, or up to
+    MAX_DEVICES_PROBED) take a tensor, and the error that stopped it."""
+    n, err = 0, None
+    for i in range(count if count is not None else MAX_DEVICES_PROBED):
+        try:
+            torch.empty(1, device="%s:%d" % (kind, i))
+        except Exception as e:
+            err = e
+            break
+        n += 1
+    return n, err
+
+
+def _sparse_device_info(torch, kind, mod, d):
+    """A PrivateUse1 backend whose torch.<kind> module lacks the usual API
+    (upstream's pytorch_openreg registers an empty one): what can be learned
+    by other means, using the device (this runs in a child), and in notes what
+    could not be learned and why."""
+    missing = [f for f in ("is_available", "device_count", "get_device_name")
+               if not hasattr(mod, f)]
+    notes = ["torch.%s has no %s" % (kind, ", ".join(missing))]
+    count, how = _count_from(torch, kind, mod, notes)
+    took, err = _allocates(torch, kind, count)
+    if count is None and took:
+        count, how = took, "tensors allocated on %s:0 to %s:%d" % (kind, kind, took - 1)
+    elif count is None:
+        notes.append("device_count: unknown")
+    if how:
+        notes.append("count from %s" % how)
+    if count and took < count:
+        notes.append("only %d of %d devices took a tensor" % (took, count))
+    d["available"] = bool(count) and took > 0
+    d["count"] = count or 0
+    if hasattr(mod, "get_device_name"):
+        d["names"] = [str(mod.get_device_name(i)) for i in range(d["count"])]
+    else:
+        d["names"] = ["unknown"] * d["count"]
+        notes.append("model: unknown")
+    d["notes"] = notes
+    if not d["available"]:
+        d["reason"] = "no %s device took a tensor%s" % (
+            kind, ": " + _exc_text(err) if err is not None else "")
+    return d
+
+
 def _may_init_driver(torch, kind):
     """Whether asking torch about kind could initialise a driver: only when
-    torch was built with that backend (asking a CPU-only build is free)."""
+    torch was built with that backend (asking a CPU-only build is free). A
+    renamed PrivateUse1 backend is always asked away: it may be learned only
+    by using its device."""
     mod = getattr(torch, kind, None)
+    if mod is not None and kind == _privateuse1(torch):
+        return True
     if mod is None or not hasattr(mod, "is_available"):
         return False
     bmod = getattr(getattr(torch, "backends", None), kind, None)
@@ -290,39 +373,29 @@ def _may_init_driver(torch, kind):
     return True
 
 
-def _devices(torch, kinds):
+def _devices(torch, kinds, timeout):
     """The devices of each kind: those torch was not built for are answered
     here, the rest in a child (see _devices_in_child), which costs a fork."""
     away = [k for k in kinds if _may_init_driver(torch, k)]
     found = dict((k, _device_info(torch, k)) for k in kinds if k not in away)
     if away:
-        found.update(zip(away, _devices_in_child(torch, away)))
+        found.update(zip(away, _devices_in_child(torch, away, timeout)))
     return [found[k] for k in kinds]
 
 
-def _devices_in_child(torch, kinds):
-    """Queries devices in a forked child, so that no driver is ever initialised
-    in this process: a process that later forks probes must stay device-clean."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            res = [_device_info(torch, k) for k in kinds]
-            send(w, {"devices": res})
-        finally:
-            os._exit(0)
-    os.close(w)
-    try:
-        msg = recv(r)
-    finally:
-        os.close(r)
-        _, status = os.waitpid(pid, 0)
-    if msg is None:
+def _devices_in_child(torch, kinds, timeout):
+    """Queries devices in a supervised child (see _spawn_child), so that no
+    driver is ever initialised in this process: a process that later forks
+    probes must stay device-clean. Whatever the query starts (a backend's
+    device daemons) ends with the child."""
+    def child(w):
+        send(w, {"type": "result", "devices": [_device_info(torch, k) for k in kinds]})
+    result, _, status = _forked(child, timeout)
+    if result is None or not isinstance(result.get("devices"), list):
+        why = _outcome(None, status, [], timeout, "device query")
         return [{"type": k, "count": 0, "names": [], "available": False,
-                 "reason": "device query died (wait status %d)" % status}
-                for k in kinds]
-    return msg["devices"]
+                 "reason": "device query: %s" % why["reason"]} for k in kinds]
+    return result["devices"]
 
 
 def op_fingerprint(req):
@@ -357,7 +430,7 @@ def op_fingerprint(req):
         # Only a backend that renamed PrivateUse1 is a device type to ask about.
         if name != "privateuseone" and name not in kinds:
             kinds.append(name)
-    fp["devices"] = _devices(torch, kinds)
+    fp["devices"] = _devices(torch, kinds, _limit(req, "device_timeout_s"))
     fp["torch"]["num_threads"] = torch.get_num_threads()
     return {"ok": True, "data": fp}
 
@@ -2059,8 +2132,28 @@ OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
        "opinfo": op_opinfo, "samples": op_samples, "run": op_run}
 
 
+def _no_main_to_rerun():
+    """multiprocessing's spawn start method re-runs the parent's __main__ in
+    every interpreter it starts, found by __main__.__spec__ (a module name)
+    or __main__.__file__ (a path). A backend's device daemon is started that
+    way: upstream's pytorch_openreg spawns one per device, from the probe that
+    first uses the device. The worker is that __main__, and it came on stdin:
+    re-running it could only fail (for `python -` the path is '<stdin>', so
+    the daemon dies of FileNotFoundError and the probe waits for its device
+    forever), or start a second worker. apiparity's bootstrap (`python -c`)
+    sets neither, but an interpreter's start-up (a sitecustomize, a wrapper)
+    may: both go, so that a spawned interpreter imports only what the target
+    it was given needs. The worker's own code is never re-run there."""
+    main = sys.modules.get("__main__")
+    if getattr(main, "__file__", None) is not None:
+        del main.__file__
+    if getattr(main, "__spec__", None) is not None:
+        main.__spec__ = None
+
+
 def main():
     global _protocol_fds
+    _no_main_to_rerun()
     rfd, wfd = _take_protocol_fds()
     _protocol_fds = (rfd, wfd)
     _reply_fd[0] = wfd

@@ -262,8 +262,8 @@ static int job_opinfo(struct ap_check_job *j, struct ap_worker *w)
 static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 {
 	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", j->target,
-				"plugins", ap_plugin_modules());
-	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request();
+				"plugins", ap_plugin_modules(j->env));
+	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request(j->env);
 	ap_status_set(j->status, j->idx, "importing torch, resolving %s", j->target);
 	int r = ap_worker_call(w, req, &res);
 	json_decref(req);
@@ -601,7 +601,11 @@ static void print_notes(const struct ap_check_job *j)
 static void print_summary(const struct ap_check_job *jobs, size_t n, const char *out)
 {
 	struct ap_buf unwritten = { 0 };
-	printf("\n%-10s %-8s %-16s %-16s %-14s %-7s %s\n", "ENV", "PYTHON", "TORCH", "PLUGIN",
+	int w = 10; /* the ENV column: as wide as the longest name (trixie-openreg) */
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(jobs[i].env->name) > w)
+			w = (int)strlen(jobs[i].env->name);
+	printf("\n%-*s %-8s %-16s %-16s %-14s %-7s %s\n", w, "ENV", "PYTHON", "TORCH", "PLUGIN",
 	       "DEVICES", "PROBES", "VERDICT");
 	for (size_t i = 0; i < n; i++) {
 		const json_t *b = jobs[i].b;
@@ -612,7 +616,7 @@ static void print_summary(const struct ap_check_job *jobs, size_t n, const char 
 		ap_bundle_probe_counts(b, &passed, &total);
 		ap_buf_addf(&probes, "%d/%d", passed, total);
 		/* A verdict without its evidence is not a result. */
-		ap_buf_addf(&row, "%-10s %-8s %-16s %-16s %-14s %-7s %s", jobs[i].env->name,
+		ap_buf_addf(&row, "%-*s %-8s %-16s %-16s %-14s %-7s %s", w, jobs[i].env->name,
 			    fp_str(b, "python", "version"), fp_str(b, "torch", "version"),
 			    ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
 			    jobs[i].io_err ? "no-evidence" :
