@@ -131,14 +131,34 @@ static int signature_limit(const json_t *c, json_t *reasons)
 	return 1;
 }
 
-/* Whether c verified the target: a probe or script that passed, or a
- * signature compared with another environment's. */
+/* A numeric check that compared this environment's CPU with the reference's
+ * under another torch version: a difference there is a change between
+ * versions, a limit, not an inconsistency of the API. */
+static int numeric_limit(const json_t *c)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	const char *st = json_string_value(json_object_get(c, "status"));
+	return kind && !strcmp(kind, "numeric") && st && !strcmp(st, "FAIL") &&
+	       json_is_string(json_object_get(c, "across")) &&
+	       json_is_false(json_object_get(c, "same_torch"));
+}
+
+/* Whether check c, passed, counts as behaviour verified. */
+static int verifies(const json_t *c)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	return kind && (!strcmp(kind, "probe") || !strcmp(kind, "script") ||
+			!strcmp(kind, "numeric"));
+}
+
+/* Whether c verified the target: a probe, script or numeric check that
+ * passed, or a signature compared with another environment's. */
 static int verified(const json_t *c)
 {
-	const char *st = ap_json_text(c, "status"), *kind = ap_json_text(c, "kind");
+	const char *st = ap_json_text(c, "status");
 	if (ap_is_signature_check(c))
 		return !strcmp(st, "PASS") || !strcmp(st, "WARN");
-	return !strcmp(st, "PASS") && (!strcmp(kind, "probe") || !strcmp(kind, "script"));
+	return !strcmp(st, "PASS") && verifies(c);
 }
 
 static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *limits)
@@ -158,6 +178,16 @@ static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *lim
 		}
 		if (!ap_status_failed(st))
 			continue;
+		if (numeric_limit(c)) {
+			(*limits)++;
+			ap_reason_add(reasons, "check %s: %s (torch %s here, so a change between "
+				      "versions, not counted against the API)", json_string_value(
+				      json_object_get(c, "name")), why ? why : "-",
+				      ap_json_text(json_object_get(b, "fingerprint") ?
+				      json_object_get(json_object_get(b, "fingerprint"), "torch") : NULL,
+				      "version"));
+			continue;
+		}
 		if (official_limit(c)) {
 			(*limits)++;
 			ap_reason_add(reasons, "official test %s: %s: %s (%s in the reference, so not "
@@ -238,7 +268,7 @@ void ap_verdict_decide(json_t *b)
 			v = "inconsistent";
 		else if (!passed) {
 			v = "unverified";
-			ap_reason_add(reasons, "no probe applies to this target");
+			ap_reason_add(reasons, "no probe or numeric check applies to this target");
 		} else
 			v = patched || limits ? "consistent-with-limits" : "consistent";
 	}

@@ -184,6 +184,19 @@ static int status_allowed(const json_t *policy, const char *kind, const char *st
 	return 0;
 }
 
+/* Whether kind is one of alternatives ("probe", or "probe|numeric"). */
+static int kind_in(const char *kind, const char *alternatives)
+{
+	size_t n = strlen(kind);
+	for (const char *p = alternatives ? alternatives : ""; *p;) {
+		size_t k = strcspn(p, "|");
+		if (k == n && !strncmp(p, kind, n))
+			return 1;
+		p += k + (p[k] == '|');
+	}
+	return 0;
+}
+
 static void review_checks(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
 {
 	const json_t *b = e->bundle;
@@ -208,7 +221,7 @@ static void review_checks(const struct ap_sub_env *e, const json_t *policy, json
 	json_array_foreach(found ? json_object_get(policy, "require_kinds") : NULL, k, kind) {
 		int has = 0;
 		json_array_foreach(json_object_get(b, "checks"), i, c)
-			has |= !strcmp(ap_json_text(c, "kind"), json_string_value(kind) ? json_string_value(kind) : "");
+			has |= kind_in(ap_json_text(c, "kind"), json_string_value(kind));
 		if (!has)
 			ap_reason_add(reasons, "%s: no %s check, which the policy requires", e->name,
 			       json_string_value(kind));
