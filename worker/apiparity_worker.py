@@ -2134,18 +2134,28 @@ def _run_sample(fn, sample, devices, facts):
     return parts
 
 
+def _device_works(device):
+    """Whether device still computes: after it raised where CPU did not, it
+    may have lost its daemon or driver."""
+    import torch
+    try:
+        return (torch.ones(2, device=device) + 1).cpu().tolist() == [2.0, 2.0]
+    except Exception:
+        return False
+
+
 def _sample_runner(target, samples, start, devices, facts, w):
     """The runner process: resolves the target and runs samples from start,
     one frame each ("begin" first, so that a crash is the sample's). Leaves
-    after a device side raised where CPU did not: the device may be broken,
-    and the next runner starts it afresh."""
+    when a device that raised where CPU did not no longer computes: the next
+    runner starts it afresh."""
     fn = _walk(target)[0]
     for k in range(start, len(samples)):
         send(w, {"type": "begin", "i": k})
         parts = _run_sample(fn, samples[k], devices, facts)
         send(w, {"type": "sample", "i": k, "parts": parts})
         cpu_raised = parts.get("cpu", {}).get("status") == "raised"
-        if any(p.get("status") == "raised" and not cpu_raised
+        if any(p.get("status") == "raised" and not cpu_raised and not _device_works(d)
                for d, p in parts.items() if d != "cpu"):
             return
 

@@ -304,6 +304,19 @@ static int measure_list(json_t *c, const char *key, const char *label, const jso
 	return bad;
 }
 
+/* "raised TYPE on WHERE (message)" or "did not raise on WHERE". */
+static void say_raised(const json_t *p, const char *where, struct ap_buf *out)
+{
+	if (strcmp(ap_json_text(p, "status"), "raised")) {
+		ap_buf_addf(out, "did not raise on %s", where);
+		return;
+	}
+	ap_buf_addf(out, "raised %s on %s", ap_json_text(p, "exception"), where);
+	const char *msg = json_string_value(json_object_get(p, "message"));
+	if (msg && *msg)
+		ap_buf_addf(out, " (%.200s)", msg);
+}
+
 /* Compares part a (where) against part e (against) into check c: sets its
  * status and reason. */
 static void compare_parts(json_t *c, const json_t *a, const json_t *e, const char *where,
@@ -319,9 +332,9 @@ static void compare_parts(json_t *c, const json_t *a, const json_t *e, const cha
 		ap_numeric_set_exception(c, xa, xe);
 		if (!ra || !re || strcmp(xa, xe)) {
 			st = "FAIL";
-			ap_buf_addf(&why, "%s %s on %s, %s %s on %s", ra ? "raised" : "did not raise",
-				    ra ? xa : "", where, re ? "raised" : "did not raise",
-				    re ? xe : "", against);
+			say_raised(a, where, &why);
+			ap_buf_adds(&why, ", ");
+			say_raised(e, against, &why);
 		}
 	} else if (strcmp(sa, "ok") || strcmp(se, "ok")) {
 		st = "ERROR";
