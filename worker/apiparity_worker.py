@@ -1937,18 +1937,129 @@ def _op_facts(op, devices):
     return facts
 
 
+# nn modules: an nn.Module class that an entry of ModuleInfo's database
+# (torch.testing._internal.common_modules.module_db) stands for gets the same
+# numeric checks. The reference makes each sample: the module built once,
+# after torch.manual_seed(seed), from the entry's constructor arguments and
+# cast to the dtype, its state_dict (parameters and buffers) shipped as
+# tensors beside the forward inputs, all in "sample" (so its digest covers
+# them). Every environment builds the module from the same arguments, loads
+# that state, moves it to the device and runs forward in eval mode; the
+# gradients shipped are the inputs' and then the parameters' (in
+# parameters() order), against the same fixed grad_output.
+
+def _is_module_class(obj):
+    import torch
+    return isinstance(obj, type) and issubclass(obj, torch.nn.Module)
+
+
+def _match_modules(obj):
+    from torch.testing._internal.common_modules import module_db
+    return [mi for mi in module_db if mi.module_cls is obj]
+
+
+def _module_facts(mi, devices):
+    """What this environment's ModuleInfo says of mi: its dtypes per device."""
+    facts = {"name": mi.name, "variant": "", "module": True, "supports_autograd": True,
+             "has_reference_inputs": False, "has_error_inputs": False, "dtypes": {}}
+    for dev in ["cpu"] + list(devices):
+        try:
+            facts["dtypes"][dev] = _dtype_names(mi.supported_dtypes(dev))
+        except Exception as e:
+            facts["dtypes"][dev] = None
+            facts.setdefault("why", {})[dev] = _exc_text(e)
+    return facts
+
+
+def _entries(target, obj):
+    """The entries that stand for target (ModuleInfo's for an nn.Module
+    class, else OpInfo's), and the function that tells their facts."""
+    if _is_module_class(obj):
+        return _match_modules(obj), _module_facts
+    return _match_ops(target, obj), _op_facts
+
+
+def _module_sample(cls, mod_in, dt, seed):
+    """One ModuleInfo input as a sample: forward inputs, and the module."""
+    import torch
+    c, f = mod_in.constructor_input, mod_in.forward_input
+    torch.manual_seed(seed)
+    m = cls(*c.args, **c.kwargs).to(dt)
+    return {"input": None, "args": _tag(tuple(f.args)), "kwargs": _tag(dict(f.kwargs)),
+            "module": {"args": _tag(tuple(c.args)), "kwargs": _tag(dict(c.kwargs)),
+                       "dtype": _dtype_name(dt),
+                       "state": dict((k, _tag(v)) for k, v in m.state_dict().items())}}
+
+
+def _module_samples(req, obj):
+    """op_samples for an nn.Module class: at most max_samples of each
+    ModuleInfo entry's inputs per dtype asked that CPU supports, made after
+    torch.manual_seed(seed), each module built after it too."""
+    import itertools
+    import torch
+    limit, seed = int(req["max_samples"]), int(req["seed"])
+    mods = _match_modules(obj)
+    samples, skipped = [], []
+    for mi in mods:
+        cpu = _dtype_names(mi.supported_dtypes("cpu"))
+        for name in [n for n in req["dtypes"] if n in cpu]:
+            dt = getattr(torch, name)
+            grad = dt.is_floating_point or dt.is_complex
+            base = {"op": mi.name, "variant": "", "dtype": name, "kind": "sample",
+                    "grad": grad, "inplace": False}
+            torch.manual_seed(seed)
+            try:
+                inputs = list(itertools.islice(mi.module_inputs_func(
+                    mi, device="cpu", dtype=dt, requires_grad=grad, training=False), limit))
+            except Exception as e:
+                skipped.append(dict(base, index=-1, why=_exc_text(e)))
+                continue
+            for k, mod_in in enumerate(inputs):
+                try:
+                    samples.append(dict(base, index=k, desc=mod_in.desc,
+                                        sample=_module_sample(obj, mod_in, dt, seed)))
+                except Unserializable as e:
+                    skipped.append(dict(base, index=k, why="unserializable: %s" % e))
+                except Exception as e:
+                    skipped.append(dict(base, index=k, why=_exc_text(e)))
+    return {"ok": True, "data": {"seed": seed, "samples": samples, "skipped": skipped,
+                                 "ops": [_module_facts(mi, []) for mi in mods]}}
+
+
+def _module_call(cls, spec, device, grad):
+    """The module of a sample, built here in eval mode, as (a function that
+    runs its forward on device with the reference's state, the parameters
+    to differentiate). The state is given to forward as plain tensors on
+    the device (functional_call), not moved in with Module.to(): a backend
+    may refuse nn.Parameter objects (upstream's openreg does), and what is
+    compared is what the module computes with those parameters."""
+    import torch
+    try:
+        from torch.func import functional_call
+    except ImportError:  # torch 1.13
+        from torch.nn.utils.stateless import functional_call
+    m = cls(*_untag(spec["args"], "cpu"), **_untag(spec["kwargs"], "cpu"))
+    m = m.to(getattr(torch, spec["dtype"])).eval()
+    state = dict((n, b.detach().to(device)) for n, b in m.named_buffers())
+    state.update((k, _untag(v, device)) for k, v in spec["state"].items())
+    params = [state[n] for n, _ in m.named_parameters() if n in state]
+    for p in params if grad else ():
+        p.requires_grad_(True)
+    return (lambda *a, **k: functional_call(m, state, a, k)), params
+
+
 def op_opinfo(req):
     """The OpInfo entries of the target in this torch (none: not an operator
     OpInfo covers), with the dtypes each supports on CPU and each device."""
     target = req["target"]
     try:
         _import_torch(alone=False)
-        ops = _match_ops(target, _walk(target)[0])
+        ops, facts_of = _entries(target, _walk(target)[0])
     except Exception as e:
         return {"ok": True, "data": {"available": False, "why": _exc_text(e), "ops": []}}
     return {"ok": True, "data": {"available": True, "inplace": any(
         _is_inplace(target, _walk(target)[0], op) for op in ops),
-        "ops": [_op_facts(op, req.get("devices", [])) for op in ops]}}
+        "ops": [facts_of(op, req.get("devices", [])) for op in ops]}}
 
 
 def _sample_tag(s):
@@ -1986,6 +2097,8 @@ def op_samples(req):
     import torch
     target, limit, seed = req["target"], int(req["max_samples"]), int(req["seed"])
     obj = _walk(target)[0]
+    if _is_module_class(obj):
+        return _module_samples(req, obj)
     ops = _match_ops(target, obj)
     samples, skipped = [], []
     for op in ops:
@@ -2077,10 +2190,13 @@ def _run_side(fn, s, device, inplace, grad):
     inp = _untag(s["input"], device)
     args = _untag(s["args"], device)
     kwargs = _untag(s["kwargs"], device)
-    leaves = _leaves([inp, args, kwargs], []) if grad else []
     try:
+        params = []
+        if "module" in s:  # fn is the class: the module is the sample's
+            fn, params = _module_call(fn, s["module"], device, grad)
+        leaves = _leaves([inp, args, kwargs], []) + params if grad else []
         first = inp.clone() if inplace and isinstance(inp, torch.Tensor) else inp
-        out = fn(first, *args, **kwargs)
+        out = fn(*args, **kwargs) if "module" in s else fn(first, *args, **kwargs)
         outs = _flat(out, [])
         grads = []
         diff = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
@@ -2241,8 +2357,9 @@ def op_run(req):
     samples, devices, target = req["samples"], list(req.get("devices", [])), req["target"]
     facts, opinfo = {}, {"available": True}
     try:
-        for op in _match_ops(target, _walk(target)[0]):
-            facts[(op.name, op.variant_test_name)] = _op_facts(op, devices)
+        ops, facts_of = _entries(target, _walk(target)[0])
+        for op in ops:
+            facts[(op.name, getattr(op, "variant_test_name", ""))] = facts_of(op, devices)
     except Exception as e:
         opinfo = {"available": False, "why": _exc_text(e)}
     log = tempfile.TemporaryFile()
