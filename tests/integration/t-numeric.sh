@@ -99,8 +99,11 @@ faults() {
 	equals "$(field "$T/f2/openreg-gelu-close/bundle.json" '[m["max_rel"] > 0 for c in b["checks"] if c["status"] == "PASS" and c["dtype"] == "float32" and c["device"] == "openreg" for m in c["measurements"] if m["output"] == "out[0]"]')" \
 		"[True]" close_measures_the_small_error
 	contains "$out" "^openreg-gelu-dtype .* inconsistent$" dtype_is_inconsistent
-	contains "$out" "^  openreg-gelu-dtype: check nn\.functional\.gelu float32 sample#0 openreg vs cpu: FAIL: .*out\[0\]: dtype float64, expected float32" \
-		dtype_names_the_dtypes
+	# A float64 result from a float32 gelu leaves openreg's backward waiting
+	# on its daemon: the sample is lost (TIMEOUT), the other dtypes kept.
+	equals "$(field "$T/f2/openreg-gelu-dtype/bundle.json" 'sorted((c["status"] != "PASS", c["dtype"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg")')" \
+		"[(False, None), (False, 'bfloat16'), (False, 'float16'), (False, 'float64'), (True, 'float32')]" \
+		dtype_fails_the_float32_sample_only
 }
 needs trixie-openreg -- faults
 
