@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
 #include "review/escape.h"
+#include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 #include "evidence/manifest.h"
@@ -65,6 +67,69 @@ static json_t *model_checks(const json_t *b)
 	return out;
 }
 
+/* A measurement's number: a JSON number, or the tag of inf/nan (taken as
+ * the largest), as a double. */
+static double num(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	return json_is_object(v) ? HUGE_VAL : 0;
+}
+
+/* The numeric checks of b summed per operator, dtype and comparison:
+ * [{op, dtype, device, against, samples, passed, failed, notrun, max_abs,
+ * max_rel, worst_ratio, rtol, atol}], in the order first seen. */
+static json_t *model_numeric(const json_t *b)
+{
+	json_t *rows = json_array(), *index = json_object(), *c;
+	size_t i, k;
+	json_array_foreach(json_object_get(b, "checks"), i, c) {
+		if (strcmp(ap_json_text(c, "kind"), "numeric") || !json_object_get(c, "op"))
+			continue;
+		const char *dt = json_is_string(json_object_get(c, "dtype")) ?
+			ap_json_text(c, "dtype") : "error inputs";
+		const char *against = json_is_string(json_object_get(c, "across")) ?
+			ap_json_text(c, "across") : json_is_string(json_object_get(c, "against")) ?
+			ap_json_text(c, "against") : "-";
+		struct ap_buf key = { 0 };
+		ap_buf_addf(&key, "%s\n%s\n%s\n%s", ap_json_text(c, "op"), dt,
+			    ap_json_text(c, "device"), against);
+		json_t *row = json_object_get(index, ap_buf_str(&key));
+		if (!row) {
+			row = json_pack("{s:O, s:s, s:O, s:s, s:i, s:i, s:i, s:i, s:f, s:f, s:f, s:n, s:n}",
+					"op", json_object_get(c, "op"), "dtype", dt, "device",
+					json_object_get(c, "device"), "against", against, "samples", 0,
+					"passed", 0, "failed", 0, "notrun", 0, "max_abs", 0.0, "max_rel",
+					0.0, "worst_ratio", 0.0, "rtol", "atol");
+			json_object_set_new(index, ap_buf_str(&key), row);
+			json_array_append(rows, row);
+		}
+		ap_buf_free(&key);
+		const char *st = ap_json_text(c, "status");
+		const char *field = !strcmp(st, "PASS") ? "passed" : !strcmp(st, "NOTRUN") ?
+			"notrun" : "failed";
+		json_object_set_new(row, "samples", json_integer(
+			json_integer_value(json_object_get(row, "samples")) + 1));
+		json_object_set_new(row, field, json_integer(
+			json_integer_value(json_object_get(row, field)) + 1));
+		json_t *m;
+		json_array_foreach(json_object_get(c, "measurements"), k, m) {
+			static const char *const worst[] = { "max_abs", "max_rel", "worst_ratio" };
+			for (size_t w = 0; w < 3; w++) {
+				double v = num(json_object_get(m, worst[w]));
+				if (v > json_real_value(json_object_get(row, worst[w])))
+					json_object_set_new(row, worst[w], json_real(isfinite(v) ? v : 1e308));
+			}
+			if (json_is_null(json_object_get(row, "rtol")) && json_is_number(json_object_get(m, "rtol"))) {
+				json_object_set(row, "rtol", json_object_get(m, "rtol"));
+				json_object_set(row, "atol", json_object_get(m, "atol"));
+			}
+		}
+	}
+	json_decref(index);
+	return rows;
+}
+
 static json_t *model_env(const struct ap_sub_env *e)
 {
 	const json_t *b = e->bundle, *fp = json_object_get(b, "fingerprint");
@@ -83,7 +148,7 @@ static json_t *model_env(const struct ap_sub_env *e)
 	ap_bundle_probe_counts(b, &passed, &total);
 	const json_t *err = json_object_get(b, "error");
 	return json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:O?, s:b,"
-			 " s:O?, s:i, s:{s:i, s:i}, s:o, s:O?, s:o, s:O?, s:O?, s:O?, s:O?, s:O?}",
+			 " s:O?, s:i, s:{s:i, s:i}, s:o, s:O?, s:o, s:O?, s:O?, s:O?, s:O?, s:O?, s:o}",
 		"name", e->name, "label", json_object_get(env, "label"),
 		"device", json_object_get(env, "device"), "verdict", json_object_get(b, "verdict"),
 		"verdict_reasons", json_object_get(b, "verdict_reasons"),
@@ -99,7 +164,8 @@ static json_t *model_env(const struct ap_sub_env *e)
 		"adaptation", json_object_get(b, "adaptation"),
 		"differences", json_object_get(json_object_get(b, "comparison"), "differences"),
 		"reference", json_object_get(json_object_get(b, "comparison"), "reference"),
-		"os", json_object_get(json_object_get(fp, "os"), "name"));
+		"os", json_object_get(json_object_get(fp, "os"), "name"),
+		"numeric", model_numeric(b));
 }
 
 /* The focused checks in words, and the official nodes with the versions at
@@ -205,6 +271,32 @@ static json_t *model_conclusion(const json_t *envs)
 			 "inconsistent", bad, "unverified", unv);
 }
 
+/* The target's signature in each environment that has a signature check,
+ * and how it compares with the reference's (check/signature.h). */
+static json_t *model_signatures(const struct ap_submission *s)
+{
+	json_t *out = json_array(), *c;
+	size_t k;
+	for (size_t i = 0; i < s->n; i++)
+		json_array_foreach(json_object_get(s->v[i].bundle, "checks"), k, c) {
+			const json_t *d = json_object_get(c, "signature");
+			if (!ap_is_signature_check(c) || !json_is_object(d))
+				continue;
+			json_array_append_new(out, json_pack(
+				"{s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+				"env", s->v[i].name, "status", ap_json_text(c, "status"),
+				"reason", json_object_get(c, "reason"),
+				"text", json_object_get(json_object_get(s->v[i].bundle, "resolution"),
+							"signature"),
+				"source", json_object_get(d, "source"),
+				"reference", json_object_get(d, "reference"),
+				"torch", json_object_get(d, "torch"),
+				"same_torch", json_object_get(d, "same_torch"),
+				"differences", json_object_get(d, "differences")));
+		}
+	return out;
+}
+
 json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 {
 	json_t *envs = json_array();
@@ -231,6 +323,7 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 		"conclusion", model_conclusion(envs));
 	json_object_set_new(m, "environments", envs);
 	json_object_set_new(m, "class", owner ? json_string(owner) : json_null());
+	json_object_set_new(m, "signatures", model_signatures(s));
 	return m;
 }
 
@@ -242,7 +335,8 @@ enum ap_msg {
 	M_OFFICIAL, M_ABSENT, M_NEAREST, M_ENV_ERROR, M_ADAPT, M_IMPL, M_DOCS, M_DOCS_NOT,
 	M_DOCS_NONE, M_DOCS_ENTRY, M_DOCS_CLASS, M_DOCS_CONTRA, M_DOCS_OK, M_DOCS_UNCOMPARED, M_CONCLUSION,
 	M_PASSED_IN, M_FAILED_IN, M_UNVERIFIED_IN, M_VERDICT, M_REASONS, M_NONE, M_NOT_RUN,
-	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING, M_COUNT
+	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING, M_NUMERIC,
+	M_NUMERIC_ROW, M_SIGS, M_SIG_REF, M_SIG_SAME, M_SIG_OTHER, M_SIG_AS, M_SIG_NONE, M_COUNT
 };
 
 static const char *const ap_words[M_COUNT][2] = {
@@ -292,6 +386,21 @@ static const char *const ap_words[M_COUNT][2] = {
 	[M_SUPPORTED] = { "支持", "supported" },
 	[M_UNSUPPORTED] = { "不支持", "unsupported" },
 	[M_MISSING] = { "缺失的证据", "Missing evidence" },
+	[M_NUMERIC] = { "数值检查（OpInfo 样本，逐算子、逐数据类型）",
+			"Numeric checks (OpInfo samples, per operator and dtype)" },
+	[M_NUMERIC_ROW] = { "%s 个样本：%s 通过，%s 不一致，%s 未运行；最大绝对误差 %s，最大相对误差 %s，"
+			    "为容差的 %s 倍（rtol %s，atol %s）",
+			    "%s samples: %s passed, %s failed, %s not run; max_abs %s, max_rel %s, "
+			    "%sx the tolerance (rtol %s, atol %s)" },
+	[M_SIGS] = { "签名比较", "Signatures" },
+	[M_SIG_REF] = { "参考环境", "the reference" },
+	[M_SIG_SAME] = { "与 %s 的 torch 版本相同，签名差异即不一致",
+			 "the same torch release as %s: a difference is an inconsistency" },
+	[M_SIG_OTHER] = { "与 %s 的 torch 版本不同，签名差异为已说明的限制",
+			  "another torch release than %s: a difference is a stated limit" },
+	[M_SIG_AS] = { "与 %s 一致", "as in %s" },
+	[M_SIG_NONE] = { "无可比较的签名（目标不可调用或不存在）",
+			 "no signature compared (the target is absent or not callable)" },
 };
 
 static const char *W(enum ap_lang l, enum ap_msg m)
@@ -357,13 +466,52 @@ static void md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
 		ap_buf_adds(out, "cpu");
 }
 
+/* A number of a numeric row as text. */
+static const char *fmt_num(const json_t *v, char buf[32])
+{
+	if (json_is_integer(v))
+		snprintf(buf, 32, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, 32, "%.3g", json_real_value(v));
+	else
+		snprintf(buf, 32, "-");
+	return buf;
+}
+
+/* The numeric checks summed per operator, dtype and comparison (the checks
+ * themselves are in bundle.json and the run log). */
+static void md_env_numeric(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *r;
+	char b[9][32];
+	if (!json_array_size(json_object_get(e, "numeric")))
+		return;
+	ap_buf_addf(out, "- %s:\n", W(l, M_NUMERIC));
+	json_array_foreach(json_object_get(e, "numeric"), i, r) {
+		ap_buf_addf(out, "  - %s %s, %s vs %s: ", C(ap_json_text(r, "op")), E(ap_json_text(r, "dtype")),
+			    E(ap_json_text(r, "device")), E(ap_json_text(r, "against")));
+		ap_buf_addf(out, W(l, M_NUMERIC_ROW), fmt_num(json_object_get(r, "samples"), b[0]),
+			    fmt_num(json_object_get(r, "passed"), b[1]),
+			    fmt_num(json_object_get(r, "failed"), b[2]),
+			    fmt_num(json_object_get(r, "notrun"), b[3]),
+			    fmt_num(json_object_get(r, "max_abs"), b[4]),
+			    fmt_num(json_object_get(r, "max_rel"), b[5]),
+			    fmt_num(json_object_get(r, "worst_ratio"), b[6]),
+			    fmt_num(json_object_get(r, "rtol"), b[7]),
+			    fmt_num(json_object_get(r, "atol"), b[8]));
+		ap_buf_adds(out, "\n");
+	}
+}
+
 static void md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out)
 {
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(e, "checks"), i, c) {
 		const char *kind = ap_json_text(c, "kind");
-		if (!strcmp(kind, "official"))
+		if (!strcmp(kind, "official") || (!strcmp(kind, "numeric") &&
+						   !ap_status_failed(ap_json_text(c, "status"))))
 			continue;
 		const char *reason = json_string_value(json_object_get(c, "reason"));
 		ap_buf_addf(out, "  - %s %s", E(ap_json_text(c, "status")), C(ap_json_text(c, "name")));
@@ -421,6 +569,7 @@ static void md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 			    (long long)json_integer_value(json_object_get(p, "total")),
 			    W(l, M_VERDICT), E(ap_json_text(e, "verdict")));
 	md_env_checks(e, l, out);
+	md_env_numeric(e, l, out);
 	ap_buf_addf(out, "- %s: %lld\n- %s:\n", W(l, M_EXIT),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
 	json_array_foreach(json_object_get(e, "evidence"), i, v)
@@ -444,6 +593,38 @@ static void md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	json_array_foreach(json_object_get(scope, "probes"), i, v)
 		ap_buf_addf(out, "  - %s (%s)\n", E(ap_json_text(v, l == AP_LANG_EN ? "says_en" : "says_zh")),
 			    E(ap_json_text(v, "name")));
+}
+
+/* One line per environment: its signature, where it came from, the status
+ * of its comparison; each difference under it. */
+static void md_signatures(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i, k;
+	json_t *g, *d;
+	ap_buf_addf(out, "\n## %s\n\n", W(l, M_SIGS));
+	if (!json_array_size(json_object_get(m, "signatures")))
+		ap_buf_addf(out, "- %s\n", W(l, M_SIG_NONE));
+	json_array_foreach(json_object_get(m, "signatures"), i, g) {
+		const char *ref = json_string_value(json_object_get(g, "reference"));
+		const char *reason = json_string_value(json_object_get(g, "reason"));
+		ap_buf_addf(out, "- %s (%s): %s: %s", E(ap_json_text(g, "env")),
+			    E(ap_json_text(g, "source")), C(ap_json_text(g, "text")),
+			    E(ap_json_text(g, "status")));
+		int differs = json_array_size(json_object_get(g, "differences")) > 0;
+		enum ap_msg how = !differs ? M_SIG_AS : json_is_true(json_object_get(g, "same_torch"))
+			? M_SIG_SAME : M_SIG_OTHER;
+		if (!ref)
+			ap_buf_addf(out, ", %s", W(l, M_SIG_REF));
+		else {
+			ap_buf_adds(out, ", ");
+			ap_buf_addf(out, W(l, how), E(ref));
+		}
+		if (reason && !differs)
+			ap_buf_addf(out, " (%s)", E(reason));
+		ap_buf_adds(out, "\n");
+		json_array_foreach(json_object_get(g, "differences"), k, d)
+			ap_buf_addf(out, "  - %s\n", E(ap_json_text(d, "text")));
+	}
 }
 
 static void md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
@@ -539,6 +720,7 @@ void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	md_scope(m, l, out);
 	json_array_foreach(json_object_get(m, "environments"), i, e)
 		md_env(e, l, out);
+	md_signatures(m, l, out);
 	md_adaptation(m, l, out);
 	md_docs(m, l, out);
 	md_conclusion(m, l, out);
@@ -696,10 +878,100 @@ static void html_traces(const json_t *m, struct ap_buf *out)
 	ap_buf_adds(out, "</table>\n");
 }
 
+static void html_cell(const char *text, struct ap_buf *out)
+{
+	ap_buf_adds(out, "<td>");
+	ap_escape_xml(text, out);
+	ap_buf_adds(out, "</td>");
+}
+
+/* The signatures as a table: a row per environment, its differences listed. */
+static void html_signatures(const json_t *m, struct ap_buf *out)
+{
+	size_t i, k;
+	json_t *g, *d;
+	ap_buf_adds(out, "<h2>Signatures</h2>\n<table class=\"signatures\"><tr><th>environment</th>"
+		    "<th>status</th><th>source</th><th>signature</th><th>against</th>"
+		    "<th>differences</th></tr>\n");
+	json_array_foreach(json_object_get(m, "signatures"), i, g) {
+		int differs = json_array_size(json_object_get(g, "differences")) > 0;
+		ap_buf_addf(out, "<tr%s>", differs ? " class=\"diff\"" : "");
+		html_cell(ap_json_text(g, "env"), out);
+		html_cell(ap_json_text(g, "status"), out);
+		html_cell(ap_json_text(g, "source"), out);
+		html_cell(ap_json_text(g, "text"), out);
+		html_cell(json_is_string(json_object_get(g, "reference")) ?
+			  ap_json_text(g, "reference") : "(the reference)", out);
+		ap_buf_adds(out, "<td><ul>");
+		json_array_foreach(json_object_get(g, "differences"), k, d) {
+			ap_buf_adds(out, "<li>");
+			ap_escape_xml(ap_json_text(d, "text"), out);
+			ap_buf_adds(out, "</li>");
+		}
+		ap_buf_adds(out, "</ul></td></tr>\n");
+	}
+	ap_buf_adds(out, "</table>\n");
+}
+
+/* Where v (an error over its tolerance, > 0) falls on the chart's log scale,
+ * 1e-6 to 1e2, in pixels of width w. */
+static double chart_x(double v, double w)
+{
+	double lo = -6, hi = 2, x = v > 0 ? log10(v) : lo;
+	x = x < lo ? lo : x > hi ? hi : x;
+	return (x - lo) / (hi - lo) * w;
+}
+
+/* Per environment, a bar per numeric row: its worst error over its
+ * tolerance on a log scale, the tolerance itself a red line at 1. */
+static void html_numeric(const json_t *m, struct ap_buf *out)
+{
+	size_t i, k;
+	json_t *e, *r;
+	const double w = 420, left = 330;
+	int any = 0;
+	json_array_foreach(json_object_get(m, "environments"), i, e)
+		any |= json_array_size(json_object_get(e, "numeric")) > 0;
+	if (!any)
+		return;
+	ap_buf_adds(out, "<h2>Numeric checks: error / tolerance (log scale, 1e-6 to 1e2)</h2>\n");
+	json_array_foreach(json_object_get(m, "environments"), i, e) {
+		size_t n = json_array_size(json_object_get(e, "numeric"));
+		if (!n)
+			continue;
+		ap_buf_addf(out, "<svg class=\"numeric\" xmlns=\"http://www.w3.org/2000/svg\" "
+			    "width=\"%.0f\" height=\"%zu\" role=\"img\" aria-label=\"numeric ",
+			    left + w + 90, 30 + n * 18);
+		ap_escape_xml(ap_json_text(e, "name"), out);
+		ap_buf_addf(out, "\"><text x=\"4\" y=\"14\" font-size=\"13\" font-weight=\"bold\">");
+		ap_escape_xml(ap_json_text(e, "name"), out);
+		ap_buf_adds(out, "</text>");
+		json_array_foreach(json_object_get(e, "numeric"), k, r) {
+			double ratio = num(json_object_get(r, "worst_ratio"));
+			double y = 22 + (double)k * 18;
+			int bad = json_integer_value(json_object_get(r, "failed")) > 0;
+			struct ap_buf label = { 0 };
+			ap_buf_addf(&label, "%s %s %s vs %s", ap_json_text(r, "op"), ap_json_text(r, "dtype"),
+				    ap_json_text(r, "device"), ap_json_text(r, "against"));
+			ap_buf_addf(out, "<text x=\"4\" y=\"%.0f\" font-size=\"11\" "
+				    "font-family=\"monospace\">", y + 11);
+			ap_escape_xml(ap_buf_str(&label), out);
+			ap_buf_addf(out, "</text><rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"12\" "
+				    "fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%.2g</text>",
+				    left, y, chart_x(ratio, w) + 1, bad ? "#d73a49" : "#2da44e",
+				    left + w + 6, y + 11, isfinite(ratio) ? ratio : 1e308);
+			ap_buf_free(&label);
+		}
+		ap_buf_addf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"%zu\" stroke=\"red\" "
+			    "stroke-dasharray=\"3 2\"/></svg>\n", left + chart_x(1, w), left + chart_x(1, w),
+			    24 + n * 18);
+	}
+}
+
 static const char ap_html_style[] =
 	"body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
 	"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
-	"td.diff{background:#ffd7d5;font-weight:bold}.verdict{font-size:1.3em}"
+	"td.diff,tr.diff td{background:#ffd7d5;font-weight:bold}.verdict{font-size:1.3em}"
 	".card{display:block;margin:8px 0}pre{white-space:pre-wrap}";
 
 void ap_report_html(const json_t *m, struct ap_buf *out)
@@ -726,6 +998,8 @@ void ap_report_html(const json_t *m, struct ap_buf *out)
 		ap_buf_adds(out, "</section>\n");
 	}
 	html_traces(m, out);
+	html_signatures(m, out);
+	html_numeric(m, out);
 	ap_report_markdown(m, AP_LANG_EN, &md);
 	ap_buf_adds(out, "<h2>Report (Markdown)</h2>\n<pre>");
 	ap_escape_xml(ap_buf_str(&md), out);

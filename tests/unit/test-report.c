@@ -324,6 +324,75 @@ static void docs_section_says_not_checked_without_docs(void **state)
 	ap_buf_free(&zh);
 }
 
+/* A signature check of env against "a2" with one hostile difference; the
+ * signature text in the resolution is hostile too. */
+static void add_signature(struct fixture *f, size_t i, const char *status, int same)
+{
+	json_t *b = f->s.v[i].bundle;
+	json_object_set_new(json_object_get(b, "resolution"), "signature",
+			    json_string("gelu(x=\"`\\n# <b>\")"));
+	json_t *c = check("signature", "signature", status, "differs");
+	json_object_set_new(c, "signature", json_pack(
+		"{s:s, s:s, s:s, s:b, s:[{s:s, s:s, s:s}]}", "reference", "a2", "torch",
+		"2.1.0", "source", "inspect", "same_torch", same,
+		"differences", "what", "default", "param", "x", "text",
+		"default of 'x' changed: 1 -> \"<script>\n## heading\""));
+	json_array_append_new(json_object_get(b, "checks"), c);
+}
+
+static void signature_differences_are_reported_and_escaped(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf zh = { 0 }, html = { 0 };
+	two_envs(f, "consistent", "inconsistent");
+	add_signature(f, 1, "FAIL", 1);
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *g = json_array_get(json_object_get(f->model, "signatures"), 0);
+	assert_int_equal(json_array_size(json_object_get(f->model, "signatures")), 1);
+	assert_string_equal(str(g, "env"), "a3");
+	assert_string_equal(str(g, "status"), "FAIL");
+	assert_string_equal(str(json_array_get(json_object_get(g, "differences"), 0), "param"), "x");
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->model, AP_LANG_ZH, &zh);
+	ap_report_html(f->model, &html);
+	const char *md = ap_buf_str(&f->out);
+	assert_contains(md, "\n## Signatures\n\n- a3 (inspect): ");
+	assert_contains(md, ": FAIL, the same torch release as a2: a difference is an inconsistency\n");
+	assert_contains(ap_buf_str(&zh), "\n## 签名比较\n\n- a3 (inspect): ");
+	assert_contains(ap_buf_str(&zh), "与 a2 的 torch 版本相同，签名差异即不一致");
+	/* No value starts a line, a heading or HTML. */
+	assert_null(strstr(md, "\n## heading"));
+	assert_null(strstr(md, "\n# <b>"));
+	assert_null(strstr(md, "<script>"));
+	assert_null(strstr(ap_buf_str(&html), "<script>"));
+	assert_null(strstr(ap_buf_str(&html), "<b>"));
+	assert_contains(ap_buf_str(&html), "<h2>Signatures</h2>");
+	assert_contains(ap_buf_str(&html), "<li>default of &#39;x&#39; changed: 1 -&gt; &quot;&lt;script&gt;");
+	ap_buf_free(&zh);
+	ap_buf_free(&html);
+}
+
+static void signature_change_at_another_release_is_told_as_a_limit(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "consistent-with-limits");
+	add_signature(f, 1, "WARN", 0);
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), ": WARN, another torch release than a2: a difference is a "
+			"stated limit\n");
+}
+
+static void report_without_signature_checks_says_none_compared(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "consistent");
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_int_equal(json_array_size(json_object_get(f->model, "signatures")), 0);
+	assert_contains(ap_buf_str(&f->out), "## Signatures\n\n- no signature compared");
+}
+
 static json_t *docs_entries(const char *api)
 {
 	return json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}, {s:s, s:b}]}]",
@@ -692,6 +761,61 @@ static void html_has_a_section_per_environment_and_the_verdict(void **state)
 	assert_contains(html, "run.log sha256 " RUNLOG_SHA);
 }
 
+/* ------------------------------------------------------------ numeric */
+
+/* A numeric check of op on dtype, device against "cpu", with one measurement. */
+static json_t *numeric(const char *op, const char *dtype, const char *status, double ratio)
+{
+	json_t *c = json_pack("{s:s, s:s, s:s, s:n, s:[], s:i, s:s, s:s, s:s, s:s, s:s, s:n,"
+			      " s:[{s:s, s:f, s:f, s:f, s:f, s:f}]}",
+			      "name", "n", "kind", "numeric", "status", status, "reason", "trace",
+			      "duration_ms", 0, "op", op, "dtype", dtype, "device", "npu",
+			      "against", "cpu", "sample_kind", "sample", "across", "measurements",
+			      "output", "out[0]", "max_abs", ratio * 1e-5, "max_rel", ratio * 1e-6,
+			      "worst_ratio", ratio, "rtol", 1.3e-6, "atol", 1e-5);
+	assert_non_null(c);
+	return c;
+}
+
+static void numeric_rows_sum_samples_and_keep_the_worst_error(void **state)
+{
+	struct fixture *f = *state;
+	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent", json_pack("[o, o, o]",
+		numeric("gelu", "float32", "PASS", 0.5), numeric("gelu", "float32", "FAIL", 770.0),
+		numeric("gelu", "float64", "PASS", 0.0)));
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *rows = json_object_get(json_array_get(json_object_get(f->model, "environments"), 0),
+					     "numeric");
+	assert_int_equal(json_array_size(rows), 2);
+	const json_t *r = json_array_get(rows, 0);
+	assert_string_equal(str(r, "dtype"), "float32");
+	assert_int_equal(json_integer_value(json_object_get(r, "samples")), 2);
+	assert_int_equal(json_integer_value(json_object_get(r, "failed")), 1);
+	assert_true(json_real_value(json_object_get(r, "worst_ratio")) == 770.0);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), "- Numeric checks (OpInfo samples, per operator and dtype):\n"
+			"  - `gelu` float32, npu vs cpu: 2 samples: 1 passed, 1 failed, 0 not run; "
+			"max_abs 0.0077, max_rel 0.00077, 770x the tolerance (rtol 1.3e-06, atol 1e-05)");
+	ap_buf_reset(&f->out);
+	ap_report_markdown(f->model, AP_LANG_ZH, &f->out);
+	assert_contains(ap_buf_str(&f->out), "数值检查");
+}
+
+static void numeric_chart_marks_failures_and_escapes_names(void **state)
+{
+	struct fixture *f = *state;
+	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent", json_pack("[o, o]",
+		numeric("<script>x", "float32", "FAIL", 770.0), numeric("gelu", "float64", "PASS", 0.01)));
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_html(f->model, &f->out);
+	const char *html = ap_buf_str(&f->out);
+	assert_null(strstr(html, "<script"));
+	assert_int_equal(count(html, "<svg class=\"numeric\""), 1);
+	assert_contains(html, "&lt;script&gt;x float32 npu vs cpu</text>");
+	assert_int_equal(count(html, "fill=\"#d73a49\""), 1);
+	assert_int_equal(count(html, "fill=\"#2da44e\""), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +829,9 @@ int main(void)
 		T(scope_lists_each_probe_and_official_node_once),
 		T(markdown_zh_has_every_section_and_the_versions),
 		T(markdown_en_has_every_section_and_the_versions),
+		T(signature_differences_are_reported_and_escaped),
+		T(signature_change_at_another_release_is_told_as_a_limit),
+		T(report_without_signature_checks_says_none_compared),
 		T(docs_section_says_not_checked_without_docs),
 		T(docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed),
 		T(docs_that_agree_with_every_env_have_no_contradiction),
@@ -720,6 +847,8 @@ int main(void)
 		T(html_has_a_section_per_environment_and_the_verdict),
 		T(no_data_value_adds_a_line_or_a_block_to_the_markdown),
 		T(no_data_value_opens_a_tag_in_html_or_junit),
+		T(numeric_rows_sum_samples_and_keep_the_worst_error),
+		T(numeric_chart_marks_failures_and_escapes_names),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 # main loop.
 
 import ast
+import base64
 import importlib.util
 import json
 import os
@@ -309,6 +310,238 @@ class SpawnMain(unittest.TestCase):
         main.__spec__ = importlib.util.spec_from_loader("apiparity_worker", loader=None)
         data = self._preparation(main)
         self.assertNotIn("init_main_from_name", data)
+
+
+def _has_torch():
+    import importlib.util
+    return importlib.util.find_spec("torch") is not None
+
+
+class Signatures(unittest.TestCase):
+    """A callable's signature as data (see "signatures" in the worker)."""
+
+    def data(self, obj, kind="function", name="f"):
+        return W._signature_data(obj, kind, name, None)
+
+    def test_parameters_carry_name_kind_default_and_annotation(self):
+        def f(a, /, b: int = 2, *args, c=None, d, **kw) -> str:
+            pass
+        d = self.data(f)
+        self.assertEqual((d["callable"], d["source"], d["why"]), (True, "inspect", None))
+        (o,) = d["overloads"]
+        self.assertEqual(o["text"], "f(a, /, b: int = 2, *args, c=None, d, **kw) -> str")
+        self.assertEqual(o["returns"], "str")
+        self.assertEqual([(p["name"], p["kind"]) for p in o["params"]],
+                         [("a", "positional-only"), ("b", "positional-or-keyword"),
+                          ("args", "var-positional"), ("c", "keyword-only"), ("d", "keyword-only"),
+                          ("kw", "var-keyword")])
+        self.assertEqual(o["params"][1], {"name": "b", "kind": "positional-or-keyword",
+                                          "annotation": "int", "default": 2})
+
+    def test_no_default_and_a_none_default_are_told_apart(self):
+        def f(a, b=None):
+            pass
+        a, b = self.data(f)["overloads"][0]["params"]
+        self.assertFalse("default" in a or "default_repr" in a)
+        self.assertEqual(b["default"], None)
+        self.assertIn("default", b)
+
+    def test_defaults_json_cannot_hold_are_tagged_values(self):
+        def f(a=float("nan"), b=1 << 70, c="x\x00y", d=(1, 2.5)):
+            pass
+        ps = self.data(f)["overloads"][0]["params"]
+        self.assertEqual([p["default"] for p in ps],
+                         [{"$float": "nan"}, {"$int": str(1 << 70)}, {"$bytes": "eAB5"}, [1, 2.5]])
+
+    def test_other_defaults_are_their_repr_with_addresses_masked(self):
+        marker = object()
+
+        def f(a=marker, b=int):
+            pass
+        ps = self.data(f)["overloads"][0]["params"]
+        self.assertEqual([p.get("default_repr") for p in ps], ["<object object at 0x?>", "<class 'int'>"])
+        self.assertNotIn("default", ps[0])
+
+    def test_a_class_has_its_constructors_signature(self):
+        class K(object):
+            def __init__(self, x, y=3):
+                pass
+        o = self.data(K, "class", "K")["overloads"][0]
+        self.assertEqual(o["text"], "K(x, y=3)")
+
+    def test_what_is_not_callable_has_no_signature_and_says_why(self):
+        d = self.data(os, "module", "os")
+        self.assertEqual((d["callable"], d["source"], d["overloads"]), (False, None, []))
+        self.assertEqual(d["why"], "not callable (module)")
+
+    def test_the_docstring_is_the_last_resort(self):
+        class Opaque(object):
+            __signature__ = "not a signature"  # inspect.signature raises TypeError
+            __doc__ = "opaque(input, other, *, alpha=1, out=None) -> Tensor\n\nMore."
+
+            def __call__(self):
+                pass
+        d = W._signature_data(Opaque(), "callable", "opaque", types.SimpleNamespace(_C=None))
+        self.assertEqual(d["source"], "docstring")
+        (o,) = d["overloads"]
+        self.assertEqual((o["text"], o["returns"]), ("opaque(input, other, *, alpha=1, out=None) -> Tensor",
+                                                     "Tensor"))
+        self.assertEqual([(p["name"], p["kind"], p.get("default", "-")) for p in o["params"]],
+                         [("input", "positional-or-keyword", "-"), ("other", "positional-or-keyword", "-"),
+                          ("alpha", "keyword-only", 1), ("out", "keyword-only", None)])
+
+    def test_a_docstring_signature_that_does_not_parse_keeps_its_text(self):
+        o = W._doc_overload("zeros(*size, *, out=None, layout=torch.strided) -> Tensor")
+        self.assertEqual((o["text"], o["params"]), ("zeros(*size, *, out=None, layout=torch.strided) -> Tensor",
+                                                    None))
+        o = W._doc_overload("full(size, fill_value, *, layout=torch.strided)")
+        self.assertEqual(o["params"][2], {"name": "layout", "kind": "keyword-only", "annotation": None,
+                                          "default_repr": "torch.strided"})
+
+    def test_no_signature_anywhere_says_why(self):
+        class Opaque(object):
+            __signature__ = "not a signature"
+            __doc__ = "Returns something."
+
+            def __call__(self):
+                pass
+        d = W._signature_data(Opaque(), "callable", "opaque", types.SimpleNamespace(_C=None))
+        self.assertEqual((d["source"], d["overloads"]), (None, []))
+        self.assertIn("no Python signature, no aten operator schema for opaque", d["why"])
+
+    @unittest.skipUnless(_has_torch(), "needs torch")
+    def test_a_builtin_operator_has_its_aten_schemas(self):
+        import torch
+        d = W._signature_data(torch.Tensor.index_add_, "builtin-method", "index_add_", torch)
+        self.assertEqual((d["source"], d["op"]), ("schema", "aten::index_add_"))
+        alpha = d["overloads"][0]["params"][-1]
+        self.assertEqual((alpha["name"], alpha["kind"], alpha["default"]), ("alpha", "keyword-only", 1))
+        d = W._signature_data(torch.add, "builtin", "add", torch)
+        self.assertIn("Tensor", [o["name"] for o in d["overloads"]])
+
+
+class Modules(unittest.TestCase):
+    """nn modules as samples: the module's state made once and shipped."""
+
+    @unittest.skipUnless(_has_torch(), "needs torch")
+    def test_a_module_runs_with_the_shipped_state_wherever_it_is_built(self):
+        import torch
+        inp = types.SimpleNamespace(
+            constructor_input=types.SimpleNamespace(args=(3, 2), kwargs={}),
+            forward_input=types.SimpleNamespace(args=(torch.ones(4, 3, dtype=torch.float64,
+                                                                 requires_grad=True),),
+                                                kwargs={}), desc="")
+        s = W._module_sample(torch.nn.Linear, inp, torch.float64, 7)
+        self.assertEqual(s["input"], None)
+        self.assertEqual(sorted(s["module"]["state"]), ["bias", "weight"])
+        self.assertEqual(s["module"]["state"]["weight"]["$tensor"]["dtype"], "float64")
+        s = json.loads(json.dumps(s))  # as it travels
+        torch.manual_seed(99)  # another seed here: the state is the reference's
+        part = W._run_side(torch.nn.Linear, s, "cpu", False, True)
+        self.assertEqual(part["status"], "ok")
+        self.assertEqual((len(part["outputs"]), len(part["grads"])), (1, 3))
+        torch.manual_seed(7)
+        want = torch.nn.Linear(3, 2).to(torch.float64)(torch.ones(4, 3, dtype=torch.float64))
+        got = W._untag(part["outputs"][0], "cpu")
+        self.assertTrue(torch.equal(got, want.detach()))
+        # the weight's gradient: grad_output summed over the batch, times ones
+        gw = W._untag(part["grads"][1], "cpu")
+        self.assertEqual(tuple(gw.shape), (2, 3))
+
+    @unittest.skipUnless(_has_torch(), "needs torch")
+    def test_an_nn_module_class_is_told_from_a_function_and_a_tensor_class(self):
+        import torch
+        self.assertTrue(W._is_module_class(torch.nn.Linear))
+        self.assertFalse(W._is_module_class(torch.nn.functional.linear))
+        self.assertFalse(W._is_module_class(torch.Tensor))
+
+def _torch():
+    try:
+        import torch
+        return torch
+    except Exception:
+        return None
+
+
+@unittest.skipUnless(_torch() is not None, "no torch in this Python")
+class TaggedValues(unittest.TestCase):
+    """The numeric check's samples and outputs as data, and back."""
+
+    def roundtrip(self, v):
+        wire = json.loads(json.dumps(W._tag(v)))
+        return wire, W._untag(wire, "cpu")
+
+    def test_a_tensor_round_trips_with_dtype_shape_strides_and_bytes(self):
+        torch = _torch()
+        for dt in (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+                   torch.bool, torch.complex64, torch.uint8):
+            t = (torch.arange(12, dtype=torch.float64) - 5).reshape(3, 4).to(dt)
+            wire, back = self.roundtrip(t)
+            self.assertEqual(wire["$tensor"]["dtype"], str(dt).split(".")[1])
+            self.assertEqual(wire["$tensor"]["shape"], [3, 4])
+            self.assertEqual(back.dtype, dt)
+            self.assertTrue(torch.equal(back, t), dt)
+
+    def test_a_strided_view_keeps_its_strides_and_only_the_bytes_it_reads(self):
+        torch = _torch()
+        base = torch.arange(20, dtype=torch.float32).reshape(4, 5)
+        t = base[1:, ::2]
+        wire, back = self.roundtrip(t)
+        self.assertEqual(wire["$tensor"]["strides"], [5, 2])
+        self.assertEqual(len(base64.b64decode(wire["$tensor"]["data"])), 4 * (1 + 2 * 5 + 2 * 2))
+        self.assertEqual(back.stride(), (5, 2))
+        self.assertTrue(torch.equal(back, t))
+
+    def test_expanded_empty_and_zero_dim_tensors_round_trip(self):
+        torch = _torch()
+        for t in (torch.tensor([1.5, -2.0]).expand(3, 2), torch.empty(0, 3),
+                  torch.tensor(7, dtype=torch.int64)):
+            _, back = self.roundtrip(t)
+            self.assertEqual(back.shape, t.shape)
+            self.assertTrue(torch.equal(back, t))
+
+    def test_requires_grad_travels(self):
+        torch = _torch()
+        wire, back = self.roundtrip(torch.ones(2, requires_grad=True))
+        self.assertTrue(wire["$tensor"]["requires_grad"])
+        self.assertTrue(back.requires_grad and back.is_leaf)
+
+    def test_other_arguments_round_trip(self):
+        torch = _torch()
+        v = {"dim": 1, "alpha": float("inf"), "dtype": torch.float16, "z": 1 + 2j,
+             "s": slice(1, None, 2), "e": Ellipsis, "t": (1, [2, None]), "device": torch.device("cpu"),
+             "mf": torch.contiguous_format, "name": "tanh", "big": 1 << 70}
+        wire, back = self.roundtrip(v)
+        self.assertEqual(wire["alpha"], {"$float": "inf"})
+        self.assertEqual(back, v)
+
+    def test_a_cpu_device_argument_follows_the_run(self):
+        torch = _torch()
+        self.assertEqual(W._untag({"$device": "cpu"}, "meta"), torch.device("meta"))
+
+    def test_what_has_no_tag_is_refused(self):
+        with self.assertRaises(W.Unserializable):
+            W._tag(object())
+        with self.assertRaises(W.Unserializable):
+            W._tag({"$tensor": 1})
+
+    def test_outputs_travel_contiguous(self):
+        torch = _torch()
+        t = torch.arange(6.0).reshape(2, 3).t()
+        wire = W._tag(t, spanned=False)
+        self.assertEqual(wire["$tensor"]["strides"], [2, 1])
+        self.assertTrue(torch.equal(W._untag(wire, "cpu"), t))
+
+    def test_grad_output_is_made_from_the_shape_alone(self):
+        torch = _torch()
+        g = W._grad_output(torch.zeros(2, 9, dtype=torch.float32))
+        self.assertEqual(g.dtype, torch.float32)
+        self.assertEqual(g.flatten()[:3].tolist(), [-1.0, -0.125, 0.75])
+
+    def test_opinfo_names_of_targets(self):
+        self.assertEqual(W._target_name("torch.nn.functional.relu"), "nn.functional.relu")
+        self.assertEqual(W._target_name("torch.Tensor.index_add_"), "index_add")
+        self.assertEqual(W._target_name("torch.Tensor.__add__"), "__add__")
 
 
 if __name__ == "__main__":
