@@ -31,10 +31,18 @@
  *    "verdict": "consistent" | "inconsistent" | "not-run" | "absent",
  *    "reason": "text" | null}
  *
+ * An API is a (module, api) pair: the same path found by two catalog entries
+ * (torch.nn as a member of torch, and as the entry torch.nn) is two APIs, so
+ * that each lies wholly in one shard. Every catalog entry has a line of its
+ * own in every environment (api = module = the entry, kind "module" or
+ * "class"), whose status says whether its walk worked there.
+ *
  * status says what was measured in that environment: present, absent (the
- * API exists in another environment of the matrix, not here), or a module
- * whose walk failed (its line has api = module, kind "module"; the APIs other
- * environments found under it are then lines of that status too). A line holds
+ * API exists in another environment of the matrix, not here), or that the
+ * walk of the module failed (import-error: the entry does not import, e.g.
+ * an optional dependency is missing, the error in reason; crash, timeout,
+ * error); the APIs other environments found under a failed entry are lines
+ * of that status too, not absent. A line holds
  * nothing that changes from run to run (no time, no address), so two sweeps of
  * the same environments give byte-identical matrices: that is what --resume
  * and merge are checked against.
@@ -46,8 +54,9 @@
  * the reference's, else consistent; absent is absent; a failed walk is
  * not-run. reason says why for anything but consistent.
  *
- * Lines are sorted by api, then by the environment's position in --env, so the
- * file is the same whatever order modules were walked or shards merged in.
+ * Lines are sorted by api, module, then the environment's position in --env,
+ * so the file is the same whatever order modules were walked or shards merged
+ * in.
  */
 #ifndef AP_MATRIX_H
 #define AP_MATRIX_H
@@ -72,9 +81,12 @@
  * key null (plugin_added false), in the order above. NULL when out of memory. */
 json_t *ap_matrix_line(const char *env, const char *module, const char *api, const char *status);
 
-/* Sorts lines (an array of lines) by api, then by the position of their env in
- * envs (names; an env not in envs sorts last, by name). */
+/* Sorts lines (an array of lines) by api, module, then the position of their
+ * env in envs (names; an env not in envs sorts last, by name). */
 void ap_matrix_sort(json_t *lines, const char *const *envs, size_t nenvs);
+
+/* Whether lines a and b are of the same API (module and api equal). */
+int ap_matrix_same_api(const json_t *a, const json_t *b);
 
 /* Sets the verdict and reason of every line (see above). lines must be
  * sorted (ap_matrix_sort) with the same envs; reference may be NULL. */
