@@ -175,46 +175,19 @@ static json_t *sweep_meta(const struct sweep_opts *o, const struct ap_catalog *c
 	return m;
 }
 
-static int write_file(const char *dir, const char *name, const struct ap_buf *data,
-		      struct ap_buf *err)
-{
-	struct ap_buf path = { 0 };
-	ap_buf_addf(&path, "%s/%s", dir, name);
-	int r = ap_write_atomic(ap_buf_str(&path), data->data ? data->data : "", data->len);
-	if (r)
-		ap_buf_addf(err, "%s: %s", ap_buf_str(&path), strerror(-r));
-	ap_buf_free(&path);
-	return r;
-}
-
 static int write_meta(const char *dir, const json_t *meta, struct ap_buf *err)
 {
-	struct ap_buf b = { 0 };
+	struct ap_buf b = { 0 }, path = { 0 };
 	char *s = json_dumps(meta, JSON_INDENT(2));
 	ap_buf_adds(&b, s ? s : "");
 	ap_buf_adds(&b, "\n");
 	free(s);
-	int r = write_file(dir, AP_SWEEP_META_NAME, &b, err);
+	ap_buf_addf(&path, "%s/%s", dir, AP_SWEEP_META_NAME);
+	int r = ap_write_atomic(ap_buf_str(&path), ap_buf_str(&b), b.len);
+	if (r)
+		ap_buf_addf(err, "%s: %s", ap_buf_str(&path), strerror(-r));
 	ap_buf_free(&b);
-	return r;
-}
-
-/* matrix.jsonl, matrix.md, matrix.html, sweep.json, then the manifest. */
-static int write_outputs(const char *dir, const json_t *meta, const json_t *lines,
-			 struct ap_buf *err)
-{
-	struct ap_buf jl = { 0 }, md = { 0 }, html = { 0 };
-	int r = ap_matrix_render(lines, &jl);
-	ap_sweepview_md(meta, lines, &md);
-	ap_sweepview_html(meta, lines, &html);
-	r = r ? r : write_file(dir, AP_MATRIX_NAME, &jl, err);
-	r = r ? r : write_file(dir, "matrix.md", &md, err);
-	r = r ? r : write_file(dir, "matrix.html", &html, err);
-	r = r ? r : write_meta(dir, meta, err);
-	r = r ? r : ap_manifest_write(dir, err);
-	ap_buf_free(&jl);
-	ap_buf_free(&md);
-	ap_buf_free(&html);
+	ap_buf_free(&path);
 	return r;
 }
 
@@ -324,7 +297,7 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 		failed |= e[i].err | e[i].io_err;
 	json_t *lines = io ? json_array() : ap_sweep_matrix(e, o->nnames, o->names, o->reference);
 	meta = sweep_meta(o, cat, shard, e, o->nnames, failed ? "failed" : "complete");
-	io = io ? io : write_outputs(dir, meta, lines, &err);
+	io = io ? io : ap_sweepview_write(dir, meta, lines, &err);
 	if (!io)
 		print_summary(e, o->nnames, lines, dir);
 	fflush(stdout);

@@ -1,5 +1,10 @@
 /* sweepview.c - matrix.md, matrix.html and diff (see sweepview.h). */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/fsutil.h"
+#include "evidence/manifest.h"
 
 #include "base/jsonutil.h"
 #include "base/text.h"
@@ -226,6 +231,41 @@ void ap_sweepview_html(const json_t *meta, const json_t *lines, struct ap_buf *o
 	json_decref(s);
 }
 
+static int write_file(const char *dir, const char *name, const struct ap_buf *data,
+		      struct ap_buf *err)
+{
+	struct ap_buf path = { 0 };
+	ap_buf_addf(&path, "%s/%s", dir, name);
+	int r = ap_write_atomic(ap_buf_str(&path), ap_buf_str(data), data->len);
+	if (r)
+		ap_buf_addf(err, "%s: %s", ap_buf_str(&path), strerror(-r));
+	ap_buf_free(&path);
+	return r;
+}
+
+int ap_sweepview_write(const char *dir, const json_t *meta, const json_t *lines,
+		       struct ap_buf *err)
+{
+	struct ap_buf jl = { 0 }, md = { 0 }, html = { 0 }, mj = { 0 };
+	char *s = json_dumps(meta, JSON_INDENT(2));
+	int r = s ? ap_matrix_render(lines, &jl) : -ENOMEM;
+	ap_buf_adds(&mj, s ? s : "");
+	ap_buf_adds(&mj, "\n");
+	free(s);
+	ap_sweepview_md(meta, lines, &md);
+	ap_sweepview_html(meta, lines, &html);
+	r = r ? r : write_file(dir, AP_MATRIX_NAME, &jl, err);
+	r = r ? r : write_file(dir, "matrix.md", &md, err);
+	r = r ? r : write_file(dir, "matrix.html", &html, err);
+	r = r ? r : write_file(dir, AP_SWEEP_META_NAME, &mj, err);
+	r = r ? r : ap_manifest_write(dir, err);
+	ap_buf_free(&jl);
+	ap_buf_free(&md);
+	ap_buf_free(&html);
+	ap_buf_free(&mj);
+	return r;
+}
+
 /* --- diff ---------------------------------------------------------------- */
 
 /* "module api" -> the line of env in lines. */
@@ -260,14 +300,16 @@ static json_t *change(const json_t *x, const json_t *y, const char *key)
 	return c;
 }
 
-/* Compares one API seen in both (x in a, y in b), both measured. */
+/* Compares one API seen in both (x in a, y in b), both measured: its kind,
+ * else its signature, else its verdict (a behaviour change). */
 static void compare(json_t *d, const json_t *x, const json_t *y)
 {
 	if (!json_equal(json_object_get(x, "kind"), json_object_get(y, "kind")))
 		json_array_append_new(json_object_get(d, "kind"), change(x, y, "kind"));
 	else if (!json_equal(json_object_get(x, "signature"), json_object_get(y, "signature")))
 		json_array_append_new(json_object_get(d, "signature"), change(x, y, "signature"));
-	if (!json_equal(json_object_get(x, "verdict"), json_object_get(y, "verdict")))
+	/* a verdict that follows from the change above is not news */
+	else if (!json_equal(json_object_get(x, "verdict"), json_object_get(y, "verdict")))
 		json_array_append_new(json_object_get(d, "behaviour"), change(x, y, "verdict"));
 }
 

@@ -20,12 +20,18 @@
 void ap_sweepview_md(const json_t *meta, const json_t *lines, struct ap_buf *out);
 void ap_sweepview_html(const json_t *meta, const json_t *lines, struct ap_buf *out);
 
+/* Writes a sweep's outputs into dir: matrix.jsonl, matrix.md, matrix.html,
+ * sweep.json (meta, indented), each atomically, then MANIFEST.sha256 over
+ * everything in dir. 0 or -errno with err saying which file. */
+int ap_sweepview_write(const char *dir, const json_t *meta, const json_t *lines,
+		       struct ap_buf *err);
+
 /* The differences from matrix a's environment ea to matrix b's eb, as
  * {"added": [line of b], "removed": [line of a], "signature": [{api, module,
  * kind, a, b}], "kind": [{api, module, a, b}], "behaviour": [{api, module,
  * a, b, reason}]}: an API present in one and not the other (absent, or no
- * line at all); a signature or kind that changed; a verdict that changed
- * (consistent to inconsistent, ...). APIs are (module, api) pairs, in the
+ * line at all); a kind that changed, else a signature that changed, else a
+ * verdict that changed (consistent to inconsistent, ...). APIs are (module, api) pairs, in the
  * matrices' order. A new object. */
 json_t *ap_matrix_diff(const json_t *a, const char *ea, const json_t *b, const char *eb);
 
