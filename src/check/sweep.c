@@ -1,6 +1,7 @@
 /* sweep.c - one environment's walk of the catalog, journaled and resumable,
  * and the matrix of several (see sweep.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
