@@ -38,7 +38,10 @@ static const struct {
 	{ "diff", ap_cmd_diff,
 	  "  diff A[:ENV] B[:ENV]                          APIs added, removed and changed\n" },
 	{ "docs", ap_cmd_docs,
-	  "  docs entry DIR                                the native API docs entry, measured\n" },
+	  "  docs entry DIR                                the native API docs entry, measured\n"
+	  "  docs generate DIR [--format table|list] [--out DOCSDIR]\n"
+	  "                                                support pages from a sweep\n"
+	  "  docs audit DOCSDIR DIR                        hand-written pages against a sweep\n" },
 	{ "env", ap_cmd_env,
 	  "  env create NAME --suite SUITE [--root DIR]   provision a reference environment\n"
 	  "  env show NAME... [--json]                     fingerprint environments\n"

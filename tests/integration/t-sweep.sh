@@ -1,0 +1,162 @@
+#!/bin/bash
+# apiparity sweep, diff and merge on the real reference environments: the
+# matrix, a kill -9 and --resume, crashing and hanging catalog entries,
+# shards merged, and one sweep of the whole catalog.
+. "$(dirname "$0")/lib.sh"
+SW="$FIX/sweep"
+SMALL="$SW/catalog-small.txt"
+printf '[trixie]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$SW/faults" > "$T/faults.ini"
+plan 62
+
+# jq-less reading of a matrix: a Python expression over L, its lines.
+mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
+MT=torch.autograd.grad_mode.set_multithreading_enabled
+
+small_three() {
+	run 0 small_sweep_of_three_envs_succeeds "$APIPARITY" sweep --env bookworm --env trixie --env sid \
+		--catalog "$SMALL" --depth signature --out "$T/s3"
+	m="$T/s3/matrix.jsonl"
+	equals "$(mx "$m" 'len(L) == 3 * len(set((l["module"], l["api"]) for l in L))')" True \
+		one_line_per_api_per_environment
+	equals "$(mx "$m" '[l["env"] for l in L][:3]')" "['bookworm', 'trixie', 'sid']" lines_keep_env_order
+	equals "$(mx "$m" "[(l['env'], l['status'], l['verdict'], l['kind'], l['key']) for l in L if l['api'] == '$MT.clone']")" \
+		"[('bookworm', 'absent', 'absent', None, 'set_multithreading_enabled.clone'), ('trixie', 'present', 'consistent', 'method', 'set_multithreading_enabled.clone'), ('sid', 'present', 'consistent', 'method', 'set_multithreading_enabled.clone')]" \
+		clone_is_absent_in_bookworm_and_consistent_elsewhere
+	equals "$(mx "$m" "[(l['file'], l['pure_python'], l['signature'], l['owner']) for l in L if l['api'] == '$MT.clone' and l['env'] == 'sid']")" \
+		"[('torch/autograd/grad_mode.py', True, [\"clone(self) -> 'set_multithreading_enabled'\"], '$MT')]" \
+		clone_resolution_has_file_signature_and_owner
+	want=$(in_chroot sid python3 -c "import inspect, torch.autograd.grad_mode as g; print(g.set_multithreading_enabled.clone.__code__.co_firstlineno)")
+	equals "$(mx "$m" "[l['line'] for l in L if l['api'] == '$MT.clone' and l['env'] == 'sid'][0]")" "$want" \
+		clone_line_is_the_environments_own
+	equals "$(mx "$m" "sorted(set((l['status'], l['verdict'], 'tensorboard' in (l['reason'] or '')) for l in L if l['api'] == 'torch.utils.tensorboard'))")" \
+		"[('import-error', 'not-run', True)]" optional_dependency_is_an_import_error_with_its_reason
+	equals "$(mx "$m" "sorted(set(l['verdict'] for l in L if l['api'] == 'torch.fft.fft'))")" "['consistent', 'inconsistent']" \
+		a_signature_change_is_inconsistent_against_the_reference
+	equals "$(mx "$m" "[l['kind'] for l in L if l['api'] == 'torch.Size.numel' and l['env'] == 'trixie']")" "['builtin-method']" \
+		class_entry_walks_its_methods
+	(cd "$T/s3" && sha256sum --quiet --strict -c MANIFEST.sha256) && ok sweep_manifest_checks_with_sha256sum \
+		|| nok sweep_manifest_checks_with_sha256sum
+	contains "$(cat "$T/s3/matrix.html")" "Content-Security-Policy\" content=\"default-src 'none'" html_has_a_strict_csp
+	lacks "$(cat "$T/s3/matrix.html")" "<script" html_has_no_script
+	contains "$(cat "$T/s3/matrix.html")" "<svg[^>]*><title>consistent [0-9]+, inconsistent [0-9]+, not-run [0-9]+, absent [0-9]+</title>" \
+		html_has_an_svg_bar_per_module
+	contains "$(cat "$T/s3/matrix.md")" "^\| torch\.fft \| trixie \| [0-9]+ \| [0-9]+ \| 0 \| 0 \|$" md_summarises_per_module_and_env
+	contains "$err" "^trixie: torch\.fft: [0-9]+ APIs, ok, [0-9.]+ s \[[0-9]+/9\]$" progress_is_one_line_per_module
+	equals "$(field "$T/s3/sweep.json" 'b["state"], b["depth"], [e["name"] for e in b["envs"]]')" \
+		"('complete', 'signature', ['bookworm', 'trixie', 'sid'])" sweep_json_says_complete
+	run 0 diff_of_two_envs_succeeds "$APIPARITY" diff "$T/s3:bookworm" "$T/s3:trixie"
+	contains "$out" "^added +$(rx "$MT")  \(class\)$" diff_lists_set_multithreading_enabled_as_added
+	contains "$out" "^added +$(rx "$MT.clone")  \(method\)$" diff_lists_its_clone_as_added
+	contains "$out" "^signature +torch\.fft\.fft: " diff_lists_signature_changes
+	contains "$out" "^[0-9]+ added, [0-9]+ removed, [0-9]+ signature changes" diff_ends_with_counts
+	run 2 diff_of_a_multi_env_matrix_wants_an_env "$APIPARITY" diff "$T/s3" "$T/s3:sid"
+	contains "$err" "holds several environments; name one as .*:ENV \(it holds bookworm, trixie, sid\)" \
+		diff_names_the_environments
+}
+needs bookworm trixie sid -- small_three
+
+# kill -9 in the middle, then --resume: the same matrix, nothing measured twice.
+resume_after_kill() {
+	run 0 uninterrupted_run_succeeds "$APIPARITY" sweep --env trixie --catalog "$SMALL" --out "$T/full1"
+	"$APIPARITY" sweep --env trixie --catalog "$SMALL" --out "$T/k" > /dev/null 2>&1 &
+	local pid=$! i
+	for i in $(seq 1200); do
+		[ "$(grep -c '"type":"entry"' "$T/k/journal/trixie.jsonl" 2>/dev/null)" -ge 2 ] && break
+		sleep 0.05
+	done
+	kill -9 "$pid"; wait "$pid" 2>/dev/null
+	equals "$(field "$T/k/sweep.json" 'b["state"]')" running kill_lands_mid_sweep
+	run 0 resume_completes "$APIPARITY" sweep --env trixie --catalog "$SMALL" --out "$T/k" --resume
+	contains "$out" "^trixie +2\.6\.[^ ]+ +[0-9]+ +0 +1 +[0-9]+ +[1-9][0-9]* +0$" resume_reads_back_journaled_apis
+	cmp -s "$T/full1/matrix.jsonl" "$T/k/matrix.jsonl" && ok resumed_matrix_equals_uninterrupted \
+		|| nok resumed_matrix_equals_uninterrupted "$(diff "$T/full1/matrix.jsonl" "$T/k/matrix.jsonl" | head -5)"
+	equals "$(py 'import json,sys,collections; c=collections.Counter((r["data"]["module"], r["data"]["api"]) for r in map(json.loads, open(sys.argv[1])) if r["type"] == "api"); print(max(c.values()), len(c))' "$T/k/journal/trixie.jsonl")" \
+		"1 $(mx "$T/full1/matrix.jsonl" 'sum(1 for l in L if l["api"] != l["module"])')" no_api_measured_twice_and_none_lost
+	# An entry cut between its APIs and its entry record: its APIs are kept
+	# and the worker skips them.
+	mkdir -p "$T/cut/journal"
+	py 'import sys; L=open(sys.argv[1]).read().splitlines(True); i=max(k for k,l in enumerate(L) if "\"type\":\"entry\"" in l); open(sys.argv[2], "w").writelines(L[:i])' \
+		"$T/full1/journal/trixie.jsonl" "$T/cut/journal/trixie.jsonl"
+	cp "$T/full1/sweep.json" "$T/cut/"
+	run 0 resume_of_a_cut_entry_completes "$APIPARITY" sweep --env trixie --catalog "$SMALL" --out "$T/cut" --resume
+	cmp -s "$T/full1/matrix.jsonl" "$T/cut/matrix.jsonl" && ok cut_entry_matrix_equals_uninterrupted \
+		|| nok cut_entry_matrix_equals_uninterrupted "$(diff "$T/full1/matrix.jsonl" "$T/cut/matrix.jsonl" | head -5)"
+	contains "$out" "^trixie +2\.6\.[^ ]+ +[0-9]+ +0 +1 +0 +[1-9][0-9]* +0$" cut_entry_measures_nothing_again
+	run 4 resume_with_another_depth_is_refused "$APIPARITY" sweep --env trixie --catalog "$SMALL" --out "$T/k" \
+		--resume --depth resolve
+	contains "$err" "another catalog, depth or shard; run without --resume" resume_refusal_says_why
+}
+needs trixie -- resume_after_kill
+
+# A catalog entry that crashes the interpreter, one that hangs, then a good one.
+faults() {
+	run 0 sweep_survives_crash_and_hang "$APIPARITY" sweep --envs "$T/faults.ini" --env trixie \
+		--catalog "$SW/catalog-faults.txt" --timeout 5 --out "$T/f"
+	m="$T/f/matrix.jsonl"
+	equals "$(mx "$m" '[(l["api"], l["status"], l["verdict"]) for l in L if l["api"].startswith("apiparity_fault")]')" \
+		"[('apiparity_fault_crash', 'crash', 'not-run'), ('apiparity_fault_hang', 'timeout', 'not-run')]" \
+		crash_and_hang_are_their_entries_results
+	contains "$(mx "$m" '[l["reason"] for l in L if l["api"] == "apiparity_fault_crash"][0]')" "SIGSEGV" crash_reason_names_the_signal
+	equals "$(mx "$m" 'sum(1 for l in L if l["module"] == "torch.fft" and l["status"] == "present") > 20')" True \
+		the_entry_after_them_is_measured
+	contains "$out" "^trixie .* 2$" worker_was_restarted_twice
+}
+needs trixie -- faults
+
+# Shards: three merged equal the unsharded run; what merge refuses.
+shards() {
+	run 0 unsharded_run_succeeds "$APIPARITY" sweep --env trixie --env sid --catalog "$SMALL" --out "$T/u"
+	for i in 0 1 2; do
+		"$APIPARITY" sweep --env trixie --env sid --catalog "$SMALL" --shard $i/3 --out "$T/sh" > /dev/null 2>&1
+	done
+	equals "$(ls "$T/sh")" "$(printf 'shard-0-of-3\nshard-1-of-3\nshard-2-of-3')" each_shard_writes_its_own_dir
+	equals "$(mx "$T/sh/shard-1-of-3/matrix.jsonl" 'sorted(set(l["module"] for l in L))')" \
+		"['torch.autograd.graph', 'torch.nn.init', 'torch.utils.tensorboard']" shard_holds_every_third_entry_by_name
+	run 0 merge_succeeds "$APIPARITY" merge "$T/sh" --out "$T/m"
+	for f in matrix.jsonl matrix.md matrix.html; do
+		cmp -s "$T/u/$f" "$T/m/$f" && ok merged_${f/./_}_equals_unsharded || nok merged_${f/./_}_equals_unsharded \
+			"$(diff "$T/u/$f" "$T/m/$f" | head -5)"
+	done
+	run 1 merge_names_a_missing_shard "$APIPARITY" merge "$T/sh/shard-0-of-3" "$T/sh/shard-2-of-3" --out "$T/m2"
+	contains "$out" "^shard 1/3 is missing$" missing_shard_is_named
+	run 1 merge_names_an_overlap "$APIPARITY" merge "$T/sh" "$T/sh/shard-1-of-3" --out "$T/m2"
+	contains "$out" "^shard 1/3 is given twice \(overlap\)" overlapping_shard_is_named
+	cp -r "$T/sh" "$T/bad"
+	sed -i 's/"consistent"/"inconsistent"/' "$T/bad/shard-2-of-3/matrix.jsonl"
+	run 1 merge_refuses_a_changed_shard "$APIPARITY" merge "$T/bad" --out "$T/m2"
+	contains "$out" "^shard 2/3: checksums do not match: matrix\.jsonl$" changed_shard_is_named
+	py 'import json,sys; p=sys.argv[1]; m=json.load(open(p)); m["state"]="running"; json.dump(m, open(p, "w"))' \
+		"$T/bad/shard-0-of-3/sweep.json"
+	run 1 merge_refuses_an_unfinished_shard "$APIPARITY" merge "$T/bad" --out "$T/m2"
+	contains "$out" "^shard 0/3 \($(rx "$T/bad/shard-0-of-3")\) did not finish" unfinished_shard_is_named
+	SLURM_ARRAY_TASK_ID=5 SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=3 \
+		run 0 slurm_array_variables_pick_the_shard "$APIPARITY" sweep --env trixie --catalog "$SMALL" \
+		--depth resolve --out "$T/sl"
+	equals "$(field "$T/sl/shard-1-of-3/sweep.json" 'b["shard"]')" "{'index': 1, 'count': 3}" slurm_task_5_of_4_to_6_is_shard_1
+}
+needs trixie sid -- shards
+
+# What sweep refuses before anything runs.
+run 2 depth_probe_says_not_available "$APIPARITY" sweep --env trixie --out "$T/x" --depth probe
+contains "$err" "--depth probe is not available in this build" depth_probe_refusal_is_clear
+run 2 sweep_without_out_is_a_usage_error "$APIPARITY" sweep --env trixie
+run 2 shard_out_of_range_is_refused "$APIPARITY" sweep --env trixie --out "$T/x" --shard 3/3
+JOB_COMPLETION_INDEX=1 run 2 job_index_without_count_is_refused "$APIPARITY" sweep --env trixie --out "$T/x"
+contains "$err" "JOB_COMPLETION_INDEX is set but not the count" job_index_refusal_says_why
+printf 'torch module\ntorch.nn  modul\n' > "$T/bad.txt"
+run 4 malformed_catalog_names_file_and_line "$APIPARITY" sweep --env trixie --out "$T/x" --catalog "$T/bad.txt"
+contains "$err" "$(rx "$T/bad.txt"):2: unknown walk 'modul'" catalog_error_has_file_line
+
+# The whole catalog in the three environments, at depth signature.
+full() {
+	run 0 full_sweep_completes "$APIPARITY" sweep --env bookworm --env trixie --env sid --depth signature \
+		--out "$T/all"
+	equals "$(mx "$T/all/matrix.jsonl" 'min(sum(1 for l in L if l["env"] == e and l["status"] == "present") for e in ("bookworm", "trixie", "sid")) >= 3000')" \
+		True at_least_3000_apis_per_environment
+	run 0 full_diff_succeeds "$APIPARITY" diff "$T/all:bookworm" "$T/all:trixie"
+	contains "$out" "^added +$(rx "$MT")  \(class\)$" full_diff_lists_set_multithreading_enabled
+	contains "$out" "^added +$(rx "$MT.clone")  \(method\)$" full_diff_lists_its_clone
+}
+needs bookworm trixie sid -- full
+
+done_testing
