@@ -261,19 +261,25 @@ static const json_t *in_env(const json_t *ls, const char *env)
 	return best;
 }
 
-/* The longest catalog entry a name lies under, and its lines; NULL if none. */
-static const json_t *covering(const struct audit *a, const char *name)
+/* The longest catalog entry a name lies under: a new array of its own
+ * lines (api = module = the entry); NULL if none. */
+static json_t *covering(const struct audit *a, const char *name)
 {
 	struct ap_buf p = { 0 };
-	const json_t *found = NULL;
+	json_t *found = NULL;
 	ap_buf_adds(&p, name);
 	for (char *dot; !found && (dot = strrchr(p.data ? p.data : "", '.'));) {
 		*dot = '\0';
 		p.len = (size_t)(dot - p.data);
-		const json_t *ls = json_object_get(a->by_api, p.data);
-		const json_t *l0 = json_array_get(ls, 0);
-		if (l0 && !strcmp(ap_json_text(l0, "module"), p.data))
-			found = ls;
+		json_t *ls = json_object_get(a->by_api, p.data), *l;
+		size_t i;
+		json_array_foreach(ls, i, l) {
+			if (strcmp(ap_json_text(l, "module"), p.data))
+				continue;
+			if (!found)
+				found = json_array();
+			json_array_append(found, l);
+		}
 	}
 	ap_buf_free(&p);
 	return found;
@@ -282,7 +288,7 @@ static const json_t *covering(const struct audit *a, const char *name)
 /* Classes an entry whose name resolves to nothing in the matrix. */
 static void audit_unresolved(struct audit *a, const json_t *e, const char *name)
 {
-	const json_t *cover = covering(a, name);
+	json_t *cover = covering(a, name);
 	struct ap_buf d = { 0 }, cls = { 0 };
 	const char *dot = strrchr(name, '.');
 	if (dot)
@@ -297,12 +303,14 @@ static void audit_unresolved(struct audit *a, const json_t *e, const char *name)
 		ap_buf_addf(&d, "%s has no member %s in any environment (an instance attribute?)",
 			    owner, dot + 1);
 		finding(a, e, name, NULL, "instance-attribute", ap_buf_str(&d));
-	} else if (cover) {
+	} else if (cover && !strchr(name + strlen(s_(json_array_get(cover, 0), "api")) + 1, '.')) {
+		/* a name the entry's walk would have found: it is not there */
 		ap_buf_addf(&d, "no such name under %s in any measured torch",
 			    s_(json_array_get(cover, 0), "api"));
 		finding(a, e, name, NULL, "absent", ap_buf_str(&d));
 	} else
 		finding(a, e, name, NULL, "not-swept", "no catalog entry covers it");
+	json_decref(cover);
 	ap_buf_free(&d);
 	ap_buf_free(&cls);
 }
