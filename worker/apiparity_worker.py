@@ -1704,7 +1704,7 @@ def _sweep_members(entry, walk, exclude):
         else:
             yield api, _sweep_key(entry, n), entry, root, n, obj
     for capi, cls in classes:
-        for n in _sweep_public(list(vars(cls))):
+        for n in _sweep_public(_sweep_own(cls)):
             api = capi + "." + n
             try:
                 obj = getattr(cls, n)
@@ -1724,6 +1724,19 @@ def _sweep_tensor_type(cls):
         return torch is not None and issubclass(cls, torch.Tensor)
     except TypeError:
         return False
+
+
+def _sweep_own(cls):
+    """The members a class carries itself: its own, and those of private
+    bases (torch.autograd.Function's forward lives in _SingleLevelFunction,
+    Tensor's methods in TensorBase), which torch documents as the class's.
+    A public base's members are that base's APIs (nn.Module's), not again
+    each subclass's."""
+    names = set(vars(cls))
+    for base in getattr(cls, "__mro__", ())[1:]:
+        if base is not object and getattr(base, "__name__", "").startswith("_"):
+            names.update(vars(base))
+    return list(names)
 
 
 def _sweep_key(owner, name):

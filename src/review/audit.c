@@ -215,6 +215,14 @@ static const char *resolve(const struct audit *a, const char *name)
 	const char *r = shortest(json_object_get(a->by_key, name));
 	if (r)
 		return r;
+	/* torch.autograd.FunctionCtx.mark_dirty: the page's path to the class
+	 * is not where torch keeps it (torch.autograd.function), but the class
+	 * and member are what the matrix keys it by */
+	const char *last = strrchr(name, '.'), *prev = last;
+	while (prev && prev > name && prev[-1] != '.')
+		prev--;
+	if (last && prev && prev > name && (r = shortest(json_object_get(a->by_key, prev))))
+		return r;
 	size_t n = strlen(name);
 	const char *api;
 	json_t *v;

@@ -6,7 +6,7 @@
 SW="$FIX/sweep"
 SMALL="$SW/catalog-small.txt"
 printf '[trixie]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$SW/faults" > "$T/faults.ini"
-plan 62
+plan 81
 
 # jq-less reading of a matrix: a Python expression over L, its lines.
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -49,6 +49,14 @@ small_three() {
 	contains "$out" "^added +$(rx "$MT.clone")  \(method\)$" diff_lists_its_clone_as_added
 	contains "$out" "^signature +torch\.fft\.fft: " diff_lists_signature_changes
 	contains "$out" "^[0-9]+ added, [0-9]+ removed, [0-9]+ signature changes" diff_ends_with_counts
+	for f in table list; do
+		run 0 docs_generate_${f}_succeeds "$APIPARITY" docs generate "$T/s3" --format $f --out "$T/gen-$f"
+		run 0 generated_${f}_pages_audit "$APIPARITY" docs audit "$T/gen-$f" "$T/s3"
+		equals "$(printf '%s\n' "$out" | grep -c ': backed: ') entries audited" "$(printf '%s\n' "$out" | tail -1)" \
+			generated_${f}_pages_read_back_and_every_entry_is_backed
+	done
+	contains "$(cat "$T/gen-table/torch-autograd-grad_mode.md")" "^> <font size=\"3\">clone\(\)</font>$" \
+		generated_page_has_the_clone_sub_entry
 	run 2 diff_of_a_multi_env_matrix_wants_an_env "$APIPARITY" diff "$T/s3" "$T/s3:sid"
 	contains "$err" "holds several environments; name one as .*:ENV \(it holds bookworm, trixie, sid\)" \
 		diff_names_the_environments
@@ -156,6 +164,14 @@ full() {
 	run 0 full_diff_succeeds "$APIPARITY" diff "$T/all:bookworm" "$T/all:trixie"
 	contains "$out" "^added +$(rx "$MT")  \(class\)$" full_diff_lists_set_multithreading_enabled
 	contains "$out" "^added +$(rx "$MT.clone")  \(method\)$" full_diff_lists_its_clone
+	run 0 docs_audit_of_the_213_page_succeeds "$APIPARITY" docs audit "$TOP/tests/data/backend-docs/table-format-2-13-0" "$T/all"
+	contains "$out" "^torch-autograd\.md:719: missing-sub-entry: $(rx "$MT.clone"): the pages list $(rx "$MT") but not its method clone\(\)" \
+		audit_names_the_missing_clone_sub_entry
+	equals "$(printf '%s\n' "$out" | grep -c '^torch-autograd\.md:[0-9]*: [a-z-]*: ' ) $(printf '%s\n' "$out" | grep -c ': missing-sub-entry: ')" \
+		"$(( $(printf '%s\n' "$out" | sed -n 's/^\([0-9]*\) entries audited$/\1/p') + $(printf '%s\n' "$out" | grep -c ': missing-sub-entry: ') )) $(printf '%s\n' "$out" | grep -c ': missing-sub-entry: ')" \
+		audit_classifies_every_entry_once
+	lacks "$out" ": not-swept: " every_entry_of_the_page_is_under_the_catalog
+	run 0 docs_audit_of_the_list_format_succeeds "$APIPARITY" docs audit "$TOP/tests/data/backend-docs/list-format-2-10-0" "$T/all"
 }
 needs bookworm trixie sid -- full
 
