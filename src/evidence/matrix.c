@@ -227,7 +227,7 @@ static const char *line_problem(const json_t *l)
 static int read_lines(const char *path, const struct ap_buf *text, json_t *lines,
 		      struct ap_buf *err)
 {
-	const char *p = text->data, *end = text->data + text->len;
+	const char *p = ap_buf_str(text), *end = p + text->len;
 	for (int no = 1; p < end; no++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
