@@ -6,6 +6,7 @@
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
 #include "review/escape.h"
+#include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 #include "evidence/manifest.h"
@@ -205,6 +206,32 @@ static json_t *model_conclusion(const json_t *envs)
 			 "inconsistent", bad, "unverified", unv);
 }
 
+/* The target's signature in each environment that has a signature check,
+ * and how it compares with the reference's (check/signature.h). */
+static json_t *model_signatures(const struct ap_submission *s)
+{
+	json_t *out = json_array(), *c;
+	size_t k;
+	for (size_t i = 0; i < s->n; i++)
+		json_array_foreach(json_object_get(s->v[i].bundle, "checks"), k, c) {
+			const json_t *d = json_object_get(c, "signature");
+			if (!ap_is_signature_check(c) || !json_is_object(d))
+				continue;
+			json_array_append_new(out, json_pack(
+				"{s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+				"env", s->v[i].name, "status", ap_json_text(c, "status"),
+				"reason", json_object_get(c, "reason"),
+				"text", json_object_get(json_object_get(s->v[i].bundle, "resolution"),
+							"signature"),
+				"source", json_object_get(d, "source"),
+				"reference", json_object_get(d, "reference"),
+				"torch", json_object_get(d, "torch"),
+				"same_torch", json_object_get(d, "same_torch"),
+				"differences", json_object_get(d, "differences")));
+		}
+	return out;
+}
+
 json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 {
 	json_t *envs = json_array();
@@ -231,6 +258,7 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 		"conclusion", model_conclusion(envs));
 	json_object_set_new(m, "environments", envs);
 	json_object_set_new(m, "class", owner ? json_string(owner) : json_null());
+	json_object_set_new(m, "signatures", model_signatures(s));
 	return m;
 }
 
@@ -242,7 +270,8 @@ enum ap_msg {
 	M_OFFICIAL, M_ABSENT, M_NEAREST, M_ENV_ERROR, M_ADAPT, M_IMPL, M_DOCS, M_DOCS_NOT,
 	M_DOCS_NONE, M_DOCS_ENTRY, M_DOCS_CLASS, M_DOCS_CONTRA, M_DOCS_OK, M_DOCS_UNCOMPARED, M_CONCLUSION,
 	M_PASSED_IN, M_FAILED_IN, M_UNVERIFIED_IN, M_VERDICT, M_REASONS, M_NONE, M_NOT_RUN,
-	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING, M_COUNT
+	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING,
+	M_SIGS, M_SIG_REF, M_SIG_SAME, M_SIG_OTHER, M_SIG_AS, M_SIG_NONE, M_COUNT
 };
 
 static const char *const ap_words[M_COUNT][2] = {
@@ -292,6 +321,15 @@ static const char *const ap_words[M_COUNT][2] = {
 	[M_SUPPORTED] = { "支持", "supported" },
 	[M_UNSUPPORTED] = { "不支持", "unsupported" },
 	[M_MISSING] = { "缺失的证据", "Missing evidence" },
+	[M_SIGS] = { "签名比较", "Signatures" },
+	[M_SIG_REF] = { "参考环境", "the reference" },
+	[M_SIG_SAME] = { "与 %s 的 torch 版本相同，签名差异即不一致",
+			 "the same torch release as %s: a difference is an inconsistency" },
+	[M_SIG_OTHER] = { "与 %s 的 torch 版本不同，签名差异为已说明的限制",
+			  "another torch release than %s: a difference is a stated limit" },
+	[M_SIG_AS] = { "与 %s 一致", "as in %s" },
+	[M_SIG_NONE] = { "无可比较的签名（目标不可调用或不存在）",
+			 "no signature compared (the target is absent or not callable)" },
 };
 
 static const char *W(enum ap_lang l, enum ap_msg m)
@@ -446,6 +484,38 @@ static void md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
 			    E(ap_json_text(v, "name")));
 }
 
+/* One line per environment: its signature, where it came from, the status
+ * of its comparison; each difference under it. */
+static void md_signatures(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i, k;
+	json_t *g, *d;
+	ap_buf_addf(out, "\n## %s\n\n", W(l, M_SIGS));
+	if (!json_array_size(json_object_get(m, "signatures")))
+		ap_buf_addf(out, "- %s\n", W(l, M_SIG_NONE));
+	json_array_foreach(json_object_get(m, "signatures"), i, g) {
+		const char *ref = json_string_value(json_object_get(g, "reference"));
+		const char *reason = json_string_value(json_object_get(g, "reason"));
+		ap_buf_addf(out, "- %s (%s): %s: %s", E(ap_json_text(g, "env")),
+			    E(ap_json_text(g, "source")), C(ap_json_text(g, "text")),
+			    E(ap_json_text(g, "status")));
+		int differs = json_array_size(json_object_get(g, "differences")) > 0;
+		enum ap_msg how = !differs ? M_SIG_AS : json_is_true(json_object_get(g, "same_torch"))
+			? M_SIG_SAME : M_SIG_OTHER;
+		if (!ref)
+			ap_buf_addf(out, ", %s", W(l, M_SIG_REF));
+		else {
+			ap_buf_adds(out, ", ");
+			ap_buf_addf(out, W(l, how), E(ref));
+		}
+		if (reason && !differs)
+			ap_buf_addf(out, " (%s)", E(reason));
+		ap_buf_adds(out, "\n");
+		json_array_foreach(json_object_get(g, "differences"), k, d)
+			ap_buf_addf(out, "  - %s\n", E(ap_json_text(d, "text")));
+	}
+}
+
 static void md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *r = json_object_get(m, "resolution"), *a = json_object_get(m, "adaptation");
@@ -539,6 +609,7 @@ void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	md_scope(m, l, out);
 	json_array_foreach(json_object_get(m, "environments"), i, e)
 		md_env(e, l, out);
+	md_signatures(m, l, out);
 	md_adaptation(m, l, out);
 	md_docs(m, l, out);
 	md_conclusion(m, l, out);
@@ -696,10 +767,45 @@ static void html_traces(const json_t *m, struct ap_buf *out)
 	ap_buf_adds(out, "</table>\n");
 }
 
+static void html_cell(const char *text, struct ap_buf *out)
+{
+	ap_buf_adds(out, "<td>");
+	ap_escape_xml(text, out);
+	ap_buf_adds(out, "</td>");
+}
+
+/* The signatures as a table: a row per environment, its differences listed. */
+static void html_signatures(const json_t *m, struct ap_buf *out)
+{
+	size_t i, k;
+	json_t *g, *d;
+	ap_buf_adds(out, "<h2>Signatures</h2>\n<table class=\"signatures\"><tr><th>environment</th>"
+		    "<th>status</th><th>source</th><th>signature</th><th>against</th>"
+		    "<th>differences</th></tr>\n");
+	json_array_foreach(json_object_get(m, "signatures"), i, g) {
+		int differs = json_array_size(json_object_get(g, "differences")) > 0;
+		ap_buf_addf(out, "<tr%s>", differs ? " class=\"diff\"" : "");
+		html_cell(ap_json_text(g, "env"), out);
+		html_cell(ap_json_text(g, "status"), out);
+		html_cell(ap_json_text(g, "source"), out);
+		html_cell(ap_json_text(g, "text"), out);
+		html_cell(json_is_string(json_object_get(g, "reference")) ?
+			  ap_json_text(g, "reference") : "(the reference)", out);
+		ap_buf_adds(out, "<td><ul>");
+		json_array_foreach(json_object_get(g, "differences"), k, d) {
+			ap_buf_adds(out, "<li>");
+			ap_escape_xml(ap_json_text(d, "text"), out);
+			ap_buf_adds(out, "</li>");
+		}
+		ap_buf_adds(out, "</ul></td></tr>\n");
+	}
+	ap_buf_adds(out, "</table>\n");
+}
+
 static const char ap_html_style[] =
 	"body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
 	"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
-	"td.diff{background:#ffd7d5;font-weight:bold}.verdict{font-size:1.3em}"
+	"td.diff,tr.diff td{background:#ffd7d5;font-weight:bold}.verdict{font-size:1.3em}"
 	".card{display:block;margin:8px 0}pre{white-space:pre-wrap}";
 
 void ap_report_html(const json_t *m, struct ap_buf *out)
@@ -726,6 +832,7 @@ void ap_report_html(const json_t *m, struct ap_buf *out)
 		ap_buf_adds(out, "</section>\n");
 	}
 	html_traces(m, out);
+	html_signatures(m, out);
 	ap_report_markdown(m, AP_LANG_EN, &md);
 	ap_buf_adds(out, "<h2>Report (Markdown)</h2>\n<pre>");
 	ap_escape_xml(ap_buf_str(&md), out);
