@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "check/sweep.h"
+#include "env/fingerprint.h"
 #include "env/worker.h"
 #include "evidence/journal.h"
 #include "evidence/matrix.h"
@@ -139,10 +140,8 @@ static int ensure_worker(struct run *u)
 			json_array_append_new(entries, json_pack("{s:s, s:s, s:o}", "name",
 				o->cat->v[k].name, "walk", o->cat->v[k].walk,
 				"exclude", ap_catalog_exclude(o->cat, k)));
-	/* a copy each: jansson counts references without locks */
 	json_t *req = json_pack("{s:s, s:o, s:o}", "op", "sweep_begin", "plugins",
-				json_deep_copy(o->plugins),
-				"entries", entries);
+				ap_plugin_modules(e->env), "entries", entries);
 	r = r ? r : ap_worker_call_within(&u->w, req, &res, o->start_ms);
 	json_decref(req);
 	if (r)

@@ -44,8 +44,7 @@ struct ap_sweep_opts {
 	const char *depth;    /* "resolve" or "signature" */
 	int walk_ms;          /* limit per entry */
 	int start_ms;         /* limit for the worker's start and torch's import */
-	int resume;
-	json_t *plugins;      /* plugin module names to load */
+	int resume;           /* plugins: each environment's (ap_plugin_modules()) */
 	/* Called from the environment's thread after each entry (may be NULL). */
 	void (*progress)(void *ctx, size_t env, const struct ap_sweep_progress *p);
 	void *ctx;

@@ -17,7 +17,6 @@
 #include "check/catalog.h"
 #include "check/sweep.h"
 #include "cmd/cmd.h"
-#include "env/fingerprint.h"
 #include "evidence/manifest.h"
 #include "evidence/matrix.h"
 #include "review/sweepview.h"
@@ -275,9 +274,8 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	struct ap_sweep_env e[AP_MAX_ENVS] = { 0 };
 	struct ap_buf jpath[AP_MAX_ENVS] = { { 0 } }, err = { 0 };
 	struct progress g = { .tty = isatty(2) };
-	json_t *plugins = ap_plugin_modules();
 	struct ap_sweep_opts so = { cat, shard, o->depth, o->timeout_s * 1000, 300 * 1000,
-				    o->resume, plugins, on_progress, &g };
+				    o->resume, on_progress, &g };
 	for (size_t i = 0; i < o->nnames; i++) {
 		e[i].env = ap_envs_find(envs, o->names[i]);
 		e[i].idx = i;
@@ -308,7 +306,6 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	}
 	json_decref(meta);
 	json_decref(lines);
-	json_decref(plugins);
 	ap_buf_free(&err);
 	return rc;
 }
