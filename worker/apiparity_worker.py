@@ -1741,6 +1741,18 @@ def _sweep_foreign(obj):
     return isinstance(m, str) and m != "torch" and not m.startswith("torch.")
 
 
+def _sweep_plugins_own(api, obj):
+    """Whether a name from outside torch is a plugin's doing, and so part of
+    the surface: it replaced what torch had there (a patch), or it comes
+    from a plugin that was loaded (an addition)."""
+    if not _SWEEP_STATE.get("compare"):
+        return False
+    if api in _SWEEP_BEFORE:
+        return True
+    top = (getattr(obj, "__module__", None) or "").split(".")[0]
+    return top in _SWEEP_STATE.get("tops", ())
+
+
 def _sweep_members(entry, walk, exclude):
     """Yields (api, key, owner, parent, name, obj | exception) for every public
     name of the entry (see specs/catalog.txt), in a stable order."""
@@ -1767,7 +1779,7 @@ def _sweep_members(entry, walk, exclude):
             if isinstance(obj, types.ModuleType):
                 if not obj.__name__.startswith(entry + "."):
                     continue
-            elif _sweep_foreign(obj):
+            elif _sweep_foreign(obj) and not _sweep_plugins_own(api, obj):
                 continue
             yield api, api, None, root, n, obj
             m = getattr(obj, "__module__", None)
@@ -1917,7 +1929,10 @@ def op_sweep_begin(req):
         except Exception:
             continue
     loaded, errors = _load_plugins(torch, req.get("plugins", [])) if compare else ([], [])
-    _SWEEP_STATE.update({"compare": bool(loaded), "plugins": loaded})
+    tops = set(n.split(".")[0] for n in loaded)
+    tops.update(p.get("module", "").split(".")[0] for p in _entry_point_plugins()
+                if isinstance(p, dict))
+    _SWEEP_STATE.update({"compare": bool(loaded), "plugins": loaded, "tops": tops})
     return {"ok": True, "data": {"torch": torch.__version__, "plugins_loaded": loaded,
                                  "plugin_errors": errors}}
 

@@ -163,8 +163,9 @@ static json_t *sweep_meta(const struct sweep_opts *o, const struct ap_catalog *c
 {
 	json_t *envs = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(envs, json_pack("{s:s, s:s?, s:O?}", "name", e[i].env->name,
-			"label", e[i].env->label, "torch", json_object_get(e[i].info, "torch")));
+		json_array_append_new(envs, json_pack("{s:s, s:s?, s:O?, s:O?}", "name", e[i].env->name,
+			"label", e[i].env->label, "torch", json_object_get(e[i].info, "torch"),
+			"plugins", json_object_get(e[i].info, "plugins_loaded")));
 	json_t *m = json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:s, s:s, s:s}", "schema",
 			      AP_SWEEP_SCHEMA, "tool", "name", "apiparity", "version", ap_version,
 			      "commit", ap_commit, "envs", envs, "depth", o->depth, "catalog",

@@ -68,7 +68,8 @@
 
 #define AP_MATRIX_SCHEMA "apiparity.matrix/1"
 #define AP_MATRIX_NAME "matrix.jsonl"
-/* What a sweep directory says about itself: envs (name, label, torch),
+/* What a sweep directory says about itself: envs (name, label, torch,
+ * plugins loaded),
  * depth, catalog digest, shard {index, count} or null, complete. */
 #define AP_SWEEP_META_NAME "sweep.json"
 #define AP_SWEEP_SCHEMA "apiparity.sweep/1"

@@ -8,7 +8,7 @@
 SW="$FIX/sweep"
 SMALL="$SW/catalog-small.txt"
 printf '[trixie]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$SW/faults" > "$T/faults.ini"
-plan 48
+plan 52
 
 # jq-less reading of a matrix: a Python expression over L, its lines.
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -64,6 +64,22 @@ small_three() {
 		diff_names_the_environments
 }
 needs bookworm trixie sid -- small_three
+
+# A plugin that replaces two functions: patched there, and only there.
+plugin_patch() {
+	sed "s|@FIX@|$FIX|g" "$FIX/check.ini" > "$T/check.ini"
+	printf 'torch.nn.functional module\n' > "$T/nnf.txt"
+	run 0 sweep_with_a_patching_plugin_succeeds "$APIPARITY" sweep --envs "$T/check.ini" --env trixie \
+		--env sig-plugin --catalog "$T/nnf.txt" --out "$T/sp"
+	m="$T/sp/matrix.jsonl"
+	equals "$(mx "$m" '[(l["api"].rsplit(".", 1)[1], l["verdict"]) for l in L if l["patched"]]')" \
+		"[('hardtanh', 'inconsistent'), ('leaky_relu', 'inconsistent')]" plugin_patches_are_flagged_and_inconsistent
+	equals "$(mx "$m" 'sorted(set((l["env"], l["patched"]) for l in L if l["api"].endswith(".relu")))')" \
+		"[('sig-plugin', False), ('trixie', None)]" untouched_api_is_compared_only_where_a_plugin_loaded
+	equals "$(field "$T/sp/sweep.json" '[e["plugins"] for e in b["envs"]]')" "[[], ['sig_plugin']]" \
+		sweep_json_names_the_plugins_loaded
+}
+needs trixie -- plugin_patch
 
 # What sweep refuses before anything runs.
 run 2 depth_probe_says_not_available "$APIPARITY" sweep --env trixie --out "$T/x" --depth probe
