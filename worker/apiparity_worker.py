@@ -1728,7 +1728,11 @@ _SWEEP_STATE = {}    # "plugins": names loaded, "compare": whether _SWEEP_BEFORE
 
 
 def _sweep_public(names):
-    return sorted(n for n in names if isinstance(n, str) and not n.startswith("_"))
+    """Public names, sorted: no leading underscore, and ASCII identifiers
+    only (a name set with setattr can be any string; the matrix keys and
+    the pages' file names are built from these)."""
+    return sorted(n for n in names if isinstance(n, str) and not n.startswith("_") and
+                  n.isidentifier() and n.isascii())
 
 
 def _sweep_foreign(obj):

@@ -13,6 +13,7 @@
 #include "base/fsutil.h"
 #include "base/pool.h"
 #include "base/status.h"
+#include "base/text.h"
 #include "base/version.h"
 #include "check/catalog.h"
 #include "check/sweep.h"
@@ -206,10 +207,15 @@ static void print_summary(const struct ap_sweep_env *e, size_t n, const json_t *
 			const char *v = json_string_value(json_object_get(l, "verdict"));
 			c[!strcmp(v, "absent") ? 1 : !strcmp(v, "not-run") ? 2 : 0]++;
 		}
-		printf("%-10s %-16s %7zu %7zu %7zu %7zu %9zu %8zu\n", e[i].env->name,
-		       json_string_value(json_object_get(e[i].info, "torch")) ?
-		       json_string_value(json_object_get(e[i].info, "torch")) : "-",
-		       c[0], c[1], c[2], e[i].measured, e[i].resumed, e[i].restarts);
+		struct ap_buf row = { 0 };
+		const char *torch = json_string_value(json_object_get(e[i].info, "torch"));
+		/* the version is the environment's word: data, shown escaped */
+		ap_buf_addf(&row, "%-10s %-16s %7zu %7zu %7zu %7zu %9zu %8zu", e[i].env->name,
+			    torch ? torch : "-", c[0], c[1], c[2], e[i].measured, e[i].resumed,
+			    e[i].restarts);
+		ap_text_fputs(ap_buf_str(&row), AP_TEXT_LINE, stdout);
+		putchar('\n');
+		ap_buf_free(&row);
 	}
 	printf("\nmatrix: %s/%s (and matrix.md, matrix.html, MANIFEST.sha256)\n", dir,
 	       AP_MATRIX_NAME);

@@ -188,6 +188,17 @@ int ap_matrix_render(const json_t *lines, struct ap_buf *out)
 	return 0;
 }
 
+/* Whether s is a name: ASCII letters, digits, '_', '.' and the characters
+ * of extra; never a '/', so no name read back can lead a path astray. */
+static int name_ok(const char *s, const char *extra)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '.' || (*extra && strchr(extra, *s))))
+			return 0;
+	return 1;
+}
+
 /* Whether v is null or a string. */
 static int opt_str(const json_t *v)
 {
@@ -204,6 +215,9 @@ static const char *line_problem(const json_t *l)
 	if (!str(l, "env") || !*str(l, "env") || !str(l, "api") || !*str(l, "api") ||
 	    !str(l, "module"))
 		return "env, module and api must be strings";
+	if (!name_ok(str(l, "env"), "-") || !name_ok(str(l, "module"), "") ||
+	    !name_ok(str(l, "api"), ""))
+		return "env, module and api must be names (letters, digits, '_', '.', and '-' in env)";
 	if (!one_of(str(l, "status"), statuses))
 		return "status is not one of present, absent, import-error, crash, timeout, error";
 	const json_t *v = json_object_get(l, "verdict");

@@ -99,7 +99,8 @@ int ap_matrix_render(const json_t *lines, struct ap_buf *out);
 
 /* Reads DIR/matrix.jsonl (or a file path) as untrusted input: a regular file
  * within AP_MATRIX_MAX_BYTES, each line within AP_MATRIX_MAX_LINE, a JSON
- * object with the schema above (strings where strings are due). *lines is a
+ * object with the schema above (strings where strings are due; env, module
+ * and api names of ASCII letters, digits, '_' and '.', '-' too in env). *lines is a
  * new array. 0, or -errno / -AP_EPROTO with "path:line: why" in err. */
 int ap_matrix_read(const char *path, json_t **lines, struct ap_buf *err);
 

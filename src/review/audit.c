@@ -92,8 +92,10 @@ static void gen_block(json_t *pages, const json_t *meta, const json_t *lines, si
 	json_t *products = api_products(meta, lines, from, to);
 	if (json_array_size(products)) {
 		struct ap_buf page = { 0 }, url = { 0 }, text = { 0 };
+		/* the page's file name: never a '/' or a leading '.', whatever
+		 * the matrix says (the reader refuses such names too) */
 		for (const char *p = mod; *p; p++)
-			ap_buf_add(&page, *p == '.' ? "-" : p, 1);
+			ap_buf_add(&page, *p == '.' || *p == '/' || *p == '\\' ? "-" : p, 1);
 		ap_buf_adds(&page, ".md");
 		const char *have = s_(pages, ap_buf_str(&page));
 		if (have)

@@ -146,6 +146,8 @@ static void bad_lines_are_refused_with_file_and_line(void **state)
 		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\"}\n",
 		  "env, module and api must be strings" },
 		{ "not json\n", "matrix.jsonl:1:" },
+		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"../../etc\",\"api\":\"a\",\"status\":\"present\"}\n",
+		  "env, module and api must be names" },
 	};
 	char dir[] = "/tmp/test-matrix-XXXXXX", path[64];
 	assert_non_null(mkdtemp(dir));
