@@ -5,7 +5,7 @@
 SW="$FIX/sweep"
 SMALL="$SW/catalog-small.txt"
 printf '[trixie]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$SW/faults" > "$T/faults.ini"
-plan 17
+plan 21
 
 # jq-less reading of a matrix: a Python expression over L, its lines.
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -17,7 +17,8 @@ resume_after_kill() {
 	"$APIPARITY" sweep --env trixie --catalog "$SMALL" --out "$T/k" > /dev/null 2>&1 &
 	local pid=$! i
 	for i in $(seq 1200); do
-		[ "$(grep -c '"type":"entry"' "$T/k/journal/trixie.jsonl" 2>/dev/null)" -ge 2 ] && break
+		c=$(grep -c '"type":"entry"' "$T/k/journal/trixie.jsonl" 2> /dev/null)
+		[ "${c:-0}" -ge 2 ] && break
 		sleep 0.05
 	done
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
@@ -61,5 +62,18 @@ faults() {
 	contains "$out" "^trixie .* 2$" worker_was_restarted_twice
 }
 needs trixie -- faults
+
+# An environment that cannot start fails its shard with its own exit code
+# (one the deploy files do not retry), and merge names the shard as failed.
+failed_shard() {
+	printf '[broken]\nchroot = trixie\npython = /nonexistent/python3\n' > "$T/broken.ini"
+	run 6 broken_environment_fails_the_shard_with_its_code "$APIPARITY" sweep --envs "$T/broken.ini" \
+		--env broken --catalog "$SW/catalog-faults.txt" --shard 0/2 --out "$T/br"
+	equals "$(field "$T/br/shard-0-of-2/sweep.json" 'b["state"]')" failed failed_shard_says_so
+	run 1 merge_refuses_a_failed_shard "$APIPARITY" merge "$T/br" --out "$T/brm"
+	contains "$out" "^shard 0/2 \(.*\) failed; see its output, then run it again with --resume$" \
+		merge_names_the_failed_shard
+}
+needs trixie -- failed_shard
 
 done_testing
