@@ -22,7 +22,7 @@ LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 CMD_SRC := src/main.c src/cli.c $(wildcard src/cmd/*.c)
 HDRS    := $(wildcard src/*.h src/*/*.h)
 GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-policy.c \
-           $(BUILD)/gen-tolerances.c $(BUILD)/gen-version.c
+           $(BUILD)/gen-tolerances.c $(BUILD)/gen-version.c $(BUILD)/gen-catalog.c
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
 CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test-*.c))
@@ -52,6 +52,9 @@ $(BUILD)/gen-worker.c: worker/apiparity_worker.py $(BUILD)/embed
 
 $(BUILD)/gen-envs.c: envs/reference.ini $(BUILD)/embed
 	$(BUILD)/embed ap_reference_envs < $< > $@
+
+$(BUILD)/gen-catalog.c: specs/catalog.txt $(BUILD)/embed
+	$(BUILD)/embed ap_builtin_catalog < $< > $@
 
 $(BUILD)/gen-policy.c: policies/default.yaml $(BUILD)/embed
 	$(BUILD)/embed ap_default_policy < $< > $@

@@ -30,8 +30,19 @@ static const struct {
 	{ "verify", ap_cmd_verify,
 	  "  verify DIR [--policy FILE]                    review a submission: ACCEPT or\n"
 	  "                                                CHANGES-NEEDED (exit 0 or 1)\n" },
+	{ "sweep", ap_cmd_sweep,
+	  "  sweep [--env NAME]... --out DIR [--depth resolve|signature] [--resume]\n"
+	  "        [--shard I/N] [--catalog FILE] [--timeout S]\n"
+	  "                                                the support matrix of every public API\n" },
+	{ "merge", ap_cmd_merge,
+	  "  merge SHARDDIR... --out DIR                   join sweep shards, checksums verified\n" },
+	{ "diff", ap_cmd_diff,
+	  "  diff A[:ENV] B[:ENV]                          APIs added, removed and changed\n" },
 	{ "docs", ap_cmd_docs,
-	  "  docs entry DIR                                the native API docs entry, measured\n" },
+	  "  docs entry DIR                                the native API docs entry, measured\n"
+	  "  docs generate DIR [--format table|list] [--out DOCSDIR]\n"
+	  "                                                support pages from a sweep\n"
+	  "  docs audit DOCSDIR DIR                        hand-written pages against a sweep\n" },
 	{ "env", ap_cmd_env,
 	  "  env create NAME --suite SUITE [--root DIR]   provision a reference environment\n"
 	  "  env show NAME... [--json]                     fingerprint environments\n"

@@ -30,5 +30,8 @@ int ap_cmd_tests(int argc, char **argv);
 int ap_cmd_report(int argc, char **argv);
 int ap_cmd_verify(int argc, char **argv);
 int ap_cmd_docs(int argc, char **argv);
+int ap_cmd_sweep(int argc, char **argv);
+int ap_cmd_merge(int argc, char **argv);
+int ap_cmd_diff(int argc, char **argv);
 
 #endif

@@ -1,11 +1,15 @@
 /* apiparity docs - the native API support entry of a target, written from
- * the measured bundles in the format of the backend's docs pages. */
+ * the measured bundles in the format of the backend's docs pages; the pages
+ * of a whole sweep; and hand-written pages audited by a sweep. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/fsutil.h"
 #include "cmd/cmd.h"
+#include "evidence/matrix.h"
+#include "review/audit.h"
 #include "review/docs.h"
 #include "base/err.h"
 #include "evidence/bundle.h"
@@ -47,12 +51,115 @@ static void docs_url(const struct ap_submission *s, const char *api, struct ap_b
 	}
 }
 
+/* A sweep's matrix and its sweep.json, for generate and audit. */
+static int load_sweep(const char *dir, json_t **lines, json_t **meta, const char *what)
+{
+	struct ap_buf err = { 0 }, path = { 0 }, text = { 0 };
+	int r = ap_matrix_read(dir, lines, &err);
+	ap_buf_addf(&path, "%s/%s", dir, AP_SWEEP_META_NAME);
+	if (!r && (r = ap_read_file_limited(ap_buf_str(&path), 1u << 20, &text)))
+		ap_buf_addf(&err, "%s: %s", ap_buf_str(&path), ap_strerror(r));
+	if (!r && !(*meta = json_loadb(ap_buf_str(&text), text.len, 0, NULL))) {
+		r = -AP_EPROTO;
+		ap_buf_addf(&err, "%s: not JSON", ap_buf_str(&path));
+	}
+	if (r) {
+		json_decref(*lines);
+		*lines = NULL;
+		r = ap_fail(r == -AP_EPROTO ? r : -AP_ECONFIG, what, &err);
+	}
+	ap_buf_free(&err);
+	ap_buf_free(&path);
+	ap_buf_free(&text);
+	return r;
+}
+
+/* docs generate DIR [--format table|list] [--out DOCSDIR] */
+static int docs_generate(int argc, char **argv)
+{
+	const char *format = "table", *dir = NULL, *out = NULL;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--format") && i + 1 < argc)
+			format = argv[++i];
+		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+			out = argv[++i];
+		else if (argv[i][0] != '-' && !dir)
+			dir = argv[i];
+		else
+			return ap_usage("docs: want docs generate DIR [--format table|list] [--out DOCSDIR]");
+	}
+	if (!dir)
+		return ap_usage("docs: want docs generate DIR [--format table|list] [--out DOCSDIR]");
+	if (strcmp(format, "table") && strcmp(format, "list"))
+		return ap_usage("docs generate: --format wants table or list, not '%s'", format);
+	json_t *lines = NULL, *meta = NULL, *pages, *text;
+	int r = load_sweep(dir, &lines, &meta, "docs generate");
+	if (r)
+		return r;
+	struct ap_buf outdir = { 0 }, path = { 0 }, err = { 0 };
+	if (out)
+		ap_buf_adds(&outdir, out);
+	else
+		ap_buf_addf(&outdir, "%s/docs", dir);
+	pages = ap_docs_generate(meta, lines, format);
+	const char *name;
+	r = ap_mkdirs(ap_buf_str(&outdir));
+	json_object_foreach(pages, name, text) {
+		ap_buf_reset(&path);
+		ap_buf_addf(&path, "%s/%s", ap_buf_str(&outdir), name);
+		if (!r)
+			r = ap_write_atomic(ap_buf_str(&path), json_string_value(text),
+					    strlen(json_string_value(text)));
+	}
+	if (r) {
+		ap_buf_addf(&err, "%s: %s", path.len ? ap_buf_str(&path) : ap_buf_str(&outdir), strerror(-r));
+		r = ap_fail(r, "docs generate", &err);
+	} else
+		printf("%zu pages in %s\n", json_object_size(pages), ap_buf_str(&outdir));
+	json_decref(pages);
+	json_decref(lines);
+	json_decref(meta);
+	ap_buf_free(&outdir);
+	ap_buf_free(&path);
+	ap_buf_free(&err);
+	return r;
+}
+
+/* docs audit DOCSDIR DIR */
+static int docs_audit(int argc, char **argv)
+{
+	if (argc != 4)
+		return ap_usage("docs: want docs audit DOCSDIR DIR");
+	struct ap_buf err = { 0 }, out = { 0 };
+	json_t *lines = NULL, *meta = NULL;
+	json_t *entries = ap_docs_load(argv[2], &err);
+	int r = entries ? 0 : ap_fail(-AP_ECONFIG, "docs audit", &err);
+	r = r ? r : load_sweep(argv[3], &lines, &meta, "docs audit");
+	if (!r) {
+		json_t *f = ap_docs_audit(entries, meta, lines);
+		ap_docs_audit_text(f, &out);
+		fputs(ap_buf_str(&out), stdout);
+		printf("%zu entries audited\n", json_array_size(entries));
+		json_decref(f);
+	}
+	json_decref(entries);
+	json_decref(lines);
+	json_decref(meta);
+	ap_buf_free(&err);
+	ap_buf_free(&out);
+	return r;
+}
+
 int ap_cmd_docs(int argc, char **argv)
 {
 	struct ap_submission s;
 	struct ap_buf err = { 0 }, out = { 0 }, limits = { 0 }, url = { 0 };
+	if (argc >= 2 && !strcmp(argv[1], "generate"))
+		return docs_generate(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "audit"))
+		return docs_audit(argc, argv);
 	if (argc != 3 || strcmp(argv[1], "entry"))
-		return ap_usage("docs: want docs entry DIR");
+		return ap_usage("docs: want docs entry DIR, docs generate DIR or docs audit DOCSDIR DIR");
 	int r = ap_submission_load(&s, argv[2], &err);
 	if (r) {
 		r = ap_fail(r == -ENOENT ? -AP_ECONFIG : r, "docs entry", &err);

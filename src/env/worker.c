@@ -146,6 +146,7 @@ static int worker_died(struct ap_worker *w)
 		ap_buf_addf(&w->detail, ": %s", ap_buf_str(&last));
 	ap_buf_free(&how);
 	ap_buf_free(&last);
+	w->hello = 0; /* reaped: ap_worker_alive() must say so */
 	return r;
 }
 

@@ -127,6 +127,28 @@ int ap_journal_append(struct ap_journal *j, const json_t *rec)
 	return r;
 }
 
+int ap_journal_append_all(struct ap_journal *j, const json_t *recs)
+{
+	struct ap_buf lines = { 0 };
+	struct stat st;
+	size_t i;
+	json_t *rec;
+	int r = 0;
+	json_array_foreach(recs, i, rec) {
+		char *s = json_dumps(rec, JSON_COMPACT);
+		r = s ? ap_buf_adds(&lines, s) : -EINVAL;
+		r = r ? r : ap_buf_add(&lines, "\n", 1);
+		free(s);
+		if (r)
+			break;
+	}
+	if (!r && lines.len)
+		r = fstat(j->fd, &st) ? -errno :
+		    append_line(j->fd, lines.data, lines.len, S_ISREG(st.st_mode) ? st.st_size : -1);
+	ap_buf_free(&lines);
+	return r;
+}
+
 void ap_journal_close(struct ap_journal *j)
 {
 	if (!j)

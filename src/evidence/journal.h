@@ -23,6 +23,13 @@ struct ap_journal *ap_journal_open(const char *path);
  * the journal then holds every record before this one, whole). */
 int ap_journal_append(struct ap_journal *j, const json_t *rec);
 
+/* Appends every record of the array recs, each as one line, with one write
+ * and one fsync: for results that arrive together (a sweep's entry), so that
+ * thousands of them do not cost thousands of fsyncs. A crash mid-write leaves
+ * whole lines and at most one torn last line, as a crash in
+ * ap_journal_append() does. 0 or -errno; on failure none stays. */
+int ap_journal_append_all(struct ap_journal *j, const json_t *recs);
+
 void ap_journal_close(struct ap_journal *j);
 
 /* Reads the journal at path into *records (a new JSON array of the records, in

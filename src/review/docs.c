@@ -844,3 +844,56 @@ void ap_docs_entry(const char *api, const char *url, const json_t *products,
 	add_oneline(out, limits && *limits ? limits : "-");
 	ap_buf_adds(out, "\n\n</div>\n");
 }
+
+/* ---- writing a page's blocks ---- */
+
+static void add_table(const json_t *products, struct ap_buf *out)
+{
+	size_t i;
+	const json_t *p;
+	ap_buf_adds(out, "| 硬件 | 是否支持 |\n| ---- | :----: |\n");
+	json_array_foreach(products, i, p) {
+		const char *name = json_string_value(json_object_get(p, "product"));
+		if (!name)
+			continue;
+		ap_buf_adds(out, "| <term>");
+		add_oneline(out, name);
+		ap_buf_addf(out, "</term> | %s |\n",
+			    json_is_true(json_object_get(p, "supported")) ? AP_CHECK : AP_CROSS);
+	}
+}
+
+void ap_docs_block(const char *format, const char *kind, const char *api, const char *url,
+		   const json_t *products, const char *limits, struct ap_buf *out)
+{
+	int table = !strcmp(format, "table");
+	const char *dot = strrchr(api, '.');
+	if (!strcmp(kind, "method")) {
+		ap_buf_adds(out, "> <font size=\"3\">");
+		add_oneline(out, dot ? dot + 1 : api);
+		ap_buf_adds(out, "()</font>\n\n");
+	} else {
+		ap_buf_adds(out, !strcmp(kind, "class") ? "### " AP_CLASS_TAG " " : "### ");
+		add_oneline(out, api);
+		ap_buf_adds(out, "\n\n");
+	}
+	ap_buf_adds(out, "<div style=\"margin-left: 2em\">\n\n");
+	if (url) {
+		ap_buf_adds(out, "**原生文档**" AP_FULL_COLON "[");
+		add_oneline(out, api);
+		ap_buf_adds(out, "](");
+		add_oneline(out, url);
+		ap_buf_adds(out, ")\n\n");
+	}
+	ap_buf_adds(out, table ? "**支持情况**" AP_FULL_COLON "\n\n" : "**产品支持情况**" AP_FULL_COLON "\n\n");
+	if (table)
+		add_table(products, out);
+	else
+		add_products(products, out);
+	if (limits && *limits) {
+		ap_buf_adds(out, "\n**限制与说明**" AP_FULL_COLON);
+		add_oneline(out, limits);
+		ap_buf_adds(out, "\n");
+	}
+	ap_buf_adds(out, "\n</div>\n\n");
+}

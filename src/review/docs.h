@@ -76,4 +76,15 @@ const json_t *ap_docs_find(const json_t *entries, const char *api, int *exact);
 void ap_docs_entry(const char *api, const char *url, const json_t *products,
 		   const char *limits, struct ap_buf *out);
 
+/* One block of a generated page, in format "table" (`**支持情况**：` and a
+ * `| <term>product</term> | ✔ |` table) or "list" (as ap_docs_entry()):
+ * kind "function" or "class" is a `### ` heading (a class with the class
+ * tag); "method" is a `> <font size="3">name()</font>` sub-entry, name the
+ * last component of api, which must follow its class's block. limits is
+ * written only when given. ap_docs_parse() reads the blocks back as the same
+ * api, kind, format, doc_url, products and limits, provided products is not
+ * empty and no string holds "</term>" or "|". */
+void ap_docs_block(const char *format, const char *kind, const char *api, const char *url,
+		   const json_t *products, const char *limits, struct ap_buf *out);
+
 #endif

@@ -1,0 +1,367 @@
+/* sweep.c - one environment's walk of the catalog, journaled and resumable,
+ * and the matrix of several (see sweep.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "check/sweep.h"
+#include "env/fingerprint.h"
+#include "env/worker.h"
+#include "evidence/journal.h"
+#include "evidence/matrix.h"
+
+/* One environment's run in progress. */
+struct run {
+	struct ap_sweep_env *e;
+	struct ap_worker w;
+	int started;             /* w holds a worker (alive or not) to free */
+	struct ap_journal *j;
+	json_t *done;            /* entry -> {status, reason}: entries finished */
+	json_t *partial;         /* entry -> [apis journaled]: for an entry cut short */
+	double t0;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static json_t *start_record(const struct ap_sweep_env *e)
+{
+	const struct ap_sweep_opts *o = e->o;
+	char shard[32];
+	snprintf(shard, sizeof(shard), "%u/%u", o->shard.index, o->shard.count);
+	return json_pack("{s:s, s:{s:s, s:s, s:s, s:s?}}", "type", "sweep-start", "data",
+			 "env", e->env->name, "catalog", o->cat->digest, "depth", o->depth,
+			 "shard", o->shard.count ? shard : NULL);
+}
+
+static void env_fail(struct ap_sweep_env *e, int err, const char *fmt, const char *arg)
+{
+	if (e->err)
+		return;
+	e->err = err;
+	ap_buf_addf(&e->detail, fmt, arg);
+}
+
+static void io_fail(struct ap_sweep_env *e, int err, const char *what)
+{
+	if (e->io_err)
+		return;
+	e->io_err = err;
+	ap_buf_addf(&e->io_detail, "cannot write %s: %s", what, strerror(-err));
+}
+
+/* Takes back what an earlier run journaled. A journal of another catalog,
+ * depth or shard is refused: its lines would not be this run's. */
+static int resume_read(struct run *u, const json_t *start)
+{
+	struct ap_sweep_env *e = u->e;
+	struct ap_buf err = { 0 };
+	json_t *recs = NULL, *rec;
+	int torn = 0;
+	size_t i;
+	if (access(e->journal, F_OK))
+		return 0;
+	int r = ap_journal_read(e->journal, &recs, &torn, &err);
+	if (r) {
+		env_fail(e, -AP_ECONFIG, "cannot resume: %s", ap_buf_str(&err));
+		ap_buf_free(&err);
+		return r;
+	}
+	ap_buf_free(&err);
+	if (json_array_size(recs) && !json_equal(json_array_get(recs, 0), start)) {
+		env_fail(e, -AP_ECONFIG, "cannot resume: %s was written by a sweep of another "
+			 "catalog, depth or shard; run without --resume to start again", e->journal);
+		json_decref(recs);
+		return -AP_ECONFIG;
+	}
+	json_array_foreach(recs, i, rec) {
+		const char *type = json_string_value(json_object_get(rec, "type"));
+		json_t *d = json_object_get(rec, "data");
+		const char *entry = json_string_value(json_object_get(d, "entry"));
+		const char *mod = json_string_value(json_object_get(d, "module"));
+		if (type && !strcmp(type, "api") && mod) {
+			json_array_append(e->lines, d);
+			if (!json_object_get(u->partial, mod))
+				json_object_set_new(u->partial, mod, json_array());
+			json_array_append(json_object_get(u->partial, mod), json_object_get(d, "api"));
+			e->resumed++;
+		} else if (type && !strcmp(type, "entry") && entry)
+			json_object_set(u->done, entry, d);
+	}
+	json_decref(recs);
+	return 1;
+}
+
+static int open_journal(struct run *u)
+{
+	struct ap_sweep_env *e = u->e;
+	json_t *start = start_record(e);
+	int had = 0;
+	if (e->o->resume && (had = resume_read(u, start)) < 0) {
+		json_decref(start);
+		return had;
+	}
+	if (!had)
+		unlink(e->journal);
+	u->j = ap_journal_open(e->journal);
+	int r = u->j ? 0 : -errno;
+	if (!r && !had)
+		r = ap_journal_append(u->j, start);
+	if (r)
+		io_fail(e, r, e->journal);
+	json_decref(start);
+	return r;
+}
+
+/* Starts the worker when none is running, and readies it for walking. */
+static int ensure_worker(struct run *u)
+{
+	struct ap_sweep_env *e = u->e;
+	const struct ap_sweep_opts *o = e->o;
+	if (u->started && ap_worker_alive(&u->w))
+		return 0;
+	if (u->started) {
+		ap_worker_free(&u->w);
+		e->restarts++;
+	}
+	u->started = 1;
+	int r = ap_worker_start(&u->w, e->env, o->start_ms);
+	json_t *entries = json_array(), *res = NULL;
+	for (size_t k = 0; !r && k < o->cat->n; k++)
+		if (ap_shard_has(o->shard, k))
+			json_array_append_new(entries, json_pack("{s:s, s:s, s:o}", "name",
+				o->cat->v[k].name, "walk", o->cat->v[k].walk,
+				"exclude", ap_catalog_exclude(o->cat, k)));
+	json_t *req = json_pack("{s:s, s:o, s:o}", "op", "sweep_begin", "plugins",
+				ap_plugin_modules(e->env), "entries", entries);
+	r = r ? r : ap_worker_call_within(&u->w, req, &res, o->start_ms);
+	json_decref(req);
+	if (r)
+		env_fail(e, r, "%s", ap_buf_str(&u->w.detail));
+	else if (!e->info)
+		e->info = json_incref(res);
+	json_decref(res);
+	return r;
+}
+
+static const char *const api_fields[] = {
+	"key", "owner", "kind", "file", "line", "pure_python", "signature", "patched",
+	"plugin_added", "reason",
+};
+
+/* The matrix line of one API the worker measured. */
+static json_t *api_line(const struct ap_sweep_env *e, const char *entry, const json_t *a)
+{
+	const char *api = json_string_value(json_object_get(a, "api"));
+	const char *st = json_string_value(json_object_get(a, "status"));
+	if (!api || !st || (strcmp(st, "present") && strcmp(st, "error")))
+		return NULL;
+	json_t *l = ap_matrix_line(e->env->name, entry, api, st);
+	for (size_t i = 0; l && i < sizeof(api_fields) / sizeof(api_fields[0]); i++) {
+		json_t *v = json_object_get(a, api_fields[i]);
+		if (v)
+			json_object_set(l, api_fields[i], v);
+	}
+	return l;
+}
+
+/* Journals the answer for entry k: its APIs, then the entry record. */
+static void record_entry(struct run *u, size_t k, const char *status, const char *reason,
+			 const json_t *apis)
+{
+	struct ap_sweep_env *e = u->e;
+	const char *entry = e->o->cat->v[k].name;
+	json_t *recs = json_array(), *a;
+	size_t i, n = 0;
+	json_array_foreach(apis, i, a) {
+		json_t *l = api_line(e, entry, a);
+		if (!l)
+			continue;
+		json_array_append(e->lines, l);
+		json_array_append_new(recs, json_pack("{s:s, s:o}", "type", "api", "data", l));
+		n++;
+	}
+	json_t *d = json_pack("{s:s, s:s, s:s?, s:I}", "entry", entry, "status", status,
+			      "reason", reason, "apis", (json_int_t)n);
+	json_array_append_new(recs, json_pack("{s:s, s:O}", "type", "entry", "data", d));
+	json_object_set_new(u->done, entry, d);
+	e->measured += n;
+	int r = e->io_err ? 0 : ap_journal_append_all(u->j, recs);
+	if (r)
+		io_fail(e, r, e->journal);
+	json_decref(recs);
+}
+
+/* A status the worker sent, as one of ours (the answer is freed before
+ * the progress line is printed); anything unknown is an error. */
+static const char *known_status(const char *s)
+{
+	static const char *const known[] = { "ok", "import-error", "error" };
+	for (size_t i = 0; s && i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(s, known[i]))
+			return known[i];
+	return "error";
+}
+
+/* Walks entry k; 0, or -AP_E* when the environment cannot go on. */
+static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
+{
+	struct ap_sweep_env *e = u->e;
+	const struct ap_catalog_entry *c = &e->o->cat->v[k];
+	json_t *skip = json_object_get(u->partial, c->name), *res = NULL;
+	int r = ensure_worker(u);
+	if (r)
+		return r;
+	json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}", "op", "sweep_walk", "entry",
+				c->name, "walk", c->walk, "exclude", ap_catalog_exclude(e->o->cat, k),
+				"skip", skip ? json_incref(skip) : json_array(), "depth", e->o->depth);
+	ap_buf_reset(&u->w.detail);
+	r = ap_worker_call_within(&u->w, req, &res, e->o->walk_ms);
+	json_decref(req);
+	if (!r) {
+		p->status = known_status(json_string_value(json_object_get(res, "status")));
+		record_entry(u, k, p->status, json_string_value(json_object_get(res, "reason")),
+			     json_object_get(res, "apis"));
+	} else {
+		/* A worker that answered "exception" is still fine; one that died
+		 * or went silent is that entry's crash or timeout. */
+		p->status = r == -AP_ETIMEOUT ? "timeout" : ap_worker_alive(&u->w) ? "error" : "crash";
+		record_entry(u, k, p->status, ap_buf_str(&u->w.detail), NULL);
+	}
+	json_decref(res);
+	return e->io_err;
+}
+
+void ap_sweep_env_run(void *item)
+{
+	struct ap_sweep_env *e = item;
+	const struct ap_sweep_opts *o = e->o;
+	struct run u = { .e = e, .done = json_object(), .partial = json_object(), .t0 = now_s() };
+	struct ap_sweep_progress p = { 0 };
+	e->lines = json_array();
+	for (size_t k = 0; k < o->cat->n; k++)
+		p.total += ap_shard_has(o->shard, k);
+	int r = open_journal(&u);
+	for (size_t k = 0; !r && k < o->cat->n; k++) {
+		if (!ap_shard_has(o->shard, k))
+			continue;
+		double t = now_s();
+		p.entry = o->cat->v[k].name;
+		const json_t *d = json_object_get(u.done, p.entry);
+		if (d)
+			p.status = "journal";
+		else
+			r = walk_entry(&u, k, &p);
+		p.done++;
+		p.apis = (size_t)json_integer_value(json_object_get(json_object_get(u.done, p.entry),
+								    "apis"));
+		p.secs = now_s() - t;
+		p.elapsed = now_s() - u.t0;
+		if (!r && o->progress)
+			o->progress(o->ctx, e->idx, &p);
+	}
+	/* Each entry's own line: whether its walk worked here. */
+	for (size_t k = 0; !e->err && k < o->cat->n; k++) {
+		const json_t *d = json_object_get(u.done, o->cat->v[k].name);
+		const char *st = json_string_value(json_object_get(d, "status"));
+		if (!d)
+			continue;
+		json_t *l = ap_matrix_line(e->env->name, o->cat->v[k].name, o->cat->v[k].name,
+					   !strcmp(st, "ok") ? "present" : st);
+		json_object_set_new(l, "kind", json_string(o->cat->v[k].walk));
+		if (strcmp(st, "ok"))
+			json_object_set(l, "reason", json_object_get(d, "reason"));
+		json_array_append_new(e->lines, l);
+	}
+	if (u.started)
+		ap_worker_free(&u.w);
+	if (u.j)
+		ap_journal_close(u.j);
+	json_decref(u.done);
+	json_decref(u.partial);
+}
+
+void ap_sweep_env_free(struct ap_sweep_env *e)
+{
+	json_decref(e->lines);
+	json_decref(e->info);
+	ap_buf_free(&e->detail);
+	ap_buf_free(&e->io_detail);
+}
+
+/* The line an environment without a line for API l gets: error when the
+ * environment failed, the failure of l's entry there, else absent. */
+static json_t *filler(const struct ap_sweep_env *e, const json_t *l, const json_t *failed)
+{
+	const char *mod = json_string_value(json_object_get(l, "module"));
+	const json_t *f = json_object_get(failed, mod);
+	const char *st = e->err ? "error" : f ? json_string_value(json_object_get(f, "status")) :
+			 "absent";
+	json_t *x = ap_matrix_line(e->env->name, mod, json_string_value(json_object_get(l, "api")), st);
+	json_object_set(x, "key", json_object_get(l, "key"));
+	json_object_set(x, "owner", json_object_get(l, "owner"));
+	if (e->err)
+		json_object_set_new(x, "reason", json_string(ap_buf_str(&e->detail)));
+	else if (f)
+		json_object_set(x, "reason", json_object_get(f, "reason"));
+	return x;
+}
+
+/* Entry -> its failing entry line, for environment e. */
+static json_t *failures(const struct ap_sweep_env *e)
+{
+	json_t *out = json_object(), *l;
+	size_t i;
+	json_array_foreach(e->lines, i, l) {
+		const char *api = json_string_value(json_object_get(l, "api"));
+		const char *mod = json_string_value(json_object_get(l, "module"));
+		const char *st = json_string_value(json_object_get(l, "status"));
+		if (api && mod && !strcmp(api, mod) && strcmp(st, "present"))
+			json_object_set(out, mod, l);
+	}
+	return out;
+}
+
+json_t *ap_sweep_matrix(const struct ap_sweep_env *e, size_t n, const char *const *envs,
+			const char *reference)
+{
+	json_t *all = json_array(), *seen = json_object(), *l;
+	size_t i;
+	for (size_t k = 0; all && k < n; k++)
+		json_array_extend(all, e[k].lines);
+	/* (module, api) -> environments that have a line */
+	json_array_foreach(all, i, l) {
+		struct ap_buf id = { 0 };
+		ap_buf_addf(&id, "%s %s", json_string_value(json_object_get(l, "module")),
+			    json_string_value(json_object_get(l, "api")));
+		json_t *s = json_object_get(seen, ap_buf_str(&id));
+		if (!s) {
+			s = json_object();
+			json_object_set_new(s, "", json_incref(l));
+			json_object_set_new(seen, ap_buf_str(&id), s);
+		}
+		json_object_set_new(s, json_string_value(json_object_get(l, "env")), json_true());
+		ap_buf_free(&id);
+	}
+	const char *id;
+	json_t *s;
+	for (size_t k = 0; k < n; k++) {
+		json_t *failed = failures(&e[k]);
+		json_object_foreach(seen, id, s)
+			if (!json_object_get(s, e[k].env->name))
+				json_array_append_new(all, filler(&e[k], json_object_get(s, ""), failed));
+		json_decref(failed);
+	}
+	json_decref(seen);
+	ap_matrix_sort(all, envs, n);
+	ap_matrix_judge(all, reference);
+	return all;
+}

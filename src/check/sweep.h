@@ -1,0 +1,83 @@
+/* sweep.h - walking the catalog in one environment, resumably, and joining the
+ * environments' walks into the support matrix (evidence/matrix.h).
+ *
+ * One worker per environment answers one request per catalog entry (the
+ * entry's whole surface at once, so thousands of names cost tens of round
+ * trips). Each answer is journaled before the next request: its APIs and then
+ * an "entry" record saying the entry is done, with one write and one fsync.
+ * A walk that crashes the worker or passes its time limit is that entry's
+ * CRASH or TIMEOUT, journaled the same way, and the worker is started again
+ * for the next entry.
+ *
+ * The journal (one file per environment) holds:
+ *   {"type": "sweep-start", "data": {"env", "catalog", "depth", "shard"}}
+ *   {"type": "api", "data": <a matrix line, without verdict>}
+ *   {"type": "entry", "data": {"entry", "status", "reason", "apis"}}
+ * With resume, a journal of the same catalog digest, depth and shard is read
+ * back first: its done entries are not walked again, and an entry cut short
+ * (APIs journaled, no entry record: a kill -9 between two writes) is walked
+ * again with those APIs skipped by the worker. So no API is measured twice,
+ * and the lines end up as an uninterrupted run's.
+ */
+#ifndef AP_SWEEP_H
+#define AP_SWEEP_H
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "check/catalog.h"
+#include "env/envs.h"
+
+struct ap_sweep_progress {
+	const char *entry;
+	const char *status;   /* "ok", "import-error", "error", "crash", "timeout",
+			       * or "journal" (done in an earlier run) */
+	size_t apis;          /* lines it gave */
+	size_t done, total;   /* entries of this shard done, in all */
+	double secs;          /* this entry's walk */
+	double elapsed;       /* since this environment started */
+};
+
+struct ap_sweep_opts {
+	const struct ap_catalog *cat;
+	struct ap_shard shard;
+	const char *depth;    /* "resolve" or "signature" */
+	int walk_ms;          /* limit per entry */
+	int start_ms;         /* limit for the worker's start and torch's import */
+	int resume;           /* plugins: each environment's (ap_plugin_modules()) */
+	/* Called from the environment's thread after each entry (may be NULL). */
+	void (*progress)(void *ctx, size_t env, const struct ap_sweep_progress *p);
+	void *ctx;
+};
+
+struct ap_sweep_env {
+	const struct ap_env *env;
+	size_t idx;                   /* position in --env */
+	const char *journal;          /* path of this environment's journal */
+	const struct ap_sweep_opts *o;
+	/* results, filled by ap_sweep_env_run() */
+	json_t *lines;                /* its lines: APIs, and one per entry */
+	json_t *info;                 /* {torch, plugins_loaded, plugin_errors} or NULL */
+	size_t measured;              /* APIs measured by this run */
+	size_t resumed;               /* APIs read back from the journal */
+	size_t restarts;              /* worker starts after a crash or timeout */
+	int err;                      /* the environment failed (-AP_E*), detail says why */
+	struct ap_buf detail;
+	int io_err;                   /* the journal could not be written (-errno) */
+	struct ap_buf io_detail;
+};
+
+/* Walks the shard's entries in e->env (a pool job: it prints nothing). */
+void ap_sweep_env_run(void *e);
+
+void ap_sweep_env_free(struct ap_sweep_env *e);
+
+/* The matrix of n environments' walks: their lines, the absent ones added
+ * (or, under an entry whose walk failed there, lines of that failure; in an
+ * environment that failed as a whole, "error" lines), sorted and judged
+ * (matrix.h). envs[i] is e[i].env's name. A new array, NULL when out of
+ * memory. */
+json_t *ap_sweep_matrix(const struct ap_sweep_env *e, size_t n, const char *const *envs,
+			const char *reference);
+
+#endif

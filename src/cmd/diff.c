@@ -1,0 +1,86 @@
+/* apiparity diff - what changed from one matrix (or environment) to another:
+ * APIs added and removed, signature and kind changes, verdict changes. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/err.h"
+#include "base/jsonutil.h"
+#include "base/text.h"
+#include "cmd/cmd.h"
+#include "evidence/matrix.h"
+#include "review/sweepview.h"
+
+/* A side of the diff: "PATH" or "PATH:ENV", PATH a sweep directory or a
+ * matrix.jsonl. A PATH that exists as given wins over a colon in it. */
+struct side {
+	char *path;
+	char *env;        /* owned; NULL until known */
+	json_t *lines;
+};
+
+static int side_load(struct side *s, const char *arg, const char *what)
+{
+	struct ap_buf err = { 0 };
+	struct stat st;
+	s->path = strdup(arg);
+	char *colon = strrchr(s->path, ':');
+	if (lstat(arg, &st) && colon) {
+		*colon = '\0';
+		s->env = strdup(colon + 1);
+	}
+	int r = ap_matrix_read(s->path, &s->lines, &err);
+	if (r) {
+		r = ap_fail(r == -AP_EPROTO ? r : -AP_ECONFIG, what, &err);
+		ap_buf_free(&err);
+		return r;
+	}
+	json_t *envs = ap_matrix_envs(s->lines);
+	size_t i, found = 0;
+	json_t *e;
+	json_array_foreach(envs, i, e)
+		found |= s->env && !strcmp(json_string_value(e), s->env);
+	if (!s->env && json_array_size(envs) == 1)
+		s->env = strdup(json_string_value(json_array_get(envs, 0)));
+	else if (!found) {
+		json_array_foreach(envs, i, e)
+			ap_buf_addf(&err, "%s%s", i ? ", " : "", json_string_value(e));
+		r = ap_usage("diff: %s: %s %s; name one as %s:ENV (it holds %s)", what, s->path,
+			     s->env ? "has no such environment" : "holds several environments",
+			     s->path, ap_buf_str(&err));
+	}
+	json_decref(envs);
+	ap_buf_free(&err);
+	return r;
+}
+
+int ap_cmd_diff(int argc, char **argv)
+{
+	struct side a = { 0 }, b = { 0 };
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs("usage: apiparity diff A[:ENV] B[:ENV]\n", stdout);
+		return AP_EXIT_OK;
+	}
+	if (argc != 3)
+		return ap_usage("diff: want diff A[:ENV] B[:ENV] (sweep directories or matrix.jsonl)");
+	int rc = side_load(&a, argv[1], "diff A");
+	rc = rc ? rc : side_load(&b, argv[2], "diff B");
+	if (!rc) {
+		struct ap_buf out = { 0 };
+		json_t *d = ap_matrix_diff(a.lines, a.env, b.lines, b.env);
+		printf("from %s:%s to %s:%s\n", a.path, a.env, b.path, b.env);
+		ap_matrix_diff_text(d, &out);
+		fputs(ap_buf_str(&out), stdout);
+		json_decref(d);
+		ap_buf_free(&out);
+	}
+	free(a.path);
+	free(b.path);
+	free(a.env);
+	free(b.env);
+	json_decref(a.lines);
+	json_decref(b.lines);
+	return rc;
+}

@@ -1,0 +1,337 @@
+/* apiparity sweep - catalog the public API surface in each environment and
+ * write the support matrix. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/fsutil.h"
+#include "base/pool.h"
+#include "base/status.h"
+#include "base/text.h"
+#include "base/version.h"
+#include "check/catalog.h"
+#include "check/sweep.h"
+#include "cmd/cmd.h"
+#include "evidence/manifest.h"
+#include "evidence/matrix.h"
+#include "review/sweepview.h"
+
+#define AP_MAX_ENVS 64
+
+struct sweep_opts {
+	const char *envs, *root, *out, *depth, *shard, *shard_count, *catalog, *reference;
+	const char *names[AP_MAX_ENVS];
+	size_t nnames;
+	int resume;
+	int timeout_s;
+};
+
+static const char sweep_usage[] =
+	"usage: apiparity sweep [--env NAME]... --out DIR [--depth resolve|signature|probe|numeric]\n"
+	"                       [--resume] [--shard I/N | --shard-count N] [--catalog FILE]\n"
+	"                       [--reference NAME] [--timeout S] [--envs FILE] [--root DIR]\n";
+
+/* The depths this build can measure; probe and numeric need the automatic
+ * checks of each API, which are not part of it yet. */
+static int depth_ok(const char *d)
+{
+	if (!strcmp(d, "resolve") || !strcmp(d, "signature"))
+		return 0;
+	if (!strcmp(d, "probe") || !strcmp(d, "numeric"))
+		return ap_usage("sweep: --depth %s is not available in this build (it needs the "
+				"automatic checks of each API); use resolve or signature", d);
+	return ap_usage("sweep: --depth wants resolve, signature, probe or numeric, not '%s'", d);
+}
+
+static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "envs", required_argument, NULL, 'E' }, { "env", required_argument, NULL, 'e' },
+		{ "root", required_argument, NULL, 'r' }, { "out", required_argument, NULL, 'o' },
+		{ "depth", required_argument, NULL, 'd' }, { "resume", no_argument, NULL, 'R' },
+		{ "shard", required_argument, NULL, 's' },
+		{ "shard-count", required_argument, NULL, 'n' },
+		{ "catalog", required_argument, NULL, 'c' },
+		{ "reference", required_argument, NULL, 'f' },
+		{ "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'E': o->envs = optarg; break;
+		case 'r': o->root = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'd': o->depth = optarg; break;
+		case 'R': o->resume = 1; break;
+		case 's': o->shard = optarg; break;
+		case 'n': o->shard_count = optarg; break;
+		case 'c': o->catalog = optarg; break;
+		case 'f': o->reference = optarg; break;
+		case 'h': fputs(sweep_usage, stdout); return -1;
+		case 'e':
+			if (o->nnames == AP_MAX_ENVS)
+				return ap_usage("sweep: at most %d environments", AP_MAX_ENVS);
+			o->names[o->nnames++] = optarg;
+			break;
+		case 't':
+			if (ap_opt_timeout(optarg, &o->timeout_s))
+				return AP_EXIT_USAGE;
+			break;
+		default:
+			return ap_opt_bad("sweep", c, argv);
+		}
+	}
+	if (optind != argc)
+		return ap_usage("sweep: unexpected argument '%s'", argv[optind]);
+	if (!o->out || !*o->out)
+		return ap_usage("sweep: --out DIR is required");
+	return depth_ok(o->depth);
+}
+
+/* Whether dir may be (re)made for a sweep: absent, empty, or an earlier
+ * sweep's (it has sweep.json). Anything else is left alone. */
+static int sweep_dir_ok(const char *dir)
+{
+	struct ap_buf meta = { 0 };
+	struct stat st;
+	if (lstat(dir, &st))
+		return errno == ENOENT;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	ap_buf_addf(&meta, "%s/%s", dir, AP_SWEEP_META_NAME);
+	int ok = !lstat(ap_buf_str(&meta), &st) || !rmdir(dir);
+	ap_buf_free(&meta);
+	return ok;
+}
+
+/* Makes DIR (and DIR/journal) ready: emptied unless resuming. 0 or the exit
+ * code after printing why. */
+static int prepare_dir(const char *dir, int resume)
+{
+	struct ap_buf d = { 0 }, j = { 0 };
+	int r = 0;
+	if (!sweep_dir_ok(dir)) {
+		r = -EEXIST;
+		ap_buf_addf(&d, "%s is not the output of an earlier sweep, and sweep would replace "
+			    "it (choose another --out)", dir);
+	} else if (!resume)
+		r = ap_rm_tree(dir);
+	ap_buf_addf(&j, "%s/journal", dir);
+	r = r ? r : ap_mkdirs(ap_buf_str(&j));
+	r = r ? r : ap_dir_writable(dir);
+	if (r && !d.len)
+		ap_buf_addf(&d, "%s", dir);
+	if (r)
+		r = ap_fail(r, "sweep --out", &d);
+	ap_buf_free(&d);
+	ap_buf_free(&j);
+	return r;
+}
+
+/* --- progress: one line per entry, with an ETA on a terminal ------------ */
+
+struct progress {
+	struct ap_status *st;
+	int tty;
+};
+
+static void on_progress(void *ctx, size_t env, const struct ap_sweep_progress *p)
+{
+	struct progress *g = ctx;
+	double left = p->done ? p->elapsed / (double)p->done * (double)(p->total - p->done) : 0;
+	if (g->tty)
+		ap_status_set(g->st, env, "%s: %zu APIs, %s [%zu/%zu] ETA %.0f s", p->entry, p->apis,
+			      p->status, p->done, p->total, left);
+	else
+		ap_status_set(g->st, env, "%s: %zu APIs, %s, %.2f s [%zu/%zu]", p->entry, p->apis,
+			      p->status, p->secs, p->done, p->total);
+}
+
+/* --- outputs ------------------------------------------------------------ */
+
+static json_t *sweep_meta(const struct sweep_opts *o, const struct ap_catalog *cat,
+			  struct ap_shard shard, const struct ap_sweep_env *e, size_t n,
+			  const char *state)
+{
+	json_t *envs = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(envs, json_pack("{s:s, s:s?, s:O?, s:O?}", "name", e[i].env->name,
+			"label", e[i].env->label, "torch", json_object_get(e[i].info, "torch"),
+			"plugins", json_object_get(e[i].info, "plugins_loaded")));
+	json_t *m = json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:s, s:s, s:s}", "schema",
+			      AP_SWEEP_SCHEMA, "tool", "name", "apiparity", "version", ap_version,
+			      "commit", ap_commit, "envs", envs, "depth", o->depth, "catalog",
+			      cat->digest, "state", state);
+	json_object_set_new(m, "shard", shard.count ? json_pack("{s:i, s:i}", "index",
+				(int)shard.index, "count", (int)shard.count) : json_null());
+	return m;
+}
+
+static int write_meta(const char *dir, const json_t *meta, struct ap_buf *err)
+{
+	struct ap_buf b = { 0 }, path = { 0 };
+	char *s = json_dumps(meta, JSON_INDENT(2));
+	ap_buf_adds(&b, s ? s : "");
+	ap_buf_adds(&b, "\n");
+	free(s);
+	ap_buf_addf(&path, "%s/%s", dir, AP_SWEEP_META_NAME);
+	int r = ap_write_atomic(ap_buf_str(&path), ap_buf_str(&b), b.len);
+	if (r)
+		ap_buf_addf(err, "%s: %s", ap_buf_str(&path), strerror(-r));
+	ap_buf_free(&b);
+	ap_buf_free(&path);
+	return r;
+}
+
+static void print_summary(const struct ap_sweep_env *e, size_t n, const json_t *lines,
+			  const char *dir)
+{
+	printf("\n%-10s %-16s %7s %7s %7s %7s %9s %8s\n", "ENV", "TORCH", "PRESENT", "ABSENT",
+	       "NOTRUN", "WALKED", "RESUMED", "RESTARTS");
+	for (size_t i = 0; i < n; i++) {
+		size_t c[3] = { 0 };
+		size_t k;
+		json_t *l;
+		json_array_foreach(lines, k, l) {
+			if (strcmp(json_string_value(json_object_get(l, "env")), e[i].env->name))
+				continue;
+			const char *v = json_string_value(json_object_get(l, "verdict"));
+			c[!strcmp(v, "absent") ? 1 : !strcmp(v, "not-run") ? 2 : 0]++;
+		}
+		struct ap_buf row = { 0 };
+		const char *torch = json_string_value(json_object_get(e[i].info, "torch"));
+		/* the version is the environment's word: data, shown escaped */
+		ap_buf_addf(&row, "%-10s %-16s %7zu %7zu %7zu %7zu %9zu %8zu", e[i].env->name,
+			    torch ? torch : "-", c[0], c[1], c[2], e[i].measured, e[i].resumed,
+			    e[i].restarts);
+		ap_text_fputs(ap_buf_str(&row), AP_TEXT_LINE, stdout);
+		putchar('\n');
+		ap_buf_free(&row);
+	}
+	printf("\nmatrix: %s/%s (and matrix.md, matrix.html, MANIFEST.sha256)\n", dir,
+	       AP_MATRIX_NAME);
+}
+
+/* Environment failures first (their own codes), then I/O. */
+static int sweep_exit(const struct ap_sweep_env *e, size_t n, int io, struct ap_buf *io_err)
+{
+	int rc = AP_EXIT_OK;
+	for (size_t i = 0; i < n; i++) {
+		struct ap_buf what = { 0 };
+		ap_buf_addf(&what, "env %s", e[i].env->name);
+		if (e[i].err) {
+			int code = ap_fail(e[i].err, ap_buf_str(&what), &e[i].detail);
+			rc = rc ? rc : code;
+		}
+		if (e[i].io_err) {
+			ap_fail(e[i].io_err, ap_buf_str(&what), &e[i].io_detail);
+			rc = rc ? rc : AP_EXIT_IO;
+		}
+		ap_buf_free(&what);
+	}
+	if (io) {
+		ap_fail(io, "sweep", io_err);
+		rc = rc ? rc : AP_EXIT_IO;
+	}
+	return rc;
+}
+
+static int sweep_setup(struct sweep_opts *o, struct ap_envs *envs, struct ap_catalog *cat,
+		       struct ap_shard *shard, struct ap_buf *dir)
+{
+	struct ap_buf err = { 0 };
+	int r = ap_catalog_load(cat, o->catalog, &err);
+	if (r) {
+		r = ap_fail(r, "sweep --catalog", &err);
+		goto out;
+	}
+	if (ap_shard_resolve(o->shard, o->shard_count, shard, &err)) {
+		r = ap_usage("sweep: %s", ap_buf_str(&err));
+		goto out;
+	}
+	if ((r = ap_cli_load_envs(envs, o->envs, o->root)))
+		goto out;
+	for (size_t i = 0; !o->nnames && i < envs->n && o->nnames < AP_MAX_ENVS; i++)
+		if (strcmp(envs->v[i].name, "local"))
+			o->names[o->nnames++] = envs->v[i].name;
+	for (size_t i = 0; !r && i < o->nnames; i++)
+		if (!ap_cli_find_env(envs, o->names[i], "sweep"))
+			r = AP_EXIT_UNKNOWN_ENV;
+	if (shard->count)
+		ap_buf_addf(dir, "%s/shard-%u-of-%u", o->out, shard->index, shard->count);
+	else
+		ap_buf_adds(dir, o->out);
+out:
+	ap_buf_free(&err);
+	return r;
+}
+
+static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
+		     const struct ap_catalog *cat, struct ap_shard shard, const char *dir)
+{
+	struct ap_sweep_env e[AP_MAX_ENVS] = { 0 };
+	struct ap_buf jpath[AP_MAX_ENVS] = { { 0 } }, err = { 0 };
+	struct progress g = { .tty = isatty(2) };
+	struct ap_sweep_opts so = { cat, shard, o->depth, o->timeout_s * 1000, 300 * 1000,
+				    o->resume, on_progress, &g };
+	for (size_t i = 0; i < o->nnames; i++) {
+		e[i].env = ap_envs_find(envs, o->names[i]);
+		e[i].idx = i;
+		e[i].o = &so;
+		ap_buf_addf(&jpath[i], "%s/journal/%s.jsonl", dir, o->names[i]);
+		e[i].journal = ap_buf_str(&jpath[i]);
+	}
+	json_t *meta = sweep_meta(o, cat, shard, e, o->nnames, "running");
+	int io = write_meta(dir, meta, &err);
+	json_decref(meta);
+	g.st = ap_status_new(o->names, o->nnames, stderr);
+	if (!io)
+		ap_pool_run(e, o->nnames, sizeof(e[0]), ap_sweep_env_run);
+	ap_status_free(g.st);
+	int failed = io;
+	for (size_t i = 0; i < o->nnames; i++)
+		failed |= e[i].err | e[i].io_err;
+	json_t *lines = io ? json_array() : ap_sweep_matrix(e, o->nnames, o->names, o->reference);
+	meta = sweep_meta(o, cat, shard, e, o->nnames, failed ? "failed" : "complete");
+	io = io ? io : ap_sweepview_write(dir, meta, lines, &err);
+	if (!io)
+		print_summary(e, o->nnames, lines, dir);
+	fflush(stdout);
+	int rc = sweep_exit(e, o->nnames, io, &err);
+	for (size_t i = 0; i < o->nnames; i++) {
+		ap_sweep_env_free(&e[i]);
+		ap_buf_free(&jpath[i]);
+	}
+	json_decref(meta);
+	json_decref(lines);
+	ap_buf_free(&err);
+	return rc;
+}
+
+int ap_cmd_sweep(int argc, char **argv)
+{
+	struct sweep_opts o = { .depth = "signature", .timeout_s = 120 };
+	struct ap_envs envs = { 0 };
+	struct ap_catalog cat = { 0 };
+	struct ap_shard shard = { 0 };
+	struct ap_buf dir = { 0 };
+	int rc = sweep_parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? AP_EXIT_OK : rc;
+	if (!(rc = sweep_setup(&o, &envs, &cat, &shard, &dir)) &&
+	    !(rc = prepare_dir(ap_buf_str(&dir), o.resume)))
+		rc = sweep_run(&o, &envs, &cat, shard, ap_buf_str(&dir));
+	ap_catalog_free(&cat);
+	ap_envs_free(&envs);
+	ap_buf_free(&dir);
+	return rc;
+}

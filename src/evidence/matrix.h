@@ -1,0 +1,112 @@
+/* matrix.h - the support matrix of a sweep: one line per API per environment.
+ *
+ * `apiparity sweep --out DIR` writes DIR/matrix.jsonl; merge, diff, `docs
+ * generate` and `docs audit` read it back. This module owns the shape of a
+ * line (nobody else spells its keys), its order, and reading a matrix back as
+ * untrusted input.
+ *
+ * A line is one compact JSON object, its keys in this order:
+ *   {"schema": "apiparity.matrix/1",
+ *    "env": "trixie",                       the environment (its name)
+ *    "module": "torch.autograd.grad_mode",  the catalog entry it was found under
+ *    "api": "torch.autograd.grad_mode.set_multithreading_enabled.clone",
+ *                                           the public dotted path walked (as the
+ *                                           backend's pages head their entries)
+ *    "key": "set_multithreading_enabled.clone",
+ *                                           the class-relative form the pages use
+ *                                           for a member ("Tensor.abs"); the api
+ *                                           itself for anything else
+ *    "owner": "torch.autograd.grad_mode.set_multithreading_enabled" | null,
+ *    "status": "present" | "absent" | "import-error" | "crash" | "timeout" | "error",
+ *    "kind": "module" | "class" | "function" | "method" | "classmethod" |
+ *            "staticmethod" | "property" | "builtin" | "builtin-method" |
+ *            "callable" | "value" | null,
+ *    "file": "torch/autograd/grad_mode.py" | null, "line": 201 | null,
+ *    "pure_python": true | false | null,
+ *    "signature": ["clone(self)"] | null    every overload's text (depth
+ *                                           signature and deeper), in order,
+ *    "patched": true | false | null,        a plugin replaced it (null: nothing
+ *                                           to compare, or no plugin loaded)
+ *    "plugin_added": true | false,          it exists only once plugins load
+ *    "verdict": "consistent" | "inconsistent" | "not-run" | "absent",
+ *    "reason": "text" | null}
+ *
+ * An API is a (module, api) pair: the same path found by two catalog entries
+ * (torch.nn as a member of torch, and as the entry torch.nn) is two APIs, so
+ * that each lies wholly in one shard. Every catalog entry has a line of its
+ * own in every environment (api = module = the entry, kind "module" or
+ * "class"), whose status says whether its walk worked there.
+ *
+ * status says what was measured in that environment: present, absent (the
+ * API exists in another environment of the matrix, not here), or that the
+ * walk of the module failed (import-error: the entry does not import, e.g.
+ * an optional dependency is missing, the error in reason; crash, timeout,
+ * error); the APIs other environments found under a failed entry are lines
+ * of that status too, not absent. A line holds
+ * nothing that changes from run to run (no time, no address), so two sweeps of
+ * the same environments give byte-identical matrices: that is what --resume
+ * and merge are checked against.
+ *
+ * verdict, per API, against the API's reference: the --reference environment
+ * when it has the API, else the first environment (in --env order) where it is
+ * present. The reference's own line is consistent; another present line is
+ * inconsistent when its kind or (depth signature) its signature differs from
+ * the reference's, else consistent; absent is absent; a failed walk is
+ * not-run. reason says why for anything but consistent.
+ *
+ * Lines are sorted by api, module, then the environment's position in --env,
+ * so the file is the same whatever order modules were walked or shards merged
+ * in.
+ */
+#ifndef AP_MATRIX_H
+#define AP_MATRIX_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+
+#define AP_MATRIX_SCHEMA "apiparity.matrix/1"
+#define AP_MATRIX_NAME "matrix.jsonl"
+/* What a sweep directory says about itself: envs (name, label, torch,
+ * plugins loaded),
+ * depth, catalog digest, shard {index, count} or null, complete. */
+#define AP_SWEEP_META_NAME "sweep.json"
+#define AP_SWEEP_SCHEMA "apiparity.sweep/1"
+
+/* A matrix line's limits when read back from someone else. */
+#define AP_MATRIX_MAX_BYTES (256u << 20)
+#define AP_MATRIX_MAX_LINE (1u << 20)
+
+/* A new line for api in env, found under module, with status; every other
+ * key null (plugin_added false), in the order above. NULL when out of memory. */
+json_t *ap_matrix_line(const char *env, const char *module, const char *api, const char *status);
+
+/* Sorts lines (an array of lines) by api, module, then the position of their
+ * env in envs (names; an env not in envs sorts last, by name). */
+void ap_matrix_sort(json_t *lines, const char *const *envs, size_t nenvs);
+
+/* Whether lines a and b are of the same API (module and api equal). */
+int ap_matrix_same_api(const json_t *a, const json_t *b);
+
+/* Sets the verdict and reason of every line (see above). lines must be
+ * sorted (ap_matrix_sort), so that the first present line of an API is its
+ * first environment's; reference (the --reference name) may be NULL. */
+void ap_matrix_judge(json_t *lines, const char *reference);
+
+/* Appends lines to out as matrix.jsonl: one compact line each, keys in the
+ * order above. */
+int ap_matrix_render(const json_t *lines, struct ap_buf *out);
+
+/* Reads DIR/matrix.jsonl (or a file path) as untrusted input: a regular file
+ * within AP_MATRIX_MAX_BYTES, each line within AP_MATRIX_MAX_LINE, a JSON
+ * object with the schema above (strings where strings are due; env, module
+ * and api names of ASCII letters, digits, '_' and '.', '-' too in env). *lines is a
+ * new array. 0, or -errno / -AP_EPROTO with "path:line: why" in err. */
+int ap_matrix_read(const char *path, json_t **lines, struct ap_buf *err);
+
+/* The environments a matrix holds, in order of first appearance; a new array
+ * of strings. */
+json_t *ap_matrix_envs(const json_t *lines);
+
+#endif

@@ -1,0 +1,526 @@
+/* audit.c - support pages from a matrix, and pages audited by one (see
+ * audit.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jsonutil.h"
+#include "base/text.h"
+#include "evidence/matrix.h"
+#include "review/audit.h"
+#include "review/docs.h"
+
+static const char *s_(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* The product name of environment e of sweep.json: its label, else its name. */
+static const char *product_of(const json_t *e)
+{
+	return s_(e, "label") && *s_(e, "label") ? s_(e, "label") : s_(e, "name");
+}
+
+/* env name -> product name, for every environment of meta. */
+static json_t *env_products(const json_t *meta)
+{
+	json_t *out = json_object(), *e;
+	size_t i;
+	json_array_foreach(json_object_get(meta, "envs"), i, e)
+		if (s_(e, "name") && product_of(e))
+			json_object_set_new(out, s_(e, "name"), json_string(product_of(e)));
+	return out;
+}
+
+/* --- generate ------------------------------------------------------------ */
+
+/* The products of one API, lines [from, to) of the sorted matrix. */
+static json_t *api_products(const json_t *meta, const json_t *lines, size_t from, size_t to)
+{
+	json_t *out = json_array(), *e;
+	size_t i;
+	json_array_foreach(json_object_get(meta, "envs"), i, e) {
+		for (size_t k = from; k < to; k++) {
+			const json_t *l = json_array_get(lines, k);
+			const char *v = s_(l, "verdict");
+			if (!v || strcmp(s_(l, "env"), s_(e, "name")) ||
+			    (strcmp(v, "consistent") && strcmp(v, "inconsistent")))
+				continue;
+			json_array_append_new(out, json_pack("{s:s, s:b}", "product", product_of(e),
+							     "supported", !strcmp(v, "consistent")));
+		}
+	}
+	return out;
+}
+
+/* The kind a page gives lines [from, to): class, method (a member), else
+ * function. */
+static const char *block_kind(const json_t *lines, size_t from, size_t to)
+{
+	for (size_t k = from; k < to; k++) {
+		const json_t *l = json_array_get(lines, k);
+		if (strcmp(ap_json_text(l, "status"), "present"))
+			continue;
+		if (json_is_string(json_object_get(l, "owner")))
+			return "method";
+		return !strcmp(ap_json_text(l, "kind"), "class") ? "class" : "function";
+	}
+	return NULL;
+}
+
+/* The upstream page of api for the torch of the first environment. */
+static void doc_url(const json_t *meta, const char *api, struct ap_buf *url)
+{
+	int major, minor;
+	const char *v = s_(json_array_get(json_object_get(meta, "envs"), 0), "torch");
+	if (v && sscanf(v, "%d.%d", &major, &minor) == 2)
+		ap_buf_addf(url, "https://pytorch.org/docs/%d.%d/generated/%s.html", major, minor, api);
+}
+
+static void gen_block(json_t *pages, const json_t *meta, const json_t *lines, size_t from,
+		      size_t to, const char *format, struct ap_buf *owner)
+{
+	const json_t *l = json_array_get(lines, from);
+	const char *mod = s_(l, "module"), *api = s_(l, "api"), *kind = block_kind(lines, from, to);
+	int entry_line = !strcmp(api, mod);
+	if (!kind || (entry_line && strcmp(kind, "class")))
+		return;
+	/* a member follows the block of its class, or is left out: on a page a
+	 * sub-entry belongs to the heading above it */
+	if (!strcmp(kind, "method") && strcmp(ap_json_text(l, "owner"), ap_buf_str(owner)))
+		return;
+	json_t *products = api_products(meta, lines, from, to);
+	if (json_array_size(products)) {
+		struct ap_buf page = { 0 }, url = { 0 }, text = { 0 };
+		/* the page's file name: never a '/' or a leading '.', whatever
+		 * the matrix says (the reader refuses such names too) */
+		for (const char *p = mod; *p; p++)
+			ap_buf_add(&page, *p == '.' || *p == '/' || *p == '\\' ? "-" : p, 1);
+		ap_buf_adds(&page, ".md");
+		const char *have = s_(pages, ap_buf_str(&page));
+		if (have)
+			ap_buf_adds(&text, have);
+		else
+			ap_buf_addf(&text, "# %s\n\n", mod);
+		doc_url(meta, api, &url);
+		ap_docs_block(format, kind, api, url.len ? ap_buf_str(&url) : NULL, products, NULL,
+			      &text);
+		json_object_set_new(pages, ap_buf_str(&page), json_string(ap_buf_str(&text)));
+		if (strcmp(kind, "method")) {
+			ap_buf_reset(owner);
+			ap_buf_adds(owner, api);
+		}
+		ap_buf_free(&page);
+		ap_buf_free(&url);
+		ap_buf_free(&text);
+	}
+	json_decref(products);
+}
+
+json_t *ap_docs_generate(const json_t *meta, const json_t *lines, const char *format)
+{
+	json_t *pages = json_object();
+	struct ap_buf owner = { 0 };
+	size_t n = json_array_size(lines), from = 0;
+	for (size_t i = 1; i <= n; i++) {
+		if (i < n && ap_matrix_same_api(json_array_get(lines, from), json_array_get(lines, i)))
+			continue;
+		gen_block(pages, meta, lines, from, i, format, &owner);
+		from = i;
+	}
+	ap_buf_free(&owner);
+	return pages;
+}
+
+/* --- audit --------------------------------------------------------------- */
+
+struct audit {
+	const json_t *meta, *lines;
+	json_t *by_api;      /* api -> [lines] */
+	json_t *by_key;      /* key -> [apis] (each once) */
+	json_t *members;     /* owner api -> [member apis] (each once) */
+	json_t *products;    /* env -> product */
+	json_t *listed;      /* resolved apis the pages have an entry for */
+	json_t *out;
+};
+
+static void push_unique(json_t *index, const char *key, const char *value)
+{
+	json_t *a = json_object_get(index, key), *x;
+	size_t i;
+	if (!a) {
+		a = json_array();
+		json_object_set_new(index, key, a);
+	}
+	json_array_foreach(a, i, x)
+		if (!strcmp(json_string_value(x), value))
+			return;
+	json_array_append_new(a, json_string(value));
+}
+
+static void audit_index(struct audit *a)
+{
+	json_t *l;
+	size_t i;
+	a->by_api = json_object();
+	a->by_key = json_object();
+	a->members = json_object();
+	a->listed = json_object();
+	a->out = json_array();
+	a->products = env_products(a->meta);
+	json_array_foreach(a->lines, i, l) {
+		const char *api = s_(l, "api");
+		json_t *v = json_object_get(a->by_api, api);
+		if (!v) {
+			v = json_array();
+			json_object_set_new(a->by_api, api, v);
+		}
+		json_array_append(v, l);
+		if (s_(l, "key"))
+			push_unique(a->by_key, s_(l, "key"), api);
+		if (s_(l, "owner"))
+			push_unique(a->members, s_(l, "owner"), api);
+	}
+}
+
+/* The name as a reader takes it: Markdown escapes, blanks and a trailing
+ * "()" dropped. */
+static void normalise(const char *name, struct ap_buf *out)
+{
+	for (const char *p = name; *p; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		if (*p != ' ' && *p != '\t' && *p != '`')
+			ap_buf_add(out, p, 1);
+	}
+	if (out->len >= 2 && !strcmp(out->data + out->len - 2, "()"))
+		out->data[out->len -= 2] = '\0';
+}
+
+/* The shortest (then first) of the apis of candidates, or NULL. */
+static const char *shortest(const json_t *candidates)
+{
+	const char *best = NULL;
+	size_t i;
+	json_t *c;
+	json_array_foreach(candidates, i, c)
+		if (!best || strlen(json_string_value(c)) < strlen(best))
+			best = json_string_value(c);
+	return best;
+}
+
+/* The matrix api a page's name stands for (see audit.h), or NULL. */
+static const char *resolve(const struct audit *a, const char *name)
+{
+	if (json_object_get(a->by_api, name))
+		return name;
+	const char *r = shortest(json_object_get(a->by_key, name));
+	if (r)
+		return r;
+	/* torch.autograd.FunctionCtx.mark_dirty: the page's path to the class
+	 * is not where torch keeps it (torch.autograd.function), but the class
+	 * and member are what the matrix keys it by */
+	const char *last = strrchr(name, '.'), *prev = last;
+	while (prev && prev > name && prev[-1] != '.')
+		prev--;
+	if (last && prev && prev > name && (r = shortest(json_object_get(a->by_key, prev))))
+		return r;
+	size_t n = strlen(name);
+	const char *api;
+	json_t *v;
+	json_object_foreach(a->by_api, api, v) {
+		size_t m = strlen(api);
+		if (m > n && api[m - n - 1] == '.' && !strcmp(api + m - n, name) &&
+		    (!r || m < strlen(r) || (m == strlen(r) && strcmp(api, r) < 0)))
+			r = api;
+	}
+	(void)v;
+	return r;
+}
+
+static void finding(struct audit *a, const json_t *e, const char *api, const char *resolved,
+		    const char *cls, const char *detail)
+{
+	json_array_append_new(a->out, json_pack("{s:s, s:I, s:s, s:s?, s:s, s:s}", "file",
+		ap_json_text(e, "file"), "line", json_integer_value(json_object_get(e, "line")),
+		"api", api, "resolved", resolved, "class", cls, "detail", detail));
+}
+
+/* Envs (comma-joined) whose lines of api have status or verdict st. */
+static int envs_where(const json_t *ls, const char *key, const char *st, struct ap_buf *out)
+{
+	size_t i;
+	json_t *l;
+	int n = 0;
+	json_array_foreach(ls, i, l)
+		if (!strcmp(ap_json_text(l, key), st)) {
+			ap_buf_addf(out, "%s%s", n++ ? ", " : "", ap_json_text(l, "env"));
+		}
+	return n;
+}
+
+/* The line of ls in env, preferring a present one. */
+static const json_t *in_env(const json_t *ls, const char *env)
+{
+	const json_t *best = NULL, *l;
+	size_t i;
+	json_array_foreach(ls, i, l)
+		if (!strcmp(ap_json_text(l, "env"), env) &&
+		    (!best || !strcmp(ap_json_text(l, "status"), "present")))
+			best = l;
+	return best;
+}
+
+/* The longest catalog entry a name lies under: a new array of its own
+ * lines (api = module = the entry); NULL if none. */
+static json_t *covering(const struct audit *a, const char *name)
+{
+	struct ap_buf p = { 0 };
+	json_t *found = NULL;
+	ap_buf_adds(&p, name);
+	for (char *dot; !found && (dot = strrchr(p.data ? p.data : "", '.'));) {
+		*dot = '\0';
+		p.len = (size_t)(dot - p.data);
+		json_t *ls = json_object_get(a->by_api, p.data), *l;
+		size_t i;
+		json_array_foreach(ls, i, l) {
+			if (strcmp(ap_json_text(l, "module"), p.data))
+				continue;
+			if (!found)
+				found = json_array();
+			json_array_append(found, l);
+		}
+	}
+	ap_buf_free(&p);
+	return found;
+}
+
+/* Classes an entry whose name resolves to nothing in the matrix. */
+static void audit_unresolved(struct audit *a, const json_t *e, const char *name)
+{
+	json_t *cover = covering(a, name);
+	struct ap_buf d = { 0 }, cls = { 0 };
+	const char *dot = strrchr(name, '.');
+	if (dot)
+		ap_buf_add(&cls, name, (size_t)(dot - name));
+	const char *owner = cls.len ? resolve(a, ap_buf_str(&cls)) : NULL;
+	if (cover && envs_where(cover, "status", "import-error", &d)) {
+		const char *why = s_(json_array_get(cover, 0), "reason");
+		ap_buf_addf(&d, ": %s does not import (%s)", s_(json_array_get(cover, 0), "api"),
+			    why ? why : "?");
+		finding(a, e, name, NULL, "optional-dependency", ap_buf_str(&d));
+	} else if (!strcmp(ap_json_text(e, "kind"), "method") && owner) {
+		ap_buf_addf(&d, "%s has no member %s in any environment (an instance attribute?)",
+			    owner, dot + 1);
+		finding(a, e, name, NULL, "instance-attribute", ap_buf_str(&d));
+	} else if (cover && !strchr(name + strlen(s_(json_array_get(cover, 0), "api")) + 1, '.')) {
+		/* a name the entry's walk would have found: it is not there */
+		ap_buf_addf(&d, "no such name under %s in any measured torch",
+			    s_(json_array_get(cover, 0), "api"));
+		finding(a, e, name, NULL, "absent", ap_buf_str(&d));
+	} else
+		finding(a, e, name, NULL, "not-swept", "no catalog entry covers it");
+	json_decref(cover);
+	ap_buf_free(&d);
+	ap_buf_free(&cls);
+}
+
+/* The claims of entry e against the lines ls of its api. */
+static void audit_claims(struct audit *a, const json_t *e, const char *name, const char *api,
+			 const json_t *ls)
+{
+	struct ap_buf bad = { 0 }, unmatched = { 0 };
+	const char *env;
+	json_t *prod;
+	int matched = 0;
+	json_object_foreach(a->products, env, prod) {
+		const json_t *p = NULL, *x;
+		size_t i;
+		int claim = json_is_true(json_object_get(e, "all_products"));
+		json_array_foreach(json_object_get(e, "products"), i, x)
+			if (!strcmp(ap_json_text(x, "product"), json_string_value(prod)))
+				p = x;
+		if (p)
+			claim = json_is_true(json_object_get(p, "supported"));
+		else if (!claim)
+			continue;
+		matched++;
+		const json_t *l = in_env(ls, env);
+		const char *v = l ? ap_json_text(l, "verdict") : "absent";
+		if (claim && (!strcmp(v, "inconsistent") || !strcmp(v, "absent")))
+			ap_buf_addf(&bad, "%s%s says supported, measured %s in %s", bad.len ? "; " : "",
+				    json_string_value(prod), v, env);
+		else if (!claim && !strcmp(v, "consistent"))
+			ap_buf_addf(&bad, "%s%s says not supported, measured consistent in %s",
+				    bad.len ? "; " : "", json_string_value(prod), env);
+	}
+	size_t i;
+	json_t *x;
+	json_array_foreach(json_object_get(e, "products"), i, x)
+		ap_buf_addf(&unmatched, "%s%s", i ? ", " : "", ap_json_text(x, "product"));
+	if (!matched) {
+		struct ap_buf d = { 0 };
+		ap_buf_addf(&d, "no measured environment is labelled %s",
+			    unmatched.len ? ap_buf_str(&unmatched) : "(no product listed)");
+		finding(a, e, name, api, "unbacked", ap_buf_str(&d));
+		ap_buf_free(&d);
+	} else if (bad.len)
+		finding(a, e, name, api, "contradicted", ap_buf_str(&bad));
+	else
+		finding(a, e, name, api, "backed", "every measured product agrees");
+	ap_buf_free(&bad);
+	ap_buf_free(&unmatched);
+}
+
+static int any_true(const json_t *ls, const char *key)
+{
+	size_t i;
+	json_t *l;
+	json_array_foreach(ls, i, l)
+		if (json_is_true(json_object_get(l, key)))
+			return 1;
+	return 0;
+}
+
+static void audit_entry(struct audit *a, const json_t *e)
+{
+	struct ap_buf name = { 0 }, d = { 0 };
+	normalise(ap_json_text(e, "api"), &name);
+	const char *api = resolve(a, ap_buf_str(&name));
+	const json_t *ls = api ? json_object_get(a->by_api, api) : NULL;
+	if (api)
+		json_object_set_new(a->listed, api, json_true());
+	if (!strcmp(ap_json_text(e, "format"), "unreadable"))
+		finding(a, e, ap_buf_str(&name), api, "unreadable",
+			!strcmp(ap_json_text(e, "kind"), "class") ?
+			"no support stated for the class itself (its methods may state theirs)" :
+			"its support could not be read");
+	else if (!api)
+		audit_unresolved(a, e, ap_buf_str(&name));
+	else if (envs_where(ls, "status", "present", &d) == 0) {
+		ap_buf_reset(&d);
+		if (envs_where(ls, "status", "import-error", &d))
+			finding(a, e, ap_buf_str(&name), api, "optional-dependency",
+				s_(json_array_get(ls, 0), "reason") ? s_(json_array_get(ls, 0), "reason") : "");
+		else if (envs_where(ls, "verdict", "not-run", &d))
+			finding(a, e, ap_buf_str(&name), api, "not-measured", "its walk failed");
+		else
+			finding(a, e, ap_buf_str(&name), api, "absent", "absent in every measured torch");
+	} else if (any_true(ls, "plugin_added"))
+		finding(a, e, ap_buf_str(&name), api, "plugin-added", "it exists only once a plugin loads");
+	else
+		audit_claims(a, e, ap_buf_str(&name), api, ls);
+	ap_buf_free(&name);
+	ap_buf_free(&d);
+}
+
+static const json_t *first_present(const json_t *ls)
+{
+	size_t i;
+	json_t *l;
+	json_array_foreach(ls, i, l)
+		if (!strcmp(ap_json_text(l, "status"), "present"))
+			return l;
+	return NULL;
+}
+
+/* Members of a listed class that no entry lists, consistent somewhere. */
+static void audit_missing(struct audit *a, const json_t *e)
+{
+	struct ap_buf name = { 0 };
+	normalise(ap_json_text(e, "api"), &name);
+	const char *api = strcmp(ap_json_text(e, "kind"), "method") ? resolve(a, ap_buf_str(&name)) : NULL;
+	size_t i;
+	json_t *m;
+	json_array_foreach(api ? json_object_get(a->members, api) : NULL, i, m) {
+		const char *mapi = json_string_value(m);
+		const json_t *ls = json_object_get(a->by_api, mapi);
+		struct ap_buf envs = { 0 }, d = { 0 }, sub = { 0 };
+		if (json_object_get(a->listed, mapi) || !envs_where(ls, "verdict", "consistent", &envs)) {
+			ap_buf_free(&envs);
+			continue;
+		}
+		const char *member = strrchr(mapi, '.') + 1;
+		ap_buf_addf(&sub, "%s.%s", ap_buf_str(&name), member);
+		ap_buf_addf(&d, "the pages list %s but not its %s %s() (measured consistent in %s)",
+			    ap_buf_str(&name), ap_json_text(first_present(ls), "kind"), member,
+			    ap_buf_str(&envs));
+		finding(a, e, ap_buf_str(&sub), mapi, "missing-sub-entry", ap_buf_str(&d));
+		ap_buf_free(&envs);
+		ap_buf_free(&d);
+		ap_buf_free(&sub);
+	}
+	ap_buf_free(&name);
+}
+
+static int by_place(const void *x, const void *y)
+{
+	const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
+	int c = strcmp(ap_json_text(a, "file"), ap_json_text(b, "file"));
+	if (c)
+		return c;
+	json_int_t la = json_integer_value(json_object_get(a, "line"));
+	json_int_t lb = json_integer_value(json_object_get(b, "line"));
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	/* the entry's own finding before the sub-entries it lacks */
+	return !strcmp(ap_json_text(a, "class"), "missing-sub-entry") -
+	       !strcmp(ap_json_text(b, "class"), "missing-sub-entry");
+}
+
+json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const json_t *lines)
+{
+	struct audit a = { .meta = meta, .lines = lines };
+	size_t i, n;
+	json_t *e;
+	audit_index(&a);
+	json_array_foreach(entries, i, e)
+		audit_entry(&a, e);
+	json_array_foreach(entries, i, e)
+		audit_missing(&a, e);
+	n = json_array_size(a.out);
+	json_t **v = calloc(n ? n : 1, sizeof(*v));
+	for (i = 0; v && i < n; i++)
+		v[i] = json_incref(json_array_get(a.out, i));
+	if (v) {
+		/* stable: entries were audited in page order */
+		for (i = 1; i < n; i++)
+			for (size_t k = i; k > 0 && by_place(&v[k - 1], &v[k]) > 0; k--) {
+				json_t *t = v[k];
+				v[k] = v[k - 1];
+				v[k - 1] = t;
+			}
+		json_array_clear(a.out);
+		for (i = 0; i < n; i++)
+			json_array_append_new(a.out, v[i]);
+	}
+	free(v);
+	json_decref(a.by_api);
+	json_decref(a.by_key);
+	json_decref(a.members);
+	json_decref(a.products);
+	json_decref(a.listed);
+	return a.out;
+}
+
+void ap_docs_audit_text(const json_t *findings, struct ap_buf *out)
+{
+	json_t *counts = json_object(), *f, *c;
+	const char *cls;
+	size_t i;
+	json_array_foreach(findings, i, f) {
+		struct ap_buf line = { 0 };
+		ap_buf_addf(&line, "%s:%lld: %s: %s: %s", ap_json_text(f, "file"),
+			    (long long)json_integer_value(json_object_get(f, "line")),
+			    ap_json_text(f, "class"), ap_json_text(f, "api"), ap_json_text(f, "detail"));
+		ap_text_line(out, ap_buf_str(&line));
+		ap_buf_adds(out, "\n");
+		ap_buf_free(&line);
+		cls = ap_json_text(f, "class");
+		json_object_set_new(counts, cls,
+				    json_integer(json_integer_value(json_object_get(counts, cls)) + 1));
+	}
+	json_object_foreach(counts, cls, c)
+		ap_buf_addf(out, "%lld %s\n", (long long)json_integer_value(c), cls);
+	json_decref(counts);
+}

@@ -1,0 +1,72 @@
+/* fuzz-matrix - a sweep's matrix.jsonl read back as untrusted input (merge,
+ * diff and docs read shards and matrices someone else wrote): whatever the
+ * bytes, the reader refuses or accepts, and what it accepts can be sorted,
+ * judged, rendered, diffed, shown and audited without a crash. The first
+ * byte also feeds the catalog parser the rest, on its own. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/fsutil.h"
+#include "check/catalog.h"
+#include "evidence/matrix.h"
+#include "review/audit.h"
+#include "review/sweepview.h"
+
+static char dir[] = "/tmp/fuzz-matrix-XXXXXX";
+static const char *const envs[] = { "bookworm", "trixie", "sid" };
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	if (!mkdtemp(dir))
+		abort();
+	return 0;
+}
+
+static void use(json_t *lines)
+{
+	struct ap_buf out = { 0 };
+	json_t *meta = json_pack("{s:[{s:s, s:s}], s:s}", "envs", "name", "trixie", "label", "A2",
+				 "depth", "signature");
+	ap_matrix_sort(lines, envs, 3);
+	ap_matrix_judge(lines, "sid");
+	ap_matrix_render(lines, &out);
+	ap_sweepview_md(meta, lines, &out);
+	ap_sweepview_html(meta, lines, &out);
+	json_t *d = ap_matrix_diff(lines, "bookworm", lines, "trixie");
+	ap_matrix_diff_text(d, &out);
+	json_t *pages = ap_docs_generate(meta, lines, "table");
+	json_t *entries = json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}]}]", "api",
+				    "torch.x", "kind", "class", "file", "p.md", "line", 1, "format",
+				    "table", "products", "product", "A2", "supported", 1);
+	json_t *f = ap_docs_audit(entries, meta, lines);
+	json_decref(f);
+	json_decref(entries);
+	json_decref(pages);
+	json_decref(d);
+	json_decref(meta);
+	ap_buf_free(&out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[64];
+	struct ap_buf err = { 0 };
+	json_t *lines = NULL;
+	if (size && data[0] == '#') {
+		struct ap_catalog c;
+		if (!ap_catalog_parse(&c, (const char *)data, size, "fuzz.txt", &err))
+			ap_catalog_free(&c);
+		ap_buf_free(&err);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir, AP_MATRIX_NAME);
+	if (ap_write_atomic(path, data, size) == 0 && ap_matrix_read(dir, &lines, &err) == 0)
+		use(lines);
+	json_decref(lines);
+	ap_buf_free(&err);
+	return 0;
+}

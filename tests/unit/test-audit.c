@@ -1,0 +1,252 @@
+/* test-audit.c - unit tests for src/review/audit.h: pages generated from a
+ * matrix read back by the docs parser as generated (table and list), and the
+ * real 2.13 page audited: every entry classified once, names resolved as a
+ * reader would, claims checked per product, and the missing clone()
+ * sub-entry of set_multithreading_enabled found. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "evidence/matrix.h"
+#include "review/audit.h"
+#include "review/docs.h"
+
+#define A2 "Atlas A2 训练系列产品"
+#define A3 "Atlas A3 训练系列产品"
+#define MT "torch.autograd.grad_mode.set_multithreading_enabled"
+
+static const char *const envs[] = { "a2", "a3" };
+
+static json_t *meta(void)
+{
+	return json_pack("{s:[{s:s, s:s, s:s}, {s:s, s:s, s:s}], s:s}", "envs", "name", "a2",
+			 "label", A2, "torch", "2.6.0", "name", "a3", "label", A3, "torch", "2.6.0",
+			 "depth", "signature");
+}
+
+/* A line of api under module in env: present with kind (NULL: absent). */
+static void add(json_t *lines, const char *env, const char *module, const char *api,
+		const char *kind, const char *owner, const char *sig)
+{
+	json_t *l = ap_matrix_line(env, module, api, kind ? "present" : "absent");
+	if (kind)
+		json_object_set_new(l, "kind", json_string(kind));
+	if (owner) {
+		json_object_set_new(l, "owner", json_string(owner));
+		const char *dot = strrchr(owner, '.');
+		char key[128];
+		snprintf(key, sizeof(key), "%s.%s", dot + 1, strrchr(api, '.') + 1);
+		json_object_set_new(l, "key", json_string(key));
+	}
+	if (sig)
+		json_object_set_new(l, "signature", json_pack("[s]", sig));
+	json_array_append_new(lines, l);
+}
+
+static json_t *small_matrix(void)
+{
+	json_t *l = json_array();
+	const char *m = "torch.m";
+	add(l, "a2", m, "torch.m", "module", NULL, NULL);
+	add(l, "a3", m, "torch.m", "module", NULL, NULL);
+	add(l, "a2", m, "torch.m.f", "function", NULL, "f(x)");
+	add(l, "a3", m, "torch.m.f", "function", NULL, "f(x)");
+	add(l, "a2", m, "torch.m.C", "class", NULL, "C()");
+	add(l, "a3", m, "torch.m.C", "class", NULL, "C(y)");     /* inconsistent in a3 */
+	add(l, "a2", m, "torch.m.C.go", "method", "torch.m.C", "go(self)");
+	add(l, "a3", m, "torch.m.C.go", "method", "torch.m.C", "go(self)");
+	add(l, "a2", m, "torch.m.new", NULL, NULL, NULL);        /* only in a3 */
+	add(l, "a3", m, "torch.m.new", "function", NULL, "new()");
+	ap_matrix_sort(l, envs, 2);
+	ap_matrix_judge(l, NULL);
+	return l;
+}
+
+static const json_t *entry(const json_t *entries, const char *api)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(entries, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "api")), api))
+			return e;
+	return NULL;
+}
+
+static void products_are(const json_t *e, const char *want)
+{
+	char *s = json_dumps(json_object_get(e, "products"), JSON_COMPACT);
+	assert_string_equal(s, want);
+	free(s);
+}
+
+static void generated_pages_read_back_as_generated(void **state)
+{
+	(void)state;
+	static const char *const formats[] = { "table", "list" };
+	json_t *mt = meta(), *lines = small_matrix();
+	for (size_t f = 0; f < 2; f++) {
+		json_t *pages = ap_docs_generate(mt, lines, formats[f]);
+		const char *page = json_string_value(json_object_get(pages, "torch-m.md"));
+		assert_non_null(page);
+		assert_int_equal(json_object_size(pages), 1);
+		json_t *e = ap_docs_parse(page, strlen(page), "torch-m.md");
+		assert_int_equal(json_array_size(e), 4);
+		const json_t *f1 = entry(e, "torch.m.f"), *c = entry(e, "torch.m.C");
+		const json_t *go = entry(e, "torch.m.C.go"), *nw = entry(e, "torch.m.new");
+		assert_non_null(f1);
+		assert_string_equal(json_string_value(json_object_get(f1, "format")), formats[f]);
+		assert_string_equal(json_string_value(json_object_get(c, "kind")), "class");
+		assert_string_equal(json_string_value(json_object_get(go, "kind")), "method");
+		assert_string_equal(json_string_value(json_object_get(f1, "doc_url")),
+				    "https://pytorch.org/docs/2.6/generated/torch.m.f.html");
+		products_are(f1, "[{\"product\":\"" A2 "\",\"supported\":true},{\"product\":\"" A3 "\",\"supported\":true}]");
+		products_are(c, "[{\"product\":\"" A2 "\",\"supported\":true},{\"product\":\"" A3 "\",\"supported\":false}]");
+		products_are(nw, "[{\"product\":\"" A3 "\",\"supported\":true}]");
+		/* and the audit of what was generated agrees with itself */
+		json_t *fs = ap_docs_audit(e, mt, lines);
+		size_t i;
+		json_t *x;
+		json_array_foreach(fs, i, x)
+			assert_string_equal(json_string_value(json_object_get(x, "class")), "backed");
+		assert_int_equal(json_array_size(fs), 4);
+		json_decref(fs);
+		json_decref(e);
+		json_decref(pages);
+	}
+	json_decref(lines);
+	json_decref(mt);
+}
+
+/* A matrix of the README's example: set_multithreading_enabled and its
+ * clone, a function the page lists, FunctionCtx with its members under
+ * torch.autograd, and torch.autograd.graph measured. */
+static json_t *autograd_matrix(void)
+{
+	json_t *l = json_array();
+	for (size_t i = 0; i < 2; i++) {
+		const char *e = envs[i];
+		add(l, e, "torch.autograd.grad_mode", "torch.autograd.grad_mode", "module", NULL, NULL);
+		add(l, e, "torch.autograd.grad_mode", MT, "class", NULL, "set_multithreading_enabled(mode)");
+		add(l, e, "torch.autograd.grad_mode", MT ".clone", "method", MT, "clone(self)");
+		add(l, e, "torch.autograd", "torch.autograd", "module", NULL, NULL);
+		add(l, e, "torch.autograd", "torch.autograd.FunctionCtx", "class", NULL, "FunctionCtx()");
+		add(l, e, "torch.autograd", "torch.autograd.FunctionCtx.mark_dirty", "method",
+		    "torch.autograd.FunctionCtx", "mark_dirty(self, *args)");
+		add(l, e, "torch.autograd", "torch.autograd.FunctionCtx.save_for_backward", "method",
+		    "torch.autograd.FunctionCtx", "save_for_backward(self, *t)");
+		/* in a2 graph.save_on_cpu is absent: the page's ✔ for A2 is contradicted */
+		add(l, e, "torch.autograd", "torch.autograd.graph", "module", NULL, NULL);
+		add(l, e, "torch.autograd.graph", "torch.autograd.graph", "module", NULL, NULL);
+		add(l, e, "torch.autograd.graph", "torch.autograd.graph.save_on_cpu",
+		    i ? "class" : NULL, NULL, "save_on_cpu()");
+		add(l, e, "torch.autograd.graph", "torch.autograd.graph.saved_tensors_hooks", "class",
+		    NULL, "saved_tensors_hooks()");
+	}
+	ap_matrix_sort(l, envs, 2);
+	ap_matrix_judge(l, NULL);
+	return l;
+}
+
+static const json_t *finding(const json_t *fs, const char *api, const char *cls)
+{
+	size_t i;
+	json_t *f;
+	json_array_foreach(fs, i, f)
+		if (!strcmp(json_string_value(json_object_get(f, "api")), api) &&
+		    !strcmp(json_string_value(json_object_get(f, "class")), cls))
+			return f;
+	return NULL;
+}
+
+static void real_page_is_audited_entry_by_entry(void **state)
+{
+	(void)state;
+	struct ap_buf err = { 0 };
+	json_t *entries = ap_docs_load("tests/data/backend-docs/table-format-2-13-0", &err);
+	assert_non_null(entries);
+	json_t *mt = meta(), *lines = autograd_matrix();
+	json_t *fs = ap_docs_audit(entries, mt, lines);
+	size_t i, own = 0;
+	json_t *f;
+	json_array_foreach(fs, i, f)
+		own += strcmp(json_string_value(json_object_get(f, "class")), "missing-sub-entry") != 0;
+	assert_int_equal(own, json_array_size(entries)); /* every entry, once */
+	const json_t *miss = finding(fs, MT ".clone", "missing-sub-entry");
+	assert_non_null(miss);
+	assert_int_equal(json_integer_value(json_object_get(miss, "line")), 719);
+	assert_string_equal(json_string_value(json_object_get(miss, "file")), "torch-autograd.md");
+	assert_non_null(strstr(json_string_value(json_object_get(miss, "detail")),
+			       "not its method clone() (measured consistent in a2, a3)"));
+	/* ✘ Ascend 950DT matches no environment; A2 and A3 ✔, measured consistent */
+	assert_non_null(finding(fs, MT, "backed"));
+	/* the page's class-relative member names resolve */
+	const json_t *md = finding(fs, "torch.autograd.FunctionCtx.mark_dirty", "backed");
+	assert_non_null(md);
+	assert_string_equal(json_string_value(json_object_get(md, "resolved")),
+			    "torch.autograd.FunctionCtx.mark_dirty");
+	const json_t *c = finding(fs, "torch.autograd.graph.save_on_cpu", "contradicted");
+	assert_non_null(c);
+	assert_non_null(strstr(json_string_value(json_object_get(c, "detail")),
+			       A2 " says supported, measured absent in a2"));
+	assert_non_null(finding(fs, "torch.autograd.graph.register_multi_grad_hook", "absent"));
+	assert_non_null(finding(fs, "torch.autograd.FunctionCtx.set_materialize_grads",
+				"instance-attribute"));
+	assert_non_null(finding(fs, "torch.autograd.functional.jacobian", "not-swept"));
+	/* sorted by file and line, an entry's own finding first */
+	for (i = 1; i < json_array_size(fs); i++)
+		assert_true(json_integer_value(json_object_get(json_array_get(fs, i - 1), "line")) <=
+			    json_integer_value(json_object_get(json_array_get(fs, i), "line")));
+	struct ap_buf text = { 0 };
+	ap_docs_audit_text(fs, &text);
+	assert_non_null(strstr(ap_buf_str(&text), "torch-autograd.md:719: missing-sub-entry: " MT ".clone: "));
+	assert_non_null(strstr(ap_buf_str(&text), "\n1 missing-sub-entry\n"));
+	ap_buf_free(&text);
+	json_decref(fs);
+	json_decref(lines);
+	json_decref(mt);
+	json_decref(entries);
+}
+
+static void markdown_escapes_and_relative_names_resolve(void **state)
+{
+	(void)state;
+	static const char page[] =
+		"### torch.\\_\\_config\\_\\_.show\n\n**是否支持**：是\n\n"
+		"### profile.key\\_averages()\n\n**是否支持**：是\n";
+	json_t *l = json_array();
+	for (size_t i = 0; i < 2; i++) {
+		add(l, envs[i], "torch.__config__", "torch.__config__.show", "function", NULL, "show()");
+		add(l, envs[i], "torch.autograd.profiler", "torch.autograd.profiler.profile.key_averages",
+		    "method", "torch.autograd.profiler.profile", "key_averages(self)");
+	}
+	ap_matrix_sort(l, envs, 2);
+	ap_matrix_judge(l, NULL);
+	json_t *e = ap_docs_parse(page, strlen(page), "p.md"), *mt = meta();
+	json_t *fs = ap_docs_audit(e, mt, l);
+	assert_int_equal(json_array_size(fs), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fs, 0), "resolved")),
+			    "torch.__config__.show");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fs, 1), "resolved")),
+			    "torch.autograd.profiler.profile.key_averages");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fs, 1), "class")), "backed");
+	json_decref(fs);
+	json_decref(e);
+	json_decref(mt);
+	json_decref(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(generated_pages_read_back_as_generated),
+		cmocka_unit_test(real_page_is_audited_entry_by_entry),
+		cmocka_unit_test(markdown_escapes_and_relative_names_resolve),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
