@@ -128,6 +128,10 @@ on_cluster() {
 if ! have_env trixie || ! have_env sid; then
 	needs trixie sid -- on_cluster
 else
+	# One test cluster at a time on this machine (make mutants runs this
+	# script in two trees at once): the second waits for the first.
+	exec 9> "${TMPDIR:-/tmp}/apiparity-t-slurm.lock"
+	flock -w 1800 9
 	slurm-up "$C" 2> "$T/up.err"
 	up=$?
 	if [ "$up" = 0 ]; then
