@@ -15,7 +15,7 @@ SF="$FIX/slurm"
 C="$T/cluster"
 PATH="$TOP/tests/cluster:$PATH"
 trap '"$TOP/tests/cluster/slurm-down" "$C"; rm -rf "$T"' EXIT
-plan 30
+plan 32
 
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
 # submit OUT SBATCH-OPTION... - submits the deploy script as tested in the
@@ -72,20 +72,33 @@ on_cluster() {
 	# A task cancelled while it runs, then that index alone resubmitted.
 	: > "$T/mods/hold"
 	submit "$T/c" --array=0-3
-	local i state="" j="$T/c/shard-1-of-4/journal/trixie.jsonl"
+	local i state="" done_entries j="$T/c/shard-1-of-4/journal/trixie.jsonl"
 	for i in $(seq 1200); do
 		state=$(squeue -h -j "${job}_1" -o %T 2> /dev/null)
-		[ "$state" = RUNNING ] && [ "$(grep -c '"type":"entry"' "$j" 2> /dev/null)" -ge 2 ] && break
+		done_entries=$(grep -c '"type":"entry"' "$j" 2> /dev/null)
+		[ "$state" = RUNNING ] && [ "${done_entries:-0}" -ge 2 ] && break
 		sleep 0.5
 	done
 	equals "$state" RUNNING task_1_runs_held
+	# The task's processes as Slurm tracks them (the script, apiparity, its
+	# workers): none may outlive the cancel, even while the entry still holds.
+	local pids
+	pids=$(scontrol listpids "$(squeue -h -j "${job}_1" -o %A)" 2> /dev/null | awk 'NR > 1 { print $1 }')
+	contains "$pids" "^[0-9]+$" slurm_lists_the_running_tasks_processes
 	scancel "${job}_1"
 	finish "${job}_1"
+	sleep 1
+	equals "$(for p in $pids; do kill -0 "$p" 2> /dev/null && ps -o pid=,args= -p "$p"; done)" "" \
+		cancel_leaves_no_process_of_the_task
 	rm -f "$T/mods/hold"
 	finish "$job" && ok cancelled_array_finishes || nok cancelled_array_finishes "$(squeue 2>&1)"
 	contains "$(tasks "$job")" "^0 COMPLETED 0:0,1 CANCELLED [0-9:]+,2 COMPLETED 0:0,3 COMPLETED 0:0$" \
 		task_1_is_cancelled_the_others_complete
-	equals "$(field "$T/c/shard-1-of-4/sweep.json" 'b["state"]')" running cancelled_shard_is_unfinished
+	local st
+	st=$(field "$T/c/shard-1-of-4/sweep.json" 'b["state"]')
+	if [ "$st" = running ]; then ok cancelled_shard_is_unfinished; else
+		nok cancelled_shard_is_unfinished "state '$st', wanted 'running'; the task's log:" \
+			"$(cat "$T/apiparity-sweep-${job}_1.log" 2>&1)"; fi
 	run 1 merge_refuses_the_cancelled_shard "$APIPARITY" merge "$T/c" --out "$T/m2"
 	contains "$out$err" "shard 1/4 \($(rx "$T/c/shard-1-of-4")\) did not finish" merge_names_the_cancelled_shard
 	local resumed
