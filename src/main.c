@@ -34,7 +34,7 @@ static const struct {
 	  "        [--shard I/N] [--catalog FILE] [--timeout S]\n"
 	  "                                                the support matrix of every public API\n" },
 	{ "merge", ap_cmd_merge,
-	  "  merge SHARDDIR... --out DIR                  join sweep shards, checksums verified\n" },
+	  "  merge SHARDDIR... --out DIR                   join sweep shards, checksums verified\n" },
 	{ "diff", ap_cmd_diff,
 	  "  diff A[:ENV] B[:ENV]                          APIs added, removed and changed\n" },
 	{ "docs", ap_cmd_docs,

@@ -220,11 +220,9 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 	int r = ensure_worker(u);
 	if (r)
 		return r;
-	json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:O, s:s}", "op", "sweep_walk", "entry",
+	json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}", "op", "sweep_walk", "entry",
 				c->name, "walk", c->walk, "exclude", ap_catalog_exclude(e->o->cat, k),
-				"skip", skip ? skip : json_array(), "depth", e->o->depth);
-	if (!skip)
-		json_decref(json_object_get(req, "skip"));
+				"skip", skip ? json_incref(skip) : json_array(), "depth", e->o->depth);
 	ap_buf_reset(&u->w.detail);
 	r = ap_worker_call_within(&u->w, req, &res, e->o->walk_ms);
 	json_decref(req);
@@ -364,6 +362,6 @@ json_t *ap_sweep_matrix(const struct ap_sweep_env *e, size_t n, const char *cons
 	}
 	json_decref(seen);
 	ap_matrix_sort(all, envs, n);
-	ap_matrix_judge(all, envs, n, reference);
+	ap_matrix_judge(all, reference);
 	return all;
 }

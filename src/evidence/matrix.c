@@ -109,11 +109,12 @@ static void set_verdict(json_t *l, const char *verdict, char *reason)
 	free(reason);
 }
 
-static char *fmt(const char *a, const char *b, const char *c)
+/* "WHAT ENV" as a new string (never NULL unless out of memory). */
+static char *why(const char *what, const char *env)
 {
 	struct ap_buf s = { 0 };
-	ap_buf_addf(&s, "%s%s%s", a, b, c);
-	return s.data ? s.data : strdup("");
+	ap_buf_addf(&s, "%s%s", what, env);
+	return s.data;
 }
 
 /* Judges lines [from, to) of one api against its reference (see matrix.h). */
@@ -133,18 +134,18 @@ static void judge_api(json_t *lines, size_t from, size_t to, const char *referen
 		const char *st = str(l, "status");
 		const char *renv = ref ? str(ref, "env") : "";
 		if (!strcmp(st, "absent"))
-			set_verdict(l, "absent", fmt("absent in this environment's torch", "", ""));
+			set_verdict(l, "absent", strdup("absent in this environment's torch"));
 		else if (!present(l))
 			/* the walk's own error says why; kept as it is, so judging
 			 * twice changes nothing */
 			set_verdict(l, "not-run", json_is_string(json_object_get(l, "reason")) ?
-				    strdup(str(l, "reason")) : fmt("not measured: ", st, ""));
+				    strdup(str(l, "reason")) : why("not measured: ", st));
 		else if (l == ref)
 			set_verdict(l, "consistent", NULL);
 		else if (!json_equal(json_object_get(l, "kind"), json_object_get(ref, "kind")))
-			set_verdict(l, "inconsistent", fmt("kind differs from ", renv, ""));
+			set_verdict(l, "inconsistent", why("kind differs from ", renv));
 		else if (!json_equal(json_object_get(l, "signature"), json_object_get(ref, "signature")))
-			set_verdict(l, "inconsistent", fmt("signature differs from ", renv, ""));
+			set_verdict(l, "inconsistent", why("signature differs from ", renv));
 		else
 			set_verdict(l, "consistent", NULL);
 	}
@@ -156,10 +157,8 @@ int ap_matrix_same_api(const json_t *a, const json_t *b)
 	return x && y && mx && my && !strcmp(x, y) && !strcmp(mx, my);
 }
 
-void ap_matrix_judge(json_t *lines, const char *const *envs, size_t nenvs, const char *reference)
+void ap_matrix_judge(json_t *lines, const char *reference)
 {
-	(void)envs;
-	(void)nenvs;
 	size_t n = json_array_size(lines), from = 0;
 	for (size_t i = 1; i <= n; i++) {
 		if (i < n && ap_matrix_same_api(json_array_get(lines, from), json_array_get(lines, i)))

@@ -90,8 +90,9 @@ void ap_matrix_sort(json_t *lines, const char *const *envs, size_t nenvs);
 int ap_matrix_same_api(const json_t *a, const json_t *b);
 
 /* Sets the verdict and reason of every line (see above). lines must be
- * sorted (ap_matrix_sort) with the same envs; reference may be NULL. */
-void ap_matrix_judge(json_t *lines, const char *const *envs, size_t nenvs, const char *reference);
+ * sorted (ap_matrix_sort), so that the first present line of an API is its
+ * first environment's; reference (the --reference name) may be NULL. */
+void ap_matrix_judge(json_t *lines, const char *reference);
 
 /* Appends lines to out as matrix.jsonl: one compact line each, keys in the
  * order above. */

@@ -32,7 +32,7 @@ static void use(json_t *lines)
 	json_t *meta = json_pack("{s:[{s:s, s:s}], s:s}", "envs", "name", "trixie", "label", "A2",
 				 "depth", "signature");
 	ap_matrix_sort(lines, envs, 3);
-	ap_matrix_judge(lines, envs, 3, "sid");
+	ap_matrix_judge(lines, "sid");
 	ap_matrix_render(lines, &out);
 	ap_sweepview_md(meta, lines, &out);
 	ap_sweepview_html(meta, lines, &out);

@@ -5,7 +5,7 @@
 SW="$FIX/sweep"
 SMALL="$SW/catalog-small.txt"
 printf '[trixie]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$SW/faults" > "$T/faults.ini"
-plan 16
+plan 21
 
 # jq-less reading of a matrix: a Python expression over L, its lines.
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -17,7 +17,8 @@ resume_after_kill() {
 	"$APIPARITY" sweep --env trixie --catalog "$SMALL" --out "$T/k" > /dev/null 2>&1 &
 	local pid=$! i
 	for i in $(seq 1200); do
-		[ "$(grep -c '"type":"entry"' "$T/k/journal/trixie.jsonl" 2>/dev/null)" -ge 2 ] && break
+		c=$(grep -c '"type":"entry"' "$T/k/journal/trixie.jsonl" 2> /dev/null)
+		[ "${c:-0}" -ge 2 ] && break
 		sleep 0.05
 	done
 	kill -9 "$pid"; wait "$pid" 2>/dev/null
@@ -28,10 +29,13 @@ resume_after_kill() {
 		|| nok resumed_matrix_equals_uninterrupted "$(diff "$T/full1/matrix.jsonl" "$T/k/matrix.jsonl" | head -5)"
 	equals "$(py 'import json,sys,collections; c=collections.Counter((r["data"]["module"], r["data"]["api"]) for r in map(json.loads, open(sys.argv[1])) if r["type"] == "api"); print(max(c.values()), len(c))' "$T/k/journal/trixie.jsonl")" \
 		"1 $(mx "$T/full1/matrix.jsonl" 'sum(1 for l in L if l["api"] != l["module"])')" no_api_measured_twice_and_none_lost
-	# An entry cut between its APIs and its entry record: its APIs are kept
-	# and the worker skips them.
+	equals "$(py 'import json,sys,collections; c=collections.Counter(r["data"]["entry"] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "entry"); print(max(c.values()))' "$T/k/journal/trixie.jsonl")" \
+		1 no_entry_walked_twice
+	# An entry cut between its APIs and its entry record (the last entry
+	# that has APIs loses its record): its APIs are kept and the worker
+	# skips them.
 	mkdir -p "$T/cut/journal"
-	py 'import sys; L=open(sys.argv[1]).read().splitlines(True); i=max(k for k,l in enumerate(L) if "\"type\":\"entry\"" in l); open(sys.argv[2], "w").writelines(L[:i])' \
+	py 'import json,sys; L=open(sys.argv[1]).read().splitlines(True); i=max(k for k,l in enumerate(L) if json.loads(l)["type"] == "entry" and json.loads(l)["data"]["apis"] > 0); open(sys.argv[2], "w").writelines(L[:i] + L[i+1:])' \
 		"$T/full1/journal/trixie.jsonl" "$T/cut/journal/trixie.jsonl"
 	cp "$T/full1/sweep.json" "$T/cut/"
 	run 0 resume_of_a_cut_entry_completes "$APIPARITY" sweep --env trixie --catalog "$SMALL" --out "$T/cut" --resume
@@ -58,5 +62,18 @@ faults() {
 	contains "$out" "^trixie .* 2$" worker_was_restarted_twice
 }
 needs trixie -- faults
+
+# An environment that cannot start fails its shard with its own exit code
+# (one the deploy files do not retry), and merge names the shard as failed.
+failed_shard() {
+	printf '[broken]\nchroot = trixie\npython = /nonexistent/python3\n' > "$T/broken.ini"
+	run 6 broken_environment_fails_the_shard_with_its_code "$APIPARITY" sweep --envs "$T/broken.ini" \
+		--env broken --catalog "$SW/catalog-faults.txt" --shard 0/2 --out "$T/br"
+	equals "$(field "$T/br/shard-0-of-2/sweep.json" 'b["state"]')" failed failed_shard_says_so
+	run 1 merge_refuses_a_failed_shard "$APIPARITY" merge "$T/br" --out "$T/brm"
+	contains "$out" "^shard 0/2 \(.*\) failed; see its output, then run it again with --resume$" \
+		merge_names_the_failed_shard
+}
+needs trixie -- failed_shard
 
 done_testing

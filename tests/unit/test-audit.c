@@ -64,7 +64,7 @@ static json_t *small_matrix(void)
 	add(l, "a2", m, "torch.m.new", NULL, NULL, NULL);        /* only in a3 */
 	add(l, "a3", m, "torch.m.new", "function", NULL, "new()");
 	ap_matrix_sort(l, envs, 2);
-	ap_matrix_judge(l, envs, 2, NULL);
+	ap_matrix_judge(l, NULL);
 	return l;
 }
 
@@ -149,7 +149,7 @@ static json_t *autograd_matrix(void)
 		    NULL, "saved_tensors_hooks()");
 	}
 	ap_matrix_sort(l, envs, 2);
-	ap_matrix_judge(l, envs, 2, NULL);
+	ap_matrix_judge(l, NULL);
 	return l;
 }
 
@@ -226,7 +226,7 @@ static void markdown_escapes_and_relative_names_resolve(void **state)
 		    "method", "torch.autograd.profiler.profile", "key_averages(self)");
 	}
 	ap_matrix_sort(l, envs, 2);
-	ap_matrix_judge(l, envs, 2, NULL);
+	ap_matrix_judge(l, NULL);
 	json_t *e = ap_docs_parse(page, strlen(page), "p.md"), *mt = meta();
 	json_t *fs = ap_docs_audit(e, mt, l);
 	assert_int_equal(json_array_size(fs), 2);

@@ -74,7 +74,7 @@ static void verdicts_follow_each_apis_reference(void **state)
 	json_object_set_new(crash, "reason", json_string("worker killed by SIGSEGV"));
 	json_array_append_new(l, crash);
 	ap_matrix_sort(l, envs, 3);
-	ap_matrix_judge(l, envs, 3, NULL);
+	ap_matrix_judge(l, NULL);
 	assert_string_equal(verdict(l, 0), "absent");
 	assert_string_equal(verdict(l, 1), "consistent");
 	assert_string_equal(verdict(l, 2), "consistent");
@@ -90,12 +90,12 @@ static void verdicts_follow_each_apis_reference(void **state)
 	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 8), "reason")),
 			    "worker killed by SIGSEGV");
 	/* --reference sid: fft's sid is now right and the others differ */
-	ap_matrix_judge(l, envs, 3, "sid");
+	ap_matrix_judge(l, "sid");
 	assert_string_equal(verdict(l, 3), "inconsistent");
 	assert_string_equal(verdict(l, 5), "consistent");
 	/* judging again changes nothing */
 	json_t *copy = json_deep_copy(l);
-	ap_matrix_judge(copy, envs, 3, "sid");
+	ap_matrix_judge(copy, "sid");
 	assert_true(json_equal(copy, l));
 	json_decref(copy);
 	json_decref(l);
@@ -110,7 +110,7 @@ static void matrix_renders_canonically_and_reads_back(void **state)
 	json_t *l = json_array();
 	json_array_append_new(l, line("trixie", "torch.m.a", "present", "function", "a(x: 'é')"));
 	json_object_set_new(json_array_get(l, 0), "extra", json_true()); /* not written */
-	ap_matrix_judge(l, envs, 3, NULL);
+	ap_matrix_judge(l, NULL);
 	struct ap_buf out = { 0 }, err = { 0 };
 	assert_int_equal(ap_matrix_render(l, &out), 0);
 	assert_string_equal(ap_buf_str(&out),
