@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 SB="$TOP/deploy/slurm/apiparity-sweep.sbatch"
 K8S="$TOP/deploy/kubernetes/apiparity-sweep-job.yaml"
-plan 20
+plan 21
 
 bash -n "$SB" && ok slurm_script_parses || nok slurm_script_parses
 for d in "--array=" "--requeue" "--gres="; do
@@ -67,6 +67,11 @@ task 9 0
 equals "$rc $calls" "0 2" a_timeout_is_retried_then_succeeds
 equals "$(head -1 "$T/log")" "sweep --out $T/out --depth signature --resume --env a2 --env a3" \
 	task_resumes_and_leaves_the_shard_to_slurm
+printf '0\n' > "$T/codes"; : > "$T/log"
+SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_MIN=2 SLURM_ARRAY_TASK_COUNT=1 APIPARITY_SHARD_COUNT=4 APIPARITY="$T/bin/apiparity" \
+	STUB_LOG="$T/log" STUB_CODES="$T/codes" APIPARITY_OUT="$T/out" bash "$SB" 2> "$T/err"
+equals "$(head -1 "$T/log")" "sweep --out $T/out --depth signature --resume --shard 2/4" \
+	one_index_run_again_is_its_shard_of_the_whole_array
 task 7 0
 equals "$rc $calls" "7 1" torch_import_failure_is_not_retried
 contains "$(cat "$T/err")" "task 1: exit 7, not retried" no_retry_is_said
