@@ -36,9 +36,10 @@ hostile_probes() {
 
 	run 0 report_of_the_hostile_run_is_written "$APIPARITY" report "$T/h"
 	md=$(cat "$T/h/report.md")
-	# The only lines that open a block are the template's: one title, four
-	# sections, one environment; the rest are its list items and text.
-	equals "$(grep -cE '^#' "$T/h/report.md")" 6 markdown_has_only_the_template_headings
+	# The only lines that open a block are the template's: one title, five
+	# sections (signatures included), one environment; the rest are its list
+	# items and text.
+	equals "$(grep -cE '^#' "$T/h/report.md")" 7 markdown_has_only_the_template_headings
 	# A line's content once its list markers are stripped: what it opens.
 	opens=$(py 'import re, sys
 for line in open(sys.argv[1], encoding="utf-8"):
