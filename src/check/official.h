@@ -21,6 +21,12 @@
 #define AP_TEST_SLACK_S 5    /* forking and reporting one test, beyond its timeout */
 #define AP_SELECT_MAX 10000  /* tests a -k selection may run, for its deadline */
 #define AP_ANSWER_MARGIN_S 30 /* waiting for a test run's answer, beyond its deadline */
+/* How the worker isolates official tests, as bundle.json states it: a child
+ * per test file, forked from the runner that imported the file once, runs
+ * its tests one after another (what one leaves, the next sees, as under
+ * upstream's own runner); a test that crashes or passes its timeout costs
+ * only itself, and a fresh child runs the tests that remain. */
+#define AP_OFFICIAL_ISOLATION "per-file, re-forked after crash/timeout"
 
 /* A node id: "test/test_autograd.py::Class::test" or "test/x.py::test". */
 struct ap_nodeid {

@@ -201,7 +201,7 @@ static int job_official(struct ap_check_job *j, struct ap_worker *w, const json_
 		r = ap_official_run(w, res, &oo, checks, &found, &log);
 		for (size_t k = before; k < json_array_size(checks); k++)
 			job_journal(j, "check", json_array_get(checks, k));
-		ap_bundle_set_official(j->b, ap_buf_str(&root), ver, found);
+		ap_bundle_set_official(j->b, ap_buf_str(&root), ver, AP_OFFICIAL_ISOLATION, found);
 		ap_buf_addf(&path, "%s/official.log", ap_buf_str(&j->dir));
 		int w2 = r || j->io_err ? 0 : ap_write_atomic(ap_buf_str(&path), log.data ? log.data : "",
 							      log.len);

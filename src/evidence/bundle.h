@@ -52,8 +52,10 @@ void ap_bundle_set_family(json_t *b, const char *name, const char *member,
 			  const char *summary_en, const char *summary_zh);
 
 /* b.official: where the upstream tests were found (root, the torch package
- * version or NULL) and the ranked tests (found, stolen; NULL for none). */
-void ap_bundle_set_official(json_t *b, const char *root, const char *version, json_t *found);
+ * version or NULL), how they were isolated from each other (isolation, in
+ * words) and the ranked tests (found, stolen; NULL for none). */
+void ap_bundle_set_official(json_t *b, const char *root, const char *version,
+			    const char *isolation, json_t *found);
 
 /* b.comparison: the reference's name and the trace differences from it
  * (stolen), or {} when reference is NULL (nothing to compare with). */
