@@ -733,11 +733,13 @@ def _children(ppid):
 
 
 def _reap_orphans():
-    """Kills and reaps every child of this process: called when none of its
-    own is running, so each is something a probe or test left behind."""
+    """Kills and reaps every child of this process but the runners it keeps
+    (_KEPT): called when none of its own is running, so each is something a
+    probe or test left behind."""
     import signal
+    kept = set(k["pid"] for k in _KEPT.values())
     for _ in range(8):  # a killed orphan's own children come next
-        kids = _children(os.getpid())
+        kids = [pid for pid in _children(os.getpid()) if pid not in kept]
         if not kids:
             return
         for pid in kids:
@@ -1208,7 +1210,9 @@ def op_tests_preflight(req):
         res["modules"].append(entry)
     if req.get("try_import") and all(e["present"] for e in res["modules"]) and \
             req.get("keep"):
-        res["import"], token = _keep_runner(req, path, root, _limit(req, "timeout_s"))
+        token = _start_runner(req, path, root, _limit(req, "timeout_s"))
+        if req.get("wait", True):
+            res["import"], token = _runner_import(token)
         if token is not None:
             res["runner"] = token
     elif req.get("try_import") and all(e["present"] for e in res["modules"]):
@@ -1218,17 +1222,19 @@ def op_tests_preflight(req):
 
 
 # Runners kept from a preflight (keep) for the tests_run that follows it, so
-# that a test file is imported once: token -> {pid, r, cmd, log, import}.
+# that a test file is imported once: token -> {pid, r, cmd, log, import (its
+# answer, None until read), t0 (its start), deadline (of its import)}.
 _KEPT = {}
 
 
 def _drop_kept():
-    """Ends the runners no run took: each exits when its command pipe closes."""
+    """Ends the runners no run took: each exits when its command pipe closes
+    (one still importing is killed)."""
     for token in list(_KEPT):
         k = _KEPT.pop(token)
         os.close(k["cmd"])
         try:
-            _supervise(k["pid"], k["r"], 5)
+            _supervise(k["pid"], k["r"], 0 if k["import"] is None else 5)
         finally:
             os.close(k["r"])
             k["log"].close()
@@ -1254,10 +1260,10 @@ def _read_frame(rfd, deadline):
             return frames[0]
 
 
-def _keep_runner(req, path, root, timeout):
-    """Starts a runner that imports the file and waits (see _kept_runner);
-    returns (the import's answer, as _try_import's, and the runner's token,
-    None when it did not import)."""
+def _start_runner(req, path, root, timeout):
+    """Starts a runner that imports the file and waits (see _kept_runner),
+    kept under the token it returns; its import's answer is read by
+    _runner_import, so that the worker can do other work meanwhile."""
     import tempfile
     _drop_kept()
     cr, cw = os.pipe()
@@ -1269,23 +1275,44 @@ def _keep_runner(req, path, root, timeout):
     t0 = time.monotonic()
     pid, r = _spawn_child(child, log.fileno())
     os.close(cr)
-    imp = _read_frame(r, t0 + timeout)
+    token = "%d" % pid
+    _KEPT[token] = {"pid": pid, "r": r, "cmd": cw, "log": log, "import": None,
+                    "t0": t0, "deadline": t0 + timeout}
+    return token
+
+
+def _runner_import(token):
+    """(the import's answer of the kept runner token, as _try_import's, and
+    the token, None when it did not import: then the runner is gone)."""
+    k = _KEPT.get(token)
+    if k is None:
+        return {"ok": False, "error": "no such runner"}, None
+    if k["import"] is None:
+        k["import"] = _read_frame(k["r"], k["deadline"])
+    imp = k["import"]
     if imp is not None and imp.get("ok"):
-        token = "%d" % pid
-        _KEPT[token] = {"pid": pid, "r": r, "cmd": cw, "log": log, "import": imp}
         return imp, token
-    os.close(cw)
+    del _KEPT[token]
+    os.close(k["cmd"])
     try:
-        _, status = _supervise(pid, r, 0 if imp is None else timeout)
+        _, status = _supervise(k["pid"], k["r"], 0 if imp is None else
+                               max(0, k["deadline"] - time.monotonic()))
     finally:
-        os.close(r)
-        log.close()
+        os.close(k["r"])
+        k["log"].close()
     if imp is None:
         imp = {"ok": False, "error": "import did not finish (%s)" %
                ("timeout" if status is None else "wait status %d" % status)}
     imp.pop("type", None)
-    imp["ms"] = int((time.monotonic() - t0) * 1000)
+    imp["ms"] = int((time.monotonic() - k["t0"]) * 1000)
     return imp, None
+
+
+def op_tests_import(req):
+    """The import's answer of a runner that a tests_preflight with keep and
+    no wait started (see _runner_import)."""
+    imp, token = _runner_import(req["runner"])
+    return {"ok": True, "data": {"import": imp, "runner": token}}
 
 
 def _load_test_module(path, root):
@@ -1399,8 +1426,9 @@ def _collect(mod, file, pattern):
 
 
 def _runner(req, w):
-    """The runner process: imports the test module once, then forks a child
-    per test, so a crash or hang in one test loses no other result."""
+    """The runner process: imports the test module once, then runs the tests
+    in a child of it (see _run_tests), so that a crash or hang in one test
+    loses no other result."""
     root = _test_root(req)
     path = os.path.join(os.path.dirname(root), req["file"])
     os.environ.update(req.get("setenv", {}))
@@ -1575,12 +1603,14 @@ def _run_tests(mod, nodes, timeout, w):
 
 def op_tests_run(req):
     """Runs the given tests of one file (exactly those named, or those of -k):
-    a runner process imports the module once, each test runs in its own
-    forked child within timeout_s, and the runner within deadline_s."""
+    a runner process imports the module once (or the preflight's runner
+    has), a child of it runs the tests one after another, each within
+    timeout_s (see _run_tests), and the runner ends within deadline_s."""
     import tempfile
     _limit(req, "timeout_s")
     deadline = _limit(req, "deadline_s")
-    kept = _KEPT.pop(req["runner"], None) if "runner" in req else None
+    token = _runner_import(req["runner"])[1] if "runner" in req else None
+    kept = _KEPT.pop(token, None) if token is not None else None
     _drop_kept()
     if kept is not None:  # the preflight's runner, the module imported
         try:
@@ -1607,7 +1637,8 @@ def op_tests_run(req):
 
 OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
        "package": op_package, "tests_index": op_tests_index, "same_object": op_same_object,
-       "tests_preflight": op_tests_preflight, "tests_run": op_tests_run}
+       "tests_preflight": op_tests_preflight, "tests_import": op_tests_import,
+       "tests_run": op_tests_run}
 
 
 def main():

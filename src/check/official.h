@@ -135,4 +135,33 @@ struct ap_official_opts {
 int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
 		    json_t *checks, json_t **found, struct ap_buf *log);
 
+/* ap_official_run in two steps, so that the first test file is imported
+ * while the caller does other work with the same worker (probes): start
+ * finds the tests and starts a runner importing the first file (with
+ * o->run), finish takes its import's answer and runs the tests, then does
+ * the other files in turn. o must stay the same for both, and
+ * ap_official_plan_free() releases the plan whatever happened. */
+struct ap_official_plan {
+	struct ap_testindex ix;
+	int ix_open;
+	json_t *checks;       /* the claim's check, added by finish */
+	json_t *found;        /* the ranked tests */
+	json_t *by_file;      /* the selection: {file: [[class, test]...]} */
+	char *file;           /* the file whose runner start started, or NULL */
+	json_t *pre;          /* its preflight, the import's answer pending */
+	struct ap_buf log;    /* the run log so far */
+};
+
+/* 0, or a worker error (then finish must not be called). */
+int ap_official_start(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
+		      struct ap_official_plan *p);
+
+/* Appends the checks to checks, the ranked tests to *found (new array) and
+ * the run log to log, as ap_official_run. 0, or a worker error. */
+int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
+		       struct ap_official_plan *p, json_t *checks, json_t **found,
+		       struct ap_buf *log);
+
+void ap_official_plan_free(struct ap_official_plan *p);
+
 #endif
