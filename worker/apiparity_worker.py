@@ -1469,11 +1469,14 @@ def _file_child(mod, nodes, w, out_fd):
     that what a test leaves (a global changed, a lazy init done) is there for
     the next, as in upstream's own runner, and sends each result as a frame
     the moment its test ends, with where its output ends in out_fd."""
+    me = os.getpid()
     for owner, name in nodes:
         try:
             res = _test_result(mod, owner, name)
         except BaseException as e:
             res = {"status": "ERROR", "reason": _exc_text(e)}
+        if os.getpid() != me:
+            os._exit(0)  # a process the test forked returned here: not ours to report
         for f in (sys.stdout, sys.stderr):
             try:
                 f.flush()

@@ -309,6 +309,11 @@ def test_leaves_a_global():
     SEEN.append("left by a test")
 def test_sees_the_global():
     assert SEEN == ["left by a test"], SEEN
+def test_forks_and_both_return():
+    print("pid", os.getpid())
+    sys.stdout.flush()
+    if os.fork() != 0:
+        time.sleep(0.5)  # the forked process gets back to the runner's loop first
 def test_sees_a_result_already_sent():
     # readable, not read: the runner's caller reads it
     assert select.select([PIPE_R], [], [], 10)[0], "nothing reported yet"
@@ -387,6 +392,11 @@ class FileRunner(unittest.TestCase):
     def test_after_a_crash_the_rest_start_from_the_file_as_imported(self):
         fs = self.run_file(["test_leaves_a_global", "test_segfaults", "test_sees_the_global"])
         self.assertEqual([self.status(f) for f in fs], ["PASS", "CRASH", "FAIL"])
+
+    def test_a_process_a_test_forks_runs_no_test_and_reports_nothing(self):
+        fs = self.run_file(["test_forks_and_both_return", "test_passes", "test_passes"])
+        self.assertEqual([self.status(f) for f in fs], ["PASS", "PASS", "PASS"])
+        self.assertEqual(len(set(self.pid(f) for f in fs)), 1, [f["output"] for f in fs])
 
     def test_a_result_is_sent_when_its_test_ends_not_when_the_file_does(self):
         fs = self.run_file(["test_passes", "test_sees_a_result_already_sent"])
