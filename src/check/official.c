@@ -971,7 +971,6 @@ int ap_official_start(struct ap_worker *w, const json_t *res, const struct ap_of
 		r = ap_testindex_load(w, o->root, o->tree, 1, &p->ix, &warn, &w->detail);
 		r = r ? r : official_lookup(w, &p->ix, res, o, p->checks, &p->found, &p->by_file);
 	}
-	p->ix_open = r == 0;
 	if (o->warn)
 		ap_buf_add(o->warn, warn.data ? warn.data : "", warn.len);
 	ap_buf_free(&warn);
@@ -1020,8 +1019,7 @@ int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
 
 void ap_official_plan_free(struct ap_official_plan *p)
 {
-	if (p->ix_open)
-		ap_testindex_close(&p->ix);
+	ap_testindex_close(&p->ix); /* a zeroed one (never loaded) too */
 	json_decref(p->checks);
 	json_decref(p->found);
 	json_decref(p->by_file);

@@ -143,7 +143,6 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
  * ap_official_plan_free() releases the plan whatever happened. */
 struct ap_official_plan {
 	struct ap_testindex ix;
-	int ix_open;
 	json_t *checks;       /* the claim's check, added by finish */
 	json_t *found;        /* the ranked tests */
 	json_t *by_file;      /* the selection: {file: [[class, test]...]} */
