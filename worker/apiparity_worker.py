@@ -945,11 +945,13 @@ def _children(ppid):
 
 
 def _reap_orphans():
-    """Kills and reaps every child of this process: called when none of its
-    own is running, so each is something a probe or test left behind."""
+    """Kills and reaps every child of this process but the runners it keeps
+    (_KEPT): called when none of its own is running, so each is something a
+    probe or test left behind."""
     import signal
+    kept = set(k["pid"] for k in _KEPT.values())
     for _ in range(8):  # a killed orphan's own children come next
-        kids = _children(os.getpid())
+        kids = [pid for pid in _children(os.getpid()) if pid not in kept]
         if not kids:
             return
         for pid in kids:
@@ -1420,7 +1422,9 @@ def op_tests_preflight(req):
         res["modules"].append(entry)
     if req.get("try_import") and all(e["present"] for e in res["modules"]) and \
             req.get("keep"):
-        res["import"], token = _keep_runner(req, path, root, _limit(req, "timeout_s"))
+        token = _start_runner(req, path, root, _limit(req, "timeout_s"))
+        if req.get("wait", True):
+            res["import"], token = _runner_import(token)
         if token is not None:
             res["runner"] = token
     elif req.get("try_import") and all(e["present"] for e in res["modules"]):
@@ -1430,17 +1434,19 @@ def op_tests_preflight(req):
 
 
 # Runners kept from a preflight (keep) for the tests_run that follows it, so
-# that a test file is imported once: token -> {pid, r, cmd, log, import}.
+# that a test file is imported once: token -> {pid, r, cmd, log, import (its
+# answer, None until read), t0 (its start), deadline (of its import)}.
 _KEPT = {}
 
 
 def _drop_kept():
-    """Ends the runners no run took: each exits when its command pipe closes."""
+    """Ends the runners no run took: each exits when its command pipe closes
+    (one still importing is killed)."""
     for token in list(_KEPT):
         k = _KEPT.pop(token)
         os.close(k["cmd"])
         try:
-            _supervise(k["pid"], k["r"], 5)
+            _supervise(k["pid"], k["r"], 0 if k["import"] is None else 5)
         finally:
             os.close(k["r"])
             k["log"].close()
@@ -1466,10 +1472,10 @@ def _read_frame(rfd, deadline):
             return frames[0]
 
 
-def _keep_runner(req, path, root, timeout):
-    """Starts a runner that imports the file and waits (see _kept_runner);
-    returns (the import's answer, as _try_import's, and the runner's token,
-    None when it did not import)."""
+def _start_runner(req, path, root, timeout):
+    """Starts a runner that imports the file and waits (see _kept_runner),
+    kept under the token it returns; its import's answer is read by
+    _runner_import, so that the worker can do other work meanwhile."""
     import tempfile
     _drop_kept()
     cr, cw = os.pipe()
@@ -1481,23 +1487,44 @@ def _keep_runner(req, path, root, timeout):
     t0 = time.monotonic()
     pid, r = _spawn_child(child, log.fileno())
     os.close(cr)
-    imp = _read_frame(r, t0 + timeout)
+    token = "%d" % pid
+    _KEPT[token] = {"pid": pid, "r": r, "cmd": cw, "log": log, "import": None,
+                    "t0": t0, "deadline": t0 + timeout}
+    return token
+
+
+def _runner_import(token):
+    """(the import's answer of the kept runner token, as _try_import's, and
+    the token, None when it did not import: then the runner is gone)."""
+    k = _KEPT.get(token)
+    if k is None:
+        return {"ok": False, "error": "no such runner"}, None
+    if k["import"] is None:
+        k["import"] = _read_frame(k["r"], k["deadline"])
+    imp = k["import"]
     if imp is not None and imp.get("ok"):
-        token = "%d" % pid
-        _KEPT[token] = {"pid": pid, "r": r, "cmd": cw, "log": log, "import": imp}
         return imp, token
-    os.close(cw)
+    del _KEPT[token]
+    os.close(k["cmd"])
     try:
-        _, status = _supervise(pid, r, 0 if imp is None else timeout)
+        _, status = _supervise(k["pid"], k["r"], 0 if imp is None else
+                               max(0, k["deadline"] - time.monotonic()))
     finally:
-        os.close(r)
-        log.close()
+        os.close(k["r"])
+        k["log"].close()
     if imp is None:
         imp = {"ok": False, "error": "import did not finish (%s)" %
                ("timeout" if status is None else "wait status %d" % status)}
     imp.pop("type", None)
-    imp["ms"] = int((time.monotonic() - t0) * 1000)
+    imp["ms"] = int((time.monotonic() - k["t0"]) * 1000)
     return imp, None
+
+
+def op_tests_import(req):
+    """The import's answer of a runner that a tests_preflight with keep and
+    no wait started (see _runner_import)."""
+    imp, token = _runner_import(req["runner"])
+    return {"ok": True, "data": {"import": imp, "runner": token}}
 
 
 def _load_test_module(path, root):
@@ -1556,7 +1583,8 @@ def _raised_facts(e):
             "text": _exc_text(e)}
 
 
-def _run_one(mod, owner, name, w):
+def _test_result(mod, owner, name):
+    """What one test of the imported module did, run in this process."""
     import unittest
     if owner is None:
         fn = getattr(mod, name)
@@ -1565,15 +1593,13 @@ def _run_one(mod, owner, name, w):
             fn()
         except BaseException as e:
             raised = e
-        send(w, {"type": "result", "function": {"raised": _raised_facts(raised)}})
-        return
+        return {"function": {"raised": _raised_facts(raised)}}
     cls = getattr(mod, owner, None)
     if cls is None or not hasattr(cls, name):
-        send(w, {"type": "result", "defined": False})
-        return
+        return {"defined": False}
     result = unittest.TestResult()
     unittest.TestSuite([cls(name)]).run(result)
-    send(w, {"type": "result", "unittest": _unittest_facts(result)})
+    return {"unittest": _unittest_facts(result)}
 
 
 def _defined(mod, names):
@@ -1612,8 +1638,9 @@ def _collect(mod, file, pattern):
 
 
 def _runner(req, w):
-    """The runner process: imports the test module once, then forks a child
-    per test, so a crash or hang in one test loses no other result."""
+    """The runner process: imports the test module once, then runs the tests
+    in a child of it (see _run_tests), so that a crash or hang in one test
+    loses no other result."""
     root = _test_root(req)
     path = os.path.join(os.path.dirname(root), req["file"])
     os.environ.update(req.get("setenv", {}))
@@ -1649,49 +1676,156 @@ def _kept_runner(req, path, root, w, cmd):
         _run_tests(mod, run["nodes"], _limit(run, "timeout_s"), w)
 
 
-def _warm_sources(mod):
-    """Reads the sources a test's stack runs through into linecache, once, in
-    the runner: upstream's setUp reseeds every device lazily, which formats a
-    stack trace (reading these files) in every test's fork otherwise."""
-    import linecache
-    for m in list(sys.modules.values()):
-        f = getattr(m, "__file__", None) or ""
-        if f.endswith(".py") and (m is mod or "/unittest/" in f or "/torch/testing/" in f
-                                  or "/torch/cuda/" in f or "/torch/random" in f):
-            linecache.getline(f, 1)
+def _file_child(mod, nodes, w, out_fd):
+    """The child of a file: runs nodes one after another in this process, so
+    that what a test leaves (a global changed, a lazy init done) is there for
+    the next, as in upstream's own runner, and sends each result as a frame
+    the moment its test ends, with where its output ends in out_fd."""
+    me = os.getpid()
+    for owner, name in nodes:
+        try:
+            res = _test_result(mod, owner, name)
+        except BaseException as e:
+            res = {"status": "ERROR", "reason": _exc_text(e)}
+        if os.getpid() != me:
+            os._exit(0)  # a process the test forked returned here: not ours to report
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        try:
+            res["out_end"] = os.lseek(out_fd, 0, os.SEEK_CUR)
+        except OSError:
+            pass
+        res["type"] = "result"
+        send(w, res)
+
+
+def _take_frames(buf):
+    """(the complete frames at the start of buf, decoded as _frames does,
+    the bytes after them)."""
+    i = 0
+    while len(buf) - i >= 4 and len(buf) - i - 4 >= struct.unpack(">I", buf[i:i + 4])[0]:
+        i += 4 + struct.unpack(">I", buf[i:i + 4])[0]
+    return _frames(buf[:i]), buf[i:]
+
+
+def _await_frames(pid, rfd, pidfd, buf, deadline):
+    """Reads rfd into buf until it holds a whole frame, the child pid exits
+    or the deadline passes. Returns (buf, "frame", "exit" or "timeout", the
+    wait status of the child when it exited, reaped)."""
+    import select
+    eof = False
+    while not _take_frames(buf)[0]:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return buf, "timeout", None
+        done, status = os.waitpid(pid, os.WNOHANG) if pidfd is None else (0, None)
+        if done:
+            return buf + (b"" if eof else _drain(rfd)), "exit", status
+        fds = ([] if eof else [rfd]) + ([] if pidfd is None else [pidfd])
+        ready = select.select(fds, [], [], left if pidfd is not None else min(left, 0.05))[0]
+        if rfd in ready:
+            chunk = os.read(rfd, 65536)
+            buf += chunk
+            eof = not chunk
+        elif pidfd is not None and pidfd in ready:
+            status = os.waitpid(pid, 0)[1]
+            return buf + (b"" if eof else _drain(rfd)), "exit", status
+    return buf, "frame", None
+
+
+def _test_frame(res, node, t0, out_fd, start, end, w):
+    """Sends the test frame of node's result res: its duration since t0 and
+    its output, out_fd from start to end (None: to what is written now);
+    returns where its output ended."""
+    size = os.fstat(out_fd).st_size
+    end = size if not isinstance(end, int) else max(start, min(end, size))
+    out = os.pread(out_fd, min(end - start, 65536), start) if end > start else b""
+    res.pop("type", None)
+    res.pop("out_end", None)
+    res.update({"type": "test", "class": node[0], "test": node[1],
+                "duration_ms": int((time.monotonic() - t0) * 1000),
+                "output": out.decode("utf-8", "replace")})
+    send(w, res)
+    return end
+
+
+def _death(status):
+    """The result of the test a file's child died in, by its wait status."""
+    import signal
+    if os.WIFSIGNALED(status):
+        return {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
+    return {"status": "CRASH", "reason": "the test process exited with status %d during the test"
+            % os.WEXITSTATUS(status)}
+
+
+def _one_child(mod, nodes, timeout, w, out_fd):
+    """Forks a child of this runner that runs nodes (see _file_child) and
+    sends w a test frame for each result as it comes, each test within
+    timeout seconds of the one before. Returns how many of nodes have their
+    result: all, or those up to and including the test that the child died
+    in (CRASH) or passed its deadline in (TIMEOUT: the child is killed)."""
+    pid, r = _spawn_child(lambda cw: _file_child(mod, nodes, cw, out_fd), out_fd)
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    buf, done, how, status = b"", 0, "frame", None
+    start, t0 = os.fstat(out_fd).st_size, time.monotonic()
+    try:
+        while done < len(nodes) and how == "frame":
+            buf, how, status = _await_frames(pid, r, pidfd, buf, t0 + timeout)
+            frames, buf = _take_frames(buf)
+            for f in frames[:len(nodes) - done]:
+                res = f if f.get("type") == "result" else \
+                    {"status": "ERROR", "reason": "unreadable result frame"}
+                start = _test_frame(res, nodes[done], t0, out_fd, start, f.get("out_end"), w)
+                done, t0 = done + 1, time.monotonic()
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+        os.close(r)
+        # All results in, it died, or it hangs: what is left of it goes.
+        _end_child(pid, status)
+    if done < len(nodes):  # it died in, or hung in, nodes[done]
+        res = _death(status) if how == "exit" else \
+            {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
+        _test_frame(res, nodes[done], t0, out_fd, start, None, w)
+        done += 1
+    return done
 
 
 def _run_tests(mod, nodes, timeout, w):
-    """Runs each [class, test] of the imported module in its own fork."""
+    """Runs each [class, test] of the imported module: one child, forked
+    from this runner, runs the file's tests one after another; when it dies
+    in a test or passes a test's deadline, that test is CRASH or TIMEOUT and
+    a fresh child, forked again from the module as imported, runs the rest."""
+    import gc
     import tempfile
     # What the import made is kept out of the collector's sight: a collection
-    # in a test's child would otherwise touch, and so copy, every page of it.
-    import gc
-    _warm_sources(mod)
+    # in the child would otherwise touch, and so copy, every page of it.
     gc.freeze()
-    for owner, name in nodes:
-        out = tempfile.TemporaryFile()
-        t1 = time.monotonic()
-        res, steps, status = _forked(lambda cw: _run_one(mod, owner, name, cw), timeout,
-                                     out.fileno())
-        res = _outcome(res, status, steps, timeout, "test process")
-        res.pop("trace", None)
-        out.seek(0)
-        res.update({"type": "test", "class": owner, "test": name,
-                    "duration_ms": int((time.monotonic() - t1) * 1000),
-                    "output": out.read(65536).decode("utf-8", "replace")})
+    out = tempfile.TemporaryFile()
+    try:
+        todo = list(nodes)
+        while todo:
+            todo = todo[_one_child(mod, todo, timeout, w, out.fileno()):]
+    finally:
         out.close()
-        send(w, res)
 
 
 def op_tests_run(req):
     """Runs the given tests of one file (exactly those named, or those of -k):
-    a runner process imports the module once, each test runs in its own
-    forked child within timeout_s, and the runner within deadline_s."""
+    a runner process imports the module once (or the preflight's runner
+    has), a child of it runs the tests one after another, each within
+    timeout_s (see _run_tests), and the runner ends within deadline_s."""
     import tempfile
     _limit(req, "timeout_s")
     deadline = _limit(req, "deadline_s")
-    kept = _KEPT.pop(req["runner"], None) if "runner" in req else None
+    token = _runner_import(req["runner"])[1] if "runner" in req else None
+    kept = _KEPT.pop(token, None) if token is not None else None
     _drop_kept()
     if kept is not None:  # the preflight's runner, the module imported
         try:
@@ -2663,7 +2797,8 @@ def op_run(req):
 
 OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
        "package": op_package, "tests_index": op_tests_index, "same_object": op_same_object,
-       "tests_preflight": op_tests_preflight, "tests_run": op_tests_run,
+       "tests_preflight": op_tests_preflight, "tests_import": op_tests_import,
+       "tests_run": op_tests_run,
        "opinfo": op_opinfo, "samples": op_samples, "run": op_run}
 OPS.update({"sweep_begin": op_sweep_begin, "sweep_walk": op_sweep_walk})
 

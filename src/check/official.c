@@ -528,25 +528,64 @@ static json_t *official_setenv(const struct ap_official_opts *o)
 	return env;
 }
 
-/* Preflights one file and runs its selected tests (nodes: [[class, test]]). */
-static int official_file(struct ap_worker *w, struct ap_testindex *ix,
-			    const struct ap_official_opts *o, const char *file, json_t *nodes,
-			    json_t *checks, struct ap_buf *log)
+/* Asks the worker what file needs (nodes: [[class, test]]) into *pre. When
+ * the check runs tests, a runner then imports the file and is kept for the
+ * run: with wait, *pre holds the import's answer; without, the worker
+ * answers at once and the import goes on meanwhile (see import_answer). */
+static int official_preflight(struct ap_worker *w, struct ap_testindex *ix,
+			      const struct ap_official_opts *o, const char *file,
+			      const json_t *nodes, int wait, json_t **pre)
 {
-	json_t *pre = NULL, *ran = NULL, *f = NULL;
+	json_t *f = NULL;
 	struct ap_buf key = { 0 };
 	/* The file's imports come from the index. Only a run imports the file,
 	 * once: the preflight's runner keeps it imported (for the tests it
 	 * defines) and runs the tests; tests find does not import it. */
 	ap_buf_addf(&key, "f %s", file);
 	int r = ap_testindex_get(ix, ap_buf_str(&key), &f);
-	r = r ? r : call(w, json_pack("{s:s, s:s, s:s, s:b, s:b, s:i, s:o, s:O, s:O?}", "op",
+	r = r ? r : call(w, json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:i, s:o, s:O, s:O?}", "op",
 					 "tests_preflight", "root", o->root, "file", file,
-					 "try_import", o->run, "keep", o->run, "timeout_s",
-					 AP_IMPORT_TRY_S, "setenv", official_setenv(o), "names", nodes,
-					 "imports", json_object_get(f, "imports")), &pre);
+					 "try_import", o->run, "keep", o->run, "wait", wait,
+					 "timeout_s", AP_IMPORT_TRY_S, "setenv", official_setenv(o),
+					 "names", nodes, "imports", json_object_get(f, "imports")), pre);
 	ap_buf_free(&key);
 	json_decref(f);
+	return r;
+}
+
+/* Completes a preflight that did not wait: the import's answer of its
+ * runner, which the run then takes (or none, when it did not import). */
+static int import_answer(struct ap_worker *w, json_t *pre)
+{
+	const json_t *runner = json_object_get(pre, "runner");
+	json_t *ans = NULL;
+	if (!runner || json_object_get(pre, "import"))
+		return 0;
+	json_t *req = json_pack("{s:s, s:O}", "op", "tests_import", "runner", runner);
+	int r = req ? ap_worker_call_within(w, req, &ans, (AP_IMPORT_TRY_S + AP_ANSWER_MARGIN_S) *
+					    1000) : -ENOMEM;
+	json_decref(req);
+	if (!r) {
+		json_object_set(pre, "import", json_object_get(ans, "import"));
+		if (json_is_string(json_object_get(ans, "runner")))
+			json_object_set(pre, "runner", json_object_get(ans, "runner"));
+		else
+			json_object_del(pre, "runner");
+	}
+	json_decref(ans);
+	return r;
+}
+
+/* Runs the selected tests of one file (nodes: [[class, test]]) after its
+ * preflight pre (NULL: preflights it first). */
+static int official_file(struct ap_worker *w, struct ap_testindex *ix,
+			    const struct ap_official_opts *o, const char *file, json_t *nodes,
+			    json_t *pre, json_t *checks, struct ap_buf *log)
+{
+	json_t *ran = NULL;
+	int r = pre ? 0 : official_preflight(w, ix, o, file, nodes, 1, &pre);
+	if (!r && pre && json_object_get(pre, "runner"))
+		r = import_answer(w, pre);
 	char *why = r ? NULL : ap_preflight_reason(pre);
 	size_t i;
 	json_t *nd;
@@ -925,21 +964,21 @@ static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const j
 	return r;
 }
 
-int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
-		    json_t *checks, json_t **found, struct ap_buf *log)
+int ap_official_start(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
+		      struct ap_official_plan *p)
 {
-	struct ap_testindex ix;
 	struct ap_buf warn = { 0 };
 	struct timespec t0, t1;
-	json_t *by_file = NULL;
-	*found = NULL;
+	memset(p, 0, sizeof(*p));
+	p->checks = json_array();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int r = ap_testindex_load(w, o->root, o->tree, 0, &ix, &warn, &w->detail);
-	r = r ? r : official_lookup(w, &ix, res, o, checks, found, &by_file);
+	int r = ap_testindex_load(w, o->root, o->tree, 0, &p->ix, &warn, &w->detail);
+	r = r ? r : official_lookup(w, &p->ix, res, o, p->checks, &p->found, &p->by_file);
 	if (r == -EBADMSG) { /* a damaged line deep in the index: build it again */
-		ap_testindex_close(&ix);
-		r = ap_testindex_load(w, o->root, o->tree, 1, &ix, &warn, &w->detail);
-		r = r ? r : official_lookup(w, &ix, res, o, checks, found, &by_file);
+		ap_testindex_close(&p->ix);
+		json_array_clear(p->checks);
+		r = ap_testindex_load(w, o->root, o->tree, 1, &p->ix, &warn, &w->detail);
+		r = r ? r : official_lookup(w, &p->ix, res, o, p->checks, &p->found, &p->by_file);
 	}
 	if (o->warn)
 		ap_buf_add(o->warn, warn.data ? warn.data : "", warn.len);
@@ -949,18 +988,63 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 	/* How long finding took (index and lookup, a build included), so that
 	 * its cost inside a check can be read from the evidence. */
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ap_buf_addf(log, "=== usage index: %zu tests use the target, found in %lld ms\n",
-		    json_array_size(*found), (long long)((t1.tv_sec - t0.tv_sec) * 1000 +
-							 (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	ap_buf_addf(&p->log, "=== usage index: %zu tests use the target, found in %lld ms\n",
+		    json_array_size(p->found), (long long)((t1.tv_sec - t0.tv_sec) * 1000 +
+							   (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	/* The first file's runner starts importing it now, while the caller
+	 * does other work; the others are imported in turn by finish. */
+	void *it = json_object_iter(p->by_file);
+	if (o->run && it) {
+		p->file = strdup(json_object_iter_key(it));
+		r = p->file ? official_preflight(w, &p->ix, o, p->file, json_object_iter_value(it), 0,
+						 &p->pre) : -ENOMEM;
+	}
+	return r;
+}
+
+int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
+		       struct ap_official_plan *p, json_t *checks, json_t **found,
+		       struct ap_buf *log)
+{
 	const char *file;
 	json_t *nodes;
-	if (!json_object_size(by_file))
+	int r = 0;
+	json_array_extend(checks, p->checks);
+	ap_buf_add(log, p->log.data ? p->log.data : "", p->log.len);
+	*found = p->found;
+	p->found = NULL;
+	if (!json_object_size(p->by_file))
 		json_array_append_new(checks, ap_check_new("official", "official", "NOTRUN",
 			"no-test: no upstream test uses this target"));
-	json_object_foreach(by_file, file, nodes)
+	json_object_foreach(p->by_file, file, nodes) {
+		int mine = p->file && !strcmp(file, p->file);
 		if (!r)
-			r = official_file(w, &ix, o, file, nodes, checks, log);
-	json_decref(by_file);
-	ap_testindex_close(&ix);
+			r = official_file(w, &p->ix, o, file, nodes, mine ? p->pre : NULL, checks, log);
+		if (mine)
+			p->pre = NULL; /* official_file took it */
+	}
+	return r;
+}
+
+void ap_official_plan_free(struct ap_official_plan *p)
+{
+	ap_testindex_close(&p->ix); /* a zeroed one (never loaded) too */
+	json_decref(p->checks);
+	json_decref(p->found);
+	json_decref(p->by_file);
+	json_decref(p->pre);
+	free(p->file);
+	ap_buf_free(&p->log);
+	memset(p, 0, sizeof(*p));
+}
+
+int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
+		    json_t *checks, json_t **found, struct ap_buf *log)
+{
+	struct ap_official_plan p;
+	int r = ap_official_start(w, res, o, &p);
+	*found = NULL;
+	r = r ? r : ap_official_finish(w, o, &p, checks, found, log);
+	ap_official_plan_free(&p);
 	return r;
 }

@@ -21,6 +21,12 @@
 #define AP_TEST_SLACK_S 5    /* forking and reporting one test, beyond its timeout */
 #define AP_SELECT_MAX 10000  /* tests a -k selection may run, for its deadline */
 #define AP_ANSWER_MARGIN_S 30 /* waiting for a test run's answer, beyond its deadline */
+/* How the worker isolates official tests, as bundle.json states it: a child
+ * per test file, forked from the runner that imported the file once, runs
+ * its tests one after another (what one leaves, the next sees, as under
+ * upstream's own runner); a test that crashes or passes its timeout costs
+ * only itself, and a fresh child runs the tests that remain. */
+#define AP_OFFICIAL_ISOLATION "per-file, re-forked after crash/timeout"
 
 /* A node id: "test/test_autograd.py::Class::test" or "test/x.py::test". */
 struct ap_nodeid {
@@ -129,5 +135,33 @@ struct ap_official_opts {
  * tests to *found (new array), the run log to log. 0, or a worker error. */
 int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
 		    json_t *checks, json_t **found, struct ap_buf *log);
+
+/* ap_official_run in two steps, so that the first test file is imported
+ * while the caller does other work with the same worker (probes): start
+ * finds the tests and starts a runner importing the first file (with
+ * o->run), finish takes its import's answer and runs the tests, then does
+ * the other files in turn. o must stay the same for both, and
+ * ap_official_plan_free() releases the plan whatever happened. */
+struct ap_official_plan {
+	struct ap_testindex ix;
+	json_t *checks;       /* the claim's check, added by finish */
+	json_t *found;        /* the ranked tests */
+	json_t *by_file;      /* the selection: {file: [[class, test]...]} */
+	char *file;           /* the file whose runner start started, or NULL */
+	json_t *pre;          /* its preflight, the import's answer pending */
+	struct ap_buf log;    /* the run log so far */
+};
+
+/* 0, or a worker error (then finish must not be called). */
+int ap_official_start(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
+		      struct ap_official_plan *p);
+
+/* Appends the checks to checks, the ranked tests to *found (new array) and
+ * the run log to log, as ap_official_run. 0, or a worker error. */
+int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
+		       struct ap_official_plan *p, json_t *checks, json_t **found,
+		       struct ap_buf *log);
+
+void ap_official_plan_free(struct ap_official_plan *p);
 
 #endif

@@ -206,39 +206,59 @@ static int job_script(struct ap_check_job *j, struct ap_worker *w, size_t k)
 }
 
 /* The official upstream tests of the target, when a test tree exists for
- * this environment's torch; their log goes to official.log. */
-static int job_official(struct ap_check_job *j, struct ap_worker *w, const json_t *res)
+ * this environment's torch: found, and the first test file's import started
+ * (see ap_official_start), before the probes run, so that the worker imports
+ * it meanwhile; job_official_end runs them. */
+struct job_official {
+	struct ap_buf root, tree, why;
+	json_t *pkg;
+	struct ap_official_opts o;
+	struct ap_official_plan plan;
+	int planned;
+};
+
+static int job_official_start(struct ap_check_job *j, struct ap_worker *w, const json_t *res,
+			      struct job_official *jo)
 {
-	json_t *checks = json_object_get(j->b, "checks"), *pkg = NULL, *found = NULL;
-	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, log = { 0 }, path = { 0 };
-	ap_status_set(j->status, j->idx, "official tests");
-	int r = ap_official_package(w, &pkg);
-	const char *ver = json_string_value(json_object_get(pkg, "version"));
-	if (!r && !ap_official_root(j->env, j->o->torch_src, ver, &root, &tree, &why))
-		job_add(j, ap_check_new("official", "official", "NOTRUN", ap_buf_str(&why)));
-	else if (!r) {
-		struct ap_official_opts oo = { ap_buf_str(&root), ap_buf_str(&tree), &j->warn,
+	int r = ap_official_package(w, &jo->pkg);
+	const char *ver = json_string_value(json_object_get(jo->pkg, "version"));
+	if (!r && ap_official_root(j->env, j->o->torch_src, ver, &jo->root, &jo->tree, &jo->why)) {
+		struct ap_official_opts oo = { ap_buf_str(&jo->root), ap_buf_str(&jo->tree), &j->warn,
 					       ver ? ver : "?", j->o->claimed, j->env->device,
 					       j->o->timeout_s, 1 };
-		size_t before = json_array_size(checks);
-		r = ap_official_run(w, res, &oo, checks, &found, &log);
-		for (size_t k = before; k < json_array_size(checks); k++)
-			job_journal(j, "check", json_array_get(checks, k));
-		ap_bundle_set_official(j->b, ap_buf_str(&root), ver, found);
-		ap_buf_addf(&path, "%s/official.log", ap_buf_str(&j->dir));
-		int w2 = r || j->io_err ? 0 : ap_write_atomic(ap_buf_str(&path), log.data ? log.data : "",
-							      log.len);
-		if (w2 && !j->io_err) {
-			j->io_err = w2;
-			ap_buf_addf(&j->io_detail, "cannot write %s: %s", ap_buf_str(&path), strerror(-w2));
-		}
+		jo->o = oo;
+		r = ap_official_start(w, res, &jo->o, &jo->plan);
+		jo->planned = 1;
+	}
+	return r;
+}
+
+/* Runs the official tests that job_official_start found; their log goes to
+ * official.log. */
+static int job_official_end(struct ap_check_job *j, struct ap_worker *w, struct job_official *jo)
+{
+	json_t *checks = json_object_get(j->b, "checks"), *found = NULL;
+	struct ap_buf log = { 0 }, path = { 0 };
+	const char *ver = json_string_value(json_object_get(jo->pkg, "version"));
+	if (!jo->planned) {
+		job_add(j, ap_check_new("official", "official", "NOTRUN", ap_buf_str(&jo->why)));
+		return 0;
+	}
+	ap_status_set(j->status, j->idx, "official tests");
+	size_t before = json_array_size(checks);
+	int r = ap_official_finish(w, &jo->o, &jo->plan, checks, &found, &log);
+	for (size_t k = before; k < json_array_size(checks); k++)
+		job_journal(j, "check", json_array_get(checks, k));
+	ap_bundle_set_official(j->b, ap_buf_str(&jo->root), ver, AP_OFFICIAL_ISOLATION, found);
+	ap_buf_addf(&path, "%s/official.log", ap_buf_str(&j->dir));
+	int w2 = r || j->io_err ? 0 : ap_write_atomic(ap_buf_str(&path), log.data ? log.data : "",
+						      log.len);
+	if (w2 && !j->io_err) {
+		j->io_err = w2;
+		ap_buf_addf(&j->io_detail, "cannot write %s: %s", ap_buf_str(&path), strerror(-w2));
 	}
 	if (r)
 		job_fail(j, r, &w->detail);
-	json_decref(pkg);
-	ap_buf_free(&root);
-	ap_buf_free(&tree);
-	ap_buf_free(&why);
 	ap_buf_free(&log);
 	ap_buf_free(&path);
 	return r;
@@ -257,34 +277,45 @@ static int job_opinfo(struct ap_check_job *j, struct ap_worker *w)
 	return r;
 }
 
+static void job_official_free(struct job_official *jo)
+{
+	if (jo->planned)
+		ap_official_plan_free(&jo->plan);
+	json_decref(jo->pkg);
+	ap_buf_free(&jo->root);
+	ap_buf_free(&jo->tree);
+	ap_buf_free(&jo->why);
+}
+
 /* resolve, then fingerprint: resolving first imports torch alone, so a
- * plugin's changes to the target can be seen. */
+ * plugin's changes to the target can be seen. The first official test file
+ * starts importing in between, so that it is imported while the fingerprint
+ * is taken and the probes run. */
 static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 {
 	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", j->target,
 				"plugins", ap_plugin_modules(j->env));
 	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request(j->env);
+	struct job_official jo = { 0 };
 	ap_status_set(j->status, j->idx, "importing torch, resolving %s", j->target);
 	int r = ap_worker_call(w, req, &res);
 	json_decref(req);
+	int found = !r && ap_resolved(res), official = found && !j->o->no_official;
 	if (!r) {
 		json_object_set(j->b, "resolution", res);
 		job_journal(j, "resolution", res);
-		r = ap_worker_call(w, fpreq, &fp);
+		r = official ? job_official_start(j, w, res, &jo) : 0;
 	}
+	r = r ? r : ap_worker_call(w, fpreq, &fp);
 	json_decref(fpreq);
 	if (!r) {
 		json_object_set(j->b, "fingerprint", fp);
 		job_journal(j, "fingerprint", fp);
 	}
 	json_decref(fp);
-	if (r) {
-		json_decref(res);
+	if (r)
 		job_fail(j, r, &w->detail);
-		return r;
-	}
-	int found = ap_resolved(res);
-	if (!found)
+	else if (!found)
 		job_add(j, ap_check_new("resolve", "resolution", "NOTRUN", "absent-in-this-version"));
 	else
 		r = job_family(j, w, res);
@@ -292,8 +323,9 @@ static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 		r = job_opinfo(j, w);
 	for (size_t k = 0; !r && found && k < j->o->nscripts; k++)
 		r = job_script(j, w, k);
-	if (!r && found && !j->o->no_official)
-		r = job_official(j, w, res);
+	if (!r && official)
+		r = job_official_end(j, w, &jo);
+	job_official_free(&jo);
 	json_decref(res);
 	return r;
 }

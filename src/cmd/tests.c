@@ -308,7 +308,8 @@ static int print_run(const json_t *ran, const char *file, const char *logpath)
 }
 
 /* Runs the tests of one file (those whose node id matches -k, an extended
- * regular expression, ignoring case), each in its own fork. They are
+ * regular expression, ignoring case), one after another in a child of the
+ * runner that imported the file, re-forked after a crash or hang. They are
  * collected after import, as unittest and pytest do: a test class the file
  * imports from a helper module is among them. */
 static int tests_tests_run(const struct ap_tests_opts *o, const char *file)

@@ -146,10 +146,11 @@ void ap_bundle_set_family(json_t *b, const char *name, const char *member,
 			    "member", member, "summary_en", summary_en, "summary_zh", summary_zh));
 }
 
-void ap_bundle_set_official(json_t *b, const char *root, const char *version, json_t *found)
+void ap_bundle_set_official(json_t *b, const char *root, const char *version,
+			    const char *isolation, json_t *found)
 {
-	json_object_set_new(b, "official", json_pack("{s:s, s:s?, s:o?}", "root", root,
-			    "package_version", version, "found", found));
+	json_object_set_new(b, "official", json_pack("{s:s, s:s?, s:s, s:o?}", "root", root,
+			    "package_version", version, "isolation", isolation, "found", found));
 }
 
 void ap_bundle_set_comparison(json_t *b, const char *reference, json_t *differences)

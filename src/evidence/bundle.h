@@ -113,8 +113,10 @@ void ap_bundle_set_operators(json_t *b, const char *reference, long long seed, i
 int ap_bundle_family(const json_t *b);
 
 /* b.official: where the upstream tests were found (root, the torch package
- * version or NULL) and the ranked tests (found, stolen; NULL for none). */
-void ap_bundle_set_official(json_t *b, const char *root, const char *version, json_t *found);
+ * version or NULL), how they were isolated from each other (isolation, in
+ * words) and the ranked tests (found, stolen; NULL for none). */
+void ap_bundle_set_official(json_t *b, const char *root, const char *version,
+			    const char *isolation, json_t *found);
 
 /* b.comparison: the reference's name and the trace differences from it
  * (stolen), or {} when reference is NULL (nothing to compare with). */

@@ -10,7 +10,7 @@ mkdir -p "$T/stub"
 cp "$FIX/stub-state/sitecustomize.py" "$T/stub/"
 printf '[trixie]\nchroot = trixie\n[faulty]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$T/stub" > "$T/ref.ini"
 check_of() { field "$1" "[(c['status'], c['reason']) for c in b['checks'] if c['name'] == '$2']"; }
-plan 35
+plan 40
 
 in_trixie() {
 	run 0 tests_fetch_gets_the_trixie_tree "$APIPARITY" tests fetch trixie
@@ -36,6 +36,8 @@ in_trixie() {
 	contains "$(cat "$T/c/trixie/official.log")" "^=== end $(rx "$NODE"): PASS$" official_log_has_begin_end_markers
 	contains "$(cat "$T/c/trixie/MANIFEST.sha256")" "  official.log$" official_log_is_in_the_manifest
 	equals "$(field "$b" "b['official']['package_version']")" "$pkg" bundle_records_the_test_version
+	equals "$(field "$b" "b['official']['isolation']")" "per-file, re-forked after crash/timeout" \
+		bundle_says_how_official_tests_were_isolated
 
 	# A trimmed tree: the test file without the test/autograd/ helpers it imports.
 	mkdir -p "$T/trimmed/test"
@@ -81,6 +83,15 @@ in_trixie() {
 	equals "$(field "$T/f/trixie/bundle.json" "[c['reason'] for c in b['checks'] if c['name'].endswith('test_segfaults')]")" \
 		"['SIGSEGV']" crash_names_the_signal
 	[ "$took" -lt 30 ] && ok hanging_test_is_cut_at_the_timeout || nok hanging_test_is_cut_at_the_timeout "took ${took}s"
+
+	# A file's tests run one after another in one child: a crash or a hang
+	# costs only its own test, and a fresh child runs the rest.
+	run 1 sequence_with_a_crash_and_a_hang_fails "$APIPARITY" tests run test/test_sequence.py \
+		--env trixie --torch-src "$FIX/official-sequence" --timeout 3
+	statuses() { printf '%s\n' "$out" | grep -E "::$1::" | awk '{print $1}' | tr '\n' ' '; }
+	equals "$(statuses TestCrashSecond)" "PASS CRASH PASS PASS " segfault_in_the_second_of_four_costs_only_that_test
+	equals "$(statuses TestHangSecond)" "PASS TIMEOUT PASS PASS " hang_in_the_second_of_four_is_cut_and_the_rest_run
+	equals "$(statuses TestGlobalCarries)" "PASS PASS " global_a_test_changed_is_seen_by_the_next_test_of_its_file
 }
 needs trixie -- in_trixie
 

@@ -1,7 +1,8 @@
 # Unit tests of the worker's pure functions (value normalisation, frame
-# splitting, test-usage matching, outcome facts), run by each reference
-# environment's own Python through tests/integration/t-worker.sh, and by any
-# python3 here: python3 tests/worker/test_worker.py
+# splitting, test-usage matching, outcome facts) and of its runner of a test
+# file's tests (real forks, crashes and hangs, no torch), run by each
+# reference environment's own Python through tests/integration/t-worker.sh,
+# and by any python3 here: python3 tests/worker/test_worker.py
 #
 # The worker is imported as a module: the runner puts it into sys.modules as
 # "apiparity_worker" (no file needs to exist inside a chroot), else it is
@@ -595,6 +596,125 @@ class Sweep(unittest.TestCase):
         self.assertEqual(got, [("torch.fake_sweep.K", "torch.fake_sweep.K", None),
                                ("torch.fake_sweep.f", "torch.fake_sweep.f", None),
                                ("torch.fake_sweep.K.m", "K.m", "torch.fake_sweep.K")])
+
+
+# A test file, as the runner sees it once imported: module-level test
+# functions that pass, crash, hang, leave a global changed, or look at what
+# the runner already reported (the read end of its result pipe, PIPE_R).
+FILE_TESTS = """
+import ctypes, os, select, signal, sys, time
+SEEN = []
+PIPE_R = None
+def test_passes():
+    print("pid", os.getpid())
+def test_segfaults():
+    print("pid", os.getpid())
+    sys.stdout.flush()
+    ctypes.string_at(0)
+def test_killed():
+    os.kill(os.getpid(), signal.SIGKILL)
+def test_exits():
+    os._exit(3)
+def test_hangs():
+    print("hanging")
+    sys.stdout.flush()
+    time.sleep(60)
+def test_leaves_a_global():
+    SEEN.append("left by a test")
+def test_sees_the_global():
+    assert SEEN == ["left by a test"], SEEN
+def test_forks_and_both_return():
+    print("pid", os.getpid())
+    sys.stdout.flush()
+    if os.fork() != 0:
+        time.sleep(0.5)  # the forked process gets back to the runner's loop first
+def test_sees_a_result_already_sent():
+    # readable, not read: the runner's caller reads it
+    assert select.select([PIPE_R], [], [], 10)[0], "nothing reported yet"
+"""
+
+
+class FileRunner(unittest.TestCase):
+    """_run_tests: one child per file runs its tests one after another; a
+    crash or a hang costs only the test it happens in."""
+
+    def run_file(self, names, timeout=5):
+        mod = types.ModuleType("test_file")
+        exec(FILE_TESTS, mod.__dict__)
+        r, w = os.pipe()
+        mod.PIPE_R = r
+        try:
+            W._run_tests(mod, [[None, n] for n in names], timeout, w)
+            os.close(w)
+            w = None
+            data = b""
+            while True:
+                chunk = os.read(r, 65536)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            os.close(r)
+            if w is not None:
+                os.close(w)
+        frames = W._frames(data)
+        self.assertEqual([(f["type"], f["test"]) for f in frames], [("test", n) for n in names])
+        return frames
+
+    def status(self, f):
+        if "status" in f:
+            return f["status"]
+        return "PASS" if f["function"]["raised"] is None else "FAIL"
+
+    def pid(self, f):
+        return int(f["output"].split()[1])
+
+    def test_a_segfault_in_the_second_of_four_costs_only_that_test(self):
+        fs = self.run_file(["test_passes", "test_segfaults", "test_passes", "test_passes"])
+        self.assertEqual([self.status(f) for f in fs], ["PASS", "CRASH", "PASS", "PASS"])
+        self.assertEqual(fs[1]["reason"], "SIGSEGV")
+        pids = [self.pid(f) for f in fs]
+        # One child for the first two, a fresh one for the rest, never the runner.
+        self.assertEqual(pids[0], pids[1])
+        self.assertNotEqual(pids[1], pids[2])
+        self.assertEqual(pids[2], pids[3])
+        self.assertNotIn(os.getpid(), pids)
+
+    def test_a_test_that_dies_or_exits_is_a_crash_and_the_rest_run(self):
+        fs = self.run_file(["test_killed", "test_exits", "test_passes"])
+        self.assertEqual([(self.status(f), f.get("reason")) for f in fs],
+                         [("CRASH", "SIGKILL"),
+                          ("CRASH", "the test process exited with status 3 during the test"),
+                          ("PASS", None)])
+
+    def test_a_hang_in_the_second_is_a_timeout_and_the_third_and_fourth_run(self):
+        fs = self.run_file(["test_passes", "test_hangs", "test_passes", "test_passes"], 1)
+        self.assertEqual([self.status(f) for f in fs], ["PASS", "TIMEOUT", "PASS", "PASS"])
+        self.assertEqual(fs[1]["reason"], "no result within 1 s")
+        self.assertEqual(fs[1]["output"], "hanging\n")
+        self.assertLess(fs[1]["duration_ms"], 5000)
+
+    def test_each_test_has_its_own_output(self):
+        fs = self.run_file(["test_passes", "test_leaves_a_global", "test_passes"])
+        self.assertEqual([f["output"].split()[0] for f in fs if f["output"]], ["pid", "pid"])
+        self.assertEqual(fs[1]["output"], "")
+
+    def test_a_global_a_test_changed_is_seen_by_the_next_test_of_its_file(self):
+        fs = self.run_file(["test_leaves_a_global", "test_sees_the_global"])
+        self.assertEqual([self.status(f) for f in fs], ["PASS", "PASS"])
+
+    def test_after_a_crash_the_rest_start_from_the_file_as_imported(self):
+        fs = self.run_file(["test_leaves_a_global", "test_segfaults", "test_sees_the_global"])
+        self.assertEqual([self.status(f) for f in fs], ["PASS", "CRASH", "FAIL"])
+
+    def test_a_process_a_test_forks_runs_no_test_and_reports_nothing(self):
+        fs = self.run_file(["test_forks_and_both_return", "test_passes", "test_passes"])
+        self.assertEqual([self.status(f) for f in fs], ["PASS", "PASS", "PASS"])
+        self.assertEqual(len(set(self.pid(f) for f in fs)), 1, [f["output"] for f in fs])
+
+    def test_a_result_is_sent_when_its_test_ends_not_when_the_file_does(self):
+        fs = self.run_file(["test_passes", "test_sees_a_result_already_sent"])
+        self.assertEqual([self.status(f) for f in fs], ["PASS", "PASS"])
 
 
 if __name__ == "__main__":
