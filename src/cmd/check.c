@@ -393,6 +393,23 @@ static void numeric_job_run(void *item)
 	j->w.timeout_ms = saved;
 	json_decref(req);
 	json_decref(reply);
+	/* A sample whose frame never came (unreadable, or the worker failed)
+	 * is an ERROR of its own; the others keep their results. */
+	for (size_t k = 0; k < json_array_size(j->samples); k++) {
+		if (!json_is_null(json_array_get(j->frames, k)))
+			continue;
+		json_t *lost = json_pack("{s:i, s:{s:s, s:s}}", "i", (int)k, "lost", "status", "ERROR",
+					 "reason", r ? "the worker failed before its result" :
+					 "unreadable result frame");
+		json_t *checks = json_array(), *c;
+		size_t i;
+		ap_numeric_device_checks(json_array_get(j->samples, k), lost, j->env->device,
+					 AP_NUMERIC_SEED, checks);
+		json_array_foreach(checks, i, c)
+			job_numeric_add(j, json_incref(c));
+		json_decref(checks);
+		json_decref(lost);
+	}
 	if (r)
 		job_fail(j, r, &j->w.detail);
 	ap_status_set(j->status, j->idx, r ? "failed" : "done");
@@ -429,6 +446,12 @@ static json_t *make_samples(struct ap_check_job *jobs, size_t n, const struct ap
 	int r = req ? ap_worker_call(&rj->w, req, &reply) : -ENOMEM;
 	json_decref(req);
 	json_t *samples = r ? NULL : ap_numeric_prepare(reply, &why);
+	if (r == -AP_EPROTO && ap_worker_alive(&rj->w)) {
+		/* The framing held: the samples are lost, not the environment. */
+		ap_buf_addf(&why, "unreadable samples: %s", ap_buf_str(&rj->w.detail));
+		ap_buf_reset(&rj->w.detail);
+		r = 0;
+	}
 	if (r)
 		job_fail(rj, r, &rj->w.detail);
 	else if (!samples)

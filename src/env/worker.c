@@ -354,7 +354,12 @@ int ap_worker_call_stream(struct ap_worker *w, json_t *req, json_t **reply,
 	if (r)
 		return worker_lost(w);
 	for (;;) {
-		if ((r = worker_recv(w, &msg)))
+		r = worker_recv(w, &msg);
+		if (r == -AP_EPROTO && each && w->hello) {
+			ap_buf_reset(&w->detail); /* the framing held: that frame is lost, not the rest */
+			continue;
+		}
+		if (r)
 			return r;
 		const char *type = json_string_value(json_object_get(msg, "type"));
 		if (!each || (type && !strcmp(type, "result")))

@@ -49,7 +49,9 @@ int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply);
  * answer (op "run": a frame per sample as it ends): each frame other than the
  * answer (type "result") is given to each(ctx, frame) as it arrives (the
  * frame is the caller's only for the call; take a reference to keep it). The
- * session's timeout applies to each frame, not to the whole answer. With
+ * session's timeout applies to each frame, not to the whole answer. A frame
+ * before the answer that cannot be read (not JSON, over the size limit) is
+ * skipped: the caller sees that it never came. With
  * each NULL, the first frame is the answer, as for ap_worker_call(). */
 int ap_worker_call_stream(struct ap_worker *w, json_t *req, json_t **reply,
 			  void (*each)(void *ctx, json_t *frame), void *ctx);

@@ -90,7 +90,7 @@ static json_t *model_numeric(const json_t *b)
 			ap_json_text(c, "dtype") : "error inputs";
 		const char *against = json_is_string(json_object_get(c, "across")) ?
 			ap_json_text(c, "across") : json_is_string(json_object_get(c, "against")) ?
-			ap_json_text(c, "against") : "-";
+			ap_json_text(c, "against") : "nothing (ran only)";
 		struct ap_buf key = { 0 };
 		ap_buf_addf(&key, "%s\n%s\n%s\n%s", ap_json_text(c, "op"), dt,
 			    ap_json_text(c, "device"), against);
