@@ -7,6 +7,7 @@
 #include "base/jsonutil.h"
 #include "base/sha256.h"
 #include "check/numeric.h"
+#include "check/tolerances.h"
 #include "env/frame.h"
 #include "evidence/bundle.h"
 
@@ -224,11 +225,23 @@ static void say_measure(const struct ap_measure *m, struct ap_buf *out)
 			    m->worst_ratio, m->rtol, m->atol, m->tol_source);
 }
 
-/* Compares output a against e (tagged values) into c as the measurement
- * named what. 1 if they match, 0 if not (why says how), -1 if either could
- * not be read (why says so). */
-static int measure(json_t *c, const char *what, const json_t *a, const json_t *e,
-		   struct ap_buf *why)
+/* The overrides and the target they are looked up for (see
+ * ap_numeric_use_tolerances): set before the environments' threads start,
+ * only read after. */
+static const struct ap_tolerances *tolerances;
+static const char *tolerance_op;
+
+void ap_numeric_use_tolerances(const struct ap_tolerances *t, const char *target)
+{
+	tolerances = t;
+	tolerance_op = target;
+}
+
+/* Compares output a against e (tagged values), computed on device, into c as
+ * the measurement named what. 1 if they match, 0 if not (why says how), -1 if
+ * either could not be read (why says so). */
+static int measure(json_t *c, const char *what, const char *device, const json_t *a,
+		   const json_t *e, struct ap_buf *why)
 {
 	struct ap_measure m = { .output = what, .first_mismatch = -1, .tol_source = "default" };
 	if (!is_tensor(a) || !is_tensor(e)) {
@@ -246,7 +259,9 @@ static int measure(json_t *c, const char *what, const json_t *a, const json_t *e
 	struct ap_compare_result res;
 	int r = ap_numeric_tensor(a, &ta, &sa, &bad);
 	r = r ? r : ap_numeric_tensor(e, &te, &se, &bad);
-	struct ap_tolerance tol = ap_tolerance_default(r ? AP_DT_FLOAT64 : te.dtype);
+	struct ap_tolerance tol = ap_tolerance_for(tolerances, tolerance_op ? tolerance_op : "",
+						   r ? AP_DT_FLOAT64 : te.dtype, device,
+						   &m.tol_source);
 	r = r ? r : ap_compare(&ta, &te, &tol, &res);
 	if (r) {
 		ap_buf_addf(why, "%s: unreadable: %s", what, bad.len ? ap_buf_str(&bad) : "refused");
@@ -279,8 +294,8 @@ static int measure(json_t *c, const char *what, const json_t *a, const json_t *e
 
 /* Compares the lists key ("outputs", "grads") of parts a and e into c. The
  * number of failures; each says why (appended to why, "; " between). */
-static int measure_list(json_t *c, const char *key, const char *label, const json_t *a,
-			const json_t *e, int *errors, struct ap_buf *why)
+static int measure_list(json_t *c, const char *key, const char *label, const char *device,
+			const json_t *a, const json_t *e, int *errors, struct ap_buf *why)
 {
 	const json_t *la = json_object_get(a, key), *le = json_object_get(e, key);
 	size_t na = json_array_size(la), ne = json_array_size(le);
@@ -292,8 +307,8 @@ static int measure_list(json_t *c, const char *key, const char *label, const jso
 	for (size_t k = 0; k < na; k++) {
 		struct ap_buf what = { 0 }, one = { 0 };
 		ap_buf_addf(&what, "%s[%zu]", label, k);
-		int r = measure(c, ap_buf_str(&what), json_array_get(la, k), json_array_get(le, k),
-				&one);
+		int r = measure(c, ap_buf_str(&what), device, json_array_get(la, k),
+				json_array_get(le, k), &one);
 		if (r < 0)
 			(*errors)++;
 		if (r <= 0 && one.len)
@@ -342,8 +357,8 @@ static void compare_parts(json_t *c, const json_t *a, const json_t *e, const cha
 		ap_buf_addf(&why, "%s part: %s; %s part: %s", where, ap_json_text(a, "status"),
 			    against, ap_json_text(e, "status"));
 	} else {
-		int bad = measure_list(c, "outputs", "out", a, e, &errors, &why);
-		bad += measure_list(c, "grads", "grad", a, e, &errors, &why);
+		int bad = measure_list(c, "outputs", "out", where, a, e, &errors, &why);
+		bad += measure_list(c, "grads", "grad", where, a, e, &errors, &why);
 		st = errors ? "ERROR" : bad ? "FAIL" : "PASS";
 	}
 	json_object_set_new(c, "status", json_string(st));

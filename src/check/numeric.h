@@ -85,6 +85,15 @@ json_t *ap_numeric_cross_check(const json_t *sample, const json_t *frame,
 			       const json_t *ref_frame, const char *ref_env, int same_torch,
 			       long seed);
 
+struct ap_tolerances;
+
+/* The tolerance overrides (check/tolerances.h) every comparison below looks
+ * up, for target (the API the check verifies) and the device that computed
+ * the output ("cpu" for a comparison across environments); NULL: the
+ * dtypes' defaults. Call it before the environments' threads start: they only
+ * read it. t must outlive the comparisons. */
+void ap_numeric_use_tolerances(const struct ap_tolerances *t, const char *target);
+
 /* Decodes a tagged tensor ({"$tensor": {dtype, shape, strides, data}}) into
  * t, its bytes into store (which t->data then points into; the caller frees
  * store). 0, or -EINVAL with why when anything in it is not as stated

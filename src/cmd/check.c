@@ -17,6 +17,7 @@
 #include "base/pool.h"
 #include "base/status.h"
 #include "check/numeric.h"
+#include "check/tolerances.h"
 #include "check/official.h"
 #include "check/spec.h"
 #include "base/text.h"
@@ -45,6 +46,7 @@ struct ap_check_opts {
 	int answer_s;         /* per worker answer (import, resolve) */
 	int require_present;
 	int samples;          /* --samples: per OpInfo entry, dtype and kind */
+	const char *tolerances; /* --tolerances FILE; NULL: the built-in overrides */
 };
 
 /* Where the environments' threads meet for the numeric checks: every one
@@ -749,7 +751,8 @@ static const char ap_check_usage[] =
 	"usage: apiparity check TARGET [--envs FILE] [--env NAME]... [--reference NAME]\n"
 	"                       [--out DIR] [--timeout S] [--script FILE]... [--specs DIR]\n"
 	"                       [--require-present] [--torch-src DIR] [--claimed NODEID]\n"
-	"                       [--no-official] [--sign KEY] [--samples N]\n";
+	"                       [--no-official] [--sign KEY] [--samples N]\n"
+	"                       [--tolerances FILE]\n";
 
 /* A dotted Python name: it is also written into probe code and paths. */
 static int target_ok(const char *t)
@@ -795,6 +798,7 @@ static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 		{ "no-official", no_argument, NULL, 'N' },
 		{ "sign", required_argument, NULL, 'K' },
 		{ "samples", required_argument, NULL, 'n' },
+		{ "tolerances", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -817,6 +821,7 @@ static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 		case 'C': o->claimed = optarg; break;
 		case 'N': o->no_official = 1; break;
 		case 'K': o->sign = optarg; break;
+		case 'L': o->tolerances = optarg; break;
 		case 'n':
 			if (samples_count(optarg, &o->samples))
 				return ap_usage("check: --samples wants a number from 1 to %d",
@@ -987,11 +992,23 @@ static void sign_bundles(struct ap_check_job *jobs, size_t n, const struct ap_si
 	}
 }
 
+/* The tolerance overrides: the file given, or the built-in one. */
+static int load_tolerances(const char *path, struct ap_tolerances *t)
+{
+	struct ap_buf err = { 0 };
+	int r = ap_tolerances_load(t, path, &err);
+	if (r)
+		r = ap_fail(r, "tolerances", &err);
+	ap_buf_free(&err);
+	return r;
+}
+
 int ap_cmd_check(int argc, char **argv)
 {
 	struct ap_check_opts o = { .timeout_s = 30, .answer_s = 120, .samples = AP_NUMERIC_SAMPLES };
 	struct ap_envs envs = { 0 };
 	struct ap_specs specs = { 0 };
+	struct ap_tolerances tols = { 0 };
 	struct ap_check_job *jobs = NULL;
 	struct ap_buf scripts[AP_MAX_SCRIPTS] = { { 0 } }, outdir = { 0 };
 	struct ap_signer *signer = NULL;
@@ -1010,6 +1027,9 @@ int ap_cmd_check(int argc, char **argv)
 	for (size_t k = 0; k < o.nscripts; k++)
 		if ((rc = read_script(o.scripts[k], &scripts[k])))
 			goto out;
+	if ((rc = load_tolerances(o.tolerances, &tols)))
+		goto out;
+	ap_numeric_use_tolerances(&tols, target);
 	if ((rc = check_setup(&o, target, &envs, &specs, &jobs)) ||
 	    (rc = check_out(o.out, jobs, o.nnames)))
 		goto out;
@@ -1041,6 +1061,8 @@ out:
 	ap_signer_free(signer);
 	check_free(jobs, o.nnames);
 	ap_specs_free(&specs);
+	ap_numeric_use_tolerances(NULL, NULL);
+	ap_tolerances_free(&tols);
 	ap_envs_free(&envs);
 	for (size_t k = 0; k < o.nscripts; k++)
 		ap_buf_free(&scripts[k]);

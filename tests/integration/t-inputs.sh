@@ -3,7 +3,7 @@
 # an --out where evidence cannot be written, input files that are not regular
 # files. Needs no environment: each is refused before one is entered.
 . "$(dirname "$0")/lib.sh"
-plan 82
+plan 86
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 
 # Every option that takes a value, in every subcommand, says that it needs one.
@@ -26,6 +26,12 @@ contains "$err" "unknown option '--colour'" unknown_option_is_named
 
 # An --out where evidence cannot be written is refused before anything runs.
 touch "$T/file"
+printf '[x]\nop = *\nrtol = abc\nreason = r\n' > "$T/badtol.ini"
+run 4 malformed_tolerances_file_is_a_config_error "$APIPARITY" check $TARGET --env trixie --tolerances "$T/badtol.ini" --out "$T/tol"
+contains "$err" "badtol.ini:3: rtol: 'abc' is not a number" malformed_tolerances_file_names_its_line
+run 4 tolerances_directory_is_refused "$APIPARITY" check $TARGET --env trixie --tolerances "$T" --out "$T/tol"
+contains "$err" "tolerances: .*Is a directory" tolerances_directory_is_named
+
 run 2 empty_out_is_a_usage_error "$APIPARITY" check $TARGET --env trixie --out ""
 contains "$err" "^apiparity: check: --out wants a directory, not an empty string" empty_out_is_explained
 equals "$out" "" empty_out_prints_nothing_on_stdout

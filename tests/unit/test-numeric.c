@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "check/numeric.h"
+#include "check/tolerances.h"
 
 /* [1.0f, 2.0f] as float32 little-endian, in base64. */
 #define ONE_TWO "AACAPwAAAEA="
@@ -128,6 +129,33 @@ static void device_off_by_1e_3_fails_naming_the_errors(void **state)
 	json_decref(s);
 }
 
+static void an_override_widens_the_tolerance_and_names_its_reason(void **state)
+{
+	(void)state;
+	static const char ini[] = "[gelu-npu]\nop = torch.nn.functional.gelu\ndtype = float32\n"
+				  "device = npu\nrtol = 2e-3\nreason = the npu rounds gelu\n";
+	struct ap_tolerances t = { 0 };
+	struct ap_buf err = { 0 };
+	assert_int_equal(ap_tolerances_parse(&t, ini, sizeof(ini) - 1, "tol.ini", &err), 0);
+	json_t *s = sample("float32", "sample"), *f = frame2(ok_part(ONE_TWO), ok_part(ONE_TWO_OFF));
+	ap_numeric_use_tolerances(&t, "torch.nn.functional.gelu");
+	json_t *c = one_check(s, f, "npu");
+	ap_numeric_use_tolerances(&t, "torch.nn.functional.relu"); /* another op: the default */
+	json_t *d = one_check(s, f, "npu");
+	ap_numeric_use_tolerances(NULL, NULL);
+	assert_string_equal(text(c, "status"), "PASS");
+	json_t *m = json_array_get(json_object_get(c, "measurements"), 0);
+	if (!strstr(json_string_value(json_object_get(m, "tol_source")), "tol.ini:1: the npu rounds gelu"))
+		fail_msg("tol_source: %s", json_string_value(json_object_get(m, "tol_source")));
+	assert_string_equal(text(d, "status"), "FAIL");
+	json_decref(c);
+	json_decref(d);
+	json_decref(f);
+	json_decref(s);
+	ap_tolerances_free(&t);
+	ap_buf_free(&err);
+}
+
 static void another_dtype_or_exception_fails(void **state)
 {
 	(void)state;
@@ -231,6 +259,7 @@ int main(void)
 		cmocka_unit_test(decodes_a_tensor_and_refuses_every_bad_part),
 		cmocka_unit_test(device_equal_to_cpu_passes_with_measurements),
 		cmocka_unit_test(device_off_by_1e_3_fails_naming_the_errors),
+		cmocka_unit_test(an_override_widens_the_tolerance_and_names_its_reason),
 		cmocka_unit_test(another_dtype_or_exception_fails),
 		cmocka_unit_test(notrun_keeps_its_reason_and_a_lost_sample_its_status),
 		cmocka_unit_test(cpu_alone_keeps_the_digests),
