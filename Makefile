@@ -2,7 +2,7 @@
 # `make check SANITIZE=1` does the same with ASan+UBSan in build-san/.
 
 CC      ?= cc
-PKGS    := jansson libcrypto yaml-0.1
+PKGS    := jansson libcrypto yaml-0.1 librsvg-2.0 cairo
 SANITIZE ?=
 BUILD   := $(if $(SANITIZE),build-san,build)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -18,6 +18,7 @@
 #include "evidence/manifest.h"
 #include "evidence/sign.h"
 #include "review/escape.h"
+#include "review/outputs.h"
 #include "review/review.h"
 
 #define OFFICIAL_LOG_MAX (64u << 20)  /* bytes of official.log read back */
@@ -92,23 +93,22 @@ static void review_manifest(const struct ap_sub_env *e, json_t *reasons)
 		ap_reason_add(reasons, "%s: %d more evidence problems", e->name, n - 32);
 }
 
-/* The top level holds environment directories and report outputs only. */
+/* The top level holds environment directories and report outputs only
+ * (outputs.h), and the report's manifest, checked when it is there. */
 static void review_top(const char *dir, const struct ap_submission *s, json_t *reasons)
 {
-	static const char *const reports[] = { "report.md", "report.en.md", "report.html",
-					       "report.json", "junit.xml", NULL };
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		int known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-			    ap_submission_find(s, e->d_name) || json_object_get(s->broken, e->d_name);
-		for (int i = 0; !known && reports[i]; i++)
-			known = !strcmp(e->d_name, reports[i]);
+			    ap_submission_find(s, e->d_name) || json_object_get(s->broken, e->d_name) ||
+			    !strcmp(e->d_name, AP_MANIFEST_NAME) || ap_output_known(e->d_name, s);
 		if (!known)
 			ap_reason_add(reasons, "%s: unknown file or directory in the submission", e->d_name);
 	}
 	if (d)
 		closedir(d);
+	ap_output_verify(dir, s, reasons);
 }
 
 /* The data of the first journal record of type, or NULL. */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "base/buf.h"
+#include "review/html.h"
 #include "review/report.h"
 #include "evidence/submission.h"
 #include "testutil.h"
@@ -649,7 +650,7 @@ static void no_data_value_opens_a_tag_in_html_or_junit(void **state)
 	struct fixture *f = *state;
 	struct ap_buf md = { 0 }, html = { 0 };
 	render_poisoned(f, 0, AP_LANG_EN, &md);
-	ap_report_html(f->model, &html);
+	ap_report_html(f->model, AP_LANG_EN, &html);
 	ap_report_junit(f->model, &f->out);
 	const char *docs[] = { ap_buf_str(&html), ap_buf_str(&f->out) };
 	for (size_t i = 0; i < 2; i++) {
@@ -672,7 +673,7 @@ static void html_escapes_a_script_in_the_target(void **state)
 	add_env(f, "a2", "Atlas A2", evil, "consistent", passing_checks());
 	add_env(f, "a3", "Atlas <script>", evil, "consistent", passing_checks());
 	f->model = ap_report_model(&f->s, NULL);
-	ap_report_html(f->model, &f->out);
+	ap_report_html(f->model, AP_LANG_EN, &f->out);
 	const char *html = ap_buf_str(&f->out);
 	assert_null(strstr(html, "<script"));
 	assert_contains(html, "x&lt;script&gt;alert(1)&lt;/script&gt;");
@@ -683,7 +684,7 @@ static void html_has_a_section_per_environment_and_the_verdict(void **state)
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "inconsistent");
 	f->model = ap_report_model(&f->s, NULL);
-	ap_report_html(f->model, &f->out);
+	ap_report_html(f->model, AP_LANG_EN, &f->out);
 	const char *html = ap_buf_str(&f->out);
 	assert_int_equal(count(html, "<section class=\"env\""), 2);
 	assert_contains(html, "<section class=\"env\" data-env=\"a2\">");
