@@ -752,3 +752,41 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_
 		ap_buf_adds(out, "\n");
 	}
 }
+
+json_t *ap_review_json(const char *dir, const json_t *reasons, const struct ap_review_opts *o)
+{
+	json_t *findings = json_array();
+	size_t i;
+	json_t *r;
+	json_array_foreach(reasons, i, r)
+		json_array_append_new(findings, json_pack("{s:O}", "message", r));
+	return json_pack("{s:s, s:s?, s:s?, s:s, s:b, s:o}", "schema", "apiparity.review/1",
+			 "submission", dir, "policy", json_string_value(json_object_get(o->policy, "policy")),
+			 "decision", json_array_size(reasons) ? "CHANGES-NEEDED" : "ACCEPT",
+			 "signed", o->trust != NULL, "findings", findings);
+}
+
+void ap_review_junit(const char *dir, const json_t *reasons, const struct ap_review_opts *o,
+		     struct ap_buf *out)
+{
+	size_t n = json_array_size(reasons), i;
+	json_t *r;
+	ap_buf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"apiparity verify\">\n"
+		    "  <testsuite name=\"");
+	ap_escape_xml(dir, out);
+	ap_buf_addf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", n + 1,
+		    n + (n > 0));
+	json_array_foreach(reasons, i, r) {
+		ap_buf_addf(out, "    <testcase classname=\"apiparity.verify.finding\" name=\"finding %zu\">"
+			    "<failure message=\"", i + 1);
+		ap_escape_xml(json_string_value(r), out);
+		ap_buf_adds(out, "\"/></testcase>\n");
+	}
+	ap_buf_adds(out, "    <testcase classname=\"apiparity.verify\" name=\"decision\">");
+	if (n)
+		ap_buf_addf(out, "<failure message=\"CHANGES-NEEDED: %zu finding%s\"/>", n, n == 1 ? "" : "s");
+	ap_buf_adds(out, "<system-out>policy ");
+	ap_escape_xml(ap_json_text(o->policy, "policy"), out);
+	ap_buf_addf(out, ", %s</system-out></testcase>\n  </testsuite>\n</testsuites>\n",
+		    o->trust ? "signatures checked against the trust list" : "unsigned: no signature checked");
+}
