@@ -2,8 +2,10 @@
  *
  * Every fixed sentence, heading and label that report.md, report.html and
  * the PNG pictures show comes from this one table, so the renderers agree on
- * what a section is called in each language. Some entries are printf
- * formats: their conversions are noted beside them in words.c.
+ * what a section is called in each language. A few entries are printf
+ * formats, with the same conversions in both languages: M_TITLE, M_RESULTS
+ * and M_DIFF take a string (escaped for the output), M_STEPS a size_t, and
+ * M_STEPS_DIFFER two (steps, differing steps).
  */
 #ifndef AP_WORDS_H
 #define AP_WORDS_H
