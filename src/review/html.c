@@ -39,7 +39,10 @@ static const char *T(const json_t *o, const char *key)
 }
 
 /* The matrix's frame is drawn in a colour nothing else on the page uses, so
- * that a screenshot shows where the matrix lies (t-report-html.sh). */
+ * that a screenshot shows where the matrix lies (t-report-html.sh). The frame
+ * is at most 60% of the window high and scrolls, its header row kept in
+ * sight, so however many checks there are the overview stays on the first
+ * screen. */
 #define AP_MATRIX_FRAME "#0b57d0"
 
 static const char ap_html_style[] =
@@ -49,7 +52,9 @@ static const char ap_html_style[] =
 	".banner{padding:8px 12px;border-radius:6px;margin:0 0 8px}"
 	".banner p{margin:2px 0}.banner strong{font-size:1.2em}"
 	"table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #d0d7de;padding:2px 6px}"
-	"table.matrix{outline:3px solid " AP_MATRIX_FRAME ";margin:4px 0}"
+	".matrix-frame{outline:3px solid " AP_MATRIX_FRAME ";margin:4px 3px;display:inline-block;"
+	"max-width:calc(100% - 6px);max-height:60vh;overflow:auto}"
+	"table.matrix thead th{position:sticky;top:0;background:#f6f8fa}"
 	"table.matrix th.check{text-align:left;font-weight:normal;font-family:monospace;"
 	"max-width:560px;word-break:break-all}"
 	"table.matrix td.cell{text-align:center;font-weight:bold;min-width:80px}"
@@ -133,8 +138,8 @@ static void html_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	const json_t *mx = json_object_get(m, "matrix");
 	size_t i, k, n;
 	json_t *r, *c;
-	ap_buf_addf(out, "<section id=\"overview\"><h2>%s</h2>\n<table class=\"matrix\" id=\"matrix\">",
-		    W(l, M_MATRIX));
+	ap_buf_addf(out, "<section id=\"overview\"><h2>%s</h2>\n<div class=\"matrix-frame\">"
+		    "<table class=\"matrix\" id=\"matrix\">", W(l, M_MATRIX));
 	html_matrix_head(json_object_get(mx, "columns"), l, out);
 	ap_buf_adds(out, "<tbody>\n");
 	json_array_foreach(json_object_get(mx, "rows"), i, r) {
@@ -152,7 +157,7 @@ static void html_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
 		}
 		ap_buf_adds(out, "</tr>\n");
 	}
-	ap_buf_addf(out, "</tbody></table>\n<p class=\"legend\">%s:", W(l, M_LEGEND));
+	ap_buf_addf(out, "</tbody></table></div>\n<p class=\"legend\">%s:", W(l, M_LEGEND));
 	const struct ap_style *s = ap_palette(&n);
 	for (i = 0; i < n && s[i].name; i++)
 		ap_buf_addf(out, " <span class=\"%s\">%s</span>", s[i].cls, s[i].name);
