@@ -138,7 +138,7 @@ static void html_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	const json_t *mx = json_object_get(m, "matrix");
 	size_t i, k, n;
 	json_t *r, *c;
-	ap_buf_addf(out, "<section id=\"overview\"><h2>%s</h2>\n<div class=\"matrix-frame\">"
+	ap_buf_addf(out, "<section id=\"overview\"><h2>%s</h2>\n<figure class=\"matrix-frame\">"
 		    "<table class=\"matrix\" id=\"matrix\">", W(l, M_MATRIX));
 	html_matrix_head(json_object_get(mx, "columns"), l, out);
 	ap_buf_adds(out, "<tbody>\n");
@@ -157,7 +157,7 @@ static void html_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
 		}
 		ap_buf_adds(out, "</tr>\n");
 	}
-	ap_buf_addf(out, "</tbody></table></div>\n<p class=\"legend\">%s:", W(l, M_LEGEND));
+	ap_buf_addf(out, "</tbody></table></figure>\n<p class=\"legend\">%s:", W(l, M_LEGEND));
 	const struct ap_style *s = ap_palette(&n);
 	for (i = 0; i < n && s[i].name; i++)
 		ap_buf_addf(out, " <span class=\"%s\">%s</span>", s[i].cls, s[i].name);

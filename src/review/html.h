@@ -4,7 +4,7 @@
  * One self-contained file under a strict Content-Security-Policy (nothing
  * loads, nothing runs: no script, no external resource), in this order:
  *   - the verdict banner (id "banner", class of the verdict's style);
- *   - the check matrix (table.matrix, id "matrix", in a div.matrix-frame at
+ *   - the check matrix (table.matrix, id "matrix", in a figure.matrix-frame at
  *     most 60% of the window high that scrolls): a row per check whatever
  *     its kind (tr[data-kind][data-check]), a column per environment
  *     (th[data-env], the reference with class "ref"), a cell per check and
