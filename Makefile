@@ -10,7 +10,7 @@ SANFLAGS := $(if $(SANITIZE),$(SAN))
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
            $(shell pkg-config --cflags $(PKGS)) -Isrc -I$(BUILD)
-LDLIBS  += $(shell pkg-config --libs $(PKGS)) -pthread
+LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -pthread
 LDFLAGS += $(SANFLAGS)
 VERSION := 0.1.0
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -72,6 +72,11 @@ $(BUILD)/tests/%: tests/tools/%.c $(BUILD)/libap.a | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
 
+# Drivers the benches time (bench/*.c), built against the library.
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libap.a | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS)
+
 $(BUILD):
 	mkdir -p $@
 
@@ -105,14 +110,15 @@ demo: deps
 	@$(MAKE) --no-print-directory demo-run
 
 # The README's main job: verify the default target across the reference
-# environments, write the evidence and the report under out/ (the English
-# Markdown first, so the last report run lists it in out/MANIFEST.sha256),
-# review it, and name the page and the PNGs a reviewer looks at.
+# environments (trixie-openreg's real device included), write the evidence
+# and the report under out/ (the English Markdown first, so the last report run
+# lists it in out/MANIFEST.sha256), review it, and name the page and the PNGs a
+# reviewer looks at.
 DEMO_TARGET := torch.autograd.grad_mode.set_multithreading_enabled.clone
 demo-run: $(BUILD)/apiparity envs
-	$(BUILD)/apiparity env show bookworm trixie sid
+	$(BUILD)/apiparity env show bookworm trixie sid trixie-openreg
 	$(BUILD)/apiparity check $(DEMO_TARGET) --envs envs/reference.ini \
-		--env bookworm --env trixie --env sid --out out
+		--env bookworm --env trixie --env sid --env trixie-openreg --out out
 	$(BUILD)/apiparity report out --lang en --format md > /dev/null && mv out/report.md out/report.en.md
 	$(BUILD)/apiparity report out > /dev/null
 	$(BUILD)/apiparity verify out; rc=$$?; \

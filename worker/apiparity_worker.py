@@ -251,6 +251,9 @@ def _plugins(names):
 def _device_info(torch, kind):
     d = {"type": kind, "count": 0, "names": [], "available": False}
     mod = getattr(torch, kind, None)
+    if mod is not None and not hasattr(mod, "is_available") and \
+            kind == _privateuse1(torch):
+        return _sparse_device_info(torch, kind, mod, d)
     if mod is None or not hasattr(mod, "is_available"):
         d["reason"] = "no torch.%s module" % kind
         return d
@@ -274,10 +277,90 @@ def _device_info(torch, kind):
     return d
 
 
+# How many device indexes are tried when nothing else tells the count.
+MAX_DEVICES_PROBED = 16
+
+
+def _privateuse1(torch):
+    """The name a plugin gave PrivateUse1, or None where it has none (or this
+    torch cannot say)."""
+    pu1 = getattr(torch._C, "_get_privateuse1_backend_name", None)
+    name = pu1() if pu1 is not None else None
+    return name if name != "privateuseone" else None
+
+
+def _count_from(torch, kind, mod, notes):
+    """(count, how it was learned) for a backend without device_count, or
+    (None, None): torch's own accelerator API asks the backend's hooks."""
+    if hasattr(mod, "device_count"):
+        return int(mod.device_count()), "torch.%s.device_count()" % kind
+    acc = getattr(torch, "accelerator", None)
+    if acc is None:
+        notes.append("this torch has no torch.accelerator")
+        return None, None
+    try:
+        if acc.current_accelerator().type == kind:
+            return int(acc.device_count()), "torch.accelerator.device_count()"
+        notes.append("torch.accelerator's device is %s" % acc.current_accelerator().type)
+    except Exception as e:
+        notes.append("torch.accelerator: %s" % _exc_text(e))
+    return None, None
+
+
+def _allocates(torch, kind, count):
+    """How many of the indexes 0.. (count of them, or up to
+    MAX_DEVICES_PROBED) take a tensor, and the error that stopped it."""
+    n, err = 0, None
+    for i in range(count if count is not None else MAX_DEVICES_PROBED):
+        try:
+            torch.empty(1, device="%s:%d" % (kind, i))
+        except Exception as e:
+            err = e
+            break
+        n += 1
+    return n, err
+
+
+def _sparse_device_info(torch, kind, mod, d):
+    """A PrivateUse1 backend whose torch.<kind> module lacks the usual API
+    (upstream's pytorch_openreg registers an empty one): what can be learned
+    by other means, using the device (this runs in a child), and in notes what
+    could not be learned and why."""
+    missing = [f for f in ("is_available", "device_count", "get_device_name")
+               if not hasattr(mod, f)]
+    notes = ["torch.%s has no %s" % (kind, ", ".join(missing))]
+    count, how = _count_from(torch, kind, mod, notes)
+    took, err = _allocates(torch, kind, count)
+    if count is None and took:
+        count, how = took, "tensors allocated on %s:0 to %s:%d" % (kind, kind, took - 1)
+    elif count is None:
+        notes.append("device_count: unknown")
+    if how:
+        notes.append("count from %s" % how)
+    if count and took < count:
+        notes.append("only %d of %d devices took a tensor" % (took, count))
+    d["available"] = bool(count) and took > 0
+    d["count"] = count or 0
+    if hasattr(mod, "get_device_name"):
+        d["names"] = [str(mod.get_device_name(i)) for i in range(d["count"])]
+    else:
+        d["names"] = ["unknown"] * d["count"]
+        notes.append("model: unknown")
+    d["notes"] = notes
+    if not d["available"]:
+        d["reason"] = "no %s device took a tensor%s" % (
+            kind, ": " + _exc_text(err) if err is not None else "")
+    return d
+
+
 def _may_init_driver(torch, kind):
     """Whether asking torch about kind could initialise a driver: only when
-    torch was built with that backend (asking a CPU-only build is free)."""
+    torch was built with that backend (asking a CPU-only build is free). A
+    renamed PrivateUse1 backend is always asked away: it may be learned only
+    by using its device."""
     mod = getattr(torch, kind, None)
+    if mod is not None and kind == _privateuse1(torch):
+        return True
     if mod is None or not hasattr(mod, "is_available"):
         return False
     bmod = getattr(getattr(torch, "backends", None), kind, None)
@@ -290,39 +373,29 @@ def _may_init_driver(torch, kind):
     return True
 
 
-def _devices(torch, kinds):
+def _devices(torch, kinds, timeout):
     """The devices of each kind: those torch was not built for are answered
     here, the rest in a child (see _devices_in_child), which costs a fork."""
     away = [k for k in kinds if _may_init_driver(torch, k)]
     found = dict((k, _device_info(torch, k)) for k in kinds if k not in away)
     if away:
-        found.update(zip(away, _devices_in_child(torch, away)))
+        found.update(zip(away, _devices_in_child(torch, away, timeout)))
     return [found[k] for k in kinds]
 
 
-def _devices_in_child(torch, kinds):
-    """Queries devices in a forked child, so that no driver is ever initialised
-    in this process: a process that later forks probes must stay device-clean."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            res = [_device_info(torch, k) for k in kinds]
-            send(w, {"devices": res})
-        finally:
-            os._exit(0)
-    os.close(w)
-    try:
-        msg = recv(r)
-    finally:
-        os.close(r)
-        _, status = os.waitpid(pid, 0)
-    if msg is None:
+def _devices_in_child(torch, kinds, timeout):
+    """Queries devices in a supervised child (see _spawn_child), so that no
+    driver is ever initialised in this process: a process that later forks
+    probes must stay device-clean. Whatever the query starts (a backend's
+    device daemons) ends with the child."""
+    def child(w):
+        send(w, {"type": "result", "devices": [_device_info(torch, k) for k in kinds]})
+    result, _, status = _forked(child, timeout)
+    if result is None or not isinstance(result.get("devices"), list):
+        why = _outcome(None, status, [], timeout, "device query")
         return [{"type": k, "count": 0, "names": [], "available": False,
-                 "reason": "device query died (wait status %d)" % status}
-                for k in kinds]
-    return msg["devices"]
+                 "reason": "device query: %s" % why["reason"]} for k in kinds]
+    return result["devices"]
 
 
 def op_fingerprint(req):
@@ -357,7 +430,7 @@ def op_fingerprint(req):
         # Only a backend that renamed PrivateUse1 is a device type to ask about.
         if name != "privateuseone" and name not in kinds:
             kinds.append(name)
-    fp["devices"] = _devices(torch, kinds)
+    fp["devices"] = _devices(torch, kinds, _limit(req, "device_timeout_s"))
     fp["torch"]["num_threads"] = torch.get_num_threads()
     return {"ok": True, "data": fp}
 
@@ -554,13 +627,151 @@ def op_resolve(req):
     fn = getattr(obj, "__func__", obj)
     res["pure_python"] = inspect.isfunction(getattr(fn, "fget", fn)) or \
         (inspect.isclass(obj) and res["file"] is not None)
-    try:
-        res["signature"] = name + str(inspect.signature(obj))
-    except (TypeError, ValueError):
-        res["signature"] = None
+    res["signature_data"] = _signature_data(obj, res["kind"], name, torch)
+    ovl = res["signature_data"].get("overloads") or [{}]
+    res["signature"] = ovl[0].get("text")
     after_id = _identity(obj)
     res["patch"] = _patch_report(before_id, after_id)
     return {"ok": True, "data": res}
+
+
+# ---------------------------------------------------------------- signatures
+#
+# A callable's signature as data, for apiparity to compare across
+# environments: {"callable", "source", "why", "op", "overloads": [{"name",
+# "text", "params": [{"name", "kind", "default" | "default_repr",
+# "annotation"}] or null, "returns"}]}. source says where it came from:
+# "inspect" (Python's own signature), "schema" (the aten operator's schemas,
+# one overload each, for a builtin without a Python signature), "docstring"
+# (the docstring's first line, the last resort; params null when it does not
+# parse), or null with why. A default travels as a value ("default", a tagged
+# value where JSON needs one) when it is None, a bool, a number, a string or a
+# list of those, else as its repr ("default_repr", addresses masked); a
+# parameter without a default has neither key.
+
+_PARAM_KINDS = ("positional-only", "positional-or-keyword", "var-positional",
+                "keyword-only", "var-keyword")
+
+
+def _plain(v):
+    """Whether v travels as a JSON value (see above)."""
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return True
+    return isinstance(v, (list, tuple)) and all(_plain(x) for x in v)
+
+
+def _default(v):
+    import re
+    if _plain(v):
+        return {"default": _norm(v)}
+    return {"default_repr": _text(re.sub(r"0x[0-9a-fA-F]+", "0x?", repr(v)))}
+
+
+def _annotation(a):
+    import inspect
+    if a is inspect.Parameter.empty:
+        return None
+    return _text(a if isinstance(a, str) else inspect.formatannotation(a))
+
+
+def _inspect_overload(name, sig):
+    params = []
+    for p in sig.parameters.values():
+        d = {"name": p.name, "kind": _PARAM_KINDS[int(p.kind)],
+             "annotation": _annotation(p.annotation)}
+        if p.default is not p.empty:
+            d.update(_default(p.default))
+        params.append(d)
+    return {"name": "", "text": _text(name + str(sig)), "params": params,
+            "returns": _annotation(sig.return_annotation)}
+
+
+def _schema_overload(s):
+    params = []
+    for a in s.arguments:
+        d = {"name": a.name, "kind": "keyword-only" if a.kwarg_only else "positional-or-keyword",
+             "annotation": str(a.type)}
+        has = getattr(a, "has_default_value", None)
+        if has() if has is not None else a.default_value is not None:
+            d.update(_default(a.default_value))
+        params.append(d)
+    return {"name": s.overload_name, "text": _text(str(s)), "params": params,
+            "returns": ", ".join(str(r.type) for r in s.returns)}
+
+
+def _schemas(torch, names):
+    """The aten schemas of the first of names that is an operator."""
+    get = getattr(torch._C, "_jit_get_schemas_for_operator", None)
+    for n in names if get is not None else ():
+        try:
+            found = get("aten::" + n)
+        except Exception:
+            continue
+        if found:
+            return "aten::" + n, [_schema_overload(s) for s in found]
+    return None, None
+
+
+def _doc_overload(doc):
+    """The signature on a docstring's first line, as torch writes it for its
+    builtins: "add(input, other, *, alpha=1, out=None) -> Tensor"."""
+    import ast
+    import re
+    first = doc.strip().splitlines()[0].strip() if isinstance(doc, str) and doc.strip() else ""
+    m = re.match(r"^([A-Za-z_][\w.]*)\((.*)\)\s*(?:->\s*(.+))?$", first)
+    if not m:
+        return None
+    ovl = {"name": "", "text": _text(first), "params": None, "returns": m.group(3)}
+    try:
+        args = ast.parse("def _f(%s): pass" % m.group(2)).body[0].args
+    except (SyntaxError, ValueError):
+        return ovl
+    kinds = [(a, 0) for a in args.posonlyargs] + [(a, 1) for a in args.args]
+    defaults = [None] * (len(kinds) - len(args.defaults)) + list(args.defaults)
+    kinds = [(a, k, d) for (a, k), d in zip(kinds, defaults)]
+    if args.vararg:
+        kinds.append((args.vararg, 2, None))
+    kinds += [(a, 3, d) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if args.kwarg:
+        kinds.append((args.kwarg, 4, None))
+    ovl["params"] = []
+    for a, k, d in kinds:
+        p = {"name": a.arg, "kind": _PARAM_KINDS[k], "annotation": None}
+        if d is not None:
+            try:
+                p.update(_default(ast.literal_eval(d)))
+            except ValueError:
+                p["default_repr"] = _text(ast.unparse(d))
+        ovl["params"].append(p)
+    return ovl
+
+
+def _signature_data(obj, kind, name, torch):
+    import inspect
+    data = {"callable": callable(obj) and kind not in ("module", "property", "value"),
+            "source": None, "why": None, "op": None, "overloads": []}
+    if not data["callable"]:
+        data["why"] = "not callable (%s)" % kind
+        return data
+    try:
+        data["overloads"] = [_inspect_overload(name, inspect.signature(obj))]
+        data["source"] = "inspect"
+        return data
+    except (TypeError, ValueError):
+        pass
+    own = getattr(obj, "__name__", None)
+    names = [n for n in (own, name) if isinstance(n, str)]
+    data["op"], ovls = _schemas(torch, sorted(set(names), key=names.index))
+    if ovls:
+        data["source"], data["overloads"] = "schema", ovls
+        return data
+    ovl = _doc_overload(getattr(obj, "__doc__", None))
+    if ovl is not None:
+        data["source"], data["overloads"] = "docstring", [ovl]
+        return data
+    data["why"] = ("no Python signature, no aten operator schema for %s, and the "
+                   "docstring does not start with a signature" % " or ".join(names))
+    return data
 
 
 def _patch_report(before, after):
@@ -1504,15 +1715,713 @@ def op_tests_run(req):
         "log": log.read(1 << 20).decode("utf-8", "replace")}}
 
 
+# ---------------------------------------------------------------- operators (OpInfo)
+#
+# The numeric check: in the reference environment, op_samples finds the
+# OpInfo entries of the target and serializes their samples as data; in every
+# environment, op_run runs those samples (the same bytes) on CPU and on each
+# device, and ships every output and gradient as raw bytes. apiparity (C)
+# compares them; nothing here judges a number.
+#
+# Tagged values (besides $bytes, $float, $int above): {"$tensor": {dtype,
+# shape, strides, requires_grad, data}} (data: base64 of the little-endian
+# bytes of the storage the view spans, from its first element; strides in
+# elements), {"$tuple": [...]}, {"$complex": [re, im]}, {"$dtype": "float32"},
+# {"$device": "cpu"}, {"$torch": "contiguous_format"} (an attribute of torch),
+# {"$slice": [start, stop, step]}, {"$ellipsis": true}. A list is a list; a
+# dict with string keys is an object.
+
+class Unserializable(Exception):
+    pass
+
+
+_TENSOR_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16",
+                  "bfloat16", "float32", "float64", "complex64", "complex128")
+
+
+def _dtype_name(dt):
+    return str(dt).split(".", 1)[-1]
+
+
+def _tensor_bytes(t):
+    """The bytes of a contiguous CPU tensor."""
+    import torch
+    u8 = t.reshape(-1).view(torch.uint8) if t.numel() else t.new_empty(0).view(torch.uint8)
+    try:
+        return u8.numpy().tobytes()
+    except Exception:  # no numpy in this environment
+        return bytes(u8.tolist())
+
+
+def _tensor_tag(t, spanned):
+    """A tensor as data. spanned: the storage its view reads, with its
+    strides (an input, sent as it is); else its contents, contiguous (an
+    output)."""
+    import torch
+    name = _dtype_name(t.dtype)
+    if name not in _TENSOR_DTYPES or t.layout != torch.strided:
+        raise Unserializable("tensor of %s, %s" % (t.dtype, t.layout))
+    c = t.detach()
+    for fix in ("resolve_conj", "resolve_neg"):
+        if hasattr(c, fix):
+            c = getattr(c, fix)()
+    c = c.to("cpu")
+    shape, strides = list(c.shape), list(c.stride())
+    if spanned and c.numel() and all(s >= 0 for s in strides):
+        span = 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+        flat = torch.as_strided(c, (span,), (1,), c.storage_offset()).contiguous()
+    else:
+        c = c.contiguous()
+        strides, flat = list(c.stride()), c
+    return {"$tensor": {"dtype": name, "shape": shape, "strides": strides,
+                        "requires_grad": bool(t.requires_grad),
+                        "data": base64.b64encode(_tensor_bytes(flat)).decode("ascii")}}
+
+
+def _tag(v, spanned=True):
+    """v as a tagged value (see above); Unserializable for what has no tag."""
+    import torch
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, (int, float)):
+        return _number(v)
+    if isinstance(v, complex):
+        return {"$complex": [_number(v.real), _number(v.imag)]}
+    if isinstance(v, torch.Tensor):
+        return _tensor_tag(v, spanned)
+    if isinstance(v, list):
+        return [_tag(x, spanned) for x in v]
+    if isinstance(v, tuple):
+        return {"$tuple": [_tag(x, spanned) for x in v]}
+    if isinstance(v, dict) and all(isinstance(k, str) for k in v):
+        if any(k.startswith("$") for k in v):
+            raise Unserializable("dict key starting with $")
+        return dict((k, _tag(x, spanned)) for k, x in v.items())
+    if isinstance(v, torch.dtype):
+        return {"$dtype": _dtype_name(v)}
+    if isinstance(v, torch.device):
+        return {"$device": v.type}
+    if isinstance(v, slice):
+        return {"$slice": [_tag(v.start), _tag(v.stop), _tag(v.step)]}
+    if v is Ellipsis:
+        return {"$ellipsis": True}
+    for kind in ("memory_format", "layout", "qscheme"):
+        cls = getattr(torch, kind, None)
+        if isinstance(cls, type) and isinstance(v, cls):
+            name = str(v).split(".", 1)[-1]
+            if getattr(torch, name, None) is v:
+                return {"$torch": name}
+    raise Unserializable("a value of type %s" % type(v).__name__)
+
+
+def _untensor(d, device):
+    """A tensor from its tag, on device, with the strides it was sent with
+    (on CPU; a device keeps them where .to() does)."""
+    import torch
+    dt = getattr(torch, d["dtype"], None)
+    if d["dtype"] not in _TENSOR_DTYPES or not isinstance(dt, torch.dtype):
+        raise Unserializable("dtype %r" % d["dtype"])
+    raw = bytearray(base64.b64decode(d["data"]))
+    shape, strides = [int(n) for n in d["shape"]], [int(s) for s in d["strides"]]
+    if raw:
+        t = torch.frombuffer(raw, dtype=torch.uint8).view(dt).as_strided(shape, strides, 0)
+    else:
+        t = torch.empty_strided(shape, strides, dtype=dt)
+    t = t.to(device)
+    if d.get("requires_grad"):
+        t.requires_grad_(True)
+    return t
+
+
+def _untag(v, device):
+    """A value from its tag (the reverse of _tag), tensors on device; a
+    $device of cpu becomes device, so factory arguments follow the run."""
+    import torch
+    if isinstance(v, list):
+        return [_untag(x, device) for x in v]
+    if not isinstance(v, dict):
+        return v
+    if len(v) == 1:
+        (k, x), = v.items()
+        if k == "$tensor":
+            return _untensor(x, device)
+        if k == "$tuple":
+            return tuple(_untag(y, device) for y in x)
+        if k == "$float":
+            return float(x)
+        if k == "$int":
+            return int(x, 0)
+        if k == "$complex":
+            return complex(_untag(x[0], device), _untag(x[1], device))
+        if k == "$dtype":
+            return getattr(torch, x)
+        if k == "$device":
+            return torch.device(device if x == "cpu" else x)
+        if k == "$torch":
+            return getattr(torch, x)
+        if k == "$slice":
+            return slice(*[_untag(y, device) for y in x])
+        if k == "$ellipsis":
+            return Ellipsis
+        if k == "$bytes":
+            return base64.b64decode(x).decode("utf-8", "surrogatepass")
+    return dict((k, _untag(x, device)) for k, x in v.items())
+
+
+def _op_db():
+    """OpInfo's database of this torch, imported once (upstream's testing
+    helpers read /proc and set flags; that happens here, not in a probe)."""
+    from torch.testing._internal.common_methods_invocations import op_db
+    return op_db
+
+
+def _variants(op):
+    """Every callable an OpInfo entry stands for, its aliases' too."""
+    out = [getattr(op, k, None) for k in ("op", "method_variant", "inplace_variant",
+                                          "operator_variant", "inplace_operator_variant")]
+    for a in getattr(op, "aliases", ()) or ():
+        out += [getattr(a, k, None) for k in ("op", "method_variant", "inplace_variant")]
+    return [f for f in out if f is not None]
+
+
+def _op_names(op):
+    names = [op.name] + [getattr(a, "name", None) for a in getattr(op, "aliases", ()) or ()]
+    return [n for n in names if n]
+
+
+def _target_name(target):
+    """The OpInfo name a dotted target would have: torch.nn.functional.relu
+    is nn.functional.relu, torch.Tensor.index_add_ is index_add."""
+    name = target[len("torch."):] if target.startswith("torch.") else target
+    if name.startswith("Tensor."):
+        name = name[len("Tensor."):]
+    if name.endswith("_") and not name.endswith("__"):
+        name = name[:-1]
+    return name
+
+
+def _match_ops(target, obj):
+    """The OpInfo entries of target: those one of whose callables is obj,
+    else those named as the target (a name or an alias)."""
+    db = _op_db()
+    same = [op for op in db if any(f is obj for f in _variants(op))]
+    if same or obj is None:
+        return same
+    name = _target_name(target)
+    return [op for op in db if name in _op_names(op)]
+
+
+def _is_inplace(target, obj, op):
+    return obj is not None and (obj is getattr(op, "inplace_variant", None) or
+                                obj is getattr(op, "inplace_operator_variant", None)) or \
+        (target.rsplit(".", 1)[-1].endswith("_") and not target.endswith("__"))
+
+
+def _dtype_names(dts):
+    return sorted(_dtype_name(d) for d in dts)
+
+
+def _op_facts(op, devices):
+    """What this environment's OpInfo says of op: its dtypes per device."""
+    facts = {"name": op.name, "variant": op.variant_test_name,
+             "supports_autograd": bool(getattr(op, "supports_autograd", False)),
+             "has_reference_inputs": getattr(op, "reference_inputs_func", None) is not None,
+             "has_error_inputs": getattr(op, "error_inputs_func", None) is not None,
+             "dtypes": {}}
+    for dev in ["cpu"] + list(devices):
+        try:
+            facts["dtypes"][dev] = _dtype_names(op.supported_dtypes(dev))
+        except Exception as e:
+            facts["dtypes"][dev] = None
+            facts.setdefault("why", {})[dev] = _exc_text(e)
+    return facts
+
+
+# nn modules: an nn.Module class that an entry of ModuleInfo's database
+# (torch.testing._internal.common_modules.module_db) stands for gets the same
+# numeric checks. The reference makes each sample: the module built once,
+# after torch.manual_seed(seed), from the entry's constructor arguments and
+# cast to the dtype, its state_dict (parameters and buffers) shipped as
+# tensors beside the forward inputs, all in "sample" (so its digest covers
+# them). Every environment builds the module from the same arguments, loads
+# that state, moves it to the device and runs forward in eval mode; the
+# gradients shipped are the inputs' and then the parameters' (in
+# parameters() order), against the same fixed grad_output.
+
+def _is_module_class(obj):
+    import torch
+    return isinstance(obj, type) and issubclass(obj, torch.nn.Module)
+
+
+def _match_modules(obj):
+    from torch.testing._internal.common_modules import module_db
+    return [mi for mi in module_db if mi.module_cls is obj]
+
+
+def _module_facts(mi, devices):
+    """What this environment's ModuleInfo says of mi: its dtypes per device."""
+    facts = {"name": mi.name, "variant": "", "module": True, "supports_autograd": True,
+             "has_reference_inputs": False, "has_error_inputs": False, "dtypes": {}}
+    for dev in ["cpu"] + list(devices):
+        try:
+            facts["dtypes"][dev] = _dtype_names(mi.supported_dtypes(dev))
+        except Exception as e:
+            facts["dtypes"][dev] = None
+            facts.setdefault("why", {})[dev] = _exc_text(e)
+    return facts
+
+
+def _entries(target, obj):
+    """The entries that stand for target (ModuleInfo's for an nn.Module
+    class, else OpInfo's), and the function that tells their facts."""
+    if _is_module_class(obj):
+        return _match_modules(obj), _module_facts
+    return _match_ops(target, obj), _op_facts
+
+
+def _module_sample(cls, mod_in, dt, seed):
+    """One ModuleInfo input as a sample: forward inputs, and the module."""
+    import torch
+    c, f = mod_in.constructor_input, mod_in.forward_input
+    torch.manual_seed(seed)
+    m = cls(*c.args, **c.kwargs).to(dt)
+    return {"input": None, "args": _tag(tuple(f.args)), "kwargs": _tag(dict(f.kwargs)),
+            "module": {"args": _tag(tuple(c.args)), "kwargs": _tag(dict(c.kwargs)),
+                       "dtype": _dtype_name(dt),
+                       "state": dict((k, _tag(v)) for k, v in m.state_dict().items())}}
+
+
+def _module_samples(req, obj):
+    """op_samples for an nn.Module class: at most max_samples of each
+    ModuleInfo entry's inputs per dtype asked that CPU supports, made after
+    torch.manual_seed(seed), each module built after it too."""
+    import itertools
+    import torch
+    limit, seed = int(req["max_samples"]), int(req["seed"])
+    mods = _match_modules(obj)
+    samples, skipped = [], []
+    for mi in mods:
+        cpu = _dtype_names(mi.supported_dtypes("cpu"))
+        for name in [n for n in req["dtypes"] if n in cpu]:
+            dt = getattr(torch, name)
+            grad = dt.is_floating_point or dt.is_complex
+            base = {"op": mi.name, "variant": "", "dtype": name, "kind": "sample",
+                    "grad": grad, "inplace": False}
+            torch.manual_seed(seed)
+            try:
+                inputs = list(itertools.islice(mi.module_inputs_func(
+                    mi, device="cpu", dtype=dt, requires_grad=grad, training=False), limit))
+            except Exception as e:
+                skipped.append(dict(base, index=-1, why=_exc_text(e)))
+                continue
+            for k, mod_in in enumerate(inputs):
+                try:
+                    samples.append(dict(base, index=k, desc=mod_in.desc,
+                                        sample=_module_sample(obj, mod_in, dt, seed)))
+                except Unserializable as e:
+                    skipped.append(dict(base, index=k, why="unserializable: %s" % e))
+                except Exception as e:
+                    skipped.append(dict(base, index=k, why=_exc_text(e)))
+    return {"ok": True, "data": {"seed": seed, "samples": samples, "skipped": skipped,
+                                 "ops": [_module_facts(mi, []) for mi in mods]}}
+
+
+def _module_call(cls, spec, device, grad):
+    """The module of a sample, built here in eval mode, as (a function that
+    runs its forward on device with the reference's state, the parameters
+    to differentiate). The state is given to forward as plain tensors on
+    the device (functional_call), not moved in with Module.to(): a backend
+    may refuse nn.Parameter objects (upstream's openreg does), and what is
+    compared is what the module computes with those parameters."""
+    import torch
+    try:
+        from torch.func import functional_call
+    except ImportError:  # torch 1.13
+        from torch.nn.utils.stateless import functional_call
+    m = cls(*_untag(spec["args"], "cpu"), **_untag(spec["kwargs"], "cpu"))
+    m = m.to(getattr(torch, spec["dtype"])).eval()
+    state = dict((n, b.detach().to(device)) for n, b in m.named_buffers())
+    state.update((k, _untag(v, device)) for k, v in spec["state"].items())
+    params = [state[n] for n, _ in m.named_parameters() if n in state]
+    for p in params if grad else ():
+        p.requires_grad_(True)
+    return (lambda *a, **k: functional_call(m, state, a, k)), params
+
+
+def op_opinfo(req):
+    """The OpInfo entries of the target in this torch (none: not an operator
+    OpInfo covers), with the dtypes each supports on CPU and each device."""
+    target = req["target"]
+    try:
+        _import_torch(alone=False)
+        ops, facts_of = _entries(target, _walk(target)[0])
+    except Exception as e:
+        return {"ok": True, "data": {"available": False, "why": _exc_text(e), "ops": []}}
+    return {"ok": True, "data": {"available": True, "inplace": any(
+        _is_inplace(target, _walk(target)[0], op) for op in ops),
+        "ops": [facts_of(op, req.get("devices", [])) for op in ops]}}
+
+
+def _sample_tag(s):
+    return {"input": _tag(s.input), "args": _tag(tuple(s.args)), "kwargs": _tag(dict(s.kwargs))}
+
+
+def _take(gen, limit, seen, skipped, base):
+    """Up to limit samples of gen not seen before (as data), serialized."""
+    import itertools
+    out = []
+    for k, s in enumerate(itertools.islice(gen, limit + 64)):
+        if len(out) == limit:
+            break
+        if base.get("inplace") and getattr(s, "broadcasts_input", False):
+            skipped.append(dict(base, index=k, why="broadcasts its input: no in-place form"))
+            continue
+        try:
+            tagged = _sample_tag(s)
+        except Unserializable as e:
+            skipped.append(dict(base, index=k, why="unserializable: %s" % e))
+            continue
+        key = json.dumps(tagged, sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(dict(base, index=k, sample=tagged))
+    return out
+
+
+def op_samples(req):
+    """The samples of the target's OpInfo entries in this torch, for the
+    dtypes asked that CPU supports: at most max_samples each of
+    sample_inputs and reference_inputs per dtype, and of error_inputs, each
+    made after torch.manual_seed(seed)."""
+    import torch
+    target, limit, seed = req["target"], int(req["max_samples"]), int(req["seed"])
+    obj = _walk(target)[0]
+    if _is_module_class(obj):
+        return _module_samples(req, obj)
+    ops = _match_ops(target, obj)
+    samples, skipped = [], []
+    for op in ops:
+        inplace = _is_inplace(target, obj, op)
+        cpu = _dtype_names(op.supported_dtypes("cpu"))
+        try:
+            bw = _dtype_names(op.supported_backward_dtypes("cpu")) \
+                if getattr(op, "supports_autograd", False) else []
+        except Exception:
+            bw = []
+        for name in req["dtypes"]:
+            if name not in cpu:
+                continue
+            dt = getattr(torch, name)
+            grad = name in bw
+            seen = set()
+            for kind in ("sample", "reference"):
+                if kind == "reference" and getattr(op, "reference_inputs_func", None) is None:
+                    continue
+                torch.manual_seed(seed)
+                base = {"op": op.name, "variant": op.variant_test_name, "dtype": name,
+                        "kind": kind, "grad": grad, "inplace": inplace}
+                try:
+                    gen = (op.sample_inputs if kind == "sample" else op.reference_inputs)(
+                        "cpu", dt, requires_grad=grad)
+                    samples += _take(gen, limit, seen, skipped, base)
+                except Exception as e:
+                    skipped.append(dict(base, index=-1, why=_exc_text(e)))
+        if getattr(op, "error_inputs_func", None) is None:
+            continue
+        torch.manual_seed(seed)
+        base = {"op": op.name, "variant": op.variant_test_name, "dtype": None,
+                "kind": "error", "grad": False, "inplace": inplace}
+        try:
+            import itertools
+            for k, e in enumerate(itertools.islice(op.error_inputs("cpu"), limit)):
+                try:
+                    samples.append(dict(base, index=k, sample=_sample_tag(e.sample_input),
+                                        error_type=getattr(e.error_type, "__name__", None)))
+                except Unserializable as x:
+                    skipped.append(dict(base, index=k, why="unserializable: %s" % x))
+        except Exception as x:
+            skipped.append(dict(base, index=-1, why=_exc_text(x)))
+    return {"ok": True, "data": {"seed": seed, "samples": samples, "skipped": skipped,
+                                 "ops": [_op_facts(op, []) for op in ops]}}
+
+
+def _grad_output(t):
+    """A grad_output for t made from its shape alone, the same in every torch:
+    small multiples of 1/8 in [-1, 1]."""
+    import torch
+    n = t.numel()
+    g = (torch.arange(n, dtype=torch.float64) * 7 % 17 - 8) / 8
+    return g.reshape(t.shape).to(dtype=t.dtype, device=t.device)
+
+
+def _flat(v, out):
+    """The leaves of an output (tensors, values) in order."""
+    import torch
+    if isinstance(v, torch.Tensor):
+        out.append(v)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _flat(x, out)
+    else:
+        out.append(v)
+    return out
+
+
+def _leaves(v, out):
+    """The tensors of an input that require grad, in order."""
+    import torch
+    if isinstance(v, torch.Tensor):
+        if v.requires_grad:
+            out.append(v)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _leaves(x, out)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _leaves(x, out)
+    return out
+
+
+def _run_side(fn, s, device, inplace, grad):
+    """Runs one sample on device: {status: "ok", outputs, grads} or
+    {status: "raised", exception, message}."""
+    import torch
+    inp = _untag(s["input"], device)
+    args = _untag(s["args"], device)
+    kwargs = _untag(s["kwargs"], device)
+    try:
+        params = []
+        if "module" in s:  # fn is the class: the module is the sample's
+            fn, params = _module_call(fn, s["module"], device, grad)
+        leaves = _leaves([inp, args, kwargs], []) + params if grad else []
+        first = inp.clone() if inplace and isinstance(inp, torch.Tensor) else inp
+        out = fn(*args, **kwargs) if "module" in s else fn(first, *args, **kwargs)
+        outs = _flat(out, [])
+        grads = []
+        diff = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
+        if leaves and diff:
+            got = torch.autograd.grad(diff, leaves, [_grad_output(o) for o in diff],
+                                      allow_unused=True)
+            grads = [g if g is not None else None for g in got]
+    except Exception as e:
+        return {"status": "raised", "exception": type(e).__name__, "message": _text(str(e))[:500]}
+    return {"status": "ok", "outputs": [_tag(o, spanned=False) for o in outs],
+            "grads": [_tag(g, spanned=False) for g in grads]}
+
+
+def _supported(facts, sample, device):
+    """Why this environment's OpInfo says sample's dtype does not run on
+    device, or None."""
+    if sample["dtype"] is None:
+        return None
+    op = facts.get((sample["op"], sample["variant"]))
+    if op is None:
+        return None  # no entry here to say otherwise: it runs
+    dts = op["dtypes"].get(device)
+    if dts is not None and sample["dtype"] not in dts:
+        return "dtype %s is not supported on %s by this torch's OpInfo for %s" % (
+            sample["dtype"], device, sample["op"])
+    return None
+
+
+def _run_sample(fn, sample, devices, facts):
+    """One sample on CPU and each device: the part of each side."""
+    import torch
+    parts = {}
+    for dev in ["cpu"] + list(devices):
+        why = _supported(facts, sample, dev)
+        if why is not None:
+            parts[dev] = {"status": "notrun", "reason": why}
+            continue
+        dt = _DeviceTrace(torch) if dev != "cpu" else None
+        try:
+            if dt is not None and dt.mode is not None:
+                with dt.mode():
+                    parts[dev] = _run_side(fn, sample["sample"], dev, sample["inplace"],
+                                           sample["grad"])
+            else:
+                parts[dev] = _run_side(fn, sample["sample"], dev, sample["inplace"],
+                                       sample["grad"])
+        except Exception as e:  # the harness, not the operator: decoding, shipping
+            parts[dev] = {"status": "error", "reason": _exc_text(e)}
+        if dt is not None:
+            parts[dev]["device_trace"] = dt.result()
+    return parts
+
+
+def _device_works(device):
+    """Whether device still computes: after it raised where CPU did not, it
+    may have lost its daemon or driver."""
+    import torch
+    try:
+        return (torch.ones(2, device=device) + 1).cpu().tolist() == [2.0, 2.0]
+    except Exception:
+        return False
+
+
+def _sample_runner(target, samples, start, devices, facts, w):
+    """The runner process: resolves the target and runs samples from start,
+    one frame each ("begin" first, so that a crash is the sample's). Leaves
+    when a device that raised where CPU did not no longer computes: the next
+    runner starts it afresh."""
+    fn = _walk(target)[0]
+    for k in range(start, len(samples)):
+        send(w, {"type": "begin", "i": k})
+        parts = _run_sample(fn, samples[k], devices, facts)
+        send(w, {"type": "sample", "i": k, "parts": parts})
+        cpu_raised = parts.get("cpu", {}).get("status") == "raised"
+        if any(p.get("status") == "raised" and not cpu_raised and not _device_works(d)
+               for d, p in parts.items() if d != "cpu"):
+            return
+
+
+def _stream(pid, rfd, timeout, on_frame):
+    """Reads the runner's frames as they come, giving each to on_frame; each
+    "begin" restarts the per-sample clock. Returns (the index of the sample
+    begun and not finished or None, wait status or None on timeout)."""
+    import select
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    buf, current, deadline, eof = b"", None, time.monotonic() + timeout, False
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                buf += b"" if eof else _drain(rfd)
+            frames, used = _frames_used(buf)
+            buf = buf[used:]
+            for f in frames:
+                if f.get("type") == "begin":
+                    current, deadline = f.get("i"), time.monotonic() + timeout
+                elif f.get("type") == "sample":
+                    current = None
+                    on_frame(f)
+            if done:
+                _end_child(pid, status)
+                return current, status
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _end_child(pid, None)
+                return current, None
+            fds = ([] if eof else [rfd]) + ([] if pidfd is None else [pidfd])
+            ready, _, _ = select.select(fds, [], [], min(left, 0.05) if pidfd is None else left)
+            if rfd in ready:
+                chunk = os.read(rfd, 1 << 20)
+                buf += chunk
+                eof = not chunk
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _frames_used(buf):
+    """(the complete frames at the start of buf, the bytes they take)."""
+    out, i = [], 0
+    while len(buf) - i >= 4:
+        (n,) = struct.unpack(">I", buf[i:i + 4])
+        if len(buf) - i - 4 < n:
+            break
+        out += _frames(buf[i:i + 4 + n])
+        i += 4 + n
+    return out, i
+
+
+# Where op_run streams a frame per sample: apiparity's end of the protocol.
+_reply_fd = [None]
+
+
+def _lost(status, timeout):
+    """What became of a sample during which the runner ended."""
+    import signal
+    if status is None:
+        return {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
+    if os.WIFSIGNALED(status):
+        return {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
+    return {"status": "CRASH", "reason": "the runner exited with status %d during the sample"
+            % os.WEXITSTATUS(status)}
+
+
+def op_run(req):
+    """Runs the samples (as op_samples made them, the same bytes) on CPU and
+    on each device named, in a runner child forked here (devices start in
+    it, never in this process), each sample within timeout_s. Each sample's
+    result is sent as its own frame ({"type": "sample", "i", "parts"} or
+    {"type": "sample", "i", "lost"}) as it ends; a sample that crashes or
+    hangs the runner is CRASH or TIMEOUT, and a new runner goes on with the
+    next."""
+    import tempfile
+    timeout = _limit(req, "timeout_s")
+    samples, devices, target = req["samples"], list(req.get("devices", [])), req["target"]
+    facts, opinfo = {}, {"available": True}
+    try:
+        ops, facts_of = _entries(target, _walk(target)[0])
+        for op in ops:
+            facts[(op.name, getattr(op, "variant_test_name", ""))] = facts_of(op, devices)
+    except Exception as e:
+        opinfo = {"available": False, "why": _exc_text(e)}
+    log = tempfile.TemporaryFile()
+    state = {"next": 0, "sent": 0}
+    runners = 0
+
+    def forward(f):
+        state["sent"] += 1
+        state["next"] = max(state["next"], int(f["i"]) + 1)
+        f["type"] = "sample"
+        send(_reply_fd[0], f)
+    while state["next"] < len(samples):
+        start = state["next"]
+        runners += 1
+        pid, r = _spawn_child(lambda w: _sample_runner(target, samples, start, devices,
+                                                       facts, w), log.fileno())
+        try:
+            current, status = _stream(pid, r, timeout, forward)
+        finally:
+            os.close(r)
+        if current is not None:
+            forward({"i": current, "lost": _lost(status, timeout)})
+        elif state["next"] == start:  # it ended before its first sample began
+            for k in range(start, len(samples)):
+                forward({"i": k, "lost": {"status": "ERROR", "reason":
+                                          "the runner ended before the sample began"}})
+    log.seek(0)
+    return {"ok": True, "data": {"sent": state["sent"], "runners": runners, "opinfo": opinfo,
+                                 "log": log.read(65536).decode("utf-8", "replace")}}
+
+
 OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
        "package": op_package, "tests_index": op_tests_index, "same_object": op_same_object,
-       "tests_preflight": op_tests_preflight, "tests_run": op_tests_run}
+       "tests_preflight": op_tests_preflight, "tests_run": op_tests_run,
+       "opinfo": op_opinfo, "samples": op_samples, "run": op_run}
+
+
+def _no_main_to_rerun():
+    """multiprocessing's spawn start method re-runs the parent's __main__ in
+    every interpreter it starts, found by __main__.__spec__ (a module name)
+    or __main__.__file__ (a path). A backend's device daemon is started that
+    way: upstream's pytorch_openreg spawns one per device, from the probe that
+    first uses the device. The worker is that __main__, and it came on stdin:
+    re-running it could only fail (for `python -` the path is '<stdin>', so
+    the daemon dies of FileNotFoundError and the probe waits for its device
+    forever), or start a second worker. apiparity's bootstrap (`python -c`)
+    sets neither, but an interpreter's start-up (a sitecustomize, a wrapper)
+    may: both go, so that a spawned interpreter imports only what the target
+    it was given needs. The worker's own code is never re-run there."""
+    main = sys.modules.get("__main__")
+    if getattr(main, "__file__", None) is not None:
+        del main.__file__
+    if getattr(main, "__spec__", None) is not None:
+        main.__spec__ = None
 
 
 def main():
     global _protocol_fds
+    _no_main_to_rerun()
     rfd, wfd = _take_protocol_fds()
     _protocol_fds = (rfd, wfd)
+    _reply_fd[0] = wfd
     # Orphans of probes and tests come here, to be killed when they end.
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     os.write(wfd, SYNC)

@@ -71,3 +71,33 @@ int ap_sha256_file(const char *path, char hex[65])
 	close(fd);
 	return r;
 }
+
+/* The EVP context is the state; the struct exists only to give it a type of
+ * this module. */
+struct ap_sha256 *ap_sha256_begin(void)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if (ctx && !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(ctx);
+		ctx = NULL;
+	}
+	return (struct ap_sha256 *)ctx;
+}
+
+void ap_sha256_update(struct ap_sha256 *s, const void *data, size_t len)
+{
+	if (s && len && !EVP_DigestUpdate((EVP_MD_CTX *)s, data, len)) {
+		/* Cannot happen for SHA-256 in memory; poison the digest if it does. */
+		EVP_MD_CTX_reset((EVP_MD_CTX *)s);
+	}
+}
+
+void ap_sha256_end(struct ap_sha256 *s, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	hex[0] = '\0';
+	if (s && EVP_DigestFinal_ex((EVP_MD_CTX *)s, md, &n) && n == 32)
+		to_hex(md, hex);
+	EVP_MD_CTX_free((EVP_MD_CTX *)s);
+}

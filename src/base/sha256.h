@@ -21,4 +21,13 @@ int ap_sha256_fd(int fd, char hex[65]);
  * matches no real digest. */
 void ap_sha256_mem(const void *data, size_t len, char hex[65]);
 
+/* An incremental SHA-256, for contents gathered piece by piece (a strided
+ * tensor's elements). begin returns NULL when OpenSSL cannot allocate;
+ * update and end accept NULL (end then writes an empty hex, which matches no
+ * real digest) and end frees the context. */
+struct ap_sha256;
+struct ap_sha256 *ap_sha256_begin(void);
+void ap_sha256_update(struct ap_sha256 *s, const void *data, size_t len);
+void ap_sha256_end(struct ap_sha256 *s, char hex[65]);
+
 #endif

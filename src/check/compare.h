@@ -96,4 +96,28 @@ int ap_compare(const struct ap_tensor *actual, const struct ap_tensor *expected,
 
 int ap_compare_consistent(const struct ap_compare_result *res);
 
+/* Details of the above, stated where the contract left them open:
+ *   - the rule is evaluated in double precision (float32 and narrower values
+ *     convert exactly; complex distances use hypot);
+ *   - integers and bool ignore tol; a differing pair has worst_ratio +Inf,
+ *     as has any finite pair whose allowance is 0;
+ *   - max_abs, max_rel and worst_ratio cover finite pairs only: a NaN or
+ *     infinite pair counts as a mismatch (or not) by the rules above and
+ *     leaves them alone; a complex value is NaN if either part is, and with
+ *     an infinite part it matches only an identical value;
+ *   - tol with a negative, NaN or infinite rtol or atol is -EINVAL, like a
+ *     bad view;
+ *   - on a shape mismatch first_mismatch is -1, everything else 0 and the
+ *     digests are empty;
+ *   - a digest is empty (matching no real one) only if memory ran out.
+ *
+ * ap_compare_flags() is ap_compare() with flags: AP_COMPARE_NO_DIGEST leaves
+ * both digests empty, for callers that have them already (and for measuring
+ * the comparison alone: SHA-256 is slower than the comparison). */
+#define AP_COMPARE_NO_DIGEST 1u
+
+int ap_compare_flags(const struct ap_tensor *actual, const struct ap_tensor *expected,
+		     const struct ap_tolerance *tol, unsigned flags,
+		     struct ap_compare_result *res);
+
 #endif

@@ -4,6 +4,7 @@
 
 #include "base/buf.h"
 #include "base/jsonutil.h"
+#include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 
@@ -118,6 +119,48 @@ static int official_limit(const json_t *c)
 	return kind && !strcmp(kind, "official") && !(ref && !strcmp(ref, "PASS"));
 }
 
+/* A signature that differs from a reference at another torch release: the
+ * change is stated as a limit, and the signature was still verified (see
+ * check/signature.h). */
+static int signature_limit(const json_t *c, json_t *reasons)
+{
+	if (!ap_is_signature_check(c) || strcmp(ap_json_text(c, "status"), "WARN"))
+		return 0;
+	ap_reason_add(reasons, "signature: %s (a limit: another torch release)",
+		      ap_json_text(c, "reason"));
+	return 1;
+}
+
+/* A numeric check that compared this environment's CPU with the reference's
+ * under another torch version: a difference there is a change between
+ * versions, a limit, not an inconsistency of the API. */
+static int numeric_limit(const json_t *c)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	const char *st = json_string_value(json_object_get(c, "status"));
+	return kind && !strcmp(kind, "numeric") && st && !strcmp(st, "FAIL") &&
+	       json_is_string(json_object_get(c, "across")) &&
+	       json_is_false(json_object_get(c, "same_torch"));
+}
+
+/* Whether check c, passed, counts as behaviour verified. */
+static int verifies(const json_t *c)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	return kind && (!strcmp(kind, "probe") || !strcmp(kind, "script") ||
+			!strcmp(kind, "numeric"));
+}
+
+/* Whether c verified the target: a probe, script or numeric check that
+ * passed, or a signature compared with another environment's. */
+static int verified(const json_t *c)
+{
+	const char *st = ap_json_text(c, "status");
+	if (ap_is_signature_check(c))
+		return !strcmp(st, "PASS") || !strcmp(st, "WARN");
+	return !strcmp(st, "PASS") && verifies(c);
+}
+
 static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *limits)
 {
 	size_t i;
@@ -128,12 +171,23 @@ static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *lim
 		const char *st = json_string_value(json_object_get(c, "status"));
 		const char *why = json_string_value(json_object_get(c, "reason"));
 		const char *ref = json_string_value(json_object_get(c, "reference_status"));
-		const char *kind = json_string_value(json_object_get(c, "kind"));
-		/* Only probes and scripts compare behaviour across environments. */
-		*passed += st && !strcmp(st, "PASS") && kind &&
-			   (!strcmp(kind, "probe") || !strcmp(kind, "script"));
+		*passed += verified(c);
+		if (signature_limit(c, reasons)) {
+			(*limits)++;
+			continue;
+		}
 		if (!ap_status_failed(st))
 			continue;
+		if (numeric_limit(c)) {
+			(*limits)++;
+			ap_reason_add(reasons, "check %s: %s (torch %s here, so a change between "
+				      "versions, not counted against the API)", json_string_value(
+				      json_object_get(c, "name")), why ? why : "-",
+				      ap_json_text(json_object_get(b, "fingerprint") ?
+				      json_object_get(json_object_get(b, "fingerprint"), "torch") : NULL,
+				      "version"));
+			continue;
+		}
 		if (official_limit(c)) {
 			(*limits)++;
 			ap_reason_add(reasons, "official test %s: %s: %s (%s in the reference, so not "
@@ -214,7 +268,7 @@ void ap_verdict_decide(json_t *b)
 			v = "inconsistent";
 		else if (!passed) {
 			v = "unverified";
-			ap_reason_add(reasons, "no probe applies to this target");
+			ap_reason_add(reasons, "no probe or numeric check applies to this target");
 		} else
 			v = patched || limits ? "consistent-with-limits" : "consistent";
 	}
@@ -316,6 +370,12 @@ void ap_adaptation_decide(json_t *b)
 void ap_verdict_judge(json_t *const *b, size_t n, const char *reference)
 {
 	int ref = ap_bundle_pick_reference(b, n, reference);
+	for (size_t i = 0; i < n; i++) {
+		json_t *sig = ap_signature_check(b, n, i, ref);
+		if (sig)
+			ap_bundle_add_check(b[i], sig);
+		json_decref(sig);
+	}
 	const json_t *ref_checks = ref >= 0 ? json_object_get(b[ref], "checks") : NULL;
 	for (size_t i = 0; i < n; i++) {
 		json_t *checks = json_object_get(b[i], "checks");

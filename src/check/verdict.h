@@ -7,6 +7,18 @@
  *
  * Verdicts: "consistent", "consistent-with-limits", "inconsistent",
  * "unverified".
+ *
+ * Numeric checks (check/numeric.h) count as probes do: a PASS verifies, and
+ * a FAIL, CRASH, TIMEOUT or ERROR is an inconsistency, with the check's
+ * reason (operator, sample, dtype and device are in its name; the max
+ * errors against the tolerance, or the exception types, in its reason).
+ * So a device that differs from its own environment's CPU, or raises
+ * another exception type, makes the environment inconsistent. An
+ * environment's CPU that differs from the reference's is inconsistent when
+ * both run the same torch version (something else, a plugin, changed the
+ * numbers) and consistent-with-limits naming the change when the versions
+ * differ (the check records same_torch). NOTRUN (OpInfo says the dtype
+ * does not run there) neither verifies nor fails.
  */
 #ifndef AP_VERDICT_H
 #define AP_VERDICT_H

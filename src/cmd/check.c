@@ -2,6 +2,7 @@
  * traces and evidence. */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "base/jsonutil.h"
 #include "base/pool.h"
 #include "base/status.h"
+#include "check/numeric.h"
 #include "check/official.h"
 #include "check/spec.h"
 #include "base/text.h"
@@ -42,6 +44,21 @@ struct ap_check_opts {
 	int timeout_s;        /* per probe */
 	int answer_s;         /* per worker answer (import, resolve) */
 	int require_present;
+	int samples;          /* --samples: per OpInfo entry, dtype and kind */
+};
+
+/* Where the environments' threads meet for the numeric checks: every one
+ * has resolved (the reference is known, and makes the samples), and every
+ * one has run them (the CPU results are compared across). A worker must
+ * stay with the thread that started it (its parent-death signal follows
+ * that thread), so the threads wait for each other rather than end. */
+struct ap_numeric_sync {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct ap_check_job *jobs;
+	size_t n, arrived[2];
+	int done[2];
+	json_t *samples;      /* the reference's, prepared; NULL: none */
 };
 
 /* One environment's run: filled by a pool job, then judged by the caller. */
@@ -61,6 +78,12 @@ struct ap_check_job {
 	struct ap_buf io_detail;
 	struct ap_env run_env; /* env with the test trees bound */
 	struct ap_buf warn;   /* lines for the user, printed after the run */
+	struct ap_worker w;   /* kept from the first pass for the numeric one */
+	int live;             /* w answered everything so far */
+	json_t *opinfo;       /* the OpInfo entries of the target here, or NULL */
+	const json_t *samples; /* the reference's samples (numeric_plan's) */
+	json_t *frames;       /* the frame of each sample here, by index */
+	struct ap_numeric_sync *sync;
 };
 
 static void job_journal(struct ap_check_job *j, const char *type, json_t *data)
@@ -221,13 +244,26 @@ static int job_official(struct ap_check_job *j, struct ap_worker *w, const json_
 	return r;
 }
 
+/* Whether an OpInfo entry stands for the target here (asked only when no
+ * family covers it: a spec overrides the automatic choice). */
+static int job_opinfo(struct ap_check_job *j, struct ap_worker *w)
+{
+	json_t *req = ap_numeric_opinfo_request(j->target, j->env->device);
+	ap_status_set(j->status, j->idx, "looking for %s in OpInfo", j->target);
+	int r = req ? ap_worker_call(w, req, &j->opinfo) : -ENOMEM;
+	json_decref(req);
+	if (r)
+		job_fail(j, r, &w->detail);
+	return r;
+}
+
 /* resolve, then fingerprint: resolving first imports torch alone, so a
  * plugin's changes to the target can be seen. */
 static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 {
 	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", j->target,
-				"plugins", ap_plugin_modules());
-	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request();
+				"plugins", ap_plugin_modules(j->env));
+	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request(j->env);
 	ap_status_set(j->status, j->idx, "importing torch, resolving %s", j->target);
 	int r = ap_worker_call(w, req, &res);
 	json_decref(req);
@@ -252,6 +288,8 @@ static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 		job_add(j, ap_check_new("resolve", "resolution", "NOTRUN", "absent-in-this-version"));
 	else
 		r = job_family(j, w, res);
+	if (!r && found && !ap_bundle_family(j->b))
+		r = job_opinfo(j, w);
 	for (size_t k = 0; !r && found && k < j->o->nscripts; k++)
 		r = job_script(j, w, k);
 	if (!r && found && !j->o->no_official)
@@ -260,10 +298,183 @@ static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 	return r;
 }
 
+static const char *fp_str(const json_t *b, const char *sect, const char *key);
+
+/* Ends an environment's run: its worker, then its journal. */
+static void job_end(struct ap_check_job *j)
+{
+	ap_worker_free(&j->w);
+	j->live = 0;
+	if (j->journal)
+		ap_journal_close(j->journal);
+	j->journal = NULL;
+}
+
+/* --- the numeric checks: samples made in the reference, run everywhere --- */
+
+/* Records numeric check c (a new reference, taken) as measured. */
+static void job_numeric_add(struct ap_check_job *j, json_t *c)
+{
+	if (!c)
+		return;
+	ap_bundle_add_check(j->b, c);
+	job_journal(j, "check", c);
+	json_decref(c);
+}
+
+/* Each sample's frame as it arrives: its checks, journaled at once. */
+static void numeric_frame(void *ctx, json_t *frame)
+{
+	struct ap_check_job *j = ctx;
+	long k = ap_numeric_frame_index(frame, j->samples);
+	if (k < 0 || !json_is_null(json_array_get(j->frames, (size_t)k)))
+		return; /* not one of ours, or twice: the first one counts */
+	json_array_set(j->frames, (size_t)k, frame);
+	json_t *checks = json_array(), *c;
+	size_t i;
+	ap_numeric_device_checks(json_array_get(j->samples, (size_t)k), frame, j->env->device,
+				 AP_NUMERIC_SEED, checks);
+	json_array_foreach(checks, i, c)
+		job_numeric_add(j, json_incref(c));
+	json_decref(checks);
+	ap_status_set(j->status, j->idx, "numeric: %ld of %zu samples", k + 1,
+		      json_array_size(j->samples));
+}
+
+static void numeric_job_run(void *item)
+{
+	struct ap_check_job *j = item;
+	json_t *reply = NULL;
+	if (!j->live || !j->samples || !ap_bundle_resolved(j->b))
+		return;
+	j->frames = json_array();
+	for (size_t k = 0; k < json_array_size(j->samples); k++)
+		json_array_append_new(j->frames, json_null());
+	json_t *req = ap_numeric_run_request(j->target, j->samples, j->env->device,
+					     j->o->timeout_s);
+	ap_status_set(j->status, j->idx, "numeric: running %zu samples",
+		      json_array_size(j->samples));
+	int r = req ? ap_worker_call_stream(&j->w, req, &reply, numeric_frame, j) : -ENOMEM;
+	json_decref(req);
+	json_decref(reply);
+	if (r)
+		job_fail(j, r, &j->w.detail);
+	ap_status_set(j->status, j->idx, r ? "failed" : "done");
+}
+
+/* Where nothing stands for the target in OpInfo, says so in each
+ * environment that asked. */
+static void numeric_none(struct ap_check_job *jobs, size_t n, const char *why)
+{
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].opinfo && !jobs[i].err)
+			job_add(&jobs[i], ap_check_new("numeric", "plan", "NOTRUN", why));
+}
+
+/* The reference makes the samples (they are the same bytes everywhere);
+ * NULL when there are none to run. */
+static json_t *make_samples(struct ap_check_job *jobs, size_t n, const struct ap_check_opts *o)
+{
+	json_t *b[AP_MAX_ENVS] = { 0 }, *reply = NULL;
+	struct ap_buf why = { 0 };
+	for (size_t i = 0; i < n; i++)
+		b[i] = jobs[i].b;
+	int ref = ap_bundle_pick_reference(b, n, o->reference);
+	struct ap_check_job *rj = ref >= 0 ? &jobs[ref] : NULL;
+	if (!rj || !rj->live || !ap_numeric_covered(rj->opinfo)) {
+		ap_buf_addf(&why, "no-opinfo: no OpInfo entry stands for %s%s%s", jobs->target,
+			    rj ? " in the reference " : "", rj ? rj->env->name : "");
+		numeric_none(jobs, n, ap_buf_str(&why));
+		ap_buf_free(&why);
+		return NULL;
+	}
+	json_t *req = ap_numeric_samples_request(rj->target, o->samples, AP_NUMERIC_SEED);
+	ap_status_set(rj->status, rj->idx, "numeric: making the samples");
+	int r = req ? ap_worker_call(&rj->w, req, &reply) : -ENOMEM;
+	json_decref(req);
+	json_t *samples = r ? NULL : ap_numeric_prepare(reply, &why);
+	if (r)
+		job_fail(rj, r, &rj->w.detail);
+	else if (!samples)
+		job_numeric_add(rj, ap_check_new("numeric samples", "numeric", "ERROR",
+						 ap_buf_str(&why)));
+	for (size_t i = 0; samples && i < n; i++)
+		ap_bundle_set_operators(jobs[i].b, rj->env->name, AP_NUMERIC_SEED, o->samples,
+					json_array_size(samples), json_object_get(reply, "skipped"),
+					jobs[i].opinfo);
+	json_decref(reply);
+	ap_buf_free(&why);
+	return samples;
+}
+
+/* Each environment's CPU results against the reference's, sample by sample,
+ * once every environment has run them. */
+static void across(struct ap_check_job *jobs, size_t n, const json_t *samples,
+		   const char *reference)
+{
+	json_t *b[AP_MAX_ENVS] = { 0 };
+	for (size_t i = 0; i < n; i++)
+		b[i] = jobs[i].b;
+	int ref = ap_bundle_pick_reference(b, n, reference);
+	if (ref < 0 || !jobs[ref].frames)
+		return;
+	const char *rv = fp_str(jobs[ref].b, "torch", "version");
+	for (size_t i = 0; i < n; i++) {
+		if ((int)i == ref || !jobs[i].frames || jobs[i].err)
+			continue;
+		int same = !strcmp(fp_str(jobs[i].b, "torch", "version"), rv);
+		for (size_t k = 0; k < json_array_size(samples); k++) {
+			const json_t *f = json_array_get(jobs[i].frames, k);
+			if (json_is_null(f))
+				continue;
+			job_numeric_add(&jobs[i], ap_numeric_cross_check(
+				json_array_get(samples, k), f, json_array_get(jobs[ref].frames, k),
+				jobs[ref].env->name, same, AP_NUMERIC_SEED));
+		}
+	}
+}
+
+/* The last thread to arrive at the first meeting. */
+static void numeric_plan(struct ap_numeric_sync *y)
+{
+	y->samples = make_samples(y->jobs, y->n, y->jobs->o);
+	if (!json_array_size(y->samples)) {
+		json_decref(y->samples);
+		y->samples = NULL;
+	}
+}
+
+/* The last thread to arrive at the second meeting. */
+static void numeric_across(struct ap_numeric_sync *y)
+{
+	if (y->samples)
+		across(y->jobs, y->n, y->samples, y->jobs->o->reference);
+}
+
+/* Meeting k of j's thread with the others: the last to arrive runs last(),
+ * the others wait for it, at most as long as an answer may take (a thread
+ * the pool could not start runs alone, and must not wait forever). */
+static void meet(struct ap_check_job *j, int k, void (*last)(struct ap_numeric_sync *))
+{
+	struct ap_numeric_sync *y = j->sync;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += j->o->answer_s + j->o->timeout_s;
+	pthread_mutex_lock(&y->mu);
+	if (++y->arrived[k] == y->n) {
+		last(y);
+		y->done[k] = 1;
+		pthread_cond_broadcast(&y->cv);
+	}
+	while (!y->done[k] && pthread_cond_timedwait(&y->cv, &y->mu, &until) == 0)
+		;
+	pthread_mutex_unlock(&y->mu);
+}
+
 static void check_job_run(void *item)
 {
 	struct ap_check_job *j = item;
-	struct ap_worker w;
+	struct ap_worker *w = &j->w;
 	struct ap_buf path = { 0 };
 	int r = ap_rm_tree(ap_buf_str(&j->dir));
 	r = r ? r : ap_mkdirs(ap_buf_str(&j->dir));
@@ -277,26 +488,29 @@ static void check_job_run(void *item)
 	job_journal(j, "start", json_object_get(j->b, "env"));
 	ap_status_set(j->status, j->idx, "starting the worker");
 	r = ap_official_env(j->env, j->o->torch_src, &j->run_env);
-	r = r ? r : ap_worker_start(&w, &j->run_env, j->o->answer_s * 1000);
+	r = r ? r : ap_worker_start(w, &j->run_env, j->o->answer_s * 1000);
 	if (r)
-		job_fail(j, r, &w.detail);
+		job_fail(j, r, &w->detail);
 	else {
-		w.timeout_ms = (j->o->timeout_s + AP_WATCHDOG_MARGIN_S) * 1000;
-		if (w.timeout_ms < j->o->answer_s * 1000)
-			w.timeout_ms = j->o->answer_s * 1000;
-		if (!job_measure(j, &w))
-			ap_status_set(j->status, j->idx, "done");
+		w->timeout_ms = (j->o->timeout_s + AP_WATCHDOG_MARGIN_S) * 1000;
+		if (w->timeout_ms < j->o->answer_s * 1000)
+			w->timeout_ms = j->o->answer_s * 1000;
+		j->live = !job_measure(j, w);
+		ap_status_set(j->status, j->idx, j->live ? "done" : "failed");
 	}
-	ap_worker_free(&w);
-	if (j->journal)
-		ap_journal_close(j->journal);
-	j->journal = NULL;
+	meet(j, 0, numeric_plan);
+	j->samples = j->sync->samples;
+	numeric_job_run(j);
+	meet(j, 1, numeric_across);
+	job_end(j);
+	if (j->live || !j->err)
+		ap_status_set(j->status, j->idx, j->err ? "failed" : "done");
 }
 
 /* Judges the environments together, once every job has ended. */
 static void judge(struct ap_check_job *jobs, size_t n, const char *reference)
 {
-	json_t *b[AP_MAX_ENVS];
+	json_t *b[AP_MAX_ENVS] = { 0 };
 	for (size_t i = 0; i < n; i++)
 		b[i] = jobs[i].b;
 	ap_verdict_judge(b, n, reference);
@@ -387,7 +601,11 @@ static void print_notes(const struct ap_check_job *j)
 static void print_summary(const struct ap_check_job *jobs, size_t n, const char *out)
 {
 	struct ap_buf unwritten = { 0 };
-	printf("\n%-10s %-8s %-16s %-16s %-14s %-7s %s\n", "ENV", "PYTHON", "TORCH", "PLUGIN",
+	int w = 10; /* the ENV column: as wide as the longest name (trixie-openreg) */
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(jobs[i].env->name) > w)
+			w = (int)strlen(jobs[i].env->name);
+	printf("\n%-*s %-8s %-16s %-16s %-14s %-7s %s\n", w, "ENV", "PYTHON", "TORCH", "PLUGIN",
 	       "DEVICES", "PROBES", "VERDICT");
 	for (size_t i = 0; i < n; i++) {
 		const json_t *b = jobs[i].b;
@@ -398,7 +616,7 @@ static void print_summary(const struct ap_check_job *jobs, size_t n, const char 
 		ap_bundle_probe_counts(b, &passed, &total);
 		ap_buf_addf(&probes, "%d/%d", passed, total);
 		/* A verdict without its evidence is not a result. */
-		ap_buf_addf(&row, "%-10s %-8s %-16s %-16s %-14s %-7s %s", jobs[i].env->name,
+		ap_buf_addf(&row, "%-*s %-8s %-16s %-16s %-14s %-7s %s", w, jobs[i].env->name,
 			    fp_str(b, "python", "version"), fp_str(b, "torch", "version"),
 			    ap_buf_str(&plug), ap_buf_str(&dev), ap_buf_str(&probes),
 			    jobs[i].io_err ? "no-evidence" :
@@ -472,7 +690,7 @@ static const char ap_check_usage[] =
 	"usage: apiparity check TARGET [--envs FILE] [--env NAME]... [--reference NAME]\n"
 	"                       [--out DIR] [--timeout S] [--script FILE]... [--specs DIR]\n"
 	"                       [--require-present] [--torch-src DIR] [--claimed NODEID]\n"
-	"                       [--no-official] [--sign KEY]\n";
+	"                       [--no-official] [--sign KEY] [--samples N]\n";
 
 /* A dotted Python name: it is also written into probe code and paths. */
 static int target_ok(const char *t)
@@ -493,6 +711,17 @@ static int target_ok(const char *t)
 	return 1;
 }
 
+/* --samples N: 1 to AP_NUMERIC_SAMPLES_MAX, digits only. */
+static int samples_count(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || *s < '0' || *s > '9' || v < 1 || v > AP_NUMERIC_SAMPLES_MAX)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
 static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 {
 	static const struct option longopts[] = {
@@ -506,6 +735,7 @@ static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 		{ "claimed", required_argument, NULL, 'C' },
 		{ "no-official", no_argument, NULL, 'N' },
 		{ "sign", required_argument, NULL, 'K' },
+		{ "samples", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -528,6 +758,11 @@ static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 		case 'C': o->claimed = optarg; break;
 		case 'N': o->no_official = 1; break;
 		case 'K': o->sign = optarg; break;
+		case 'n':
+			if (samples_count(optarg, &o->samples))
+				return ap_usage("check: --samples wants a number from 1 to %d",
+						AP_NUMERIC_SAMPLES_MAX);
+			break;
 		case 'h': fputs(ap_check_usage, stdout); return -1;
 		case 'e':
 			if (o->nnames == AP_MAX_ENVS)
@@ -653,6 +888,8 @@ static void check_free(struct ap_check_job *jobs, size_t n)
 {
 	for (size_t i = 0; jobs && i < n; i++) {
 		json_decref(jobs[i].b);
+		json_decref(jobs[i].opinfo);
+		json_decref(jobs[i].frames);
 		ap_env_extra_free(&jobs[i].run_env);
 		ap_buf_free(&jobs[i].dir);
 		ap_buf_free(&jobs[i].io_detail);
@@ -693,7 +930,7 @@ static void sign_bundles(struct ap_check_job *jobs, size_t n, const struct ap_si
 
 int ap_cmd_check(int argc, char **argv)
 {
-	struct ap_check_opts o = { .timeout_s = 30, .answer_s = 120 };
+	struct ap_check_opts o = { .timeout_s = 30, .answer_s = 120, .samples = AP_NUMERIC_SAMPLES };
 	struct ap_envs envs = { 0 };
 	struct ap_specs specs = { 0 };
 	struct ap_check_job *jobs = NULL;
@@ -725,7 +962,12 @@ int ap_cmd_check(int argc, char **argv)
 	struct ap_status *st = ap_status_new(names, o.nnames, stderr);
 	for (size_t i = 0; i < o.nnames; i++)
 		jobs[i].status = st;
+	struct ap_numeric_sync sync = { .mu = PTHREAD_MUTEX_INITIALIZER,
+					.cv = PTHREAD_COND_INITIALIZER, .jobs = jobs, .n = o.nnames };
+	for (size_t i = 0; i < o.nnames; i++)
+		jobs[i].sync = &sync;
 	ap_pool_run(jobs, o.nnames, sizeof(*jobs), check_job_run);
+	json_decref(sync.samples);
 	ap_status_free(st);
 	for (size_t i = 0; i < o.nnames; i++)
 		ap_print_warnings(&jobs[i].warn);

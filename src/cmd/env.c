@@ -12,6 +12,7 @@
 #include "env/fingerprint.h"
 #include "base/pool.h"
 #include "base/text.h"
+#include "check/testsrc.h"
 #include "env/provision.h"
 #include "env/worker.h"
 
@@ -19,6 +20,7 @@ struct ap_env_opts {
 	const char *envs;
 	const char *root;
 	const char *suite;
+	const char *backend;
 	int json;
 	int timeout_s;
 };
@@ -40,6 +42,7 @@ static int env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
 		{ "envs", required_argument, NULL, 'e' },
 		{ "root", required_argument, NULL, 'r' },
 		{ "suite", required_argument, NULL, 's' },
+		{ "backend", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
@@ -52,6 +55,7 @@ static int env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
 		case 'e': o->envs = optarg; break;
 		case 'r': o->root = optarg; break;
 		case 's': o->suite = optarg; break;
+		case 'b': o->backend = optarg; break;
 		case 'j': o->json = 1; break;
 		case 't':
 			if (ap_opt_timeout(optarg, &o->timeout_s))
@@ -72,7 +76,7 @@ static void env_job_run(void *item)
 	if (!j->err) {
 		snprintf(j->python, sizeof(j->python), "%s", w.python);
 		if (j->full) {
-			json_t *req = ap_fingerprint_request();
+			json_t *req = ap_fingerprint_request(j->env);
 			j->err = req ? ap_worker_call(&w, req, &j->fp) : -ENOMEM;
 			json_decref(req);
 		}
@@ -241,6 +245,29 @@ static void create_progress(void *ctx, const char *phase, const char *line)
 	fflush(stderr);
 }
 
+/* The checked test tree's test/ directory that backend is built from, into
+ * src; a usage error for an unknown backend, a provisioning failure when the
+ * tree is not fetched (nothing is fetched behind the user's back). */
+static int backend_source(const char *backend, struct ap_buf *src)
+{
+	if (!backend)
+		return 0;
+	const char *suite = "?";
+	const char *key = ap_provision_backend_tree(backend, &suite);
+	if (!key)
+		return ap_usage("env create: no backend '%s' (known: %s)", backend,
+				ap_provision_backends());
+	if (ap_testsrc_cached(key, src))
+		return 0;
+	struct ap_buf why = { 0 };
+	ap_buf_addf(&why, "backend %s is built from the %s test tree, not fetched yet (%s): "
+		    "run `apiparity tests fetch %s` first", backend, key, ap_buf_str(src), suite);
+	int rc = ap_fail(-AP_EPROVISION, "env create", &why);
+	ap_buf_free(&why);
+	ap_buf_free(src);
+	return rc;
+}
+
 static int env_create(int argc, char **argv, struct ap_env_opts *o)
 {
 	struct ap_buf err = { 0 }, what = { 0 };
@@ -251,7 +278,12 @@ static int env_create(int argc, char **argv, struct ap_env_opts *o)
 		return ap_usage("env create: '%s' is not a valid environment name", name);
 	if (!o->suite)
 		return ap_usage("env create: --suite is required (bookworm, trixie, sid, ...)");
-	struct ap_provision_opts po = { ap_env_root(o->root), name, o->suite,
+	struct ap_buf src = { 0 };
+	int rc = backend_source(o->backend, &src);
+	if (rc)
+		return rc;
+	struct ap_provision_opts po = { ap_env_root(o->root), name, o->suite, o->backend,
+					o->backend ? ap_buf_str(&src) : NULL,
 					create_progress, (void *)name };
 	int r = ap_provision(&po, &err);
 	if (isatty(STDERR_FILENO))
@@ -259,9 +291,11 @@ static int env_create(int argc, char **argv, struct ap_env_opts *o)
 	if (r == 1)
 		printf("%s/%s: already complete\n", po.root, name);
 	else if (r == 0)
-		printf("%s/%s: created (Debian %s)\n", po.root, name, o->suite);
+		printf("%s/%s: created (Debian %s%s%s)\n", po.root, name, o->suite,
+		       o->backend ? " with " : "", o->backend ? o->backend : "");
+	ap_buf_free(&src);
 	ap_buf_addf(&what, "env create %s", name);
-	int rc = r < 0 ? ap_fail(r, ap_buf_str(&what), &err) : AP_EXIT_OK;
+	rc = r < 0 ? ap_fail(r, ap_buf_str(&what), &err) : AP_EXIT_OK;
 	ap_buf_free(&err);
 	ap_buf_free(&what);
 	return rc;

@@ -232,7 +232,7 @@ static int tests_find(const struct ap_tests_opts *o, const char *target)
 	ap_buf_addf(&what, "env %s", o->env);
 	json_t *pkg = tests_package(&w, o->env, &rc);
 	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", target, "plugins",
-				ap_plugin_modules());
+				ap_plugin_modules(&env));
 	int r = rc ? 0 : ap_worker_call(&w, req, &res);
 	json_decref(req);
 	if (r)

@@ -80,8 +80,40 @@ static int yes_no(const char *val, int *out)
 }
 
 static const char *const ap_env_keys[] = {
-	"label", "device", "chroot", "exec", "python", "remote_shell", "setenv", "bind", NULL
+	"label", "device", "chroot", "exec", "python", "remote_shell", "setenv", "bind",
+	"plugins", NULL
 };
+
+/* A dotted Python module name: identifiers (ASCII) joined by single dots. */
+static int module_name_ok(const char *w)
+{
+	static const char first[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
+	for (;;) {
+		if (!*w || !strchr(first, *w))
+			return 0;
+		w += strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789");
+		if (!*w)
+			return 1;
+		if (*w++ != '.')
+			return 0;
+	}
+}
+
+/* plugins = module...: each a module name, which the worker imports. */
+static int env_plugins(struct ap_envs_parse *ps, struct ap_env *e, const char *val)
+{
+	int r = ap_argv_split(&e->plugins, val);
+	if (r == -EINVAL)
+		return ap_buf_adds(ps->err, "'plugins': unterminated quote or trailing backslash"),
+		       -1;
+	if (r)
+		return ap_buf_adds(ps->err, "out of memory"), -1;
+	for (size_t i = 0; i < e->plugins.n; i++)
+		if (!module_name_ok(e->plugins.v[i]))
+			return ap_buf_addf(ps->err, "plugins: '%s' is not a Python module name",
+					   e->plugins.v[i]), -1;
+	return 0;
+}
 
 /* setenv = NAME=VALUE...; bind = /host/dir:/dir/in/chroot... */
 static int env_words(struct ap_envs_parse *ps, struct ap_env *e, const char *key,
@@ -115,7 +147,7 @@ static int env_set(struct ap_envs_parse *ps, struct ap_env *e,
 		k++;
 	if (!ap_env_keys[k])
 		return ap_buf_addf(ps->err, "unknown key '%s' (known: label, device, "
-				   "chroot, exec, python, remote_shell, setenv, bind)", key), -1;
+				   "chroot, exec, python, remote_shell, setenv, bind, plugins)", key), -1;
 	if (ps->seen & (1u << k))
 		return ap_buf_addf(ps->err, "key '%s' given twice in [%s]", key, e->name), -1;
 	ps->seen |= 1u << k;
@@ -136,6 +168,8 @@ static int env_set(struct ap_envs_parse *ps, struct ap_env *e,
 		r = yes_no(val, &e->remote_shell) ? -EINVAL : 0;
 	else if (!strcmp(key, "setenv") || !strcmp(key, "bind"))
 		return env_words(ps, e, key, val);
+	else if (!strcmp(key, "plugins"))
+		return env_plugins(ps, e, val);
 	else {
 		struct ap_argv *a = !strcmp(key, "exec") ? &e->exec : &e->python;
 		r = ap_argv_split(a, val);
@@ -390,6 +424,7 @@ void ap_envs_free(struct ap_envs *envs)
 		ap_argv_free(&e->python);
 		ap_argv_free(&e->setenv);
 		ap_argv_free(&e->bind);
+		ap_argv_free(&e->plugins);
 	}
 	free(envs->v);
 	free(envs->path);

@@ -14,7 +14,10 @@
  * and then apiparity quotes what follows the prefix for that shell.
  * `setenv = NAME=VALUE ...` sets variables for the process apiparity starts
  * (the prefix, or python); `bind = /host/dir:/existing/dir ...` makes host
- * directories visible, read-only, inside a chroot (fixtures, source trees).
+ * directories visible, read-only, inside a chroot (fixtures, source trees);
+ * `plugins = module ...` names the Python modules that make up the backend
+ * under test, imported in that order after torch (a PrivateUse1 backend that
+ * torch does not load itself, such as upstream's pytorch_openreg).
  * `local` (this machine's python3) exists without an entry; an entry named local
  * overrides it.
  */
@@ -34,6 +37,7 @@ struct ap_env {
 	int remote_shell;
 	struct ap_argv setenv;  /* NAME=VALUE words, for the process started */
 	struct ap_argv bind;    /* /host:/inside words, chroot only, read-only */
+	struct ap_argv plugins; /* Python modules to import after torch, in order */
 	const char *file;       /* where it was defined (NULL: built in) */
 	int line;
 };

@@ -10,16 +10,28 @@ static const char *const ap_row_names[AP_FP_NROWS] = {
 	"devices", "cpu", "host", "time (UTC)",
 };
 
-json_t *ap_plugin_modules(void)
+json_t *ap_plugin_modules(const struct ap_env *env)
 {
-	return json_pack("[s,s,s,s,s]", "torch_npu", "intel_extension_for_pytorch",
-			 "torch_mlu", "torch_musa", "torch_gcu");
+	json_t *a = json_pack("[s,s,s,s,s]", "torch_npu", "intel_extension_for_pytorch",
+			      "torch_mlu", "torch_musa", "torch_gcu");
+	for (size_t i = 0; a && env && i < env->plugins.n; i++)
+		if (json_array_append_new(a, json_string(env->plugins.v[i]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
 }
 
-json_t *ap_fingerprint_request(void)
+/* How long the worker's device query may take: a backend known only by using
+ * its device starts it there (openreg spawns a daemon interpreter per device,
+ * each importing torch: seconds). */
+#define AP_DEVICE_QUERY_S 60
+
+json_t *ap_fingerprint_request(const struct ap_env *env)
 {
-	return json_pack("{s:s, s:[s,s,s,s], s:o}", "op", "fingerprint",
-			 "backends", "cuda", "npu", "xpu", "mps", "plugins", ap_plugin_modules());
+	return json_pack("{s:s, s:[s,s,s,s], s:o, s:i}", "op", "fingerprint",
+			 "backends", "cuda", "npu", "xpu", "mps", "plugins", ap_plugin_modules(env),
+			 "device_timeout_s", AP_DEVICE_QUERY_S);
 }
 
 const char *ap_fingerprint_row_name(enum ap_fp_row row)
@@ -130,12 +142,16 @@ static int fp_plugins(struct ap_fingerprint *fp, const json_t *j, struct ap_buf 
 	return row_set(fp, AP_FP_PLUGINS, b);
 }
 
-/* One line for one device type: "2 x NVIDIA H200" or "unavailable: why". */
-static int fp_device(struct ap_fp_device *dev, const json_t *d)
+/* One line for one device type: "2 x NVIDIA H200" or "unavailable: why",
+ * then what the worker could not learn of it and how it learned the rest
+ * ("(torch.openreg has no device_count; count from ...)"). */
+static int fp_device(struct ap_fp_device *dev, const json_t *d, size_t *head)
 {
 	struct ap_buf b = { 0 };
 	const char *type = json_string_value(json_object_get(d, "type"));
 	json_int_t count = json_integer_value(json_object_get(d, "count"));
+	const json_t *notes = json_object_get(d, "notes"), *note;
+	size_t i;
 	if (json_is_true(json_object_get(d, "available"))) {
 		const char *model = json_string_value(json_array_get(json_object_get(d, "names"), 0));
 		ap_buf_addf(&b, "%lld x %s", (long long)count, fingerprint_or(model, "?"));
@@ -143,6 +159,11 @@ static int fp_device(struct ap_fp_device *dev, const json_t *d)
 		const char *why = json_string_value(json_object_get(d, "reason"));
 		ap_buf_addf(&b, "unavailable: %s", fingerprint_or(why, "no reason given"));
 	}
+	*head = b.len;
+	json_array_foreach(notes, i, note)
+		ap_buf_addf(&b, "%s%s", i ? "; " : " (", fingerprint_or(json_string_value(note), "?"));
+	if (json_array_size(notes))
+		ap_buf_adds(&b, ")");
 	dev->type = strdup(fingerprint_or(type, "?"));
 	dev->text = b.data ? b.data : strdup("?");
 	return dev->type && dev->text ? 0 : -ENOMEM;
@@ -158,11 +179,12 @@ static int fp_devices(struct ap_fingerprint *fp, const json_t *j, struct ap_buf 
 	if (!fp->devices)
 		return -ENOMEM;
 	json_array_foreach(devs, i, d) {
-		if (fp_device(&fp->devices[i], d))
+		size_t head;
+		if (fp_device(&fp->devices[i], d, &head))
 			return -ENOMEM;
-		if (json_is_true(json_object_get(d, "available")))
-			ap_buf_addf(b, "%s%s %s", avail++ ? ", " : "", fp->devices[i].type,
-				    fp->devices[i].text);
+		if (json_is_true(json_object_get(d, "available"))) /* the notes: on its own line */
+			ap_buf_addf(b, "%s%s %.*s", avail++ ? ", " : "", fp->devices[i].type,
+				    (int)head, fp->devices[i].text);
 	}
 	if (!avail && json_is_array(devs))
 		ap_buf_adds(b, "cpu only");

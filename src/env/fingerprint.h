@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "env/envs.h"
 
 /* The rows shown for a fingerprint, in order. */
 enum ap_fp_row {
@@ -30,14 +31,15 @@ struct ap_fingerprint {
 	size_t ndevices;
 };
 
-/* The worker request that measures a fingerprint: which device backends and
- * which plugin modules to ask about is policy, so it is decided here. New
+/* The worker request that measures env's fingerprint: which device backends
+ * and which plugin modules to ask about is policy, so it is decided here. New
  * reference, NULL when out of memory. */
-json_t *ap_fingerprint_request(void);
+json_t *ap_fingerprint_request(const struct ap_env *env);
 
 /* The plugin modules that apiparity looks for besides the torch.backends entry
- * points (a new array). */
-json_t *ap_plugin_modules(void);
+ * points: the well-known ones, then env's own `plugins`, in the order to
+ * import them (a new array, NULL when out of memory). */
+json_t *ap_plugin_modules(const struct ap_env *env);
 
 /* Decodes j. 0, or -AP_EPROTO with the offending field named in err. */
 int ap_fingerprint_decode(struct ap_fingerprint *fp, const json_t *j, struct ap_buf *err);

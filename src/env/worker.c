@@ -331,6 +331,12 @@ int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int 
 
 int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply)
 {
+	return ap_worker_call_stream(w, req, reply, NULL, NULL);
+}
+
+int ap_worker_call_stream(struct ap_worker *w, json_t *req, json_t **reply,
+			  void (*each)(void *ctx, json_t *frame), void *ctx)
+{
 	json_t *msg;
 	*reply = NULL;
 	if (!w->hello) {
@@ -340,8 +346,15 @@ int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply)
 	int r = worker_send(w, req);
 	if (r)
 		return worker_lost(w);
-	if ((r = worker_recv(w, &msg)))
-		return r;
+	for (;;) {
+		if ((r = worker_recv(w, &msg)))
+			return r;
+		const char *type = json_string_value(json_object_get(msg, "type"));
+		if (!each || (type && !strcmp(type, "result")))
+			break;
+		each(ctx, msg); /* a frame before the answer: each one judges it */
+		json_decref(msg);
+	}
 	if (json_is_true(json_object_get(msg, "ok"))) {
 		*reply = json_incref(json_object_get(msg, "data"));
 		json_decref(msg);

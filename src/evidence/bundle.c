@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,6 +45,71 @@ json_t *ap_check_new(const char *name, const char *kind, const char *status,
 			 "status", status, "reason", reason, "trace", "duration_ms", 0);
 }
 
+json_t *ap_check_signature_new(const char *status, const char *reason, json_t *detail)
+{
+	json_t *c = ap_check_new("signature", "signature", status, reason);
+	if (c)
+		json_object_set_new(c, "signature", detail);
+	else
+		json_decref(detail);
+	return c;
+}
+
+json_t *ap_numeric_check_new(const char *name, const char *status, const char *reason,
+			     const struct ap_numeric_meta *m, const char *device,
+			     const char *against, const char *across, int same_torch)
+{
+	json_t *c = ap_check_new(name, "numeric", status, reason);
+	json_t *more = json_pack("{s:s, s:s, s:s?, s:s, s:I, s:I, s:s, s:s, s:s?, s:s?, s:b,"
+				 " s:[], s:[], s:n}", "op", m->op, "variant", m->variant ? m->variant : "",
+				 "dtype", m->dtype, "sample_kind", m->kind, "sample_index",
+				 (json_int_t)m->index, "seed", (json_int_t)m->seed, "input_digest",
+				 m->input_digest, "device", device, "against", against, "across",
+				 across, "same_torch", same_torch, "outputs", "measurements",
+				 "exception");
+	if (!c || !more || json_object_update(c, more)) {
+		json_decref(c);
+		c = NULL;
+	}
+	json_decref(more);
+	return c;
+}
+
+/* A double as JSON holds it: a number, or {"$float": "inf"|"-inf"|"nan"}. */
+static json_t *real(double v)
+{
+	if (isfinite(v))
+		return json_real(v);
+	return json_pack("{s:s}", "$float", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+void ap_numeric_add_measure(json_t *c, const struct ap_measure *m)
+{
+	json_array_append_new(json_object_get(c, "measurements"), json_pack(
+		"{s:s, s:s?, s:s?, s:b, s:b, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:s?, s:s?,"
+		" s:s?}", "output", m->output, "dtype", m->dtype, "dtype_expected", m->dtype_expected,
+		"dtype_match", m->dtype_match, "shape_match", m->shape_match, "numel",
+		(json_int_t)m->numel, "mismatches", (json_int_t)m->mismatches, "first_mismatch",
+		(json_int_t)m->first_mismatch, "max_abs", real(m->max_abs), "max_rel", real(m->max_rel),
+		"worst_ratio", real(m->worst_ratio), "rtol", real(m->rtol), "atol", real(m->atol),
+		"tol_source", m->tol_source, "digest", m->digest, "digest_expected",
+		m->digest_expected));
+}
+
+void ap_numeric_add_output(json_t *c, const char *output, const char *dtype, json_t *shape,
+			   const char *digest)
+{
+	json_array_append_new(json_object_get(c, "outputs"), json_pack(
+		"{s:s, s:s?, s:o, s:s?}", "output", output, "dtype", dtype, "shape",
+		shape ? shape : json_null(), "digest", digest));
+}
+
+void ap_numeric_set_exception(json_t *c, const char *seen, const char *expected)
+{
+	json_object_set_new(c, "exception", json_pack("{s:s?, s:s?}", "seen", seen, "expected",
+						      expected));
+}
+
 void ap_bundle_add_check(json_t *b, json_t *c)
 {
 	json_array_append(json_object_get(b, "checks"), c);
@@ -55,6 +121,22 @@ const json_t *ap_bundle_set_error(json_t *b, int err, const char *message)
 			      ap_exit_code(err), "message", message);
 	json_object_set_new(b, "error", e);
 	return e;
+}
+
+void ap_bundle_set_operators(json_t *b, const char *reference, long long seed, int max_samples,
+			     size_t count, const json_t *skipped, const json_t *opinfo)
+{
+	json_object_set_new(b, "operators", json_pack(
+		"{s:s, s:I, s:i, s:I, s:o, s:O}", "reference", reference, "seed", (json_int_t)seed,
+		"max_samples", max_samples, "count", (json_int_t)count, "skipped",
+		skipped ? json_deep_copy(skipped) : json_array(), "opinfo",
+		opinfo ? opinfo : json_null()));
+}
+
+int ap_bundle_family(const json_t *b)
+{
+	const json_t *f = json_object_get(b, "family");
+	return f && !json_is_null(f);
 }
 
 void ap_bundle_set_family(json_t *b, const char *name, const char *member,
@@ -98,6 +180,22 @@ int ap_bundle_resolved(const json_t *b)
 	return ap_resolved(json_object_get(b, "resolution"));
 }
 
+const json_t *ap_bundle_signature(const json_t *b)
+{
+	return json_object_get(json_object_get(b, "resolution"), "signature_data");
+}
+
+const char *ap_bundle_torch_version(const json_t *b)
+{
+	return json_string_value(json_object_get(json_object_get(json_object_get(b, "fingerprint"),
+								 "torch"), "version"));
+}
+
+const char *ap_bundle_env_name(const json_t *b)
+{
+	return ap_json_text(json_object_get(b, "env"), "name");
+}
+
 int ap_bundle_failed(const json_t *b)
 {
 	const json_t *err = json_object_get(b, "error");
@@ -111,7 +209,8 @@ void ap_bundle_probe_counts(const json_t *b, int *passed, int *total)
 	*passed = *total = 0;
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
 		const char *kind = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
-		if ((strcmp(kind, "probe") && strcmp(kind, "script")) || !strcmp(st, "NOTRUN"))
+		if ((strcmp(kind, "probe") && strcmp(kind, "script") && strcmp(kind, "numeric")) ||
+		    !strcmp(st, "NOTRUN"))
 			continue;
 		(*total)++;
 		*passed += !strcmp(st, "PASS");
@@ -195,6 +294,14 @@ static void log_check(const json_t *c, struct ap_buf *out)
 		ap_buf_addf(out, "   %s = %s\n", ap_json_text(st, "step"), v ? v : "?");
 		free(v);
 	}
+	const json_t *sig = json_object_get(c, "signature");
+	if (json_is_string(json_object_get(sig, "reference")))
+		ap_buf_addf(out, "   against %s, at %s torch release (%s here)\n",
+			    ap_json_text(sig, "reference"),
+			    json_is_true(json_object_get(sig, "same_torch")) ? "the same" : "another",
+			    ap_json_text(sig, "torch"));
+	json_array_foreach(json_object_get(sig, "differences"), i, st)
+		ap_buf_addf(out, "   differs: %s\n", ap_json_text(st, "text"));
 	const char *o = json_string_value(json_object_get(c, "output"));
 	if (o && *o)
 		ap_buf_addf(out, "   output:\n%s%s", o, o[strlen(o) - 1] == '\n' ? "" : "\n");

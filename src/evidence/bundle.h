@@ -7,10 +7,25 @@
  *
  * bundle.json is an object with "schema": AP_BUNDLE_SCHEMA, tool {name,
  * version, commit}, target, env {name, label, device, where}, started_utc,
- * finished_utc, fingerprint, resolution, family, checks [{name, kind, status,
+ * finished_utc, fingerprint, resolution, family, operators {reference, seed,
+ * max_samples, count, skipped, opinfo}, checks [{name, kind, status,
  * reason, says {en, zh}, trace [{step, value}], duration_ms, output,
- * device_trace}], device_trace, comparison {reference, differences}, verdict,
+ * device_trace, signature}], device_trace, comparison {reference, differences}, verdict,
  * verdict_reasons, adaptation, error.
+ *
+ * A numeric check (kind "numeric", src/check/numeric.h) adds to a check:
+ * op, variant, dtype (null for an error input), sample_kind ("sample",
+ * "reference" or "error"), sample_index, seed, input_digest (sha256 of the
+ * sample as sent), device (where it ran: "cpu", "openreg", ...), against
+ * ("cpu": the same environment's CPU; null: nothing, the sample only ran),
+ * across (the environment whose CPU it was compared with, else null) and
+ * same_torch (whether that environment has this torch version), outputs
+ * [{output, dtype, shape, digest}] (what ran here), measurements [{output
+ * ("out[0]", "grad[1]"), dtype, dtype_expected, dtype_match, shape_match,
+ * numel, mismatches, first_mismatch, max_abs, max_rel, worst_ratio, rtol,
+ * atol, tol_source, digest, digest_expected}] and exception {seen,
+ * expected} (the exception type each side raised, null for none). A number
+ * JSON cannot hold is {"$float": "inf"} (or "nan").
  *
  * This module owns that shape: other modules build a bundle and ask questions
  * of it (did the target resolve, how many probes passed, which environment is
@@ -39,6 +54,42 @@ json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order
 json_t *ap_check_new(const char *name, const char *kind, const char *status,
 		     const char *reason);
 
+/* What a numeric check is about: one OpInfo sample. */
+struct ap_numeric_meta {
+	const char *op, *variant, *dtype, *kind; /* dtype NULL: an error input */
+	long long index, seed;
+	const char *input_digest;
+};
+
+/* A new numeric check (see above): ap_check_new's fields, the sample's,
+ * device, against and across (NULL: null), same_torch, and outputs,
+ * measurements empty, exception null. NULL when out of memory. */
+json_t *ap_numeric_check_new(const char *name, const char *status, const char *reason,
+			     const struct ap_numeric_meta *m, const char *device,
+			     const char *against, const char *across, int same_torch);
+
+/* One comparison of two tensors (or values), as a numeric check keeps it. */
+struct ap_measure {
+	const char *output;                 /* "out[0]", "grad[1]" */
+	const char *dtype, *dtype_expected; /* NULL: not a tensor */
+	int dtype_match, shape_match;
+	unsigned long long numel, mismatches;
+	long long first_mismatch;           /* -1: none */
+	double max_abs, max_rel, worst_ratio, rtol, atol;
+	const char *tol_source;             /* "default", or the overrides file's reason */
+	const char *digest, *digest_expected;
+};
+
+/* Appends m to check c's measurements. */
+void ap_numeric_add_measure(json_t *c, const struct ap_measure *m);
+
+/* Appends {output, dtype, shape (stolen), digest} to check c's outputs. */
+void ap_numeric_add_output(json_t *c, const char *output, const char *dtype, json_t *shape,
+			   const char *digest);
+
+/* Sets check c's exception: the type each side raised (NULL: none). */
+void ap_numeric_set_exception(json_t *c, const char *seen, const char *expected);
+
 /* Appends check c to b's checks (b takes a new reference; c stays the
  * caller's). */
 void ap_bundle_add_check(json_t *b, json_t *c);
@@ -51,6 +102,16 @@ const json_t *ap_bundle_set_error(json_t *b, int err, const char *message);
 void ap_bundle_set_family(json_t *b, const char *name, const char *member,
 			  const char *summary_en, const char *summary_zh);
 
+/* b.operators: where the numeric checks' samples come from: the reference
+ * that made them, the seed, --samples, how many, the samples it left out
+ * (skipped, copied) and this environment's OpInfo answer
+ * (opinfo, copied; NULL: not asked). */
+void ap_bundle_set_operators(json_t *b, const char *reference, long long seed, int max_samples,
+			     size_t count, const json_t *skipped, const json_t *opinfo);
+
+/* Whether a family spec covers the target in b (b.family is set). */
+int ap_bundle_family(const json_t *b);
+
 /* b.official: where the upstream tests were found (root, the torch package
  * version or NULL) and the ranked tests (found, stolen; NULL for none). */
 void ap_bundle_set_official(json_t *b, const char *root, const char *version, json_t *found);
@@ -62,6 +123,10 @@ void ap_bundle_set_comparison(json_t *b, const char *reference, json_t *differen
 /* b.finished_utc: now. */
 void ap_bundle_finish(json_t *b);
 
+/* A new signature check (see check/signature.h): ap_check_new("signature",
+ * "signature", status, reason) with signature = detail (stolen). */
+json_t *ap_check_signature_new(const char *status, const char *reason, json_t *detail);
+
 /* --- asking ------------------------------------------------------------- */
 
 /* Whether a resolution (the worker's resolve answer) found the target. */
@@ -70,10 +135,20 @@ int ap_resolved(const json_t *resolution);
 /* Whether the target resolved in bundle b. */
 int ap_bundle_resolved(const json_t *b);
 
+/* The target's signature in b as the worker read it (resolution's
+ * signature_data), or NULL. */
+const json_t *ap_bundle_signature(const json_t *b);
+
+/* b's torch version (fingerprint.torch.version), or NULL. */
+const char *ap_bundle_torch_version(const json_t *b);
+
+/* b's environment name, "-" when missing. */
+const char *ap_bundle_env_name(const json_t *b);
+
 /* Whether the environment of b failed (b.error is set). */
 int ap_bundle_failed(const json_t *b);
 
-/* The probes and scripts of b that ran (status other than NOTRUN) into
+/* The probes, scripts and numeric checks of b that ran (status other than NOTRUN) into
  * *total, and of those the ones that passed into *passed. */
 void ap_bundle_probe_counts(const json_t *b, int *passed, int *total);
 

@@ -52,7 +52,7 @@ static const char ap_html_style[] =
 	".banner{padding:8px 12px;border-radius:6px;margin:0 0 8px}"
 	".banner p{margin:2px 0}.banner strong{font-size:1.2em}"
 	"table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #d0d7de;padding:2px 6px}"
-	".matrix-frame{outline:3px solid " AP_MATRIX_FRAME ";margin:4px 3px;display:inline-block;"
+	".matrix-frame{outline:3px solid " AP_MATRIX_FRAME ";margin:4px 3px;padding:0;display:inline-block;"
 	"max-width:calc(100% - 6px);max-height:60vh;overflow:auto}"
 	"table.matrix thead th{position:sticky;top:0;background:#f6f8fa}"
 	"table.matrix th.check{text-align:left;font-weight:normal;font-family:monospace;"
@@ -63,7 +63,7 @@ static const char ap_html_style[] =
 	".card{display:block;margin:8px 0;max-width:100%}"
 	"details.trace{margin:4px 0}details.step{margin:0 0 0 1.5em}"
 	"details.step.diff>summary{background:#ffebe9;font-weight:bold}"
-	"td.diff{background:#ffd7d5;font-weight:bold}td.none{color:#6e7781}";
+	"td.diff,tr.diff td{background:#ffd7d5;font-weight:bold}td.none{color:#6e7781}";
 
 /* The palette (svg.h) as CSS: each status and verdict class its colours. */
 static void html_palette_css(struct ap_buf *out)
@@ -270,6 +270,43 @@ static void html_env(const json_t *m, const json_t *e, enum ap_lang l, struct ap
 	ap_buf_adds(out, "</section>\n");
 }
 
+/* The signatures (from the signature checks): a row per environment with
+ * its signature, where it came from, what it was compared with and how; a
+ * row whose signature differs is highlighted, its differences listed. */
+static void html_signatures(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	const json_t *sigs = json_object_get(m, "signatures");
+	size_t i, k;
+	json_t *g, *d;
+	ap_buf_addf(out, "<section id=\"signatures\"><h2>%s</h2>\n", W(l, M_SIGS));
+	if (!json_array_size(sigs)) {
+		ap_buf_addf(out, "<p>%s</p></section>\n", W(l, M_SIG_NONE));
+		return;
+	}
+	ap_buf_addf(out, "<table class=\"signatures\"><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th>"
+		    "<th>%s</th><th>%s</th></tr>\n", W(l, M_SIG_ENV), W(l, M_SIG_STATUS),
+		    W(l, M_SIG_SOURCE), W(l, M_SIG_TEXT), W(l, M_SIG_AGAINST), W(l, M_SIG_DIFFS));
+	json_array_foreach(sigs, i, g) {
+		const char *ref = json_string_value(json_object_get(g, "reference"));
+		const char *st = json_string_value(json_object_get(g, "status"));
+		int differs = json_array_size(json_object_get(g, "differences")) > 0;
+		enum ap_msg how = !differs ? M_SIG_AS : json_is_true(json_object_get(g, "same_torch"))
+			? M_SIG_SAME : M_SIG_OTHER;
+		ap_buf_addf(out, "<tr data-env=\"%s\"%s><td>%s</td><td class=\"%s\">%s</td><td>%s</td>"
+			    "<td><code>%s</code></td><td>", T(g, "env"), differs ? " class=\"diff\"" : "",
+			    T(g, "env"), ap_status_style(st)->cls, X(st), T(g, "source"), T(g, "text"));
+		if (ref)
+			ap_buf_addf(out, W(l, how), X(ref));
+		else
+			ap_buf_adds(out, W(l, M_SIG_REF));
+		ap_buf_adds(out, "</td><td><ul>");
+		json_array_foreach(json_object_get(g, "differences"), k, d)
+			ap_buf_addf(out, "<li>%s</li>", T(d, "text"));
+		ap_buf_adds(out, "</ul></td></tr>\n");
+	}
+	ap_buf_adds(out, "</table></section>\n");
+}
+
 static void html_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *r = json_object_get(m, "resolution"), *a = json_object_get(m, "adaptation");
@@ -428,6 +465,7 @@ void ap_report_html(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	json_array_foreach(json_object_get(m, "environments"), i, e)
 		html_env(m, e, l, out);
 	ap_buf_adds(out, "</section>\n");
+	html_signatures(m, l, out);
 	html_adaptation(m, l, out);
 	html_docs(m, l, out);
 	html_conclusion(m, l, out);

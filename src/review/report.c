@@ -6,6 +6,7 @@
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
 #include "review/escape.h"
+#include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 #include "evidence/manifest.h"
@@ -377,6 +378,32 @@ static json_t *model_traces(const json_t *envs, const char *ref)
 	return r.out;
 }
 
+/* The target's signature in each environment that has a signature check,
+ * and how it compares with the reference's (check/signature.h). */
+static json_t *model_signatures(const struct ap_submission *s)
+{
+	json_t *out = json_array(), *c;
+	size_t k;
+	for (size_t i = 0; i < s->n; i++)
+		json_array_foreach(json_object_get(s->v[i].bundle, "checks"), k, c) {
+			const json_t *d = json_object_get(c, "signature");
+			if (!ap_is_signature_check(c) || !json_is_object(d))
+				continue;
+			json_array_append_new(out, json_pack(
+				"{s:s, s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?}",
+				"env", s->v[i].name, "status", ap_json_text(c, "status"),
+				"reason", json_object_get(c, "reason"),
+				"text", json_object_get(json_object_get(s->v[i].bundle, "resolution"),
+							"signature"),
+				"source", json_object_get(d, "source"),
+				"reference", json_object_get(d, "reference"),
+				"torch", json_object_get(d, "torch"),
+				"same_torch", json_object_get(d, "same_torch"),
+				"differences", json_object_get(d, "differences")));
+		}
+	return out;
+}
+
 json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 {
 	json_t *envs = json_array();
@@ -409,6 +436,7 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 	json_object_set_new(m, "traces", model_traces(envs, ref));
 	json_object_set_new(m, "environments", envs);
 	json_object_set_new(m, "class", owner ? json_string(owner) : json_null());
+	json_object_set_new(m, "signatures", model_signatures(s));
 	return m;
 }
 
@@ -566,6 +594,38 @@ static void md_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
 			    E(ap_json_text(v, "name")));
 }
 
+/* One line per environment: its signature, where it came from, the status
+ * of its comparison; each difference under it. */
+static void md_signatures(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i, k;
+	json_t *g, *d;
+	ap_buf_addf(out, "\n## %s\n\n", W(l, M_SIGS));
+	if (!json_array_size(json_object_get(m, "signatures")))
+		ap_buf_addf(out, "- %s\n", W(l, M_SIG_NONE));
+	json_array_foreach(json_object_get(m, "signatures"), i, g) {
+		const char *ref = json_string_value(json_object_get(g, "reference"));
+		const char *reason = json_string_value(json_object_get(g, "reason"));
+		ap_buf_addf(out, "- %s (%s): %s: %s", E(ap_json_text(g, "env")),
+			    E(ap_json_text(g, "source")), C(ap_json_text(g, "text")),
+			    E(ap_json_text(g, "status")));
+		int differs = json_array_size(json_object_get(g, "differences")) > 0;
+		enum ap_msg how = !differs ? M_SIG_AS : json_is_true(json_object_get(g, "same_torch"))
+			? M_SIG_SAME : M_SIG_OTHER;
+		if (!ref)
+			ap_buf_addf(out, ", %s", W(l, M_SIG_REF));
+		else {
+			ap_buf_adds(out, ", ");
+			ap_buf_addf(out, W(l, how), E(ref));
+		}
+		if (reason && !differs)
+			ap_buf_addf(out, " (%s)", E(reason));
+		ap_buf_adds(out, "\n");
+		json_array_foreach(json_object_get(g, "differences"), k, d)
+			ap_buf_addf(out, "  - %s\n", E(ap_json_text(d, "text")));
+	}
+}
+
 static void md_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *r = json_object_get(m, "resolution"), *a = json_object_get(m, "adaptation");
@@ -659,6 +719,7 @@ void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	md_scope(m, l, out);
 	json_array_foreach(json_object_get(m, "environments"), i, e)
 		md_env(e, l, out);
+	md_signatures(m, l, out);
 	md_adaptation(m, l, out);
 	md_docs(m, l, out);
 	md_conclusion(m, l, out);

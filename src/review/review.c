@@ -12,6 +12,7 @@
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
 #include "base/yamldoc.h"
+#include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 #include "evidence/journal.h"
@@ -183,6 +184,19 @@ static int status_allowed(const json_t *policy, const char *kind, const char *st
 	return 0;
 }
 
+/* Whether kind is one of alternatives ("probe", or "probe|numeric"). */
+static int kind_in(const char *kind, const char *alternatives)
+{
+	size_t n = strlen(kind);
+	for (const char *p = alternatives ? alternatives : ""; *p;) {
+		size_t k = strcspn(p, "|");
+		if (k == n && !strncmp(p, kind, n))
+			return 1;
+		p += k + (p[k] == '|');
+	}
+	return 0;
+}
+
 static void review_checks(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
 {
 	const json_t *b = e->bundle;
@@ -207,7 +221,7 @@ static void review_checks(const struct ap_sub_env *e, const json_t *policy, json
 	json_array_foreach(found ? json_object_get(policy, "require_kinds") : NULL, k, kind) {
 		int has = 0;
 		json_array_foreach(json_object_get(b, "checks"), i, c)
-			has |= !strcmp(ap_json_text(c, "kind"), json_string_value(kind) ? json_string_value(kind) : "");
+			has |= kind_in(ap_json_text(c, "kind"), json_string_value(kind));
 		if (!has)
 			ap_reason_add(reasons, "%s: no %s check, which the policy requires", e->name,
 			       json_string_value(kind));
@@ -373,6 +387,9 @@ static void review_measured_checks(struct env_review *v, json_t *reasons)
 	char *used = calloc(json_array_size(jchecks) + 1, 1);
 	v->measured = json_array();
 	json_array_foreach(used && idx ? json_object_get(v->e->bundle, "checks") : NULL, i, c) {
+		/* Judged from the resolutions after the run: judge_again makes it again. */
+		if (ap_is_signature_check(c))
+			continue;
 		long k = match_journaled(idx, c);
 		if (k < 0 && unmeasured_decision(c)) {
 			json_t *copy = json_deep_copy(c);
@@ -478,8 +495,25 @@ static void compare_reference_status(const struct ap_sub_env *e, const json_t *j
 	json_decref(first);
 }
 
+/* The signature checks of b, as an array. */
+static json_t *signature_checks(const json_t *b)
+{
+	json_t *out = json_array(), *c;
+	size_t i;
+	json_array_foreach(json_object_get(b, "checks"), i, c)
+		if (ap_is_signature_check(c))
+			json_array_append(out, c);
+	return out;
+}
+
 static void compare_judged(const struct ap_sub_env *e, const json_t *j, json_t *reasons)
 {
+	json_t *bs = signature_checks(e->bundle), *js = signature_checks(j);
+	if (!json_equal(bs, js))
+		ap_reason_add(reasons, "%s: the signature check in bundle.json is not the one the "
+			      "measured resolutions give", e->name);
+	json_decref(bs);
+	json_decref(js);
 	const json_t *b = e->bundle;
 	const char *was = ap_json_text(b, "verdict"), *is = ap_json_text(j, "verdict");
 	if (strcmp(was, is))
@@ -501,14 +535,33 @@ static void compare_judged(const struct ap_sub_env *e, const json_t *j, json_t *
 	compare_reference_status(e, j, reasons);
 }
 
-/* Judges the environment again from its measured checks, with the same judge
- * check uses, against the measured checks of ref (NULL: none); returns the
- * judged bundle. */
-static json_t *judge_again(const struct env_review *v, const struct env_review *ref)
+/* The signature check of all[i] against ref (NULL: none), made from the
+ * bundles' resolutions as check makes it; NULL where none applies. */
+static json_t *signature_again(const struct env_review *all, size_t n, size_t i,
+			       const struct env_review *ref)
 {
+	json_t **b = calloc(n, sizeof(*b));
+	for (size_t k = 0; b && k < n; k++)
+		b[k] = all[k].e->bundle;
+	json_t *c = b ? ap_signature_check(b, n, i, ref ? (int)(ref - all) : -1) : NULL;
+	free(b);
+	return c;
+}
+
+/* Judges all[i] again from its measured checks, with the same judge check
+ * uses, against the measured checks of ref (NULL: none); returns the judged
+ * bundle. */
+static json_t *judge_again(const struct env_review *all, size_t n, size_t i,
+			   const struct env_review *ref)
+{
+	const struct env_review *v = &all[i];
 	json_t *j = json_deep_copy(v->e->bundle);
 	json_t *cmp = json_object();
 	json_object_set_new(j, "checks", json_deep_copy(v->measured));
+	json_t *sig = signature_again(all, n, i, ref);
+	if (sig)
+		ap_bundle_add_check(j, sig);
+	json_decref(sig);
 	if (ref && json_is_true(json_object_get(json_object_get(j, "resolution"), "found"))) {
 		json_object_set_new(cmp, "reference", json_string(ref->e->name));
 		json_object_set_new(cmp, "differences", ap_trace_diff(ref->measured,
@@ -615,9 +668,11 @@ static void review_signature(const struct ap_sub_env *e, const struct ap_trust *
 
 /* --- one environment ------------------------------------------------------ */
 
-static void review_env(const struct env_review *v, const struct env_review *ref,
-			  const struct ap_review_opts *o, json_t *reasons)
+static void review_env(const struct env_review *all, size_t n, size_t i,
+		       const struct env_review *ref, const struct ap_review_opts *o,
+		       json_t *reasons)
 {
+	const struct env_review *v = &all[i];
 	const struct ap_sub_env *e = v->e;
 	const json_t *err = json_object_get(e->bundle, "error");
 	review_manifest(e, reasons);
@@ -630,7 +685,7 @@ static void review_env(const struct env_review *v, const struct env_review *ref,
 	review_records(v, reasons);
 	review_checks(e, o->policy, reasons);
 	review_official_log(e, reasons);
-	json_t *judged = judge_again(v, ref);
+	json_t *judged = judge_again(all, n, i, ref);
 	compare_judged(e, judged, reasons);
 	review_traces(e, judged, o->policy, reasons);
 	json_decref(judged);
@@ -707,7 +762,7 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 	}
 	const struct env_review *ref = find_review(v, s.n, common_reference(v, s.n, reasons));
 	for (i = 0; i < s.n; i++)
-		review_env(&v[i], ref, o, reasons);
+		review_env(v, s.n, i, ref, o, reasons);
 	for (i = 0; i < s.n; i++) {
 		json_decref(v[i].records);
 		json_decref(v[i].measured);

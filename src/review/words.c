@@ -58,6 +58,21 @@ static const char *const ap_words[M_COUNT][2] = {
 	[M_NOT_IN_ENV] = { "该环境未运行此检查", "this environment did not run this check" },
 	[M_CARDS] = { "证据卡片", "Evidence cards" },
 	[M_LEGEND] = { "状态", "Status" },
+	[M_SIGS] = { "签名比较", "Signatures" },
+	[M_SIG_REF] = { "参考环境", "the reference" },
+	[M_SIG_SAME] = { "与 %s 的 torch 版本相同，签名差异即不一致",
+			 "the same torch release as %s: a difference is an inconsistency" },
+	[M_SIG_OTHER] = { "与 %s 的 torch 版本不同，签名差异为已说明的限制",
+			  "another torch release than %s: a difference is a stated limit" },
+	[M_SIG_AS] = { "与 %s 一致", "as in %s" },
+	[M_SIG_NONE] = { "无可比较的签名（目标不可调用或不存在）",
+			 "no signature compared (the target is absent or not callable)" },
+	[M_SIG_ENV] = { "环境", "environment" },
+	[M_SIG_STATUS] = { "状态", "status" },
+	[M_SIG_SOURCE] = { "来源", "source" },
+	[M_SIG_TEXT] = { "签名", "signature" },
+	[M_SIG_AGAINST] = { "比较对象", "against" },
+	[M_SIG_DIFFS] = { "差异", "differences" },
 };
 
 const char *ap_word(enum ap_lang l, enum ap_msg m)

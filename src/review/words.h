@@ -4,8 +4,8 @@
  * the PNG pictures show comes from this one table, so the renderers agree on
  * what a section is called in each language. A few entries are printf
  * formats, with the same conversions in both languages: M_TITLE, M_RESULTS
- * and M_DIFF take a string (escaped for the output), M_STEPS a size_t, and
- * M_STEPS_DIFFER two (steps, differing steps).
+ * M_DIFF, M_SIG_SAME, M_SIG_OTHER and M_SIG_AS take a string (escaped for the
+ * output), M_STEPS a size_t, and M_STEPS_DIFFER two (steps, differing steps).
  */
 #ifndef AP_WORDS_H
 #define AP_WORDS_H
@@ -21,7 +21,10 @@ enum ap_msg {
 	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING,
 	/* the page (report.html) and the pictures */
 	M_MATRIX, M_CHECK, M_KIND, M_REFERENCE, M_TRACES, M_STEPS, M_STEPS_DIFFER, M_NO_TRACES,
-	M_NOT_IN_ENV, M_CARDS, M_LEGEND, M_COUNT
+	M_NOT_IN_ENV, M_CARDS, M_LEGEND,
+	/* signatures */
+	M_SIGS, M_SIG_REF, M_SIG_SAME, M_SIG_OTHER, M_SIG_AS, M_SIG_NONE, M_SIG_ENV, M_SIG_STATUS,
+	M_SIG_SOURCE, M_SIG_TEXT, M_SIG_AGAINST, M_SIG_DIFFS, M_COUNT
 };
 
 /* The word m in language l (never NULL). */

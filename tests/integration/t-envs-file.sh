@@ -5,7 +5,7 @@ plan 35
 
 printf '[a]\nexec = ssh a --\n\n[b]\nchroot = x\ncolour = red\n' > "$T/bad-key.ini"
 run 4 unknown_key_is_a_config_error "$APIPARITY" env show --envs "$T/bad-key.ini" a
-equals "$err" "apiparity: environments file: malformed configuration: $T/bad-key.ini:6: unknown key 'colour' (known: label, device, chroot, exec, python, remote_shell, setenv, bind)" \
+equals "$err" "apiparity: environments file: malformed configuration: $T/bad-key.ini:6: unknown key 'colour' (known: label, device, chroot, exec, python, remote_shell, setenv, bind, plugins)" \
 	unknown_key_names_file_and_line
 
 printf '[a]\nexec = ssh "a --\n' > "$T/quote.ini"

@@ -132,9 +132,9 @@ if [ -z "$why" ]; then
 	contains "$dom" "^column bookworm v-unverified -$" dom_unverified_column_is_not_green
 	contains "$dom" "^column trixie v-consistent ref$" dom_reference_column_is_marked
 	equals "$(grep '^h2 ' "$T/dom" | cut -d' ' -f2- | paste -sd'|')" \
-		"检查矩阵|验证范围|证据卡片|后端适配结论|原生 API 文档支持情况|结论|轨迹对比" dom_headings_are_chinese_by_default
+		"检查矩阵|验证范围|证据卡片|签名比较|后端适配结论|原生 API 文档支持情况|结论|轨迹对比" dom_headings_are_chinese_by_default
 	equals "$(grep '^h2 ' "$T/dom-en" | cut -d' ' -f2- | paste -sd'|')" \
-		"Check matrix|Scope|Evidence cards|Backend adaptation conclusion|Native API documentation|Conclusion|Traces" \
+		"Check matrix|Scope|Evidence cards|Signatures|Backend adaptation conclusion|Native API documentation|Conclusion|Traces" \
 		dom_headings_are_english_with_lang_en
 	contains "$dom" "^lang zh-CN$" dom_page_language_is_zh_cn
 	contains "$dom" "^step .* diff open$" dom_has_open_differing_steps

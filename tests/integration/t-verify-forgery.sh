@@ -78,7 +78,7 @@ openssl genpkey -algorithm ed25519 -out "$T/other.pem" 2> /dev/null
 openssl pkey -in "$T/other.pem" -pubout -out "$T/other.pub" 2> /dev/null
 fpr="sha256:$(openssl pkey -in "$T/ci.pem" -pubout -outform DER 2> /dev/null | sha256sum | cut -d' ' -f1)"
 # traces and statuses as the default policy has them; official tests left out (faster)
-printf 'policy: ci\nstatuses:\n  probe: [PASS]\n  script: [PASS]\n  official: [PASS, SKIP, NOTRUN]\n  claim: [PASS]\n  resolution: [NOTRUN]\n  plan: [NOTRUN]\nrequire_kinds: [probe]\ntraces_agree: "yes"\n' \
+printf 'policy: ci\nstatuses:\n  probe: [PASS]\n  script: [PASS]\n  official: [PASS, SKIP, NOTRUN]\n  claim: [PASS]\n  resolution: [NOTRUN]\n  plan: [NOTRUN]\n  signature: [PASS, WARN, NOTRUN]\nrequire_kinds: [probe]\ntraces_agree: "yes"\n' \
 	> "$T/ci.yaml"
 { cat "$T/ci.yaml"; printf 'require_signature: "yes"\n'; } > "$T/signed.yaml"
 

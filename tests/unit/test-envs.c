@@ -325,12 +325,34 @@ static void missing_file_is_a_config_error_naming_the_file_and_why(void **state)
 	assert_string_equal(ap_buf_str(&fx->err), want);
 }
 
-static void built_in_reference_has_three_debian_chroots_under_the_root(void **state)
+static void plugins_are_module_names_kept_in_their_order(void **state)
+{
+	struct fixture *fx = *state;
+	load_ok(fx, "[or]\nchroot = trixie-openreg\nplugins = pytorch_openreg fix.gelu_off\n");
+	const struct ap_env *e = find(fx, "or");
+	assert_int_equal(e->plugins.n, 2);
+	assert_string_equal(e->plugins.v[0], "pytorch_openreg");
+	assert_string_equal(e->plugins.v[1], "fix.gelu_off");
+	assert_int_equal(find(fx, "local")->plugins.n, 0);
+}
+
+static void plugin_that_is_not_a_module_name_is_rejected(void **state)
+{
+	struct fixture *fx = *state;
+	const char *bad[] = { "os;rm", "a..b", ".a", "a.", "1abc", "a-b", "/mnt/x" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char text[128];
+		snprintf(text, sizeof(text), "[or]\nplugins = ok %s\n", bad[i]);
+		assert_config_error(fx, text, 2, "is not a Python module name");
+	}
+}
+
+static void built_in_reference_has_debian_chroots_under_the_root(void **state)
 {
 	struct fixture *fx = *state;
 	assert_int_equal(ap_envs_load(&fx->envs, NULL, ROOT, &fx->err), 0);
-	const char *names[] = { "bookworm", "trixie", "sid" };
-	for (size_t i = 0; i < 3; i++) {
+	const char *names[] = { "bookworm", "trixie", "sid", "trixie-openreg" };
+	for (size_t i = 0; i < 4; i++) {
 		char want[128];
 		snprintf(want, sizeof(want), ROOT "/%s", names[i]);
 		const struct ap_env *e = find(fx, names[i]);
@@ -340,7 +362,11 @@ static void built_in_reference_has_three_debian_chroots_under_the_root(void **st
 		assert_non_null(e->label);
 	}
 	assert_non_null(find(fx, "local"));
-	assert_int_equal(fx->envs.n, 4);
+	assert_int_equal(fx->envs.n, 5);
+	const struct ap_env *o = find(fx, "trixie-openreg");
+	assert_string_equal(o->device, "openreg");
+	assert_int_equal(o->plugins.n, 1);
+	assert_string_equal(o->plugins.v[0], "pytorch_openreg");
 }
 
 static void dash_path_also_means_the_built_in_reference(void **state)
@@ -468,7 +494,9 @@ int main(void)
 		T(error_after_a_long_line_names_the_real_line),
 		T(nul_byte_in_a_value_is_rejected_naming_its_line),
 		T(directory_fifo_and_device_are_refused_not_read),
-		T(built_in_reference_has_three_debian_chroots_under_the_root),
+		T(plugins_are_module_names_kept_in_their_order),
+		T(plugin_that_is_not_a_module_name_is_rejected),
+		T(built_in_reference_has_debian_chroots_under_the_root),
 		T(dash_path_also_means_the_built_in_reference),
 		cmocka_unit_test(env_names_are_limited_to_safe_directory_names),
 	};

@@ -120,6 +120,19 @@ static void every_device_type_asked_about_gets_its_own_text(void **state)
 	ap_fingerprint_free(&fp);
 }
 
+static void device_notes_say_what_could_not_be_learned_on_its_own_line(void **state)
+{
+	(void)state;
+	struct ap_fingerprint fp;
+	decode_ok(&fp, "{\"devices\":[{\"type\":\"openreg\",\"available\":true,\"count\":2,"
+		       "\"names\":[\"unknown\",\"unknown\"],\"notes\":[\"torch.openreg has no "
+		       "device_count\",\"count from torch.accelerator.device_count()\"]}]}");
+	assert_string_equal(fp.devices[0].text, "2 x unknown (torch.openreg has no device_count; "
+			    "count from torch.accelerator.device_count())");
+	assert_string_equal(fp.row[AP_FP_DEVICES], "openreg 2 x unknown");
+	ap_fingerprint_free(&fp);
+}
+
 static void unavailable_device_without_a_reason_says_so(void **state)
 {
 	(void)state;
@@ -345,7 +358,7 @@ static void table_has_a_row_per_device_type_seen_in_any_column(void **state)
 static void request_asks_for_a_fingerprint_of_known_backends_and_plugins(void **state)
 {
 	(void)state;
-	json_t *req = ap_fingerprint_request();
+	json_t *req = ap_fingerprint_request(NULL);
 	assert_non_null(req);
 	assert_true(json_is_object(req));
 	assert_string_equal(json_string_value(json_object_get(req, "op")), "fingerprint");
@@ -365,12 +378,28 @@ static void request_asks_for_a_fingerprint_of_known_backends_and_plugins(void **
 	json_decref(req);
 }
 
+static void request_asks_for_the_environments_plugins_last_in_their_order(void **state)
+{
+	(void)state;
+	struct ap_env env = { .name = "openreg" };
+	assert_int_equal(ap_argv_split(&env.plugins, "pytorch_openreg fix.gelu_off"), 0);
+	json_t *req = ap_fingerprint_request(&env);
+	json_t *plugins = json_object_get(req, "plugins");
+	size_t n = json_array_size(plugins);
+	assert_true(n > 2);
+	assert_string_equal(json_string_value(json_array_get(plugins, n - 2)), "pytorch_openreg");
+	assert_string_equal(json_string_value(json_array_get(plugins, n - 1)), "fix.gelu_off");
+	json_decref(req);
+	ap_argv_free(&env.plugins);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(realistic_fingerprint_decodes_into_display_rows),
 		cmocka_unit_test(unavailable_device_is_not_in_the_devices_row),
 		cmocka_unit_test(every_device_type_asked_about_gets_its_own_text),
+		cmocka_unit_test(device_notes_say_what_could_not_be_learned_on_its_own_line),
 		cmocka_unit_test(unavailable_device_without_a_reason_says_so),
 		cmocka_unit_test(non_cpython_implementation_follows_the_python_version),
 		cmocka_unit_test(missing_fields_show_a_dash),
@@ -386,6 +415,7 @@ int main(void)
 		cmocka_unit_test(table_heads_columns_with_names_and_shows_a_failed_column_error),
 		cmocka_unit_test(table_has_a_row_per_device_type_seen_in_any_column),
 		cmocka_unit_test(request_asks_for_a_fingerprint_of_known_backends_and_plugins),
+		cmocka_unit_test(request_asks_for_the_environments_plugins_last_in_their_order),
 	};
 	return cmocka_run_group_tests_name("fingerprint", tests, NULL, NULL);
 }

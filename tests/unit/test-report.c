@@ -325,6 +325,75 @@ static void docs_section_says_not_checked_without_docs(void **state)
 	ap_buf_free(&zh);
 }
 
+/* A signature check of env against "a2" with one hostile difference; the
+ * signature text in the resolution is hostile too. */
+static void add_signature(struct fixture *f, size_t i, const char *status, int same)
+{
+	json_t *b = f->s.v[i].bundle;
+	json_object_set_new(json_object_get(b, "resolution"), "signature",
+			    json_string("gelu(x=\"`\\n# <b>\")"));
+	json_t *c = check("signature", "signature", status, "differs");
+	json_object_set_new(c, "signature", json_pack(
+		"{s:s, s:s, s:s, s:b, s:[{s:s, s:s, s:s}]}", "reference", "a2", "torch",
+		"2.1.0", "source", "inspect", "same_torch", same,
+		"differences", "what", "default", "param", "x", "text",
+		"default of 'x' changed: 1 -> \"<script>\n## heading\""));
+	json_array_append_new(json_object_get(b, "checks"), c);
+}
+
+static void signature_differences_are_reported_and_escaped(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf zh = { 0 }, html = { 0 };
+	two_envs(f, "consistent", "inconsistent");
+	add_signature(f, 1, "FAIL", 1);
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *g = json_array_get(json_object_get(f->model, "signatures"), 0);
+	assert_int_equal(json_array_size(json_object_get(f->model, "signatures")), 1);
+	assert_string_equal(str(g, "env"), "a3");
+	assert_string_equal(str(g, "status"), "FAIL");
+	assert_string_equal(str(json_array_get(json_object_get(g, "differences"), 0), "param"), "x");
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->model, AP_LANG_ZH, &zh);
+	ap_report_html(f->model, AP_LANG_EN, &html);
+	const char *md = ap_buf_str(&f->out);
+	assert_contains(md, "\n## Signatures\n\n- a3 (inspect): ");
+	assert_contains(md, ": FAIL, the same torch release as a2: a difference is an inconsistency\n");
+	assert_contains(ap_buf_str(&zh), "\n## 签名比较\n\n- a3 (inspect): ");
+	assert_contains(ap_buf_str(&zh), "与 a2 的 torch 版本相同，签名差异即不一致");
+	/* No value starts a line, a heading or HTML. */
+	assert_null(strstr(md, "\n## heading"));
+	assert_null(strstr(md, "\n# <b>"));
+	assert_null(strstr(md, "<script>"));
+	assert_null(strstr(ap_buf_str(&html), "<script>"));
+	assert_null(strstr(ap_buf_str(&html), "<b>"));
+	assert_contains(ap_buf_str(&html), "<h2>Signatures</h2>");
+	assert_contains(ap_buf_str(&html), "<li>default of &#39;x&#39; changed: 1 -&gt; &quot;&lt;script&gt;");
+	ap_buf_free(&zh);
+	ap_buf_free(&html);
+}
+
+static void signature_change_at_another_release_is_told_as_a_limit(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "consistent-with-limits");
+	add_signature(f, 1, "WARN", 0);
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), ": WARN, another torch release than a2: a difference is a "
+			"stated limit\n");
+}
+
+static void report_without_signature_checks_says_none_compared(void **state)
+{
+	struct fixture *f = *state;
+	two_envs(f, "consistent", "consistent");
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_int_equal(json_array_size(json_object_get(f->model, "signatures")), 0);
+	assert_contains(ap_buf_str(&f->out), "## Signatures\n\n- no signature compared");
+}
+
 static json_t *docs_entries(const char *api)
 {
 	return json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}, {s:s, s:b}]}]",
@@ -753,6 +822,9 @@ int main(void)
 		T(scope_lists_each_probe_and_official_node_once),
 		T(markdown_zh_has_every_section_and_the_versions),
 		T(markdown_en_has_every_section_and_the_versions),
+		T(signature_differences_are_reported_and_escaped),
+		T(signature_change_at_another_release_is_told_as_a_limit),
+		T(report_without_signature_checks_says_none_compared),
 		T(docs_section_says_not_checked_without_docs),
 		T(docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed),
 		T(docs_that_agree_with_every_env_have_no_contradiction),

@@ -1,0 +1,483 @@
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base64.h"
+#include "base/jsonutil.h"
+#include "base/sha256.h"
+#include "check/numeric.h"
+#include "env/frame.h"
+#include "evidence/bundle.h"
+
+#define MAX_DEVICES 8
+#define DEVICE_NAME_MAX 32
+/* A dimension past this is no OpInfo sample: refused before any arithmetic. */
+#define DIM_MAX (INT64_C(1) << 40)
+
+static const char *const default_dtypes[] = { "float32", "float64", "bfloat16", "float16",
+					      "int64", "bool" };
+
+/* The device names of a devices string (spaces or commas between), "cpu"
+ * left out: it is always run. The count. */
+static size_t device_list(const char *devices, char out[MAX_DEVICES][DEVICE_NAME_MAX])
+{
+	size_t n = 0;
+	const char *p = devices ? devices : "";
+	while (*p && n < MAX_DEVICES) {
+		size_t k = strcspn(p, " ,\t");
+		if (k && k < DEVICE_NAME_MAX && !(k == 3 && !strncmp(p, "cpu", 3))) {
+			memcpy(out[n], p, k);
+			out[n++][k] = '\0';
+		}
+		p += k;
+		p += strspn(p, " ,\t");
+	}
+	return n;
+}
+
+static json_t *device_array(const char *devices)
+{
+	char d[MAX_DEVICES][DEVICE_NAME_MAX];
+	size_t n = device_list(devices, d);
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(d[i]));
+	return a;
+}
+
+json_t *ap_numeric_opinfo_request(const char *target, const char *devices)
+{
+	return json_pack("{s:s, s:s, s:o}", "op", "opinfo", "target", target, "devices",
+			 device_array(devices));
+}
+
+int ap_numeric_covered(const json_t *opinfo)
+{
+	return json_array_size(json_object_get(opinfo, "ops")) > 0;
+}
+
+json_t *ap_numeric_samples_request(const char *target, int max_samples, long seed)
+{
+	json_t *dt = json_array();
+	for (size_t i = 0; i < sizeof(default_dtypes) / sizeof(default_dtypes[0]); i++)
+		json_array_append_new(dt, json_string(default_dtypes[i]));
+	return json_pack("{s:s, s:s, s:o, s:i, s:I}", "op", "samples", "target", target,
+			 "dtypes", dt, "max_samples", max_samples, "seed", (json_int_t)seed);
+}
+
+json_t *ap_numeric_run_request(const char *target, const json_t *samples,
+			       const char *devices, int timeout_s)
+{
+	return json_pack("{s:s, s:s, s:O, s:o, s:i}", "op", "run", "target", target, "samples",
+			 samples, "devices", device_array(devices), "timeout_s", timeout_s);
+}
+
+/* Whether s is one sample as the worker makes them. */
+static int sample_ok(const json_t *s)
+{
+	const char *kind = json_string_value(json_object_get(s, "kind"));
+	const json_t *dt = json_object_get(s, "dtype");
+	return json_is_object(s) && json_is_string(json_object_get(s, "op")) &&
+	       json_is_string(json_object_get(s, "variant")) && kind &&
+	       (!strcmp(kind, "sample") || !strcmp(kind, "reference") || !strcmp(kind, "error")) &&
+	       (json_is_string(dt) || (json_is_null(dt) && !strcmp(kind, "error"))) &&
+	       json_is_integer(json_object_get(s, "index")) &&
+	       json_is_object(json_object_get(s, "sample"));
+}
+
+static void sample_id(const json_t *s, struct ap_buf *id)
+{
+	const char *var = ap_json_text(s, "variant");
+	ap_buf_addf(id, "%s%s%s", ap_json_text(s, "op"), *var ? "." : "", var);
+	if (json_is_string(json_object_get(s, "dtype")))
+		ap_buf_addf(id, " %s", ap_json_text(s, "dtype"));
+	ap_buf_addf(id, " %s#%lld", ap_json_text(s, "kind"),
+		    (long long)json_integer_value(json_object_get(s, "index")));
+}
+
+json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why)
+{
+	const json_t *samples = json_object_get(answer, "samples");
+	json_t *out = json_array(), *s;
+	size_t i;
+	if (!json_is_array(samples)) {
+		ap_buf_adds(why, "the samples answer has no list of samples");
+		json_decref(out);
+		return NULL;
+	}
+	json_array_foreach(samples, i, s) {
+		if (!sample_ok(s)) {
+			ap_buf_addf(why, "sample %zu is not as the worker makes samples", i);
+			json_decref(out);
+			return NULL;
+		}
+		struct ap_buf id = { 0 };
+		char hex[65];
+		char *text = json_dumps(json_object_get(s, "sample"), JSON_COMPACT | JSON_SORT_KEYS);
+		ap_sha256_mem(text ? text : "", text ? strlen(text) : 0, hex);
+		free(text);
+		sample_id(s, &id);
+		json_t *c = json_copy((json_t *)s);
+		json_object_set_new(c, "id", json_string(ap_buf_str(&id)));
+		json_object_set_new(c, "input_digest", json_string(hex));
+		json_array_append_new(out, c);
+		ap_buf_free(&id);
+	}
+	return out;
+}
+
+long ap_numeric_frame_index(const json_t *frame, const json_t *samples)
+{
+	const json_t *i = json_object_get(frame, "i");
+	json_int_t k = json_is_integer(i) ? json_integer_value(i) : -1;
+	return k >= 0 && (size_t)k < json_array_size(samples) ? (long)k : -1;
+}
+
+/* --- tensors ------------------------------------------------------------ */
+
+/* An array of at most AP_TENSOR_MAX_DIM integers in [0, DIM_MAX] into v. */
+static int dims(const json_t *a, int64_t *v, int *n)
+{
+	size_t i;
+	json_t *x;
+	if (!json_is_array(a) || json_array_size(a) > AP_TENSOR_MAX_DIM)
+		return -EINVAL;
+	json_array_foreach(a, i, x) {
+		if (!json_is_integer(x) || json_integer_value(x) < 0 ||
+		    json_integer_value(x) > DIM_MAX)
+			return -EINVAL;
+		v[i] = json_integer_value(x);
+	}
+	*n = (int)json_array_size(a);
+	return 0;
+}
+
+int ap_numeric_tensor(const json_t *v, struct ap_tensor *t, struct ap_buf *store,
+		      struct ap_buf *why)
+{
+	const json_t *d = json_object_get(v, "$tensor");
+	const json_t *data = json_object_get(d, "data");
+	int nshape = -1, nstrides = -2;
+	memset(t, 0, sizeof(*t));
+	if (!json_is_object(d) || json_object_size(v) != 1) {
+		ap_buf_adds(why, "not a tensor");
+		return -EINVAL;
+	}
+	if (ap_dtype_parse(ap_json_text(d, "dtype"), &t->dtype)) {
+		ap_buf_addf(why, "a tensor of dtype '%s', which apiparity does not decode",
+			    ap_json_text(d, "dtype"));
+		return -EINVAL;
+	}
+	if (dims(json_object_get(d, "shape"), t->shape, &nshape) ||
+	    dims(json_object_get(d, "strides"), t->strides, &nstrides) || nshape != nstrides) {
+		ap_buf_adds(why, "a tensor whose shape or strides are not a list of sizes each");
+		return -EINVAL;
+	}
+	t->ndim = nshape;
+	int r = json_is_string(data) ? ap_base64_decode(json_string_value(data),
+							json_string_length(data), AP_FRAME_MAX, store)
+				     : -EINVAL;
+	if (r) {
+		ap_buf_adds(why, "a tensor whose data is not base64");
+		return -EINVAL;
+	}
+	t->data = store->data;
+	t->nbytes = store->len;
+	if (ap_tensor_check(t)) {
+		ap_buf_adds(why, "a tensor whose shape and strides read past its bytes");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --- comparing ------------------------------------------------------------ */
+
+static int is_tensor(const json_t *v)
+{
+	return json_is_object(v) && json_object_get(v, "$tensor");
+}
+
+static json_t *shape_of(const struct ap_tensor *t)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < t->ndim; i++)
+		json_array_append_new(a, json_integer(t->shape[i]));
+	return a;
+}
+
+/* One sentence on measurement m for a reason. */
+static void say_measure(const struct ap_measure *m, struct ap_buf *out)
+{
+	ap_buf_addf(out, "%s: ", m->output);
+	if (!m->dtype)
+		ap_buf_adds(out, "a different value");
+	else if (!m->dtype_match)
+		ap_buf_addf(out, "dtype %s, expected %s", m->dtype, m->dtype_expected);
+	else if (!m->shape_match)
+		ap_buf_adds(out, "a different shape");
+	else
+		ap_buf_addf(out, "%llu of %llu elements out of tolerance (first at %lld): max_abs "
+			    "%.3g, max_rel %.3g, %.3gx the allowance of rtol %.3g atol %.3g (%s)",
+			    m->mismatches, m->numel, m->first_mismatch, m->max_abs, m->max_rel,
+			    m->worst_ratio, m->rtol, m->atol, m->tol_source);
+}
+
+/* Compares output a against e (tagged values) into c as the measurement
+ * named what. 1 if they match, 0 if not (why says how), -1 if either could
+ * not be read (why says so). */
+static int measure(json_t *c, const char *what, const json_t *a, const json_t *e,
+		   struct ap_buf *why)
+{
+	struct ap_measure m = { .output = what, .first_mismatch = -1, .tol_source = "default" };
+	if (!is_tensor(a) || !is_tensor(e)) {
+		int same = json_equal(a, e);
+		m.dtype_match = m.shape_match = same;
+		m.numel = 1;
+		m.mismatches = !same;
+		ap_numeric_add_measure(c, &m);
+		if (!same)
+			say_measure(&m, why);
+		return same;
+	}
+	struct ap_tensor ta, te;
+	struct ap_buf sa = { 0 }, se = { 0 }, bad = { 0 };
+	struct ap_compare_result res;
+	int r = ap_numeric_tensor(a, &ta, &sa, &bad);
+	r = r ? r : ap_numeric_tensor(e, &te, &se, &bad);
+	struct ap_tolerance tol = ap_tolerance_default(r ? AP_DT_FLOAT64 : te.dtype);
+	r = r ? r : ap_compare(&ta, &te, &tol, &res);
+	if (r) {
+		ap_buf_addf(why, "%s: unreadable: %s", what, bad.len ? ap_buf_str(&bad) : "refused");
+		r = -1;
+	} else {
+		m.dtype = ap_dtype_name(ta.dtype);
+		m.dtype_expected = ap_dtype_name(te.dtype);
+		m.dtype_match = res.dtype_match;
+		m.shape_match = res.shape_match;
+		m.numel = res.numel;
+		m.mismatches = res.mismatches;
+		m.first_mismatch = res.first_mismatch;
+		m.max_abs = res.max_abs;
+		m.max_rel = res.max_rel;
+		m.worst_ratio = res.worst_ratio;
+		m.rtol = tol.rtol;
+		m.atol = tol.atol;
+		m.digest = res.digest_actual;
+		m.digest_expected = res.digest_expected;
+		ap_numeric_add_measure(c, &m);
+		r = ap_compare_consistent(&res);
+		if (!r)
+			say_measure(&m, why);
+	}
+	ap_buf_free(&sa);
+	ap_buf_free(&se);
+	ap_buf_free(&bad);
+	return r;
+}
+
+/* Compares the lists key ("outputs", "grads") of parts a and e into c. The
+ * number of failures; each says why (appended to why, "; " between). */
+static int measure_list(json_t *c, const char *key, const char *label, const json_t *a,
+			const json_t *e, int *errors, struct ap_buf *why)
+{
+	const json_t *la = json_object_get(a, key), *le = json_object_get(e, key);
+	size_t na = json_array_size(la), ne = json_array_size(le);
+	int bad = 0;
+	if (na != ne) {
+		ap_buf_addf(why, "%s%zu %s here, %zu expected", why->len ? "; " : "", na, key, ne);
+		return 1;
+	}
+	for (size_t k = 0; k < na; k++) {
+		struct ap_buf what = { 0 }, one = { 0 };
+		ap_buf_addf(&what, "%s[%zu]", label, k);
+		int r = measure(c, ap_buf_str(&what), json_array_get(la, k), json_array_get(le, k),
+				&one);
+		if (r < 0)
+			(*errors)++;
+		if (r <= 0 && one.len)
+			ap_buf_addf(why, "%s%s", why->len ? "; " : "", ap_buf_str(&one));
+		bad += r <= 0;
+		ap_buf_free(&what);
+		ap_buf_free(&one);
+	}
+	return bad;
+}
+
+/* "raised TYPE on WHERE (message)" or "did not raise on WHERE". */
+static void say_raised(const json_t *p, const char *where, struct ap_buf *out)
+{
+	if (strcmp(ap_json_text(p, "status"), "raised")) {
+		ap_buf_addf(out, "did not raise on %s", where);
+		return;
+	}
+	ap_buf_addf(out, "raised %s on %s", ap_json_text(p, "exception"), where);
+	const char *msg = json_string_value(json_object_get(p, "message"));
+	if (msg && *msg)
+		ap_buf_addf(out, " (%.200s)", msg);
+}
+
+/* Compares part a (where) against part e (against) into check c: sets its
+ * status and reason. */
+static void compare_parts(json_t *c, const json_t *a, const json_t *e, const char *where,
+			  const char *against)
+{
+	const char *sa = ap_json_text(a, "status"), *se = ap_json_text(e, "status");
+	struct ap_buf why = { 0 };
+	const char *st = "PASS";
+	int ra = !strcmp(sa, "raised"), re = !strcmp(se, "raised"), errors = 0;
+	if (ra || re) {
+		const char *xa = ra ? ap_json_text(a, "exception") : NULL;
+		const char *xe = re ? ap_json_text(e, "exception") : NULL;
+		ap_numeric_set_exception(c, xa, xe);
+		if (!ra || !re || strcmp(xa, xe)) {
+			st = "FAIL";
+			say_raised(a, where, &why);
+			ap_buf_adds(&why, ", ");
+			say_raised(e, against, &why);
+		}
+	} else if (strcmp(sa, "ok") || strcmp(se, "ok")) {
+		st = "ERROR";
+		ap_buf_addf(&why, "%s part: %s; %s part: %s", where, ap_json_text(a, "status"),
+			    against, ap_json_text(e, "status"));
+	} else {
+		int bad = measure_list(c, "outputs", "out", a, e, &errors, &why);
+		bad += measure_list(c, "grads", "grad", a, e, &errors, &why);
+		st = errors ? "ERROR" : bad ? "FAIL" : "PASS";
+	}
+	json_object_set_new(c, "status", json_string(st));
+	json_object_set_new(c, "reason", why.len ? json_string(ap_buf_str(&why)) : json_null());
+	ap_buf_free(&why);
+}
+
+/* The CPU part of a sample that ran with nothing to compare it with: its
+ * outputs' digests are kept, for a later comparison by eye or by tool. */
+static void record_outputs(json_t *c, const json_t *part)
+{
+	size_t k;
+	json_t *v;
+	json_array_foreach(json_object_get(part, "outputs"), k, v) {
+		struct ap_buf name = { 0 }, store = { 0 }, why = { 0 };
+		struct ap_tensor t;
+		struct ap_compare_result res;
+		struct ap_tolerance tol = { 0, 0, 1 };
+		ap_buf_addf(&name, "out[%zu]", k);
+		if (is_tensor(v) && !ap_numeric_tensor(v, &t, &store, &why) &&
+		    !ap_compare(&t, &t, &tol, &res))
+			ap_numeric_add_output(c, ap_buf_str(&name), ap_dtype_name(t.dtype),
+					      shape_of(&t), res.digest_actual);
+		else
+			ap_numeric_add_output(c, ap_buf_str(&name), NULL, NULL, NULL);
+		ap_buf_free(&name);
+		ap_buf_free(&store);
+		ap_buf_free(&why);
+	}
+}
+
+static void meta_of(const json_t *s, long seed, struct ap_numeric_meta *m)
+{
+	m->op = ap_json_text(s, "op");
+	m->variant = ap_json_text(s, "variant");
+	m->dtype = json_string_value(json_object_get(s, "dtype"));
+	m->kind = ap_json_text(s, "kind");
+	m->index = (long long)json_integer_value(json_object_get(s, "index"));
+	m->seed = seed;
+	m->input_digest = ap_json_text(s, "input_digest");
+}
+
+/* The part of frame for device, or NULL. */
+static const json_t *part(const json_t *frame, const char *device)
+{
+	const json_t *p = json_object_get(json_object_get(frame, "parts"), device);
+	return json_is_object(p) ? p : NULL;
+}
+
+/* Sets c's status from what stops a comparison of parts a and e before it
+ * starts (the sample lost, a side not run or missing); 1 if so. */
+static int not_compared(json_t *c, const json_t *frame, const json_t *a, const char *where,
+			const json_t *e, const char *against)
+{
+	const json_t *lost = json_object_get(frame, "lost");
+	const char *st = NULL;
+	struct ap_buf why = { 0 };
+	if (lost) {
+		const char *s = ap_json_text(lost, "status");
+		st = !strcmp(s, "CRASH") || !strcmp(s, "TIMEOUT") ? s : "ERROR";
+		ap_buf_addf(&why, "the sample was lost: %s", ap_json_text(lost, "reason"));
+	} else if (!e || !a) {
+		st = "ERROR";
+		ap_buf_addf(&why, "no result from %s", !a ? where : against);
+	} else if (!strcmp(ap_json_text(e, "status"), "notrun") ||
+		   !strcmp(ap_json_text(a, "status"), "notrun")) {
+		st = "NOTRUN";
+		ap_buf_adds(&why, ap_json_text(!strcmp(ap_json_text(e, "status"), "notrun") ? e : a,
+					       "reason"));
+	} else if (!strcmp(ap_json_text(e, "status"), "error") ||
+		   !strcmp(ap_json_text(a, "status"), "error")) {
+		st = "ERROR";
+		ap_buf_adds(&why, ap_json_text(!strcmp(ap_json_text(e, "status"), "error") ? e : a,
+					       "reason"));
+	}
+	if (st) {
+		json_object_set_new(c, "status", json_string(st));
+		json_object_set_new(c, "reason", json_string(ap_buf_str(&why)));
+	}
+	ap_buf_free(&why);
+	return st != NULL;
+}
+
+void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const char *devices,
+			      long seed, json_t *out)
+{
+	char d[MAX_DEVICES][DEVICE_NAME_MAX];
+	size_t n = device_list(devices, d);
+	struct ap_numeric_meta m;
+	meta_of(sample, seed, &m);
+	const json_t *cpu = part(frame, "cpu");
+	for (size_t i = 0; i < (n ? n : 1); i++) {
+		const char *dev = n ? d[i] : "cpu";
+		struct ap_buf name = { 0 };
+		ap_buf_addf(&name, "%s %s%s", ap_json_text(sample, "id"), dev, n ? " vs cpu" : "");
+		json_t *c = ap_numeric_check_new(ap_buf_str(&name), "PASS", NULL, &m, dev,
+						 n ? "cpu" : NULL, NULL, 1);
+		const json_t *p = part(frame, dev);
+		if (!c)
+			break;
+		if (!not_compared(c, frame, p, dev, cpu, "cpu")) {
+			if (n)
+				compare_parts(c, p, cpu, dev, "cpu");
+			else if (!strcmp(ap_json_text(cpu, "status"), "raised"))
+				ap_numeric_set_exception(c, ap_json_text(cpu, "exception"),
+							 json_string_value(json_object_get(
+								 sample, "error_type")));
+			else
+				record_outputs(c, cpu);
+		}
+		if (p && json_object_get(p, "device_trace"))
+			json_object_set(c, "device_trace", json_object_get(p, "device_trace"));
+		json_array_append_new(out, c);
+		ap_buf_free(&name);
+	}
+}
+
+json_t *ap_numeric_cross_check(const json_t *sample, const json_t *frame,
+			       const json_t *ref_frame, const char *ref_env, int same_torch,
+			       long seed)
+{
+	struct ap_numeric_meta m;
+	struct ap_buf name = { 0 }, ref = { 0 };
+	meta_of(sample, seed, &m);
+	ap_buf_addf(&name, "%s cpu vs %s", ap_json_text(sample, "id"), ref_env);
+	ap_buf_addf(&ref, "cpu of %s", ref_env);
+	json_t *c = ap_numeric_check_new(ap_buf_str(&name), "PASS", NULL, &m, "cpu", "cpu",
+					 ref_env, same_torch);
+	const json_t *a = part(frame, "cpu"), *e = ref_frame ? part(ref_frame, "cpu") : NULL;
+	if (c && ref_frame && json_object_get(ref_frame, "lost") && !json_object_get(frame, "lost")) {
+		json_object_set_new(c, "status", json_string("NOTRUN"));
+		json_object_set_new(c, "reason", json_string("the sample was lost in the reference"));
+	} else if (c && !not_compared(c, frame, a, "cpu", e, ap_buf_str(&ref)))
+		compare_parts(c, a, e, "cpu", ap_buf_str(&ref));
+	ap_buf_free(&name);
+	ap_buf_free(&ref);
+	return c;
+}

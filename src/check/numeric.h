@@ -1,0 +1,96 @@
+/* numeric.h - the operator checks: OpInfo samples, run everywhere, compared here.
+ *
+ * A target that one of the reference environment's OpInfo entries stands for
+ * (op_db of torch.testing._internal.common_methods_invocations: matched by the
+ * object itself, any of its variants, its name or an alias) is checked on
+ * numbers, with no spec needed:
+ *
+ *   1. the reference environment makes the samples (sample_inputs and
+ *      reference_inputs, at most --samples of each per dtype, and
+ *      error_inputs), after torch.manual_seed(seed), as data (tagged JSON,
+ *      tensors as raw bytes); each gets an id and the sha256 of its bytes;
+ *   2. every environment runs those same bytes on CPU and on each device it
+ *      claims (the env's `device`), and ships every output and the gradients
+ *      of the inputs (a fixed grad_output) as dtype, shape, strides and raw
+ *      bytes, or the type of the exception raised; one frame per sample;
+ *   3. here each device's part is compared with the same environment's CPU
+ *      part, and each environment's CPU part with the reference's, with
+ *      compare.h's rule and tolerances.
+ *
+ * Each comparison is one check of kind "numeric" (its shape: evidence/bundle.h).
+ * Its status: PASS (every output within tolerance and the same exception
+ * type, or none, on both sides); FAIL (an element out of tolerance, another
+ * dtype or shape, another number of outputs, a different exception type, or
+ * one side raising alone); NOTRUN (this environment's OpInfo says the dtype
+ * does not run on that device; the reason says so); CRASH, TIMEOUT (the
+ * runner died or hung during the sample: only that sample is lost); ERROR
+ * (what the worker shipped could not be read, or the harness failed).
+ *
+ * Everything the worker sends is data: every tensor is checked (its dtype,
+ * its shape and strides against its bytes, ap_tensor_check) before it is
+ * compared, and a bad one makes its check ERROR, never a read out of bounds.
+ */
+#ifndef AP_NUMERIC_H
+#define AP_NUMERIC_H
+
+#include <jansson.h>
+
+#include "base/buf.h"
+#include "check/compare.h"
+
+#define AP_NUMERIC_SAMPLES 4   /* --samples: per OpInfo entry, dtype and kind */
+#define AP_NUMERIC_SAMPLES_MAX 64
+#define AP_NUMERIC_SEED 0
+
+/* The opinfo request: the OpInfo entries of target in an environment, with
+ * the dtypes each supports on CPU and on each device of devices (a string
+ * of names separated by spaces or commas, or NULL). */
+json_t *ap_numeric_opinfo_request(const char *target, const char *devices);
+
+/* Whether an opinfo answer found an entry for the target. */
+int ap_numeric_covered(const json_t *opinfo);
+
+/* The samples request, for the reference environment: the default dtypes
+ * (float32, float64, bfloat16, float16, int64, bool: those the op supports
+ * on CPU there), max_samples of each kind per dtype, seed. */
+json_t *ap_numeric_samples_request(const char *target, int max_samples, long seed);
+
+/* The samples of a samples answer made ready to send and to judge: each
+ * with "id" (the check name's stem, e.g. "nn.functional.gelu float32
+ * sample#0") and "input_digest" (sha256 of its sample as sent). A new
+ * array, or NULL with why when the answer is not as the worker makes it. */
+json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why);
+
+/* The run request: samples (as prepared) on CPU and devices (as above),
+ * each within timeout_s. */
+json_t *ap_numeric_run_request(const char *target, const json_t *samples,
+			       const char *devices, int timeout_s);
+
+/* Whether frame (one the run request streams) is about a sample of samples:
+ * its index, or -1. */
+long ap_numeric_frame_index(const json_t *frame, const json_t *samples);
+
+/* The checks one sample's frame gives in its environment: for each device
+ * of devices its part against the CPU part; with no device, the CPU part
+ * alone (against null: it ran, and its outputs' digests are kept). Appended
+ * to out (new references). */
+void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const char *devices,
+			      long seed, json_t *out);
+
+/* The check that compares the CPU part of frame with the CPU part of
+ * ref_frame (the same sample in the reference environment ref_env, whose
+ * torch is the same version as this one's when same_torch). NULL when out
+ * of memory. */
+json_t *ap_numeric_cross_check(const json_t *sample, const json_t *frame,
+			       const json_t *ref_frame, const char *ref_env, int same_torch,
+			       long seed);
+
+/* Decodes a tagged tensor ({"$tensor": {dtype, shape, strides, data}}) into
+ * t, its bytes into store (which t->data then points into; the caller frees
+ * store). 0, or -EINVAL with why when anything in it is not as stated
+ * (dtype, dimensions, a length, a stride, base64, the bytes the view
+ * reads). */
+int ap_numeric_tensor(const json_t *v, struct ap_tensor *t, struct ap_buf *store,
+		      struct ap_buf *why);
+
+#endif
