@@ -2266,6 +2266,9 @@ def _sample_runner(target, samples, start, devices, facts, w):
     when a device that raised where CPU did not no longer computes: the next
     runner starts it afresh."""
     fn = _walk(target)[0]
+    # Devices start here, before the first sample's clock: a backend's
+    # start (a daemon that imports torch) is not a sample's time.
+    send(w, {"type": "ready", "devices": dict((d, _device_works(d)) for d in devices)})
     for k in range(start, len(samples)):
         send(w, {"type": "begin", "i": k})
         parts = _run_sample(fn, samples[k], devices, facts)
@@ -2276,16 +2279,17 @@ def _sample_runner(target, samples, start, devices, facts, w):
             return
 
 
-def _stream(pid, rfd, timeout, on_frame):
-    """Reads the runner's frames as they come, giving each to on_frame; each
-    "begin" restarts the per-sample clock. Returns (the index of the sample
-    begun and not finished or None, wait status or None on timeout)."""
+def _stream(pid, rfd, timeout, start_s, on_frame):
+    """Reads the runner's frames as they come, giving each sample's to
+    on_frame; the runner has start_s to be "ready", then each "begin"
+    restarts the per-sample clock. Returns (the index of the sample begun and
+    not finished or None, wait status or None on timeout)."""
     import select
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pidfd = None
-    buf, current, deadline, eof = b"", None, time.monotonic() + timeout, False
+    buf, current, deadline, eof = b"", None, time.monotonic() + start_s, False
     try:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -2294,7 +2298,7 @@ def _stream(pid, rfd, timeout, on_frame):
             frames, used = _frames_used(buf)
             buf = buf[used:]
             for f in frames:
-                if f.get("type") == "begin":
+                if f.get("type") in ("begin", "ready"):
                     current, deadline = f.get("i"), time.monotonic() + timeout
                 elif f.get("type") == "sample":
                     current = None
@@ -2354,6 +2358,7 @@ def op_run(req):
     next."""
     import tempfile
     timeout = _limit(req, "timeout_s")
+    start_s = _limit(req, "start_s")
     samples, devices, target = req["samples"], list(req.get("devices", [])), req["target"]
     facts, opinfo = {}, {"available": True}
     try:
@@ -2377,15 +2382,17 @@ def op_run(req):
         pid, r = _spawn_child(lambda w: _sample_runner(target, samples, start, devices,
                                                        facts, w), log.fileno())
         try:
-            current, status = _stream(pid, r, timeout, forward)
+            current, status = _stream(pid, r, timeout, start_s, forward)
         finally:
             os.close(r)
         if current is not None:
             forward({"i": current, "lost": _lost(status, timeout)})
         elif state["next"] == start:  # it ended before its first sample began
+            why = {"status": "TIMEOUT", "reason": "the devices did not start within %g s"
+                   % start_s} if status is None else \
+                {"status": "ERROR", "reason": "the runner ended before the sample began"}
             for k in range(start, len(samples)):
-                forward({"i": k, "lost": {"status": "ERROR", "reason":
-                                          "the runner ended before the sample began"}})
+                forward({"i": k, "lost": why})
     log.seek(0)
     return {"ok": True, "data": {"sent": state["sent"], "runners": runners, "opinfo": opinfo,
                                  "log": log.read(65536).decode("utf-8", "replace")}}

@@ -67,10 +67,11 @@ json_t *ap_numeric_samples_request(const char *target, int max_samples, long see
 }
 
 json_t *ap_numeric_run_request(const char *target, const json_t *samples,
-			       const char *devices, int timeout_s)
+			       const char *devices, int timeout_s, int start_s)
 {
-	return json_pack("{s:s, s:s, s:O, s:o, s:i}", "op", "run", "target", target, "samples",
-			 samples, "devices", device_array(devices), "timeout_s", timeout_s);
+	return json_pack("{s:s, s:s, s:O, s:o, s:i, s:i}", "op", "run", "target", target,
+			 "samples", samples, "devices", device_array(devices), "timeout_s",
+			 timeout_s, "start_s", start_s);
 }
 
 /* Whether s is one sample as the worker makes them. */

@@ -62,9 +62,9 @@ json_t *ap_numeric_samples_request(const char *target, int max_samples, long see
 json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why);
 
 /* The run request: samples (as prepared) on CPU and devices (as above),
- * each within timeout_s. */
+ * each within timeout_s, once the devices have started (within start_s). */
 json_t *ap_numeric_run_request(const char *target, const json_t *samples,
-			       const char *devices, int timeout_s);
+			       const char *devices, int timeout_s, int start_s);
 
 /* Whether frame (one the run request streams) is about a sample of samples:
  * its index, or -1. */

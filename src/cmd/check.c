@@ -351,10 +351,14 @@ static void numeric_job_run(void *item)
 	for (size_t k = 0; k < json_array_size(j->samples); k++)
 		json_array_append_new(j->frames, json_null());
 	json_t *req = ap_numeric_run_request(j->target, j->samples, j->env->device,
-					     j->o->timeout_s);
+					     j->o->timeout_s, j->o->answer_s);
 	ap_status_set(j->status, j->idx, "numeric: running %zu samples",
 		      json_array_size(j->samples));
+	/* The first frame comes once the devices have started and a sample ran. */
+	int saved = j->w.timeout_ms;
+	j->w.timeout_ms = (j->o->answer_s + j->o->timeout_s + AP_WATCHDOG_MARGIN_S) * 1000;
 	int r = req ? ap_worker_call_stream(&j->w, req, &reply, numeric_frame, j) : -ENOMEM;
+	j->w.timeout_ms = saved;
 	json_decref(req);
 	json_decref(reply);
 	if (r)

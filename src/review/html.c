@@ -1,7 +1,9 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/jsonutil.h"
+#include "check/verdict.h"
 #include "review/escape.h"
 #include "review/html.h"
 #include "review/svg.h"
@@ -213,6 +215,9 @@ static void html_checks(const json_t *e, int official, enum ap_lang l, struct ap
 		const char *reason = json_string_value(json_object_get(c, "reason"));
 		if (!strcmp(ap_json_text(c, "kind"), "official") != !!official)
 			continue;
+		/* numeric checks are summed per row (html_env_numeric) but failures */
+		if (!strcmp(ap_json_text(c, "kind"), "numeric") && !ap_status_failed(st))
+			continue;
 		ap_buf_addf(out, "<li><span class=\"%s\">%s</span> <code>%s</code>%s%s</li>",
 			    ap_status_style(st)->cls, X(st), T(c, "name"), reason ? ": " : "",
 			    reason ? X(reason) : "");
@@ -220,6 +225,42 @@ static void html_checks(const json_t *e, int official, enum ap_lang l, struct ap
 	}
 	if (official && !n)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_NOT_RUN));
+}
+
+/* A number of a numeric row as text. */
+static const char *fmt_num(const json_t *v, char buf[32])
+{
+	if (json_is_integer(v))
+		snprintf(buf, 32, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, 32, "%.3g", json_real_value(v));
+	else
+		snprintf(buf, 32, "-");
+	return buf;
+}
+
+/* The numeric checks summed per operator, dtype and comparison, as
+ * report.md has them. */
+static void html_env_numeric(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	static const char *const keys[] = { "samples", "passed", "failed", "notrun", "max_abs",
+					    "max_rel", "worst_ratio", "rtol", "atol" };
+	size_t i;
+	json_t *r;
+	char b[9][32];
+	if (!json_array_size(json_object_get(e, "numeric")))
+		return;
+	ap_buf_addf(out, "<li>%s:<ul>", W(l, M_NUMERIC));
+	json_array_foreach(json_object_get(e, "numeric"), i, r) {
+		for (size_t k = 0; k < 9; k++)
+			fmt_num(json_object_get(r, keys[k]), b[k]);
+		ap_buf_addf(out, "<li class=\"%s\"><code>%s</code> %s, %s vs %s: ",
+			    json_integer_value(json_object_get(r, "failed")) ? "diff" : "same", T(r, "op"),
+			    T(r, "dtype"), T(r, "device"), T(r, "against"));
+		ap_buf_addf(out, W(l, M_NUMERIC_ROW), b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8]);
+		ap_buf_adds(out, "</li>");
+	}
+	ap_buf_adds(out, "</ul></li>");
 }
 
 static void html_env_facts(const json_t *e, enum ap_lang l, struct ap_buf *out)
@@ -250,7 +291,9 @@ static void html_env_facts(const json_t *e, enum ap_lang l, struct ap_buf *out)
 			    T(e, "verdict"));
 	ap_buf_adds(out, "<ul>");
 	html_checks(e, 0, l, out);
-	ap_buf_addf(out, "</ul></li><li>%s: %lld</li><li>%s:<ul>", W(l, M_EXIT),
+	ap_buf_adds(out, "</ul></li>");
+	html_env_numeric(e, l, out);
+	ap_buf_addf(out, "<li>%s: %lld</li><li>%s:<ul>", W(l, M_EXIT),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
 	json_array_foreach(json_object_get(e, "evidence"), i, v)
 		ap_buf_addf(out, "<li><code>%s</code> sha256 <code>%s</code></li>", T(v, "path"),
@@ -377,6 +420,23 @@ static void html_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	ap_buf_adds(out, "</ul></li></ul></section>\n");
 }
 
+/* The numeric checks of every environment that ran some: a chart each of
+ * their errors against their tolerances (svg.h). */
+static void html_numeric(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *e;
+	int any = 0;
+	json_array_foreach(json_object_get(m, "environments"), i, e)
+		any |= json_array_size(json_object_get(e, "numeric")) > 0;
+	if (!any)
+		return;
+	ap_buf_addf(out, "<section id=\"numeric\"><h2>%s</h2>\n", W(l, M_NUMERIC_CHART));
+	json_array_foreach(json_object_get(m, "environments"), i, e)
+		ap_svg_numeric(e, out);
+	ap_buf_adds(out, "</section>\n");
+}
+
 /* A trace value as compact JSON text (escaped by the caller). */
 static void value_text(const json_t *v, struct ap_buf *out)
 {
@@ -466,6 +526,7 @@ void ap_report_html(const json_t *m, enum ap_lang l, struct ap_buf *out)
 		html_env(m, e, l, out);
 	ap_buf_adds(out, "</section>\n");
 	html_signatures(m, l, out);
+	html_numeric(m, l, out);
 	html_adaptation(m, l, out);
 	html_docs(m, l, out);
 	html_conclusion(m, l, out);

@@ -12,8 +12,9 @@
  *     status's style (svg.h): PASS green, unverified never green;
  *   - the sections of report.md, rendered: scope, a block per environment
  *     (section.env[data-env]) with its SVG evidence card, the signatures
- *     (a row per environment, tr.diff where it differs), backend
- *     adaptation, native API docs, conclusion;
+ *     (a row per environment, tr.diff where it differs), the numeric checks
+ *     (an SVG chart per environment of errors over tolerances, svg.h),
+ *     backend adaptation, native API docs, conclusion;
  *   - the traces: per check a <details class="trace">, open when a step
  *     differs; per step a <details class="step">, open and of class "diff"
  *     when it differs from the reference, folded and of class "same" when

@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,69 @@ static json_t *model_checks(const json_t *b)
 	return out;
 }
 
+/* A measurement's number: a JSON number, or the tag of inf/nan (taken as
+ * the largest), as a double. */
+static double num(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	return json_is_object(v) ? HUGE_VAL : 0;
+}
+
+/* The numeric checks of b summed per operator, dtype and comparison:
+ * [{op, dtype, device, against, samples, passed, failed, notrun, max_abs,
+ * max_rel, worst_ratio, rtol, atol}], in the order first seen. */
+static json_t *model_numeric(const json_t *b)
+{
+	json_t *rows = json_array(), *index = json_object(), *c;
+	size_t i, k;
+	json_array_foreach(json_object_get(b, "checks"), i, c) {
+		if (strcmp(ap_json_text(c, "kind"), "numeric") || !json_object_get(c, "op"))
+			continue;
+		const char *dt = json_is_string(json_object_get(c, "dtype")) ?
+			ap_json_text(c, "dtype") : "error inputs";
+		const char *against = json_is_string(json_object_get(c, "across")) ?
+			ap_json_text(c, "across") : json_is_string(json_object_get(c, "against")) ?
+			ap_json_text(c, "against") : "-";
+		struct ap_buf key = { 0 };
+		ap_buf_addf(&key, "%s\n%s\n%s\n%s", ap_json_text(c, "op"), dt,
+			    ap_json_text(c, "device"), against);
+		json_t *row = json_object_get(index, ap_buf_str(&key));
+		if (!row) {
+			row = json_pack("{s:O, s:s, s:O, s:s, s:i, s:i, s:i, s:i, s:f, s:f, s:f, s:n, s:n}",
+					"op", json_object_get(c, "op"), "dtype", dt, "device",
+					json_object_get(c, "device"), "against", against, "samples", 0,
+					"passed", 0, "failed", 0, "notrun", 0, "max_abs", 0.0, "max_rel",
+					0.0, "worst_ratio", 0.0, "rtol", "atol");
+			json_object_set_new(index, ap_buf_str(&key), row);
+			json_array_append(rows, row);
+		}
+		ap_buf_free(&key);
+		const char *st = ap_json_text(c, "status");
+		const char *field = !strcmp(st, "PASS") ? "passed" : !strcmp(st, "NOTRUN") ?
+			"notrun" : "failed";
+		json_object_set_new(row, "samples", json_integer(
+			json_integer_value(json_object_get(row, "samples")) + 1));
+		json_object_set_new(row, field, json_integer(
+			json_integer_value(json_object_get(row, field)) + 1));
+		json_t *m;
+		json_array_foreach(json_object_get(c, "measurements"), k, m) {
+			static const char *const worst[] = { "max_abs", "max_rel", "worst_ratio" };
+			for (size_t w = 0; w < 3; w++) {
+				double v = num(json_object_get(m, worst[w]));
+				if (v > json_real_value(json_object_get(row, worst[w])))
+					json_object_set_new(row, worst[w], json_real(isfinite(v) ? v : 1e308));
+			}
+			if (json_is_null(json_object_get(row, "rtol")) && json_is_number(json_object_get(m, "rtol"))) {
+				json_object_set(row, "rtol", json_object_get(m, "rtol"));
+				json_object_set(row, "atol", json_object_get(m, "atol"));
+			}
+		}
+	}
+	json_decref(index);
+	return rows;
+}
+
 static json_t *model_env(const struct ap_sub_env *e)
 {
 	const json_t *b = e->bundle, *fp = json_object_get(b, "fingerprint");
@@ -85,7 +149,7 @@ static json_t *model_env(const struct ap_sub_env *e)
 	ap_bundle_probe_counts(b, &passed, &total);
 	const json_t *err = json_object_get(b, "error");
 	return json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:O?, s:b,"
-			 " s:O?, s:i, s:{s:i, s:i}, s:o, s:O?, s:o, s:O?, s:O?, s:O?, s:O?, s:O?}",
+			 " s:O?, s:i, s:{s:i, s:i}, s:o, s:O?, s:o, s:O?, s:O?, s:O?, s:O?, s:O?, s:o}",
 		"name", e->name, "label", json_object_get(env, "label"),
 		"device", json_object_get(env, "device"), "verdict", json_object_get(b, "verdict"),
 		"verdict_reasons", json_object_get(b, "verdict_reasons"),
@@ -101,7 +165,8 @@ static json_t *model_env(const struct ap_sub_env *e)
 		"adaptation", json_object_get(b, "adaptation"),
 		"differences", json_object_get(json_object_get(b, "comparison"), "differences"),
 		"reference", json_object_get(json_object_get(b, "comparison"), "reference"),
-		"os", json_object_get(json_object_get(fp, "os"), "name"));
+		"os", json_object_get(json_object_get(fp, "os"), "name"),
+		"numeric", model_numeric(b));
 }
 
 /* The focused checks in words, and the official nodes with the versions at
@@ -505,13 +570,52 @@ static void md_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
 		ap_buf_adds(out, "cpu");
 }
 
+/* A number of a numeric row as text. */
+static const char *fmt_num(const json_t *v, char buf[32])
+{
+	if (json_is_integer(v))
+		snprintf(buf, 32, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, 32, "%.3g", json_real_value(v));
+	else
+		snprintf(buf, 32, "-");
+	return buf;
+}
+
+/* The numeric checks summed per operator, dtype and comparison (the checks
+ * themselves are in bundle.json and the run log). */
+static void md_env_numeric(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *r;
+	char b[9][32];
+	if (!json_array_size(json_object_get(e, "numeric")))
+		return;
+	ap_buf_addf(out, "- %s:\n", W(l, M_NUMERIC));
+	json_array_foreach(json_object_get(e, "numeric"), i, r) {
+		ap_buf_addf(out, "  - %s %s, %s vs %s: ", C(ap_json_text(r, "op")), E(ap_json_text(r, "dtype")),
+			    E(ap_json_text(r, "device")), E(ap_json_text(r, "against")));
+		ap_buf_addf(out, W(l, M_NUMERIC_ROW), fmt_num(json_object_get(r, "samples"), b[0]),
+			    fmt_num(json_object_get(r, "passed"), b[1]),
+			    fmt_num(json_object_get(r, "failed"), b[2]),
+			    fmt_num(json_object_get(r, "notrun"), b[3]),
+			    fmt_num(json_object_get(r, "max_abs"), b[4]),
+			    fmt_num(json_object_get(r, "max_rel"), b[5]),
+			    fmt_num(json_object_get(r, "worst_ratio"), b[6]),
+			    fmt_num(json_object_get(r, "rtol"), b[7]),
+			    fmt_num(json_object_get(r, "atol"), b[8]));
+		ap_buf_adds(out, "\n");
+	}
+}
+
 static void md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out)
 {
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(e, "checks"), i, c) {
 		const char *kind = ap_json_text(c, "kind");
-		if (!strcmp(kind, "official"))
+		if (!strcmp(kind, "official") || (!strcmp(kind, "numeric") &&
+						   !ap_status_failed(ap_json_text(c, "status"))))
 			continue;
 		const char *reason = json_string_value(json_object_get(c, "reason"));
 		ap_buf_addf(out, "  - %s %s", E(ap_json_text(c, "status")), C(ap_json_text(c, "name")));
@@ -569,6 +673,7 @@ static void md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 			    (long long)json_integer_value(json_object_get(p, "total")),
 			    W(l, M_VERDICT), E(ap_json_text(e, "verdict")));
 	md_env_checks(e, l, out);
+	md_env_numeric(e, l, out);
 	ap_buf_addf(out, "- %s: %lld\n- %s:\n", W(l, M_EXIT),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
 	json_array_foreach(json_object_get(e, "evidence"), i, v)

@@ -1,3 +1,4 @@
+#include <math.h>
 #include <string.h>
 
 #include "base/jsonutil.h"
@@ -248,4 +249,59 @@ void ap_svg_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
 		}
 	}
 	ap_buf_adds(out, "</svg>\n");
+}
+
+/* ------------------------------------------------------------ numeric */
+
+/* A measurement's number: a JSON number, or the tag of inf/nan (taken as
+ * the largest), as a double. */
+static double num(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	return json_is_object(v) ? HUGE_VAL : 0;
+}
+
+/* Where v (an error over its tolerance, > 0) falls on the chart's log scale,
+ * 1e-6 to 1e2, in pixels of width w. */
+static double chart_x(double v, double w)
+{
+	double lo = -6, hi = 2, x = v > 0 ? log10(v) : lo;
+	x = x < lo ? lo : x > hi ? hi : x;
+	return (x - lo) / (hi - lo) * w;
+}
+
+void ap_svg_numeric(const json_t *e, struct ap_buf *out)
+{
+	const double w = 420, left = 330;
+	size_t n = json_array_size(json_object_get(e, "numeric")), k;
+	json_t *r;
+	if (!n)
+		return;
+	ap_buf_addf(out, "<svg class=\"numeric\" xmlns=\"http://www.w3.org/2000/svg\" "
+		    "width=\"%.0f\" height=\"%zu\" role=\"img\" aria-label=\"numeric ",
+		    left + w + 90, 30 + n * 18);
+	ap_escape_xml(ap_json_text(e, "name"), out);
+	ap_buf_addf(out, "\"><text x=\"4\" y=\"14\" font-size=\"13\" font-weight=\"bold\">");
+	ap_escape_xml(ap_json_text(e, "name"), out);
+	ap_buf_adds(out, "</text>");
+	json_array_foreach(json_object_get(e, "numeric"), k, r) {
+		double ratio = num(json_object_get(r, "worst_ratio"));
+		double y = 22 + (double)k * 18;
+		int bad = json_integer_value(json_object_get(r, "failed")) > 0;
+		struct ap_buf label = { 0 };
+		ap_buf_addf(&label, "%s %s %s vs %s", ap_json_text(r, "op"), ap_json_text(r, "dtype"),
+			    ap_json_text(r, "device"), ap_json_text(r, "against"));
+		ap_buf_addf(out, "<text x=\"4\" y=\"%.0f\" font-size=\"11\" "
+			    "font-family=\"monospace\">", y + 11);
+		ap_escape_xml(ap_buf_str(&label), out);
+		ap_buf_addf(out, "</text><rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"12\" "
+			    "fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%.2g</text>",
+			    left, y, chart_x(ratio, w) + 1, bad ? "#d73a49" : "#2da44e",
+			    left + w + 6, y + 11, isfinite(ratio) ? ratio : 1e308);
+		ap_buf_free(&label);
+	}
+	ap_buf_addf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"%zu\" stroke=\"red\" "
+		    "stroke-dasharray=\"3 2\"/></svg>\n", left + chart_x(1, w), left + chart_x(1, w),
+		    24 + n * 18);
 }

@@ -51,4 +51,11 @@ void ap_svg_card(const json_t *model, const json_t *env, struct ap_buf *out);
  * status's colours; headings in language l. */
 void ap_svg_matrix(const json_t *model, enum ap_lang l, struct ap_buf *out);
 
+/* Environment env's numeric checks as a chart (class "numeric"): a bar per
+ * row of env.numeric (operator, dtype, comparison) giving its worst error
+ * over its tolerance on a log scale from 1e-6 to 1e2, the tolerance a dashed
+ * red line at 1, a row with a failed sample in red. Nothing when env has no
+ * numeric rows. */
+void ap_svg_numeric(const json_t *env, struct ap_buf *out);
+
 #endif

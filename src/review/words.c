@@ -73,6 +73,14 @@ static const char *const ap_words[M_COUNT][2] = {
 	[M_SIG_TEXT] = { "签名", "signature" },
 	[M_SIG_AGAINST] = { "比较对象", "against" },
 	[M_SIG_DIFFS] = { "差异", "differences" },
+	[M_NUMERIC] = { "数值检查（OpInfo 样本，逐算子、逐数据类型）",
+			"Numeric checks (OpInfo samples, per operator and dtype)" },
+	[M_NUMERIC_ROW] = { "%s 个样本：%s 通过，%s 不一致，%s 未运行；最大绝对误差 %s，最大相对误差 %s，"
+			    "为容差的 %s 倍（rtol %s，atol %s）",
+			    "%s samples: %s passed, %s failed, %s not run; max_abs %s, max_rel %s, "
+			    "%sx the tolerance (rtol %s, atol %s)" },
+	[M_NUMERIC_CHART] = { "数值检查：误差与容差之比（对数刻度，1e-6 至 1e2）",
+			      "Numeric checks: error / tolerance (log scale, 1e-6 to 1e2)" },
 };
 
 const char *ap_word(enum ap_lang l, enum ap_msg m)

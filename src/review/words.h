@@ -5,7 +5,9 @@
  * what a section is called in each language. A few entries are printf
  * formats, with the same conversions in both languages: M_TITLE, M_RESULTS
  * M_DIFF, M_SIG_SAME, M_SIG_OTHER and M_SIG_AS take a string (escaped for the
- * output), M_STEPS a size_t, and M_STEPS_DIFFER two (steps, differing steps).
+ * output), M_STEPS a size_t, M_STEPS_DIFFER two (steps, differing steps), and
+ * M_NUMERIC_ROW nine strings (samples, passed, failed, not run, max_abs,
+ * max_rel, worst ratio, rtol, atol).
  */
 #ifndef AP_WORDS_H
 #define AP_WORDS_H
@@ -24,7 +26,9 @@ enum ap_msg {
 	M_NOT_IN_ENV, M_CARDS, M_LEGEND,
 	/* signatures */
 	M_SIGS, M_SIG_REF, M_SIG_SAME, M_SIG_OTHER, M_SIG_AS, M_SIG_NONE, M_SIG_ENV, M_SIG_STATUS,
-	M_SIG_SOURCE, M_SIG_TEXT, M_SIG_AGAINST, M_SIG_DIFFS, M_COUNT
+	M_SIG_SOURCE, M_SIG_TEXT, M_SIG_AGAINST, M_SIG_DIFFS,
+	/* numeric checks */
+	M_NUMERIC, M_NUMERIC_ROW, M_NUMERIC_CHART, M_COUNT
 };
 
 /* The word m in language l (never NULL). */

@@ -3,7 +3,7 @@
 # environment, run on CPU and on every device of every environment, compared
 # in C (device against CPU, each environment's CPU against the reference's).
 . "$(dirname "$0")/lib.sh"
-plan 30
+plan 49
 
 # A bundle's numeric checks, as "STATUS:count" sorted.
 statuses() { field "$1" '" ".join(sorted(set("%s:%d" % (s, [c["status"] for c in b["checks"] if c["kind"] == "numeric"].count(s)) for s in [c["status"] for c in b["checks"] if c["kind"] == "numeric"])))'; }
@@ -53,6 +53,59 @@ print(len(r) >= 8 and r == s)' "$T/g/trixie/bundle.json" "$b")" True gelu_same_i
 		"(True, 'index_add')" index_add__is_the_inplace_variant_of_index_add
 }
 needs trixie sid -- across_envs
+
+# The done-when run: trixie, trixie-openreg and sid with the default samples.
+# openreg's device pipe cannot carry a str argument, so gelu's
+# approximate='tanh' samples raise there and nowhere else: those, and only
+# those, make trixie-openreg inconsistent.
+on_openreg() {
+	run 1 gelu_on_openreg_finds_the_tanh_samples "$APIPARITY" check torch.nn.functional.gelu --env trixie --env trixie-openreg --env sid --no-official --out "$T/o"
+	b="$T/o/trixie-openreg/bundle.json"
+	equals "$(field "$b" 'sum(1 for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg" and c["against"] == "cpu" and c["status"] in ("PASS", "FAIL")) >= 8')" \
+		True gelu_8_samples_compared_openreg_against_cpu
+	equals "$(field "$b" '[(c["status"], c["exception"]) for c in b["checks"] if c.get("sample_kind") == "error" and c["device"] == "openreg"]')" \
+		"[('PASS', {'seen': 'RuntimeError', 'expected': 'RuntimeError'})]" gelu_openreg_error_input_raises_as_cpu
+	equals "$(field "$b" 'sorted(set(c["reason"].split(" (")[0] for c in b["checks"] if c["kind"] == "numeric" and c["status"] != "PASS"))')" \
+		"['raised RuntimeError on openreg']" gelu_openreg_fails_only_where_the_device_raises
+	contains "$(field "$b" '[c["reason"] for c in b["checks"] if c["status"] == "FAIL"][0]')" \
+		"Cannot send object of type <class 'str'> over openreg device pipe" gelu_openreg_reason_quotes_the_device
+	equals "$(field "$b" 'b["device_trace"]["tensor_devices"].get("openreg", 0) > 0, b["device_trace"]["ops"].get("gelu.default", 0) > 0')" \
+		"(True, True)" gelu_device_trace_shows_openreg_tensors
+	equals "$(field "$b" 'sum(1 for c in b["checks"] if c["kind"] == "numeric" and c["across"] == "trixie" and c["status"] == "PASS") >= 8')" \
+		True gelu_openreg_cpu_matches_trixie_cpu
+	contains "$out" "^sid .* consistent$" gelu_sid_still_consistent
+}
+needs trixie trixie-openreg sid -- on_openreg
+
+# The fault fixtures (tests/integration/fixtures/openreg-faults): one sample
+# per dtype, so that the tanh samples above stay out of the way.
+faults() {
+	sed "s|@FIX@|$FIX|g" "$FIX/openreg.ini" > "$T/openreg.ini"
+	run 1 gelu_faults_off_and_crash_are_found "$APIPARITY" check torch.nn.functional.gelu --envs "$T/openreg.ini" \
+		--env trixie-openreg --env openreg-gelu-off --env openreg-gelu-crash --samples 1 --no-official --out "$T/f1"
+	contains "$out" "^trixie-openreg .* consistent$" baseline_openreg_is_consistent_with_one_sample_each
+	contains "$out" "^  openreg-gelu-off: check nn\.functional\.gelu float32 sample#0 openreg vs cpu: FAIL: out\[0\]: [0-9]+ of 100 elements out of tolerance \(first at [0-9]+\): max_abs [0-9.e-]+, max_rel 0\.001, [0-9.]+x the allowance of rtol 1\.3e-06 atol 1e-05 \(default\)$" \
+		off_is_inconsistent_naming_gelu_sample_dtype_and_errors
+	equals "$(field "$T/f1/openreg-gelu-off/bundle.json" 'b["verdict"], sorted(c["dtype"] for c in b["checks"] if c["status"] == "FAIL")')" \
+		"('inconsistent', ['float32'])" off_fails_float32_only
+	equals "$(field "$T/f1/openreg-gelu-crash/bundle.json" 'sorted((c["status"], c["dtype"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg")')" \
+		"[('CRASH', 'float32'), ('PASS', None), ('PASS', 'bfloat16'), ('PASS', 'float16'), ('PASS', 'float64')]" \
+		crash_is_crash_for_that_sample_and_keeps_the_others
+	contains "$out" "^  openreg-gelu-crash: check nn\.functional\.gelu float32 sample#0 openreg vs cpu: CRASH: the sample was lost: SIGABRT$" \
+		crash_names_the_signal
+	run 1 gelu_faults_close_and_dtype "$APIPARITY" check torch.nn.functional.gelu --envs "$T/openreg.ini" \
+		--env trixie-openreg --env openreg-gelu-close --env openreg-gelu-dtype --samples 1 --no-official --out "$T/f2"
+	contains "$out" "^openreg-gelu-close .* consistent$" close_is_consistent
+	equals "$(field "$T/f2/openreg-gelu-close/bundle.json" '[m["max_rel"] > 0 for c in b["checks"] if c["status"] == "PASS" and c["dtype"] == "float32" and c["device"] == "openreg" for m in c["measurements"] if m["output"] == "out[0]"]')" \
+		"[True]" close_measures_the_small_error
+	contains "$out" "^openreg-gelu-dtype .* inconsistent$" dtype_is_inconsistent
+	# A float64 result from a float32 gelu leaves openreg's backward waiting
+	# on its daemon: the sample is lost (TIMEOUT), the other dtypes kept.
+	equals "$(field "$T/f2/openreg-gelu-dtype/bundle.json" 'sorted((c["status"] != "PASS", c["dtype"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg")')" \
+		"[(False, None), (False, 'bfloat16'), (False, 'float16'), (False, 'float64'), (True, 'float32')]" \
+		dtype_fails_the_float32_sample_only
+}
+needs trixie-openreg -- faults
 
 usage() {
 	run 2 samples_must_be_a_count "$APIPARITY" check torch.matmul --samples 0

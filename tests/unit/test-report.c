@@ -809,6 +809,61 @@ static void html_has_a_section_per_environment_and_the_verdict(void **state)
 	assert_contains(html, "run.log sha256 " RUNLOG_SHA);
 }
 
+/* ------------------------------------------------------------ numeric */
+
+/* A numeric check of op on dtype, device against "cpu", with one measurement. */
+static json_t *numeric(const char *op, const char *dtype, const char *status, double ratio)
+{
+	json_t *c = json_pack("{s:s, s:s, s:s, s:n, s:[], s:i, s:s, s:s, s:s, s:s, s:s, s:n,"
+			      " s:[{s:s, s:f, s:f, s:f, s:f, s:f}]}",
+			      "name", "n", "kind", "numeric", "status", status, "reason", "trace",
+			      "duration_ms", 0, "op", op, "dtype", dtype, "device", "npu",
+			      "against", "cpu", "sample_kind", "sample", "across", "measurements",
+			      "output", "out[0]", "max_abs", ratio * 1e-5, "max_rel", ratio * 1e-6,
+			      "worst_ratio", ratio, "rtol", 1.3e-6, "atol", 1e-5);
+	assert_non_null(c);
+	return c;
+}
+
+static void numeric_rows_sum_samples_and_keep_the_worst_error(void **state)
+{
+	struct fixture *f = *state;
+	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent", json_pack("[o, o, o]",
+		numeric("gelu", "float32", "PASS", 0.5), numeric("gelu", "float32", "FAIL", 770.0),
+		numeric("gelu", "float64", "PASS", 0.0)));
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *rows = json_object_get(json_array_get(json_object_get(f->model, "environments"), 0),
+					     "numeric");
+	assert_int_equal(json_array_size(rows), 2);
+	const json_t *r = json_array_get(rows, 0);
+	assert_string_equal(str(r, "dtype"), "float32");
+	assert_int_equal(json_integer_value(json_object_get(r, "samples")), 2);
+	assert_int_equal(json_integer_value(json_object_get(r, "failed")), 1);
+	assert_true(json_real_value(json_object_get(r, "worst_ratio")) == 770.0);
+	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), "- Numeric checks (OpInfo samples, per operator and dtype):\n"
+			"  - `gelu` float32, npu vs cpu: 2 samples: 1 passed, 1 failed, 0 not run; "
+			"max_abs 0.0077, max_rel 0.00077, 770x the tolerance (rtol 1.3e-06, atol 1e-05)");
+	ap_buf_reset(&f->out);
+	ap_report_markdown(f->model, AP_LANG_ZH, &f->out);
+	assert_contains(ap_buf_str(&f->out), "数值检查");
+}
+
+static void numeric_chart_marks_failures_and_escapes_names(void **state)
+{
+	struct fixture *f = *state;
+	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent", json_pack("[o, o]",
+		numeric("<script>x", "float32", "FAIL", 770.0), numeric("gelu", "float64", "PASS", 0.01)));
+	f->model = ap_report_model(&f->s, NULL);
+	ap_report_html(f->model, AP_LANG_EN, &f->out);
+	const char *html = ap_buf_str(&f->out);
+	assert_null(strstr(html, "<script"));
+	assert_int_equal(count(html, "<svg class=\"numeric\""), 1);
+	assert_contains(html, "&lt;script&gt;x float32 npu vs cpu</text>");
+	assert_int_equal(count(html, "fill=\"#d73a49\""), 1);
+	assert_int_equal(count(html, "fill=\"#2da44e\""), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -842,6 +897,8 @@ int main(void)
 		T(html_has_a_section_per_environment_and_the_verdict),
 		T(no_data_value_adds_a_line_or_a_block_to_the_markdown),
 		T(no_data_value_opens_a_tag_in_html_or_junit),
+		T(numeric_rows_sum_samples_and_keep_the_worst_error),
+		T(numeric_chart_marks_failures_and_escapes_names),
 #undef T
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -294,6 +294,45 @@ static void one_failing_check_is_inconsistent_naming_it(void **state)
 	json_decref(b);
 }
 
+/* A numeric check that compared with env across (NULL: the device against
+ * its own CPU). */
+static json_t *numeric(const char *status, const char *across, int same_torch)
+{
+	json_t *c = json_pack("{s:s, s:s, s:s, s:s, s:[], s:s?, s:b}", "name", "gelu float32 sample#0",
+			      "kind", "numeric", "status", status, "reason", "out[0]: 3 of 4 out",
+			      "trace", "across", across, "same_torch", same_torch);
+	assert_non_null(c);
+	return c;
+}
+
+static void numeric_checks_verify_and_fail_like_probes(void **state)
+{
+	(void)state;
+	json_t *b = bundle(json_pack("[o]", numeric("PASS", NULL, 1)));
+	ap_verdict_decide(b);
+	assert_string_equal(verdict_of(b), "consistent");
+	json_decref(b);
+	b = bundle(json_pack("[o, o]", numeric("PASS", NULL, 1), numeric("FAIL", NULL, 1)));
+	ap_verdict_decide(b);
+	assert_string_equal(verdict_of(b), "inconsistent");
+	assert_true(reason_has(b, "gelu float32 sample#0", "FAIL", "3 of 4 out", NULL));
+	json_decref(b);
+}
+
+static void cpu_differing_from_the_reference_is_a_limit_only_across_versions(void **state)
+{
+	(void)state;
+	json_t *b = bundle(json_pack("[o, o]", numeric("PASS", NULL, 1), numeric("FAIL", "sid", 1)));
+	ap_verdict_decide(b);
+	assert_string_equal(verdict_of(b), "inconsistent");
+	json_decref(b);
+	b = bundle(json_pack("[o, o]", numeric("PASS", NULL, 1), numeric("FAIL", "sid", 0)));
+	ap_verdict_decide(b);
+	assert_string_equal(verdict_of(b), "consistent-with-limits");
+	assert_true(reason_has(b, "gelu float32 sample#0", "3 of 4 out", "change between versions", NULL));
+	json_decref(b);
+}
+
 static void crash_error_and_timeout_are_failures_too(void **state)
 {
 	(void)state;
@@ -591,6 +630,8 @@ int main(void)
 		cmocka_unit_test(all_passing_without_differences_is_consistent),
 		cmocka_unit_test(one_failing_check_is_inconsistent_naming_it),
 		cmocka_unit_test(crash_error_and_timeout_are_failures_too),
+		cmocka_unit_test(numeric_checks_verify_and_fail_like_probes),
+		cmocka_unit_test(cpu_differing_from_the_reference_is_a_limit_only_across_versions),
 		cmocka_unit_test(trace_difference_is_inconsistent_with_step_values_and_reference),
 		cmocka_unit_test(patched_target_passing_every_probe_is_consistent_with_limits),
 		cmocka_unit_test(patched_target_with_a_failure_is_inconsistent),

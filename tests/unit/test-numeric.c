@@ -1,0 +1,241 @@
+/* test-numeric.c - unit tests for src/check/numeric.h: what the worker ships,
+ * decoded and judged. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "check/numeric.h"
+
+/* [1.0f, 2.0f] as float32 little-endian, in base64. */
+#define ONE_TWO "AACAPwAAAEA="
+/* [1.0f, 2.002f] */
+#define ONE_TWO_OFF "AACAP8UgAEA="
+
+static json_t *tensor(const char *dtype, const char *data, json_int_t n, json_int_t stride)
+{
+	return json_pack("{s:{s:s, s:[I], s:[I], s:b, s:s}}", "$tensor", "dtype", dtype, "shape", n,
+			 "strides", stride, "requires_grad", 0, "data", data);
+}
+
+static json_t *sample(const char *dtype, const char *kind)
+{
+	json_t *s = json_pack("{s:s, s:s, s:s?, s:s, s:i, s:b, s:b, s:{s:n, s:{s:[]}, s:{}},"
+			      " s:s, s:s}", "op", "nn.functional.gelu", "variant", "", "dtype", dtype,
+			      "kind", kind, "index", 0, "grad", 0, "inplace", 0, "sample", "input",
+			      "args", "$tuple", "kwargs", "id", "nn.functional.gelu float32 sample#0",
+			      "input_digest", "d");
+	assert_non_null(s);
+	return s;
+}
+
+static json_t *ok_part(const char *data)
+{
+	return json_pack("{s:s, s:[o], s:[]}", "status", "ok", "outputs",
+			 tensor("float32", data, 2, 1), "grads");
+}
+
+static json_t *frame2(json_t *cpu, json_t *dev)
+{
+	return json_pack("{s:s, s:i, s:{s:o, s:o}}", "type", "sample", "i", 0, "parts", "cpu", cpu,
+			 "npu", dev);
+}
+
+static json_t *one_check(const json_t *s, const json_t *f, const char *devices)
+{
+	json_t *out = json_array();
+	ap_numeric_device_checks(s, f, devices, 0, out);
+	assert_int_equal(json_array_size(out), 1);
+	json_t *c = json_incref(json_array_get(out, 0));
+	json_decref(out);
+	return c;
+}
+
+static const char *text(const json_t *c, const char *key)
+{
+	const char *v = json_string_value(json_object_get(c, key));
+	return v ? v : "(null)";
+}
+
+static void decodes_a_tensor_and_refuses_every_bad_part(void **state)
+{
+	(void)state;
+	struct ap_tensor t;
+	struct ap_buf store = { 0 }, why = { 0 };
+	json_t *v = tensor("float32", ONE_TWO, 2, 1);
+	assert_int_equal(ap_numeric_tensor(v, &t, &store, &why), 0);
+	assert_int_equal(t.dtype, AP_DT_FLOAT32);
+	assert_int_equal(t.ndim, 1);
+	assert_int_equal(t.nbytes, 8);
+	json_decref(v);
+	struct { json_t *v; const char *why; } bad[] = {
+		{ tensor("float32", ONE_TWO, 3, 1), "read past its bytes" },
+		{ tensor("float32", ONE_TWO, 2, 2), "read past its bytes" },
+		{ tensor("complex32", ONE_TWO, 1, 1), "does not decode" },
+		{ tensor("float32", "AACAPwAAAEA", 2, 1), "not base64" },
+		{ tensor("float32", ONE_TWO, -1, 1), "not a list of sizes" },
+		{ json_pack("{s:{s:s, s:[i], s:[], s:s}}", "$tensor", "dtype", "float32", "shape", 2,
+			    "strides", "data", ONE_TWO), "not a list of sizes" },
+		{ json_pack("{s:s}", "$tensor", "x"), "not a tensor" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ap_buf_reset(&store);
+		ap_buf_reset(&why);
+		assert_int_equal(ap_numeric_tensor(bad[i].v, &t, &store, &why), -EINVAL);
+		if (!strstr(ap_buf_str(&why), bad[i].why))
+			fail_msg("case %zu: '%s' lacks '%s'", i, ap_buf_str(&why), bad[i].why);
+		json_decref(bad[i].v);
+	}
+	ap_buf_free(&store);
+	ap_buf_free(&why);
+}
+
+static void device_equal_to_cpu_passes_with_measurements(void **state)
+{
+	(void)state;
+	json_t *s = sample("float32", "sample"), *f = frame2(ok_part(ONE_TWO), ok_part(ONE_TWO));
+	json_t *c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "name"), "nn.functional.gelu float32 sample#0 npu vs cpu");
+	assert_string_equal(text(c, "status"), "PASS");
+	assert_string_equal(text(c, "against"), "cpu");
+	json_t *m = json_array_get(json_object_get(c, "measurements"), 0);
+	assert_string_equal(text(m, "output"), "out[0]");
+	assert_int_equal(json_integer_value(json_object_get(m, "mismatches")), 0);
+	assert_true(json_real_value(json_object_get(m, "rtol")) == 1.3e-6);
+	assert_string_equal(text(m, "digest"), text(m, "digest_expected"));
+	json_decref(c);
+	json_decref(f);
+	json_decref(s);
+}
+
+static void device_off_by_1e_3_fails_naming_the_errors(void **state)
+{
+	(void)state;
+	json_t *s = sample("float32", "sample"), *f = frame2(ok_part(ONE_TWO), ok_part(ONE_TWO_OFF));
+	json_t *c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), "FAIL");
+	if (!strstr(text(c, "reason"), "out[0]: 1 of 2 elements out of tolerance (first at 1): "
+		    "max_abs 0.002, max_rel 0.001"))
+		fail_msg("reason: %s", text(c, "reason"));
+	json_t *m = json_array_get(json_object_get(c, "measurements"), 0);
+	assert_int_equal(json_integer_value(json_object_get(m, "first_mismatch")), 1);
+	json_decref(c);
+	json_decref(f);
+	json_decref(s);
+}
+
+static void another_dtype_or_exception_fails(void **state)
+{
+	(void)state;
+	json_t *s = sample("float32", "sample");
+	json_t *dev = json_pack("{s:s, s:[o], s:[]}", "status", "ok", "outputs",
+				tensor("float64", "AAAAAAAA8D8AAAAAAAAAQA==", 2, 1), "grads");
+	json_t *f = frame2(ok_part(ONE_TWO), dev), *c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), "FAIL");
+	assert_non_null(strstr(text(c, "reason"), "dtype float64, expected float32"));
+	json_decref(c);
+	json_decref(f);
+	f = frame2(ok_part(ONE_TWO), json_pack("{s:s, s:s, s:s}", "status", "raised", "exception",
+					       "RuntimeError", "message", "boom"));
+	c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), "FAIL");
+	assert_string_equal(text(c, "reason"), "raised RuntimeError on npu (boom), did not raise on cpu");
+	json_decref(c);
+	json_decref(f);
+	json_decref(s);
+}
+
+static void notrun_keeps_its_reason_and_a_lost_sample_its_status(void **state)
+{
+	(void)state;
+	json_t *s = sample("float32", "sample");
+	json_t *f = frame2(ok_part(ONE_TWO), json_pack("{s:s, s:s}", "status", "notrun", "reason",
+						       "dtype float32 is not supported on npu"));
+	json_t *c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), "NOTRUN");
+	assert_string_equal(text(c, "reason"), "dtype float32 is not supported on npu");
+	json_decref(c);
+	json_decref(f);
+	f = json_pack("{s:s, s:i, s:{s:s, s:s}}", "type", "sample", "i", 0, "lost", "status", "CRASH",
+		      "reason", "SIGABRT");
+	c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), "CRASH");
+	assert_string_equal(text(c, "reason"), "the sample was lost: SIGABRT");
+	json_decref(c);
+	json_decref(f);
+	json_decref(s);
+}
+
+static void cpu_alone_keeps_the_digests(void **state)
+{
+	(void)state;
+	json_t *s = sample("float32", "sample");
+	json_t *f = json_pack("{s:i, s:{s:o}}", "i", 0, "parts", "cpu", ok_part(ONE_TWO));
+	json_t *c = one_check(s, f, "cpu");
+	assert_string_equal(text(c, "name"), "nn.functional.gelu float32 sample#0 cpu");
+	assert_string_equal(text(c, "status"), "PASS");
+	assert_true(json_is_null(json_object_get(c, "against")));
+	assert_int_equal(strlen(text(json_array_get(json_object_get(c, "outputs"), 0), "digest")), 64);
+	json_decref(c);
+	json_decref(f);
+	json_decref(s);
+}
+
+static void cross_check_compares_cpu_with_the_reference(void **state)
+{
+	(void)state;
+	json_t *s = sample("float32", "sample");
+	json_t *f = json_pack("{s:i, s:{s:o}}", "i", 0, "parts", "cpu", ok_part(ONE_TWO_OFF));
+	json_t *r = json_pack("{s:i, s:{s:o}}", "i", 0, "parts", "cpu", ok_part(ONE_TWO));
+	json_t *c = ap_numeric_cross_check(s, f, r, "trixie", 0, 0);
+	assert_string_equal(text(c, "name"), "nn.functional.gelu float32 sample#0 cpu vs trixie");
+	assert_string_equal(text(c, "status"), "FAIL");
+	assert_string_equal(text(c, "across"), "trixie");
+	assert_true(json_is_false(json_object_get(c, "same_torch")));
+	json_decref(c);
+	c = ap_numeric_cross_check(s, r, r, "trixie", 1, 0);
+	assert_string_equal(text(c, "status"), "PASS");
+	json_decref(c);
+	json_decref(f);
+	json_decref(r);
+	json_decref(s);
+}
+
+static void prepare_names_and_digests_each_sample(void **state)
+{
+	(void)state;
+	json_t *s = sample("float32", "sample"), *e = sample(NULL, "error");
+	json_object_del(s, "id");
+	json_t *answer = json_pack("{s:[o, o]}", "samples", s, e), *bad = json_pack("{s:[{}]}", "samples");
+	struct ap_buf why = { 0 };
+	json_t *p = ap_numeric_prepare(answer, &why);
+	assert_non_null(p);
+	assert_string_equal(text(json_array_get(p, 0), "id"), "nn.functional.gelu float32 sample#0");
+	assert_string_equal(text(json_array_get(p, 1), "id"), "nn.functional.gelu error#0");
+	assert_int_equal(strlen(text(json_array_get(p, 0), "input_digest")), 64);
+	assert_null(ap_numeric_prepare(bad, &why));
+	assert_string_equal(ap_buf_str(&why), "sample 0 is not as the worker makes samples");
+	json_decref(p);
+	json_decref(answer);
+	json_decref(bad);
+	ap_buf_free(&why);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(decodes_a_tensor_and_refuses_every_bad_part),
+		cmocka_unit_test(device_equal_to_cpu_passes_with_measurements),
+		cmocka_unit_test(device_off_by_1e_3_fails_naming_the_errors),
+		cmocka_unit_test(another_dtype_or_exception_fails),
+		cmocka_unit_test(notrun_keeps_its_reason_and_a_lost_sample_its_status),
+		cmocka_unit_test(cpu_alone_keeps_the_digests),
+		cmocka_unit_test(cross_check_compares_cpu_with_the_reference),
+		cmocka_unit_test(prepare_names_and_digests_each_sample),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
