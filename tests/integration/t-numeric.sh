@@ -88,7 +88,7 @@ faults() {
 		off_is_inconsistent_naming_gelu_sample_dtype_and_errors
 	equals "$(field "$T/f1/openreg-gelu-off/bundle.json" 'b["verdict"], sorted(c["dtype"] for c in b["checks"] if c["status"] == "FAIL")')" \
 		"('inconsistent', ['float32'])" off_fails_float32_only
-	equals "$(field "$T/f1/openreg-gelu-crash/bundle.json" 'sorted((c["status"], c["dtype"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg")')" \
+	equals "$(field "$T/f1/openreg-gelu-crash/bundle.json" 'sorted(((c["status"], c["dtype"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg"), key=lambda t: (t[0], t[1] or ""))')" \
 		"[('CRASH', 'float32'), ('PASS', None), ('PASS', 'bfloat16'), ('PASS', 'float16'), ('PASS', 'float64')]" \
 		crash_is_crash_for_that_sample_and_keeps_the_others
 	contains "$out" "^  openreg-gelu-crash: check nn\.functional\.gelu float32 sample#0 openreg vs cpu: CRASH: the sample was lost: SIGABRT$" \
@@ -101,7 +101,7 @@ faults() {
 	contains "$out" "^openreg-gelu-dtype .* inconsistent$" dtype_is_inconsistent
 	# A float64 result from a float32 gelu leaves openreg's backward waiting
 	# on its daemon: the sample is lost (TIMEOUT), the other dtypes kept.
-	equals "$(field "$T/f2/openreg-gelu-dtype/bundle.json" 'sorted((c["status"] != "PASS", c["dtype"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg")')" \
+	equals "$(field "$T/f2/openreg-gelu-dtype/bundle.json" 'sorted(((c["status"] != "PASS", c["dtype"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg"), key=lambda t: (t[0], t[1] or ""))')" \
 		"[(False, None), (False, 'bfloat16'), (False, 'float16'), (False, 'float64'), (True, 'float32')]" \
 		dtype_fails_the_float32_sample_only
 }
