@@ -2,7 +2,7 @@
 # `make check SANITIZE=1` does the same with ASan+UBSan in build-san/.
 
 CC      ?= cc
-PKGS    := jansson libcrypto yaml-0.1
+PKGS    := jansson libcrypto yaml-0.1 librsvg-2.0 cairo
 SANITIZE ?=
 BUILD   := $(if $(SANITIZE),build-san,build)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -116,17 +116,21 @@ demo: deps
 	@$(MAKE) --no-print-directory demo-run
 
 # The README's main job: verify the default target across the reference
-# environments (trixie-openreg's real device included) and write the evidence
-# under out/.
+# environments (trixie-openreg's real device included), write the evidence
+# and the report under out/ (the English Markdown first, so the last report run
+# lists it in out/MANIFEST.sha256), review it, and name the page and the PNGs a
+# reviewer looks at.
 DEMO_TARGET := torch.autograd.grad_mode.set_multithreading_enabled.clone
 demo-run: $(BUILD)/apiparity envs
 	$(BUILD)/apiparity env show bookworm trixie sid trixie-openreg
 	$(BUILD)/apiparity check $(DEMO_TARGET) --envs envs/reference.ini \
 		--env bookworm --env trixie --env sid --env trixie-openreg --out out
-	$(BUILD)/apiparity report out
 	$(BUILD)/apiparity report out --lang en --format md > /dev/null && mv out/report.md out/report.en.md
-	$(BUILD)/apiparity report out --format md > /dev/null
-	$(BUILD)/apiparity verify out
+	$(BUILD)/apiparity report out > /dev/null
+	$(BUILD)/apiparity verify out; rc=$$?; \
+	echo "make demo: the page a reviewer opens: out/report.html"; \
+	echo "make demo: PNG pictures to paste where SVG is not taken: out/matrix.png$$(for f in out/card-*.png; do printf ' %s' "$$f"; done)"; \
+	exit $$rc
 
 # Every bench once; their rows of bench/RESULTS.md are rewritten from what
 # they measured (commit and date included). bench-smoke: one short run of

@@ -10,8 +10,14 @@
 #include "review/docs.h"
 #include "base/err.h"
 #include "base/fsutil.h"
+#include "review/html.h"
+#include "review/outputs.h"
+#include "review/png.h"
 #include "review/report.h"
+#include "review/svg.h"
 #include "evidence/submission.h"
+
+static const char *const ap_formats[] = { "md", "html", "json", "junit", "png" };
 
 struct ap_report_opts {
 	const char *lang, *docs, *formats;
@@ -33,6 +39,15 @@ static int report_parse(int argc, char **argv, struct ap_report_opts *o)
 		case 'f': o->formats = optarg; break;
 		default: return ap_opt_bad("report", c, argv);
 		}
+	}
+	for (const char *p = o->formats; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t n = strcspn(p, ",");
+		int known = 0;
+		for (size_t i = 0; !known && i < sizeof(ap_formats) / sizeof(ap_formats[0]); i++)
+			known = n == strlen(ap_formats[i]) && !strncmp(p, ap_formats[i], n);
+		if (!known)
+			return ap_usage("report: --format takes md, html, json, junit, png (comma-separated), not '%.*s'",
+					(int)n, p);
 	}
 	if (strcmp(o->lang, "zh") && strcmp(o->lang, "en"))
 		return ap_usage("report: --lang is zh or en, not '%s'", o->lang);
@@ -67,20 +82,69 @@ static int report_write(const char *dir, const char *name, const struct ap_buf *
 	return r;
 }
 
+/* One PNG from an SVG picture, written as dir/name. */
+static int report_png(const char *dir, const char *name, const struct ap_buf *svg,
+		      const char *text)
+{
+	struct ap_buf png = { 0 }, err = { 0 };
+	int r = ap_png_from_svg(ap_buf_str(svg), svg->len, text, &png, &err);
+	if (r) {
+		struct ap_buf d = { 0 };
+		ap_buf_addf(&d, "%s/%s: %s", dir, name, ap_buf_str(&err));
+		r = ap_fail(r, "report --format png", &d);
+		ap_buf_free(&d);
+	} else
+		r = report_write(dir, name, &png);
+	ap_buf_free(&png);
+	ap_buf_free(&err);
+	return r;
+}
+
+/* The PNGs: an evidence card per environment (its text, the card's lines,
+ * in the PNG too), then the matrix. */
+static int report_pngs(const char *dir, const json_t *model, enum ap_lang l)
+{
+	size_t i, k;
+	json_t *e, *line;
+	int rc = 0;
+	json_array_foreach(json_object_get(model, "environments"), i, e) {
+		struct ap_buf svg = { 0 }, name = { 0 }, text = { 0 };
+		json_t *lines = ap_card_lines(model, e);
+		json_array_foreach(lines, k, line)
+			ap_buf_addf(&text, "%s%s", k ? "\n" : "", json_string_value(line));
+		ap_svg_card(model, e, &svg);
+		ap_output_card_name(json_string_value(json_object_get(e, "name")), &name);
+		rc = rc ? rc : report_png(dir, ap_buf_str(&name), &svg, ap_buf_str(&text));
+		json_decref(lines);
+		ap_buf_free(&svg);
+		ap_buf_free(&name);
+		ap_buf_free(&text);
+	}
+	struct ap_buf svg = { 0 };
+	ap_svg_matrix(model, l, &svg);
+	rc = rc ? rc : report_png(dir, "matrix.png", &svg, NULL);
+	ap_buf_free(&svg);
+	return rc;
+}
+
 static int report_render(const char *dir, const json_t *model, const struct ap_report_opts *o)
 {
-	static const char *const all[] = { "md", "html", "json", "junit" };
+	enum ap_lang l = strcmp(o->lang, "en") ? AP_LANG_ZH : AP_LANG_EN;
 	int rc = 0;
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+	for (size_t i = 0; i < sizeof(ap_formats) / sizeof(ap_formats[0]) && !rc; i++) {
 		struct ap_buf out = { 0 };
-		const char *f = all[i], *name = NULL;
+		const char *f = ap_formats[i], *name = NULL;
 		if (!has_word(o->formats, f))
 			continue;
+		if (!strcmp(f, "png")) {
+			rc = report_pngs(dir, model, l);
+			continue;
+		}
 		if (!strcmp(f, "md")) {
-			ap_report_markdown(model, strcmp(o->lang, "en") ? AP_LANG_ZH : AP_LANG_EN, &out);
+			ap_report_markdown(model, l, &out);
 			name = "report.md";
 		} else if (!strcmp(f, "html")) {
-			ap_report_html(model, &out);
+			ap_report_html(model, l, &out);
 			name = "report.html";
 		} else if (!strcmp(f, "json")) {
 			char *s = json_dumps(model, JSON_INDENT(2));
@@ -92,15 +156,28 @@ static int report_render(const char *dir, const json_t *model, const struct ap_r
 			ap_report_junit(model, &out);
 			name = "junit.xml";
 		}
-		rc = rc ? rc : report_write(dir, name, &out);
+		rc = report_write(dir, name, &out);
 		ap_buf_free(&out);
 	}
 	return rc;
 }
 
+/* The report's manifest, over what is there now (outputs.h). */
+static int report_manifest(const char *dir, const struct ap_submission *s)
+{
+	struct ap_buf err = { 0 };
+	int r = ap_output_manifest(dir, s, &err);
+	if (r)
+		r = ap_fail(r, "report", &err);
+	else
+		printf("%s/MANIFEST.sha256\n", dir);
+	ap_buf_free(&err);
+	return r;
+}
+
 int ap_cmd_report(int argc, char **argv)
 {
-	struct ap_report_opts o = { "zh", NULL, "md,html,json,junit" };
+	struct ap_report_opts o = { "zh", NULL, "md,html,json,junit,png" };
 	struct ap_submission s;
 	struct ap_buf err = { 0 };
 	json_t *docs = NULL;
@@ -119,6 +196,7 @@ int ap_cmd_report(int argc, char **argv)
 	if (!rc) {
 		json_t *model = ap_report_model(&s, docs);
 		rc = report_render(dir, model, &o);
+		rc = rc ? rc : report_manifest(dir, &s);
 		json_decref(model);
 	}
 	json_decref(docs);

@@ -13,6 +13,7 @@
 #include "evidence/manifest.h"
 #include "review/docs.h"
 #include "review/report.h"
+#include "review/words.h"
 
 /* ------------------------------------------------------------ the model */
 
@@ -271,6 +272,177 @@ static json_t *model_conclusion(const json_t *envs)
 			 "inconsistent", bad, "unverified", unv);
 }
 
+/* The check named kind/name in environment e, or NULL. */
+static const json_t *env_check(const json_t *e, const char *kind, const char *name)
+{
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(e, "checks"), i, c)
+		if (!strcmp(ap_json_text(c, "kind"), kind) && !strcmp(ap_json_text(c, "name"), name))
+			return c;
+	return NULL;
+}
+
+/* The environments with the reference first, then the others in their order:
+ * the order in which rows are first seen. */
+static void envs_reference_first(const json_t *envs, const char *ref, json_t *out)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(envs, i, e)
+		if (ref && !strcmp(ap_json_text(e, "name"), ref))
+			json_array_append(out, e);
+	json_array_foreach(envs, i, e)
+		if (!ref || strcmp(ap_json_text(e, "name"), ref))
+			json_array_append(out, e);
+}
+
+/* Calls fn for each distinct check (kind, name) of any environment, whatever
+ * its kind, the reference environment's first. */
+static void each_check(const json_t *envs, const char *ref,
+		       void (*fn)(void *ctx, const char *kind, const char *name), void *ctx)
+{
+	json_t *order = json_array(), *seen = json_object();
+	size_t i, k;
+	json_t *e, *c;
+	envs_reference_first(envs, ref, order);
+	json_array_foreach(order, i, e)
+		json_array_foreach(json_object_get(e, "checks"), k, c) {
+			struct ap_buf key = { 0 };
+			ap_buf_addf(&key, "%s/%s", ap_json_text(c, "kind"), ap_json_text(c, "name"));
+			if (!json_object_get(seen, ap_buf_str(&key))) {
+				json_object_set_new(seen, ap_buf_str(&key), json_true());
+				fn(ctx, ap_json_text(c, "kind"), ap_json_text(c, "name"));
+			}
+			ap_buf_free(&key);
+		}
+	json_decref(order);
+	json_decref(seen);
+}
+
+struct rows {
+	const json_t *envs;
+	const char *ref;
+	json_t *out;
+};
+
+/* A matrix row: the check's status in every environment, null where the
+ * environment has no such check. */
+static void matrix_row(void *ctx, const char *kind, const char *name)
+{
+	struct rows *r = ctx;
+	json_t *cells = json_array();
+	size_t i;
+	json_t *e;
+	json_array_foreach(r->envs, i, e) {
+		const json_t *c = env_check(e, kind, name);
+		json_array_append_new(cells, json_pack("{s:s, s:O?, s:O?}", "env", ap_json_text(e, "name"),
+			"status", c ? json_object_get(c, "status") : NULL,
+			"reason", c ? json_object_get(c, "reason") : NULL));
+	}
+	json_array_append_new(r->out, json_pack("{s:s, s:s, s:o}", "kind", kind, "name", name,
+						"cells", cells));
+}
+
+/* The overview: a column per environment (its verdict, whether it is the
+ * reference), a row per check of any kind with a cell per environment. */
+static json_t *model_matrix(const json_t *envs, const char *ref)
+{
+	json_t *cols = json_array();
+	struct rows r = { envs, ref, json_array() };
+	size_t i;
+	json_t *e;
+	json_array_foreach(envs, i, e)
+		json_array_append_new(cols, json_pack("{s:s, s:O?, s:O?, s:b}", "env",
+			ap_json_text(e, "name"), "label", json_object_get(e, "label"),
+			"verdict", json_object_get(e, "verdict"),
+			"reference", ref && !strcmp(ref, ap_json_text(e, "name"))));
+	each_check(envs, ref, matrix_row, &r);
+	return json_pack("{s:o, s:o}", "columns", cols, "rows", r.out);
+}
+
+/* Whether the judge named step of check among e's trace differences. */
+static int judged_different(const json_t *e, const char *check, const char *step)
+{
+	size_t i;
+	json_t *d;
+	json_array_foreach(json_object_get(e, "differences"), i, d)
+		if (!strcmp(ap_json_text(d, "check"), check) && !strcmp(ap_json_text(d, "step"), step))
+			return 1;
+	return 0;
+}
+
+/* Step i of a check's traces in every environment. The baseline is the
+ * first environment of the reference-first order that ran the check; a step
+ * differs where an environment that ran the check recorded another step or
+ * value there (or none), or where the judge said so. */
+static json_t *trace_step(const json_t *envs, const json_t *order, const char *kind,
+			  const char *name, size_t i)
+{
+	const json_t *base = NULL;
+	size_t k;
+	json_t *e;
+	json_array_foreach(order, k, e) {
+		const json_t *c = env_check(e, kind, name);
+		if (c && !base)
+			base = json_array_get(json_object_get(c, "trace"), i);
+	}
+	const char *step = base ? ap_json_text(base, "step") : NULL;
+	json_t *values = json_array();
+	int differs = 0;
+	json_array_foreach(envs, k, e) {
+		const json_t *c = env_check(e, kind, name);
+		const json_t *s = c ? json_array_get(json_object_get(c, "trace"), i) : NULL;
+		const char *ss = s ? ap_json_text(s, "step") : NULL;
+		if (!step)
+			step = ss;
+		if (c && (!s || !base || strcmp(ss, ap_json_text(base, "step")) ||
+			  !json_equal(json_object_get(s, "value"), json_object_get(base, "value"))))
+			differs = 1;
+		differs |= step && judged_different(e, name, step);
+		json_array_append_new(values, json_pack("{s:s, s:b, s:s?, s:O?}", "env",
+			ap_json_text(e, "name"), "ran", c != NULL, "step", ss,
+			"value", s ? json_object_get(s, "value") : NULL));
+	}
+	return json_pack("{s:s, s:b, s:o}", "step", step ? step : "-", "differs", differs,
+			 "values", values);
+}
+
+static void trace_check(void *ctx, const char *kind, const char *name)
+{
+	struct rows *r = ctx;
+	json_t *order = json_array(), *steps = json_array();
+	size_t i, n = 0, differ = 0;
+	json_t *e;
+	envs_reference_first(r->envs, r->ref, order);
+	json_array_foreach(r->envs, i, e) {
+		const json_t *c = env_check(e, kind, name);
+		size_t len = c ? json_array_size(json_object_get(c, "trace")) : 0;
+		n = len > n ? len : n;
+	}
+	for (i = 0; i < n; i++) {
+		json_t *st = trace_step(r->envs, order, kind, name, i);
+		differ += json_is_true(json_object_get(st, "differs"));
+		json_array_append_new(steps, st);
+	}
+	json_decref(order);
+	if (!n) {
+		json_decref(steps);
+		return;
+	}
+	json_array_append_new(r->out, json_pack("{s:s, s:s, s:I, s:o}", "kind", kind, "check", name,
+						"differing", (json_int_t)differ, "steps", steps));
+}
+
+/* The traces side by side: per check that recorded one, its steps with
+ * every environment's value and whether the step differs. */
+static json_t *model_traces(const json_t *envs, const char *ref)
+{
+	struct rows r = { envs, ref, json_array() };
+	each_check(envs, ref, trace_check, &r);
+	return r.out;
+}
+
 /* The target's signature in each environment that has a signature check,
  * and how it compares with the reference's (check/signature.h). */
 static json_t *model_signatures(const struct ap_submission *s)
@@ -304,10 +476,13 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 		json_array_append_new(envs, model_env(&s->v[i]));
 	const json_t *b0 = s->n ? s->v[0].bundle : NULL;
 	const char *target = ap_json_text(b0, "target");
-	/* The reference environment speaks for the implementation; failing
-	 * that, the first where the target exists. */
-	const char *ref = json_string_value(json_object_get(json_object_get(b0, "comparison"),
-							     "reference"));
+	/* The reference environment (as the first bundle that names one says)
+	 * speaks for the implementation; failing that, the first where the
+	 * target exists. */
+	const char *ref = NULL;
+	for (size_t i = 0; i < s->n && !ref; i++)
+		ref = json_string_value(json_object_get(json_object_get(s->v[i].bundle, "comparison"),
+							"reference"));
 	const struct ap_sub_env *re = ref ? ap_submission_find(s, ref) : NULL;
 	const json_t *res = re ? re->bundle : NULL;
 	for (size_t i = 0; i < s->n && !res; i++)
@@ -321,6 +496,9 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 		"resolution", json_object_get(res, "resolution"),
 		"adaptation", json_object_get(res, "adaptation"),
 		"conclusion", model_conclusion(envs));
+	json_object_set_new(m, "reference", ref ? json_string(ref) : json_null());
+	json_object_set_new(m, "matrix", model_matrix(envs, ref));
+	json_object_set_new(m, "traces", model_traces(envs, ref));
 	json_object_set_new(m, "environments", envs);
 	json_object_set_new(m, "class", owner ? json_string(owner) : json_null());
 	json_object_set_new(m, "signatures", model_signatures(s));
@@ -329,83 +507,9 @@ json_t *ap_report_model(const struct ap_submission *s, const json_t *docs)
 
 /* ------------------------------------------------------------ words */
 
-enum ap_msg {
-	M_TITLE, M_COVERS, M_SCOPE, M_TARGET, M_OFFICIAL_CASE, M_NONE_FOUND, M_FOCUSED,
-	M_RESULTS, M_PYTHON, M_TORCH, M_PLUGIN, M_DEVICES, M_PROBES, M_EXIT, M_EVIDENCE,
-	M_OFFICIAL, M_ABSENT, M_NEAREST, M_ENV_ERROR, M_ADAPT, M_IMPL, M_DOCS, M_DOCS_NOT,
-	M_DOCS_NONE, M_DOCS_ENTRY, M_DOCS_CLASS, M_DOCS_CONTRA, M_DOCS_OK, M_DOCS_UNCOMPARED, M_CONCLUSION,
-	M_PASSED_IN, M_FAILED_IN, M_UNVERIFIED_IN, M_VERDICT, M_REASONS, M_NONE, M_NOT_RUN,
-	M_PATCH_NEEDED, M_PATCH_NOT, M_DIFF, M_SUPPORTED, M_UNSUPPORTED, M_MISSING, M_NUMERIC,
-	M_NUMERIC_ROW, M_SIGS, M_SIG_REF, M_SIG_SAME, M_SIG_OTHER, M_SIG_AS, M_SIG_NONE, M_COUNT
-};
-
-static const char *const ap_words[M_COUNT][2] = {
-	[M_TITLE] = { "API 一致性任务：%s 支持验证", "API consistency task: %s support verification" },
-	[M_COVERS] = { "本报告覆盖以下环境：", "This report covers these environments: " },
-	[M_SCOPE] = { "验证范围", "Scope" },
-	[M_TARGET] = { "目标 API", "Target API" },
-	[M_OFFICIAL_CASE] = { "官方测试用例", "Official test cases" },
-	[M_NONE_FOUND] = { "未找到（见各环境的说明）", "none found (see each environment)" },
-	[M_FOCUSED] = { "专项检查", "Focused checks" },
-	[M_RESULTS] = { "%s 结果", "%s results" },
-	[M_PYTHON] = { "Python 版本", "Python" },
-	[M_TORCH] = { "torch 版本", "torch" },
-	[M_PLUGIN] = { "后端插件", "Backend plugin" },
-	[M_DEVICES] = { "设备", "Devices" },
-	[M_PROBES] = { "专项检查结果", "Focused checks" },
-	[M_EXIT] = { "退出码", "Exit code" },
-	[M_EVIDENCE] = { "证据", "Evidence" },
-	[M_OFFICIAL] = { "官方测试", "Official tests" },
-	[M_ABSENT] = { "该版本中不存在此 API", "the API is absent in this version" },
-	[M_NEAREST] = { "最接近的名称", "nearest names" },
-	[M_ENV_ERROR] = { "环境无法使用", "the environment could not be used" },
-	[M_ADAPT] = { "后端适配结论", "Backend adaptation conclusion" },
-	[M_IMPL] = { "上游实现位置", "Upstream implementation" },
-	[M_DOCS] = { "原生 API 文档支持情况", "Native API documentation" },
-	[M_DOCS_NOT] = { "未检查（未提供 --docs）", "not checked (no --docs given)" },
-	[M_DOCS_NONE] = { "文档中没有该 API 的条目，需要新增文档条目",
-			  "the docs have no entry for this API: an entry needs to be added" },
-	[M_DOCS_ENTRY] = { "文档已有该 API 的条目", "the docs have an entry for this API" },
-	[M_DOCS_CLASS] = { "文档中仅有其所属类的条目", "the docs have an entry for its class only" },
-	[M_DOCS_CONTRA] = { "文档声明与测量不符", "docs claim contradicted by measurement" },
-	[M_DOCS_OK] = { "文档声明与测量一致", "the docs' claims agree with the measurements" },
-	[M_DOCS_UNCOMPARED] = { "没有测量环境对应文档中的任何产品，文档声明未与测量比较",
-				"no measured environment matches a product of the page: the docs' "
-				"claims were not compared with any measurement" },
-	[M_CONCLUSION] = { "结论", "Conclusion" },
-	[M_PASSED_IN] = { "一致（专项检查全部通过）的环境", "Consistent (every focused check passed) in" },
-	[M_FAILED_IN] = { "不一致的环境", "Inconsistent in" },
-	[M_UNVERIFIED_IN] = { "未验证的环境", "Unverified in" },
-	[M_VERDICT] = { "结论", "Verdict" },
-	[M_REASONS] = { "原因", "Reasons" },
-	[M_NONE] = { "无", "none" },
-	[M_NOT_RUN] = { "未运行", "not run" },
-	[M_PATCH_NEEDED] = { "需要评估后端专门适配", "a backend-specific patch needs review" },
-	[M_PATCH_NOT] = { "无需后端专门适配", "no backend-specific patch is needed" },
-	[M_DIFF] = { "与参考环境 %s 的轨迹差异", "trace differences from the reference %s" },
-	[M_SUPPORTED] = { "支持", "supported" },
-	[M_UNSUPPORTED] = { "不支持", "unsupported" },
-	[M_MISSING] = { "缺失的证据", "Missing evidence" },
-	[M_NUMERIC] = { "数值检查（OpInfo 样本，逐算子、逐数据类型）",
-			"Numeric checks (OpInfo samples, per operator and dtype)" },
-	[M_NUMERIC_ROW] = { "%s 个样本：%s 通过，%s 不一致，%s 未运行；最大绝对误差 %s，最大相对误差 %s，"
-			    "为容差的 %s 倍（rtol %s，atol %s）",
-			    "%s samples: %s passed, %s failed, %s not run; max_abs %s, max_rel %s, "
-			    "%sx the tolerance (rtol %s, atol %s)" },
-	[M_SIGS] = { "签名比较", "Signatures" },
-	[M_SIG_REF] = { "参考环境", "the reference" },
-	[M_SIG_SAME] = { "与 %s 的 torch 版本相同，签名差异即不一致",
-			 "the same torch release as %s: a difference is an inconsistency" },
-	[M_SIG_OTHER] = { "与 %s 的 torch 版本不同，签名差异为已说明的限制",
-			  "another torch release than %s: a difference is a stated limit" },
-	[M_SIG_AS] = { "与 %s 一致", "as in %s" },
-	[M_SIG_NONE] = { "无可比较的签名（目标不可调用或不存在）",
-			 "no signature compared (the target is absent or not callable)" },
-};
-
 static const char *W(enum ap_lang l, enum ap_msg m)
 {
-	return ap_words[m][l == AP_LANG_EN];
+	return ap_word(l, m);
 }
 
 /* ------------------------------------------------------------ Markdown */
@@ -727,7 +831,7 @@ void ap_report_markdown(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	md_slots_free();
 }
 
-/* ------------------------------------------------------------ JUnit, HTML */
+/* ------------------------------------------------------------ JUnit */
 
 static void junit_case(const char *env, const json_t *c, struct ap_buf *out)
 {
@@ -779,230 +883,4 @@ void ap_report_junit(const json_t *m, struct ap_buf *out)
 		ap_buf_adds(out, "  </testsuite>\n");
 	}
 	ap_buf_adds(out, "</testsuites>\n");
-}
-
-/* An SVG card standing in for a terminal screenshot: the fingerprint and the
- * result lines, with the sha256 of the run log that holds the full record. */
-static void html_card(const json_t *m, const json_t *e, struct ap_buf *out)
-{
-	struct ap_buf lines[8] = { { 0 } };
-	const json_t *p = json_object_get(e, "probes");
-	const char *logsum = "-";
-	size_t i, n = 0;
-	json_t *v;
-	json_array_foreach(json_object_get(e, "evidence"), i, v)
-		if (!strcmp(ap_json_text(v, "file"), "run.log"))
-			logsum = ap_json_text(v, "sha256");
-	ap_buf_addf(&lines[n++], "$ apiparity check %s --env %s", ap_json_text(m, "target"),
-		    ap_json_text(e, "name"));
-	ap_buf_addf(&lines[n++], "python %s   torch %s", ap_json_text(e, "python"),
-		    ap_json_text(e, "torch"));
-	ap_buf_addf(&lines[n++], "os %s", ap_json_text(e, "os"));
-	ap_buf_adds(&lines[n], "devices:");
-	json_array_foreach(json_object_get(e, "devices"), i, v)
-		if (json_is_true(json_object_get(v, "available")))
-			ap_buf_addf(&lines[n], " %s x%lld", ap_json_text(v, "type"),
-				    (long long)json_integer_value(json_object_get(v, "count")));
-	ap_buf_adds(&lines[n], lines[n].len > 8 ? "" : " cpu only");
-	n++;
-	ap_buf_addf(&lines[n++], "probes %lld/%lld PASS   exit %lld",
-		    (long long)json_integer_value(json_object_get(p, "passed")),
-		    (long long)json_integer_value(json_object_get(p, "total")),
-		    (long long)json_integer_value(json_object_get(e, "exit_code")));
-	ap_buf_addf(&lines[n++], "verdict: %s", ap_json_text(e, "verdict"));
-	ap_buf_addf(&lines[n++], "run.log sha256 %s", logsum);
-	ap_buf_addf(out, "<svg class=\"card\" xmlns=\"http://www.w3.org/2000/svg\" width=\"760\" "
-		    "height=\"%zu\" role=\"img\" aria-label=\"evidence card ", 24 + n * 20);
-	ap_escape_xml(ap_json_text(e, "name"), out);
-	ap_buf_addf(out, "\"><rect width=\"760\" height=\"%zu\" rx=\"6\" fill=\"#1e1e1e\"/>", 24 + n * 20);
-	for (i = 0; i < n; i++) {
-		ap_buf_addf(out, "<text x=\"12\" y=\"%zu\" fill=\"%s\" font-family=\"monospace\" "
-			    "font-size=\"13\">", 24 + i * 20, i == n - 2 ? "#7ee787" : "#e6e6e6");
-		ap_escape_xml(ap_buf_str(&lines[i]), out);
-		ap_buf_adds(out, "</text>");
-		ap_buf_free(&lines[i]);
-	}
-	ap_buf_adds(out, "</svg>\n");
-}
-
-static const json_t *trace_value(const json_t *e, const char *check, const char *step)
-{
-	size_t i, k;
-	json_t *c, *s;
-	json_array_foreach(json_object_get(e, "checks"), i, c) {
-		if (strcmp(ap_json_text(c, "name"), check))
-			continue;
-		json_array_foreach(json_object_get(c, "trace"), k, s)
-			if (!strcmp(ap_json_text(s, "step"), step))
-				return json_object_get(s, "value");
-	}
-	return NULL;
-}
-
-/* Traces side by side: a row per (check, step) of the first environment that
- * has them, a column per environment, cells that differ from the first
- * column marked. */
-static void html_traces(const json_t *m, struct ap_buf *out)
-{
-	const json_t *envs = json_object_get(m, "environments"), *first = NULL;
-	size_t i, k, j;
-	json_t *e, *c, *s;
-	json_array_foreach(envs, i, e)
-		if (!first && json_is_true(json_object_get(e, "found")))
-			first = e;
-	ap_buf_adds(out, "<h2>Traces</h2>\n<table class=\"traces\"><tr><th>check</th><th>step</th>");
-	json_array_foreach(envs, i, e) {
-		ap_buf_adds(out, "<th>");
-		ap_escape_xml(ap_json_text(e, "name"), out);
-		ap_buf_adds(out, "</th>");
-	}
-	ap_buf_adds(out, "</tr>\n");
-	json_array_foreach(first ? json_object_get(first, "checks") : NULL, k, c)
-		json_array_foreach(json_object_get(c, "trace"), j, s) {
-			const json_t *ref = json_object_get(s, "value");
-			ap_buf_adds(out, "<tr><td>");
-			ap_escape_xml(ap_json_text(c, "name"), out);
-			ap_buf_adds(out, "</td><td>");
-			ap_escape_xml(ap_json_text(s, "step"), out);
-			ap_buf_adds(out, "</td>");
-			json_array_foreach(envs, i, e) {
-				const json_t *v = trace_value(e, ap_json_text(c, "name"), ap_json_text(s, "step"));
-				char *txt = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-				ap_buf_addf(out, "<td%s>", v && !json_equal(v, ref) ? " class=\"diff\"" : "");
-				ap_escape_xml(txt ? txt : "", out);
-				ap_buf_adds(out, "</td>");
-				free(txt);
-			}
-			ap_buf_adds(out, "</tr>\n");
-		}
-	ap_buf_adds(out, "</table>\n");
-}
-
-static void html_cell(const char *text, struct ap_buf *out)
-{
-	ap_buf_adds(out, "<td>");
-	ap_escape_xml(text, out);
-	ap_buf_adds(out, "</td>");
-}
-
-/* The signatures as a table: a row per environment, its differences listed. */
-static void html_signatures(const json_t *m, struct ap_buf *out)
-{
-	size_t i, k;
-	json_t *g, *d;
-	ap_buf_adds(out, "<h2>Signatures</h2>\n<table class=\"signatures\"><tr><th>environment</th>"
-		    "<th>status</th><th>source</th><th>signature</th><th>against</th>"
-		    "<th>differences</th></tr>\n");
-	json_array_foreach(json_object_get(m, "signatures"), i, g) {
-		int differs = json_array_size(json_object_get(g, "differences")) > 0;
-		ap_buf_addf(out, "<tr%s>", differs ? " class=\"diff\"" : "");
-		html_cell(ap_json_text(g, "env"), out);
-		html_cell(ap_json_text(g, "status"), out);
-		html_cell(ap_json_text(g, "source"), out);
-		html_cell(ap_json_text(g, "text"), out);
-		html_cell(json_is_string(json_object_get(g, "reference")) ?
-			  ap_json_text(g, "reference") : "(the reference)", out);
-		ap_buf_adds(out, "<td><ul>");
-		json_array_foreach(json_object_get(g, "differences"), k, d) {
-			ap_buf_adds(out, "<li>");
-			ap_escape_xml(ap_json_text(d, "text"), out);
-			ap_buf_adds(out, "</li>");
-		}
-		ap_buf_adds(out, "</ul></td></tr>\n");
-	}
-	ap_buf_adds(out, "</table>\n");
-}
-
-/* Where v (an error over its tolerance, > 0) falls on the chart's log scale,
- * 1e-6 to 1e2, in pixels of width w. */
-static double chart_x(double v, double w)
-{
-	double lo = -6, hi = 2, x = v > 0 ? log10(v) : lo;
-	x = x < lo ? lo : x > hi ? hi : x;
-	return (x - lo) / (hi - lo) * w;
-}
-
-/* Per environment, a bar per numeric row: its worst error over its
- * tolerance on a log scale, the tolerance itself a red line at 1. */
-static void html_numeric(const json_t *m, struct ap_buf *out)
-{
-	size_t i, k;
-	json_t *e, *r;
-	const double w = 420, left = 330;
-	int any = 0;
-	json_array_foreach(json_object_get(m, "environments"), i, e)
-		any |= json_array_size(json_object_get(e, "numeric")) > 0;
-	if (!any)
-		return;
-	ap_buf_adds(out, "<h2>Numeric checks: error / tolerance (log scale, 1e-6 to 1e2)</h2>\n");
-	json_array_foreach(json_object_get(m, "environments"), i, e) {
-		size_t n = json_array_size(json_object_get(e, "numeric"));
-		if (!n)
-			continue;
-		ap_buf_addf(out, "<svg class=\"numeric\" xmlns=\"http://www.w3.org/2000/svg\" "
-			    "width=\"%.0f\" height=\"%zu\" role=\"img\" aria-label=\"numeric ",
-			    left + w + 90, 30 + n * 18);
-		ap_escape_xml(ap_json_text(e, "name"), out);
-		ap_buf_addf(out, "\"><text x=\"4\" y=\"14\" font-size=\"13\" font-weight=\"bold\">");
-		ap_escape_xml(ap_json_text(e, "name"), out);
-		ap_buf_adds(out, "</text>");
-		json_array_foreach(json_object_get(e, "numeric"), k, r) {
-			double ratio = num(json_object_get(r, "worst_ratio"));
-			double y = 22 + (double)k * 18;
-			int bad = json_integer_value(json_object_get(r, "failed")) > 0;
-			struct ap_buf label = { 0 };
-			ap_buf_addf(&label, "%s %s %s vs %s", ap_json_text(r, "op"), ap_json_text(r, "dtype"),
-				    ap_json_text(r, "device"), ap_json_text(r, "against"));
-			ap_buf_addf(out, "<text x=\"4\" y=\"%.0f\" font-size=\"11\" "
-				    "font-family=\"monospace\">", y + 11);
-			ap_escape_xml(ap_buf_str(&label), out);
-			ap_buf_addf(out, "</text><rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"12\" "
-				    "fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%.2g</text>",
-				    left, y, chart_x(ratio, w) + 1, bad ? "#d73a49" : "#2da44e",
-				    left + w + 6, y + 11, isfinite(ratio) ? ratio : 1e308);
-			ap_buf_free(&label);
-		}
-		ap_buf_addf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"%zu\" stroke=\"red\" "
-			    "stroke-dasharray=\"3 2\"/></svg>\n", left + chart_x(1, w), left + chart_x(1, w),
-			    24 + n * 18);
-	}
-}
-
-static const char ap_html_style[] =
-	"body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
-	"table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:2px 6px}"
-	"td.diff,tr.diff td{background:#ffd7d5;font-weight:bold}.verdict{font-size:1.3em}"
-	".card{display:block;margin:8px 0}pre{white-space:pre-wrap}";
-
-void ap_report_html(const json_t *m, struct ap_buf *out)
-{
-	struct ap_buf md = { 0 };
-	size_t i;
-	json_t *e;
-	ap_buf_adds(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-		    "style-src 'unsafe-inline'; img-src data:\"><title>apiparity: ");
-	ap_escape_xml(ap_json_text(m, "target"), out);
-	ap_buf_addf(out, "</title><style>%s</style></head><body>\n<h1>API consistency: ", ap_html_style);
-	ap_escape_xml(ap_json_text(m, "target"), out);
-	ap_buf_adds(out, "</h1>\n<p class=\"verdict\" id=\"verdict\">Verdict: <strong>");
-	ap_escape_xml(ap_json_text(json_object_get(m, "conclusion"), "verdict"), out);
-	ap_buf_adds(out, "</strong></p>\n<h2>Evidence cards</h2>\n");
-	json_array_foreach(json_object_get(m, "environments"), i, e) {
-		ap_buf_adds(out, "<section class=\"env\" data-env=\"");
-		ap_escape_xml(ap_json_text(e, "name"), out);
-		ap_buf_adds(out, "\"><h3>");
-		ap_escape_xml(ap_json_text(e, "name"), out);
-		ap_buf_adds(out, "</h3>\n");
-		html_card(m, e, out);
-		ap_buf_adds(out, "</section>\n");
-	}
-	html_traces(m, out);
-	html_signatures(m, out);
-	html_numeric(m, out);
-	ap_report_markdown(m, AP_LANG_EN, &md);
-	ap_buf_adds(out, "<h2>Report (Markdown)</h2>\n<pre>");
-	ap_escape_xml(ap_buf_str(&md), out);
-	ap_buf_adds(out, "</pre>\n</body></html>\n");
-	ap_buf_free(&md);
 }

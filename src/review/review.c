@@ -19,6 +19,7 @@
 #include "evidence/manifest.h"
 #include "evidence/sign.h"
 #include "review/escape.h"
+#include "review/outputs.h"
 #include "review/review.h"
 
 #define OFFICIAL_LOG_MAX (64u << 20)  /* bytes of official.log read back */
@@ -93,23 +94,22 @@ static void review_manifest(const struct ap_sub_env *e, json_t *reasons)
 		ap_reason_add(reasons, "%s: %d more evidence problems", e->name, n - 32);
 }
 
-/* The top level holds environment directories and report outputs only. */
+/* The top level holds environment directories and report outputs only
+ * (outputs.h), and the report's manifest, checked when it is there. */
 static void review_top(const char *dir, const struct ap_submission *s, json_t *reasons)
 {
-	static const char *const reports[] = { "report.md", "report.en.md", "report.html",
-					       "report.json", "junit.xml", NULL };
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
 		int known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-			    ap_submission_find(s, e->d_name) || json_object_get(s->broken, e->d_name);
-		for (int i = 0; !known && reports[i]; i++)
-			known = !strcmp(e->d_name, reports[i]);
+			    ap_submission_find(s, e->d_name) || json_object_get(s->broken, e->d_name) ||
+			    !strcmp(e->d_name, AP_MANIFEST_NAME) || ap_output_known(e->d_name, s);
 		if (!known)
 			ap_reason_add(reasons, "%s: unknown file or directory in the submission", e->d_name);
 	}
 	if (d)
 		closedir(d);
+	ap_output_verify(dir, s, reasons);
 }
 
 /* The data of the first journal record of type, or NULL. */
@@ -806,4 +806,42 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_
 		ap_escape_md(json_string_value(r), out);
 		ap_buf_adds(out, "\n");
 	}
+}
+
+json_t *ap_review_json(const char *dir, const json_t *reasons, const struct ap_review_opts *o)
+{
+	json_t *findings = json_array();
+	size_t i;
+	json_t *r;
+	json_array_foreach(reasons, i, r)
+		json_array_append_new(findings, json_pack("{s:O}", "message", r));
+	return json_pack("{s:s, s:s?, s:s?, s:s, s:b, s:o}", "schema", "apiparity.review/1",
+			 "submission", dir, "policy", json_string_value(json_object_get(o->policy, "policy")),
+			 "decision", json_array_size(reasons) ? "CHANGES-NEEDED" : "ACCEPT",
+			 "signed", o->trust != NULL, "findings", findings);
+}
+
+void ap_review_junit(const char *dir, const json_t *reasons, const struct ap_review_opts *o,
+		     struct ap_buf *out)
+{
+	size_t n = json_array_size(reasons), i;
+	json_t *r;
+	ap_buf_adds(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"apiparity verify\">\n"
+		    "  <testsuite name=\"");
+	ap_escape_xml(dir, out);
+	ap_buf_addf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\">\n", n + 1,
+		    n + (n > 0));
+	json_array_foreach(reasons, i, r) {
+		ap_buf_addf(out, "    <testcase classname=\"apiparity.verify.finding\" name=\"finding %zu\">"
+			    "<failure message=\"", i + 1);
+		ap_escape_xml(json_string_value(r), out);
+		ap_buf_adds(out, "\"/></testcase>\n");
+	}
+	ap_buf_adds(out, "    <testcase classname=\"apiparity.verify\" name=\"decision\">");
+	if (n)
+		ap_buf_addf(out, "<failure message=\"CHANGES-NEEDED: %zu finding%s\"/>", n, n == 1 ? "" : "s");
+	ap_buf_adds(out, "<system-out>policy ");
+	ap_escape_xml(ap_json_text(o->policy, "policy"), out);
+	ap_buf_addf(out, ", %s</system-out></testcase>\n  </testsuite>\n</testsuites>\n",
+		    o->trust ? "signatures checked against the trust list" : "unsigned: no signature checked");
 }

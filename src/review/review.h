@@ -49,6 +49,18 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_review_opts *o,
 			struct ap_buf *out);
 
+/* The review as JSON, for bots: a new object {schema "apiparity.review/1",
+ * submission, policy, decision "ACCEPT" or "CHANGES-NEEDED", signed (whether
+ * signatures were checked against a trust list), findings: [{message}], one
+ * per reason, in order}. */
+json_t *ap_review_json(const char *dir, const json_t *reasons, const struct ap_review_opts *o);
+
+/* The review as JUnit XML, for CI: one testsuite, a failing testcase per
+ * finding, and one testcase "decision" that passes on ACCEPT and fails on
+ * CHANGES-NEEDED (so an accepted review still shows a test). */
+void ap_review_junit(const char *dir, const json_t *reasons, const struct ap_review_opts *o,
+		     struct ap_buf *out);
+
 extern const char ap_default_policy[];
 extern const unsigned long ap_default_policy_len;
 

@@ -8,7 +8,7 @@ fresh() { rm -rf "$T/$1"; cp -a "$T/sub" "$T/$1"; }
 # reseal DIR ENV: rewrite ENV's manifest, as a careful forger would
 reseal() { (cd "$1/$2" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum > MANIFEST.sha256); }
 
-plan 68
+plan 73
 
 report_suite() {
 # trixie and sid labelled as two products of the docs pages
@@ -52,6 +52,14 @@ equals "$(field "$T/sub/report.json" 'b["schema"], [e["name"] for e in b["enviro
 
 run 0 clean_submission_is_accepted "$APIPARITY" verify "$T/sub"
 contains "$out" "^## apiparity review: ACCEPT$" accept_is_markdown
+run 0 accept_as_json "$APIPARITY" verify "$T/sub" --format json
+equals "$(printf '%s' "$out" | py 'import json, sys; r = json.load(sys.stdin); print(r["decision"], r["findings"], r["signed"])')" \
+	"ACCEPT [] False" accept_json_has_the_decision_and_no_finding
+run 0 accept_as_junit "$APIPARITY" verify "$T/sub" --format junit
+equals "$(printf '%s' "$out" | py 'import sys, xml.etree.ElementTree as E
+t = E.fromstring(sys.stdin.read()); print(len(t.findall(".//testcase")), len(t.findall(".//failure")))')" \
+	"1 0" accept_junit_is_one_passing_testcase
+run 2 verify_refuses_an_unknown_format "$APIPARITY" verify "$T/sub" --format yaml
 
 # Each way of spoiling a submission gets its own reason.
 fresh byte; printf 'x' >> "$T/byte/trixie/run.log"
@@ -136,10 +144,10 @@ if command -v chromium > /dev/null; then
 		--disable-background-networking --disable-component-update --disable-sync \
 		--user-data-dir="$T/chromium" --dump-dom "file://$T/sub/report.html" 2>/dev/null)
 	for e in sid trixie; do
-		contains "$dom" "<section class=\"env\" data-env=\"$e\"><h3>$e</h3>" rendered_dom_has_the_${e}_section
+		contains "$dom" "<section class=\"env\" data-env=\"$e\"><h3>$e 结果" rendered_dom_has_the_${e}_section
 		contains "$dom" "aria-label=\"evidence card $e\".*verdict: consistent" rendered_dom_has_the_${e}_card
 	done
-	contains "$dom" "id=\"verdict\">Verdict: <strong>consistent</strong>" rendered_dom_shows_the_verdict
+	contains "$dom" "id=\"verdict\">结论: <strong>consistent</strong>" rendered_dom_shows_the_verdict
 else
 	for t in sid_section sid_card trixie_section trixie_card verdict; do
 		skip rendered_dom_$t "chromium is not installed"; done

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "base/buf.h"
+#include "review/html.h"
 #include "review/report.h"
 #include "evidence/submission.h"
 #include "testutil.h"
@@ -354,7 +355,7 @@ static void signature_differences_are_reported_and_escaped(void **state)
 	assert_string_equal(str(json_array_get(json_object_get(g, "differences"), 0), "param"), "x");
 	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
 	ap_report_markdown(f->model, AP_LANG_ZH, &zh);
-	ap_report_html(f->model, &html);
+	ap_report_html(f->model, AP_LANG_EN, &html);
 	const char *md = ap_buf_str(&f->out);
 	assert_contains(md, "\n## Signatures\n\n- a3 (inspect): ");
 	assert_contains(md, ": FAIL, the same torch release as a2: a difference is an inconsistency\n");
@@ -718,7 +719,7 @@ static void no_data_value_opens_a_tag_in_html_or_junit(void **state)
 	struct fixture *f = *state;
 	struct ap_buf md = { 0 }, html = { 0 };
 	render_poisoned(f, 0, AP_LANG_EN, &md);
-	ap_report_html(f->model, &html);
+	ap_report_html(f->model, AP_LANG_EN, &html);
 	ap_report_junit(f->model, &f->out);
 	const char *docs[] = { ap_buf_str(&html), ap_buf_str(&f->out) };
 	for (size_t i = 0; i < 2; i++) {
@@ -732,6 +733,53 @@ static void no_data_value_opens_a_tag_in_html_or_junit(void **state)
 	ap_buf_free(&html);
 }
 
+/* ------------------------------------------------------------ matrix, traces */
+
+static void matrix_has_a_row_per_check_of_any_kind_and_a_cell_per_env(void **state)
+{
+	struct fixture *f = *state;
+	add_env(f, "a2", "Atlas A2", TARGET, "consistent", passing_checks());
+	add_env(f, "a3", "Atlas A3", TARGET, "inconsistent",
+		json_pack("[o, o]", check("gelu_matches", "probe", "FAIL", "off by one"),
+			  check("add/float32", "numeric", "PASS", NULL)));
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *mx = json_object_get(f->model, "matrix");
+	const json_t *rows = json_object_get(mx, "rows");
+	assert_int_equal(json_array_size(rows), 3);
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(mx, "columns"), 0),
+						  "reference")));
+	const json_t *probe = json_array_get(rows, 0), *numeric = json_array_get(rows, 2);
+	assert_string_equal(str(probe, "name"), "gelu_matches");
+	assert_string_equal(str(json_array_get(json_object_get(probe, "cells"), 1), "status"), "FAIL");
+	assert_string_equal(str(json_array_get(json_object_get(probe, "cells"), 1), "reason"), "off by one");
+	assert_string_equal(str(numeric, "kind"), "numeric");
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(numeric, "cells"), 0),
+						 "status")));
+	assert_string_equal(str(json_array_get(json_object_get(numeric, "cells"), 1), "env"), "a3");
+}
+
+static void trace_step_differs_where_an_env_recorded_another_value(void **state)
+{
+	struct fixture *f = *state;
+	json_t *c2 = check("gelu_matches", "probe", "PASS", NULL), *c3 = json_deep_copy(c2);
+	json_array_append_new(json_object_get(c2, "trace"), json_pack("{s:s, s:b}", "step", "sign", "value", 1));
+	json_array_append_new(json_object_get(c3, "trace"), json_pack("{s:s, s:b}", "step", "sign", "value", 0));
+	add_env(f, "a2", "Atlas A2", TARGET, "consistent", json_pack("[o]", c2));
+	add_env(f, "a3", "Atlas A3", TARGET, "inconsistent", json_pack("[o]", c3));
+	f->model = ap_report_model(&f->s, NULL);
+	const json_t *t = json_array_get(json_object_get(f->model, "traces"), 0);
+	assert_string_equal(str(t, "check"), "gelu_matches");
+	assert_int_equal(json_integer_value(json_object_get(t, "differing")), 1);
+	const json_t *same = json_array_get(json_object_get(t, "steps"), 0);
+	const json_t *diff = json_array_get(json_object_get(t, "steps"), 1);
+	assert_string_equal(str(same, "step"), "out");
+	assert_true(json_is_false(json_object_get(same, "differs")));
+	assert_string_equal(str(diff, "step"), "sign");
+	assert_true(json_is_true(json_object_get(diff, "differs")));
+	assert_true(json_is_false(json_object_get(json_array_get(json_object_get(diff, "values"), 1),
+						  "value")));
+}
+
 /* ------------------------------------------------------------ HTML */
 
 static void html_escapes_a_script_in_the_target(void **state)
@@ -741,7 +789,7 @@ static void html_escapes_a_script_in_the_target(void **state)
 	add_env(f, "a2", "Atlas A2", evil, "consistent", passing_checks());
 	add_env(f, "a3", "Atlas <script>", evil, "consistent", passing_checks());
 	f->model = ap_report_model(&f->s, NULL);
-	ap_report_html(f->model, &f->out);
+	ap_report_html(f->model, AP_LANG_EN, &f->out);
 	const char *html = ap_buf_str(&f->out);
 	assert_null(strstr(html, "<script"));
 	assert_contains(html, "x&lt;script&gt;alert(1)&lt;/script&gt;");
@@ -752,7 +800,7 @@ static void html_has_a_section_per_environment_and_the_verdict(void **state)
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "inconsistent");
 	f->model = ap_report_model(&f->s, NULL);
-	ap_report_html(f->model, &f->out);
+	ap_report_html(f->model, AP_LANG_EN, &f->out);
 	const char *html = ap_buf_str(&f->out);
 	assert_int_equal(count(html, "<section class=\"env\""), 2);
 	assert_contains(html, "<section class=\"env\" data-env=\"a2\">");
@@ -807,7 +855,7 @@ static void numeric_chart_marks_failures_and_escapes_names(void **state)
 	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent", json_pack("[o, o]",
 		numeric("<script>x", "float32", "FAIL", 770.0), numeric("gelu", "float64", "PASS", 0.01)));
 	f->model = ap_report_model(&f->s, NULL);
-	ap_report_html(f->model, &f->out);
+	ap_report_html(f->model, AP_LANG_EN, &f->out);
 	const char *html = ap_buf_str(&f->out);
 	assert_null(strstr(html, "<script"));
 	assert_int_equal(count(html, "<svg class=\"numeric\""), 1);
@@ -843,6 +891,8 @@ int main(void)
 		T(escape_xml_escapes_markup_characters),
 		T(escape_xml_replaces_control_characters_but_keeps_tab_newline_and_utf8),
 		T(escape_xml_of_empty_or_null_adds_nothing),
+		T(matrix_has_a_row_per_check_of_any_kind_and_a_cell_per_env),
+		T(trace_step_differs_where_an_env_recorded_another_value),
 		T(html_escapes_a_script_in_the_target),
 		T(html_has_a_section_per_environment_and_the_verdict),
 		T(no_data_value_adds_a_line_or_a_block_to_the_markdown),

@@ -1,0 +1,307 @@
+#include <math.h>
+#include <string.h>
+
+#include "base/jsonutil.h"
+#include "review/escape.h"
+#include "review/svg.h"
+
+/* ------------------------------------------------------------ the palette */
+
+/* Statuses, then the two fallbacks; their order is the legend's. */
+static const struct ap_style ap_status_styles[] = {
+	{ "PASS", "st-pass", "#1a7f37", "#ffffff" },
+	{ "FAIL", "st-fail", "#cf222e", "#ffffff" },
+	{ "ERROR", "st-error", "#bc4c00", "#ffffff" },
+	{ "CRASH", "st-crash", "#8250df", "#ffffff" },
+	{ "TIMEOUT", "st-timeout", "#953800", "#ffffff" },
+	{ "WARN", "st-warn", "#d4a72c", "#1f2328" },
+	{ "NOTRUN", "st-notrun", "#d0d7de", "#1f2328" },
+	{ "SKIP", "st-skip", "#eaeef2", "#1f2328" },
+	{ NULL, "st-none", "#ffffff", "#6e7781" },       /* the environment has no such check */
+	{ "", "st-other", "#afb8c1", "#1f2328" },        /* a status this version does not know */
+};
+
+/* Unverified is amber, a question; only consistent is green. */
+static const struct ap_style ap_verdict_styles[] = {
+	{ "consistent", "v-consistent", "#1a7f37", "#ffffff" },
+	{ "consistent-with-limits", "v-limits", "#0e6f86", "#ffffff" },
+	{ "inconsistent", "v-inconsistent", "#cf222e", "#ffffff" },
+	{ "unverified", "v-unverified", "#9a6700", "#ffffff" },
+	{ "", "v-other", "#6e7781", "#ffffff" },
+};
+
+#define N_STATUS (sizeof(ap_status_styles) / sizeof(ap_status_styles[0]))
+#define N_VERDICT (sizeof(ap_verdict_styles) / sizeof(ap_verdict_styles[0]))
+
+static struct ap_style ap_all_styles[N_STATUS + N_VERDICT];
+
+const struct ap_style *ap_status_style(const char *status)
+{
+	if (!status)
+		return &ap_status_styles[N_STATUS - 2];
+	for (size_t i = 0; i < N_STATUS - 2; i++)
+		if (!strcmp(ap_status_styles[i].name, status))
+			return &ap_status_styles[i];
+	return &ap_status_styles[N_STATUS - 1];
+}
+
+const struct ap_style *ap_verdict_style(const char *verdict)
+{
+	for (size_t i = 0; verdict && i < N_VERDICT - 1; i++)
+		if (!strcmp(ap_verdict_styles[i].name, verdict))
+			return &ap_verdict_styles[i];
+	return &ap_verdict_styles[N_VERDICT - 1];
+}
+
+const struct ap_style *ap_palette(size_t *n)
+{
+	memcpy(ap_all_styles, ap_status_styles, sizeof(ap_status_styles));
+	memcpy(ap_all_styles + N_STATUS, ap_verdict_styles, sizeof(ap_verdict_styles));
+	*n = N_STATUS + N_VERDICT;
+	return ap_all_styles;
+}
+
+/* ------------------------------------------------------------ the card */
+
+#define CARD_W 760
+#define CARD_TOP 24
+#define CARD_LINE 20
+#define CARD_STRIPE 8
+/* DejaVu Sans Mono (fontconfig's monospace) advances 0.602 em: at 13 px,
+ * under 8 px a character, so a badge of 8 px a character holds its text. */
+#define CARD_CHAR_W 8
+
+/* Appends line b to lines. The model's strings are UTF-8 (jansson holds no
+ * other), so a line always is; "-" stands in should one not be. */
+static void add_line(json_t *lines, const struct ap_buf *b)
+{
+	json_t *s = json_string(ap_buf_str(b));
+	json_array_append_new(lines, s ? s : json_string("-"));
+}
+
+json_t *ap_card_lines(const json_t *m, const json_t *e)
+{
+	const json_t *p = json_object_get(e, "probes");
+	const char *logsum = "-";
+	json_t *lines = json_array();
+	struct ap_buf b = { 0 };
+	size_t i;
+	json_t *v;
+	json_array_foreach(json_object_get(e, "evidence"), i, v)
+		if (!strcmp(ap_json_text(v, "file"), "run.log"))
+			logsum = ap_json_text(v, "sha256");
+#define LINE(...) do { ap_buf_reset(&b); ap_buf_addf(&b, __VA_ARGS__); add_line(lines, &b); } while (0)
+	LINE("$ apiparity check %s --env %s", ap_json_text(m, "target"), ap_json_text(e, "name"));
+	LINE("python %s   torch %s", ap_json_text(e, "python"), ap_json_text(e, "torch"));
+	LINE("os %s", ap_json_text(e, "os"));
+	ap_buf_reset(&b);
+	ap_buf_adds(&b, "devices:");
+	json_array_foreach(json_object_get(e, "devices"), i, v)
+		if (json_is_true(json_object_get(v, "available")))
+			ap_buf_addf(&b, " %s x%lld", ap_json_text(v, "type"),
+				    (long long)json_integer_value(json_object_get(v, "count")));
+	ap_buf_adds(&b, b.len > strlen("devices:") ? "" : " cpu only");
+	add_line(lines, &b);
+	LINE("probes %lld/%lld PASS   exit %lld",
+	     (long long)json_integer_value(json_object_get(p, "passed")),
+	     (long long)json_integer_value(json_object_get(p, "total")),
+	     (long long)json_integer_value(json_object_get(e, "exit_code")));
+	LINE("verdict: %s", ap_json_text(e, "verdict"));
+	LINE("run.log sha256 %s", logsum);
+#undef LINE
+	ap_buf_free(&b);
+	return lines;
+}
+
+/* The number of characters (code points) of UTF-8 text s. */
+static size_t chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+void ap_svg_card(const json_t *m, const json_t *e, struct ap_buf *out)
+{
+	json_t *lines = ap_card_lines(m, e);
+	const struct ap_style *v = ap_verdict_style(json_string_value(json_object_get(e, "verdict")));
+	size_t n = json_array_size(lines), h = CARD_TOP + n * CARD_LINE, i;
+	json_t *line;
+	ap_buf_addf(out, "<svg class=\"card\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		    "height=\"%zu\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"evidence card ",
+		    CARD_W, h, CARD_W, h);
+	ap_escape_xml(ap_json_text(e, "name"), out);
+	ap_buf_addf(out, "\"><rect width=\"%d\" height=\"%zu\" fill=\"#1e1e1e\"/>", CARD_W, h);
+	ap_buf_addf(out, "<rect class=\"verdict\" x=\"0\" y=\"0\" width=\"%d\" height=\"%zu\" "
+		    "fill=\"%s\"/>", CARD_STRIPE, h, v->fill);
+	json_array_foreach(lines, i, line) {
+		const char *text = json_string_value(line);
+		size_t y = CARD_TOP + i * CARD_LINE;
+		int verdict = !strncmp(text, "verdict: ", strlen("verdict: "));
+		if (verdict)
+			ap_buf_addf(out, "<rect class=\"verdict\" x=\"16\" y=\"%zu\" width=\"%zu\" "
+				    "height=\"%d\" rx=\"3\" fill=\"%s\"/>", y - 15,
+				    8 + chars(text) * CARD_CHAR_W, CARD_LINE, v->fill);
+		ap_buf_addf(out, "<text x=\"20\" y=\"%zu\" fill=\"%s\" font-family=\"monospace\" "
+			    "font-size=\"13\" xml:space=\"preserve\">", y, verdict ? v->ink : "#e6e6e6");
+		ap_escape_xml(text, out);
+		ap_buf_adds(out, "</text>");
+	}
+	ap_buf_adds(out, "</svg>\n");
+	json_decref(lines);
+}
+
+/* ------------------------------------------------------------ the matrix */
+
+#define MX_PAD 12
+#define MX_NAME_W 480
+#define MX_KIND_W 90
+#define MX_COL_W 130
+#define MX_TITLE_H 40
+#define MX_HEAD_H 58
+#define MX_ROW_H 24
+#define MX_NAME_CHARS 64  /* 12 px monospace: 7.3 px a character */
+
+/* Text of at most max characters: a longer one keeps its end (a node id's
+ * test name), after an ellipsis. */
+static void tail(const char *s, size_t max, struct ap_buf *out)
+{
+	size_t n = chars(s);
+	if (n <= max) {
+		ap_escape_xml(s, out);
+		return;
+	}
+	for (size_t skip = n - (max - 1); skip; s++)
+		skip -= ((unsigned char)s[1] & 0xC0) != 0x80;
+	ap_buf_adds(out, "\xE2\x80\xA6");
+	ap_escape_xml(s, out);
+}
+
+static void mx_text(struct ap_buf *out, size_t x, size_t y, const char *anchor, const char *fill,
+		    const char *weight, const char *s, size_t max)
+{
+	ap_buf_addf(out, "<text x=\"%zu\" y=\"%zu\" text-anchor=\"%s\" fill=\"%s\" font-weight=\"%s\" "
+		    "font-family=\"monospace\" font-size=\"12\" xml:space=\"preserve\">", x, y, anchor,
+		    fill, weight);
+	tail(s, max, out);
+	ap_buf_adds(out, "</text>");
+}
+
+static void mx_head(const json_t *m, enum ap_lang l, size_t w, struct ap_buf *out)
+{
+	const json_t *cols = json_object_get(json_object_get(m, "matrix"), "columns");
+	const char *verdict = ap_json_text(json_object_get(m, "conclusion"), "verdict");
+	const struct ap_style *v = ap_verdict_style(verdict);
+	size_t x0 = MX_PAD + MX_NAME_W + MX_KIND_W, i;
+	json_t *c;
+	mx_text(out, MX_PAD, 26, "start", "#1f2328", "bold", ap_json_text(m, "target"), 90);
+	ap_buf_addf(out, "<rect class=\"verdict\" x=\"%zu\" y=\"10\" width=\"%d\" height=\"22\" "
+		    "rx=\"3\" fill=\"%s\"/>", w - MX_PAD - MX_COL_W, MX_COL_W, v->fill);
+	mx_text(out, w - MX_PAD - MX_COL_W / 2, 26, "middle", v->ink, "bold", verdict, 16);
+	size_t y = MX_TITLE_H;
+	ap_buf_addf(out, "<rect x=\"0\" y=\"%zu\" width=\"%zu\" height=\"%d\" fill=\"#f6f8fa\"/>", y, w,
+		    MX_HEAD_H);
+	mx_text(out, MX_PAD, y + 18, "start", "#1f2328", "bold", ap_word(l, M_CHECK), 20);
+	mx_text(out, MX_PAD + MX_NAME_W, y + 18, "start", "#1f2328", "bold", ap_word(l, M_KIND), 12);
+	json_array_foreach(cols, i, c) {
+		size_t cx = x0 + i * MX_COL_W + MX_COL_W / 2;
+		const struct ap_style *cv = ap_verdict_style(json_string_value(json_object_get(c, "verdict")));
+		mx_text(out, cx, y + 16, "middle", "#1f2328", "bold", ap_json_text(c, "env"), 16);
+		ap_buf_addf(out, "<rect class=\"%s\" x=\"%zu\" y=\"%zu\" width=\"%d\" height=\"17\" "
+			    "rx=\"3\" fill=\"%s\"/>", cv->cls, x0 + i * MX_COL_W + 4, y + 21, MX_COL_W - 8,
+			    cv->fill);
+		mx_text(out, cx, y + 34, "middle", cv->ink, "normal", ap_json_text(c, "verdict"), 16);
+		if (json_is_true(json_object_get(c, "reference")))
+			mx_text(out, cx, y + 52, "middle", "#57606a", "normal", ap_word(l, M_REFERENCE), 16);
+	}
+}
+
+void ap_svg_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
+{
+	const json_t *mx = json_object_get(m, "matrix");
+	const json_t *rows = json_object_get(mx, "rows");
+	size_t ncol = json_array_size(json_object_get(mx, "columns"));
+	size_t w = 2 * MX_PAD + MX_NAME_W + MX_KIND_W + ncol * MX_COL_W;
+	size_t h = MX_TITLE_H + MX_HEAD_H + json_array_size(rows) * MX_ROW_H + MX_PAD, i, k;
+	size_t x0 = MX_PAD + MX_NAME_W + MX_KIND_W;
+	json_t *r, *c;
+	ap_buf_addf(out, "<svg class=\"matrix\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" "
+		    "height=\"%zu\" viewBox=\"0 0 %zu %zu\" role=\"img\" aria-label=\"check matrix\">"
+		    "<rect width=\"%zu\" height=\"%zu\" fill=\"#ffffff\"/>", w, h, w, h, w, h);
+	mx_head(m, l, w, out);
+	json_array_foreach(rows, i, r) {
+		size_t y = MX_TITLE_H + MX_HEAD_H + i * MX_ROW_H;
+		ap_buf_addf(out, "<rect x=\"0\" y=\"%zu\" width=\"%zu\" height=\"1\" fill=\"#d0d7de\"/>",
+			    y, w);
+		mx_text(out, MX_PAD, y + 16, "start", "#1f2328", "normal", ap_json_text(r, "name"),
+			MX_NAME_CHARS);
+		mx_text(out, MX_PAD + MX_NAME_W, y + 16, "start", "#57606a", "normal",
+			ap_json_text(r, "kind"), 12);
+		json_array_foreach(json_object_get(r, "cells"), k, c) {
+			const char *st = json_string_value(json_object_get(c, "status"));
+			const struct ap_style *s = ap_status_style(st);
+			ap_buf_addf(out, "<rect class=\"%s\" x=\"%zu\" y=\"%zu\" width=\"%d\" height=\"%d\" "
+				    "fill=\"%s\"/>", s->cls, x0 + k * MX_COL_W + 2, y + 2, MX_COL_W - 4,
+				    MX_ROW_H - 3, s->fill);
+			mx_text(out, x0 + k * MX_COL_W + MX_COL_W / 2, y + 16, "middle", s->ink, "bold",
+				st ? st : "\xE2\x80\x94", 14);
+		}
+	}
+	ap_buf_adds(out, "</svg>\n");
+}
+
+/* ------------------------------------------------------------ numeric */
+
+/* A measurement's number: a JSON number, or the tag of inf/nan (taken as
+ * the largest), as a double. */
+static double num(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	return json_is_object(v) ? HUGE_VAL : 0;
+}
+
+/* Where v (an error over its tolerance, > 0) falls on the chart's log scale,
+ * 1e-6 to 1e2, in pixels of width w. */
+static double chart_x(double v, double w)
+{
+	double lo = -6, hi = 2, x = v > 0 ? log10(v) : lo;
+	x = x < lo ? lo : x > hi ? hi : x;
+	return (x - lo) / (hi - lo) * w;
+}
+
+void ap_svg_numeric(const json_t *e, struct ap_buf *out)
+{
+	const double w = 420, left = 330;
+	size_t n = json_array_size(json_object_get(e, "numeric")), k;
+	json_t *r;
+	if (!n)
+		return;
+	ap_buf_addf(out, "<svg class=\"numeric\" xmlns=\"http://www.w3.org/2000/svg\" "
+		    "width=\"%.0f\" height=\"%zu\" role=\"img\" aria-label=\"numeric ",
+		    left + w + 90, 30 + n * 18);
+	ap_escape_xml(ap_json_text(e, "name"), out);
+	ap_buf_addf(out, "\"><text x=\"4\" y=\"14\" font-size=\"13\" font-weight=\"bold\">");
+	ap_escape_xml(ap_json_text(e, "name"), out);
+	ap_buf_adds(out, "</text>");
+	json_array_foreach(json_object_get(e, "numeric"), k, r) {
+		double ratio = num(json_object_get(r, "worst_ratio"));
+		double y = 22 + (double)k * 18;
+		int bad = json_integer_value(json_object_get(r, "failed")) > 0;
+		struct ap_buf label = { 0 };
+		ap_buf_addf(&label, "%s %s %s vs %s", ap_json_text(r, "op"), ap_json_text(r, "dtype"),
+			    ap_json_text(r, "device"), ap_json_text(r, "against"));
+		ap_buf_addf(out, "<text x=\"4\" y=\"%.0f\" font-size=\"11\" "
+			    "font-family=\"monospace\">", y + 11);
+		ap_escape_xml(ap_buf_str(&label), out);
+		ap_buf_addf(out, "</text><rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"12\" "
+			    "fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">%.2g</text>",
+			    left, y, chart_x(ratio, w) + 1, bad ? "#d73a49" : "#2da44e",
+			    left + w + 6, y + 11, isfinite(ratio) ? ratio : 1e308);
+		ap_buf_free(&label);
+	}
+	ap_buf_addf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"20\" y2=\"%zu\" stroke=\"red\" "
+		    "stroke-dasharray=\"3 2\"/></svg>\n", left + chart_x(1, w), left + chart_x(1, w),
+		    24 + n * 18);
+}

@@ -1,0 +1,61 @@
+/* svg.h - the pictures of a report, as SVG: an evidence card per environment
+ * (what a terminal screenshot would show) and the check matrix; and the
+ * palette that gives each status and verdict its class and colours.
+ *
+ * Both pictures are drawn from the report model alone (report.h), and every
+ * string from data in them is escaped (ap_escape_xml), so an SVG is a
+ * well-formed document whatever a bundle holds. report.html shows them inline;
+ * png.h renders the same SVG to PNG. The palette is the one place that maps a
+ * status to a colour: the page's stylesheet is generated from it, so the page
+ * and the pictures agree. A status or verdict the palette does not know gets a
+ * neutral grey, and "unverified" is never green.
+ */
+#ifndef AP_SVG_H
+#define AP_SVG_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/buf.h"
+#include "review/words.h"
+
+struct ap_style {
+	const char *name;  /* the status or verdict ("PASS", "unverified") */
+	const char *cls;   /* its CSS class ("st-pass", "v-unverified") */
+	const char *fill;  /* background, #rrggbb */
+	const char *ink;   /* text on that background, #rrggbb */
+};
+
+/* The style of a check status; NULL (the environment has no such check)
+ * and unknown statuses get their own neutral styles. Never NULL. */
+const struct ap_style *ap_status_style(const char *status);
+
+/* The style of an environment's or the report's verdict. Never NULL. */
+const struct ap_style *ap_verdict_style(const char *verdict);
+
+/* Every style of the palette, statuses then verdicts; *n is their count. */
+const struct ap_style *ap_palette(size_t *n);
+
+/* The lines of environment env's evidence card, in order: the command, the
+ * versions, the OS, the devices, the probe counts and exit code, the verdict,
+ * the run log's sha256. A new array of strings (unescaped text). */
+json_t *ap_card_lines(const json_t *model, const json_t *env);
+
+/* Environment env's evidence card: a standalone SVG document (also valid
+ * inline in HTML). Its verdict is drawn as rectangles of class "verdict" in
+ * the verdict's fill colour, so the colour can be checked in a rendering. */
+void ap_svg_card(const json_t *model, const json_t *env, struct ap_buf *out);
+
+/* The check matrix as a standalone SVG: a row per check of any kind, a column
+ * per environment (the reference marked), each cell its status in the
+ * status's colours; headings in language l. */
+void ap_svg_matrix(const json_t *model, enum ap_lang l, struct ap_buf *out);
+
+/* Environment env's numeric checks as a chart (class "numeric"): a bar per
+ * row of env.numeric (operator, dtype, comparison) giving its worst error
+ * over its tolerance on a log scale from 1e-6 to 1e2, the tolerance a dashed
+ * red line at 1, a row with a failed sample in red. Nothing when env has no
+ * numeric rows. */
+void ap_svg_numeric(const json_t *env, struct ap_buf *out);
+
+#endif
