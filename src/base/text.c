@@ -67,3 +67,21 @@ int ap_text_fputs(const char *s, int flags, FILE *f)
 	ap_buf_free(&b);
 	return r;
 }
+
+int ap_dotted_name_ok(const char *s, size_t max)
+{
+	int start = 1;
+	if (!*s || strlen(s) > max)
+		return 0;
+	for (const char *p = s; *p; p++) {
+		int alpha = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
+		int digit = *p >= '0' && *p <= '9';
+		if (*p == '.' && !start && p[1])
+			start = 1;
+		else if (alpha || (digit && !start))
+			start = 0;
+		else
+			return 0;
+	}
+	return 1;
+}

@@ -36,4 +36,10 @@ int ap_text_line(struct ap_buf *out, const char *s);
 /* Writes ap_text_term() of the NUL-terminated s to f. 0 or -ENOMEM. */
 int ap_text_fputs(const char *s, int flags, FILE *f);
 
+/* Whether s is a dotted Python name of at most max bytes: ASCII identifiers
+ * (a letter or '_', then letters, digits, '_') joined by single dots, nothing
+ * before the first or after the last. Such a name may be written into probe
+ * code, paths and remote command lines as it is. */
+int ap_dotted_name_ok(const char *s, size_t max);
+
 #endif

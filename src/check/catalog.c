@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "base/fsutil.h"
 #include "base/sha256.h"
+#include "base/text.h"
 #include "check/catalog.h"
 
 /* The built-in catalog, specs/catalog.txt as built. */
@@ -14,20 +15,7 @@ extern const char ap_builtin_catalog[];
 /* A dotted Python name: identifiers joined by single dots. */
 static int dotted_ok(const char *s)
 {
-	int start = 1;
-	if (!*s || strlen(s) > AP_CATALOG_NAME_MAX)
-		return 0;
-	for (const char *p = s; *p; p++) {
-		int alpha = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
-		int digit = *p >= '0' && *p <= '9';
-		if (*p == '.' && !start && p[1])
-			start = 1;
-		else if (alpha || (digit && !start))
-			start = 0;
-		else
-			return 0;
-	}
-	return 1;
+	return ap_dotted_name_ok(s, AP_CATALOG_NAME_MAX);
 }
 
 static int entry_cmp(const void *a, const void *b)

@@ -757,20 +757,7 @@ static const char ap_check_usage[] =
 /* A dotted Python name: it is also written into probe code and paths. */
 static int target_ok(const char *t)
 {
-	int start = 1;
-	if (!*t || strlen(t) > 256)
-		return 0;
-	for (const char *p = t; *p; p++) {
-		int alpha = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_';
-		int digit = *p >= '0' && *p <= '9';
-		if (*p == '.' && !start && p[1])
-			start = 1;
-		else if (alpha || (digit && !start))
-			start = 0;
-		else
-			return 0;
-	}
-	return 1;
+	return ap_dotted_name_ok(t, 256);
 }
 
 /* --samples N: 1 to AP_NUMERIC_SAMPLES_MAX, digits only. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "env/envs.h"
 #include "base/err.h"
 #include "base/fsutil.h"
@@ -76,20 +77,6 @@ static const char *const ap_env_keys[] = {
 	"plugins", "tests_root", NULL
 };
 
-/* A dotted Python module name: identifiers (ASCII) joined by single dots. */
-static int module_name_ok(const char *w)
-{
-	static const char first[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_";
-	for (;;) {
-		if (!*w || !strchr(first, *w))
-			return 0;
-		w += strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789");
-		if (!*w)
-			return 1;
-		if (*w++ != '.')
-			return 0;
-	}
-}
 
 /* plugins = module...: each a module name, which the worker imports. */
 static int env_plugins(struct ap_buf *err, struct ap_env *e, const char *val)
@@ -101,7 +88,7 @@ static int env_plugins(struct ap_buf *err, struct ap_env *e, const char *val)
 	if (r)
 		return ap_buf_adds(err, "out of memory"), -1;
 	for (size_t i = 0; i < e->plugins.n; i++)
-		if (!module_name_ok(e->plugins.v[i]))
+		if (!ap_dotted_name_ok(e->plugins.v[i], 256))
 			return ap_buf_addf(err, "plugins: '%s' is not a Python module name",
 					   e->plugins.v[i]), -1;
 	return 0;

@@ -85,6 +85,24 @@ static void text_line_of_null_writes_nothing(void **state)
 	ap_buf_free(&b);
 }
 
+static void dotted_names_are_identifiers_joined_by_single_dots(void **state)
+{
+	(void)state;
+	assert_true(ap_dotted_name_ok("torch.nn.functional.gelu", 256));
+	assert_true(ap_dotted_name_ok("_C._is_multithreading_enabled", 256));
+	assert_true(ap_dotted_name_ok("a1.b_2", 256));
+	assert_false(ap_dotted_name_ok("", 256));
+	assert_false(ap_dotted_name_ok(".torch", 256));
+	assert_false(ap_dotted_name_ok("torch.", 256));
+	assert_false(ap_dotted_name_ok("torch..nn", 256));
+	assert_false(ap_dotted_name_ok("torch.1nn", 256));
+	assert_false(ap_dotted_name_ok("torch;rm", 256));
+	assert_false(ap_dotted_name_ok("torch nn", 256));
+	assert_false(ap_dotted_name_ok("t\xc3\xa9", 256));
+	assert_true(ap_dotted_name_ok("abcd", 4));
+	assert_false(ap_dotted_name_ok("abcde", 4));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -94,6 +112,7 @@ int main(void)
 		cmocka_unit_test(term_line_escapes_newline_and_tab_block_keeps_them),
 		cmocka_unit_test(term_shows_c1_controls_nul_and_bad_utf8_but_keeps_good_utf8),
 		cmocka_unit_test(text_line_of_null_writes_nothing),
+		cmocka_unit_test(dotted_names_are_identifiers_joined_by_single_dots),
 	};
 	return cmocka_run_group_tests_name("text", tests, NULL, NULL);
 }
