@@ -52,7 +52,10 @@ run 9 worker_that_stops_answering_times_out show --timeout 2 hang
 contains "$err" "^apiparity: env hang: worker stopped answering: no answer from the worker within 2 s" \
 	timeout_is_reported_with_its_limit
 took=$(( $(date +%s) - start ))
-[ "$took" -le 6 ] && ok timeout_returns_promptly || nok timeout_returns_promptly "took ${took}s"
+# 2 s of silence, plus starting the fixture's environment: well under the
+# default limits a hang would otherwise run into, with room for a loaded
+# machine running the sanitized build (7 s was seen there).
+[ "$took" -le 15 ] && ok timeout_returns_promptly || nok timeout_returns_promptly "took ${took}s"
 sleep 0.5
 left=$(pgrep -f 'worker-proxy hang' | wc -l)
 equals "$left" 0 timed_out_worker_group_is_killed
