@@ -179,7 +179,9 @@ static void journal_append_all_writes_each_record_as_a_line(void **state)
 	struct ap_journal *j = ap_journal_open(path);
 	json_t *recs = json_pack("[{s:i}, {s:i}, {s:s}]", "a", 1, "b", 2, "c", "x\ny");
 	assert_int_equal(ap_journal_append_all(j, recs), 0);
-	assert_int_equal(ap_journal_append_all(j, json_array()), 0);
+	json_t *none = json_array();
+	assert_int_equal(ap_journal_append_all(j, none), 0);
+	json_decref(none);
 	ap_journal_close(j);
 	json_t *back = NULL;
 	int torn = 1;
