@@ -147,7 +147,7 @@ bench-smoke: $(BUILD)/apiparity $(BUILD)/bench/compare-bench envs
 # named file of tests/fuzz/corpus/.
 FUZZ_CC    := clang
 FUZZ_DIR   := build/fuzz
-FUZZ_FLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+FUZZ_FLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
               -fno-sanitize-recover=all -Isrc -I$(FUZZ_DIR) $(shell pkg-config --cflags $(PKGS))
 FUZZ_LIB   := $(LIB_SRC) $(patsubst $(BUILD)/%,$(FUZZ_DIR)/%,$(GEN_SRC))
 FUZZERS    := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz-*.c))

@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "review/html.h"
 #include "review/report.h"
 #include "evidence/submission.h"
 #include "check/verdict.h"
@@ -13,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!b)
 		return 0;
 	struct ap_sub_env env = { "fuzz", "/nonexistent", b };
-	struct ap_submission s = { "/nonexistent", &env, 1 };
+	struct ap_submission s = { "/nonexistent", &env, 1, NULL };
 	json_t *diff = ap_trace_diff(json_object_get(b, "checks"), json_object_get(b, "checks"));
 	json_t *copy = json_deep_copy(b);
 	if (json_is_object(copy)) {
@@ -23,7 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *m = ap_report_model(&s, NULL);
 	struct ap_buf out = { 0 };
 	ap_report_markdown(m, AP_LANG_ZH, &out);
-	ap_report_html(m, &out);
+	ap_report_markdown(m, AP_LANG_EN, &out);
+	ap_report_html(m, AP_LANG_ZH, &out);
+	ap_report_html(m, AP_LANG_EN, &out);
 	ap_report_junit(m, &out);
 	ap_buf_free(&out);
 	json_decref(m);
