@@ -2037,6 +2037,12 @@ def _sweep_api(api, key, owner, parent, name, obj, torch, root, depth):
             d["signature"] = [o.get("text") for o in sig.get("overloads") or []] or None
         except Exception as e:
             d["signature"] = ["<error: %s>" % _exc_text(e)]
+    if depth in ("probe", "numeric"):
+        # The class whose family a member belongs to (check's rule: its
+        # owner, else itself), by its canonical name: apiparity picks the
+        # checks from it; it is not a matrix field.
+        cls = parent if owner else obj if inspect.isclass(obj) else None
+        d["canonical"] = _qualname(cls) if cls is not None else None
     if _SWEEP_STATE.get("compare"):
         before = _SWEEP_BEFORE.get(api)
         d["plugin_added"] = before is None
@@ -2096,7 +2102,9 @@ def _sweep_walk(req, torch, root, apis):
 def op_sweep_walk(req):
     """Walks one catalog entry: {"entry", "walk": "module"|"class", "exclude":
     [apis of classes walked by their own entry], "skip": [apis journaled
-    already], "depth": "resolve"|"signature"}. Answers {"status": "ok",
+    already], "depth": "resolve"|"signature"|"probe"|"numeric"} (probe and
+    numeric walk as signature does, and add each API's "canonical" class;
+    apiparity then asks for the checks API by API). Answers {"status": "ok",
     "apis"}, {"status": "import-error", "reason"} when the entry does not
     import, or {"status": "error", "reason", "apis"} when the walk broke."""
     torch = sys.modules.get("torch") or _import_torch(alone=True)

@@ -230,11 +230,18 @@ static void say_measure(const struct ap_measure *m, struct ap_buf *out)
  * only read after. */
 static const struct ap_tolerances *tolerances;
 static const char *tolerance_op;
+/* A sweep checks many targets at once, one per environment's thread. */
+static __thread const char *thread_op;
 
 void ap_numeric_use_tolerances(const struct ap_tolerances *t, const char *target)
 {
 	tolerances = t;
 	tolerance_op = target;
+}
+
+void ap_numeric_target_here(const char *target)
+{
+	thread_op = target;
 }
 
 /* Compares output a against e (tagged values), computed on device, into c as
@@ -259,7 +266,8 @@ static int measure(json_t *c, const char *what, const char *device, const json_t
 	struct ap_compare_result res;
 	int r = ap_numeric_tensor(a, &ta, &sa, &bad);
 	r = r ? r : ap_numeric_tensor(e, &te, &se, &bad);
-	struct ap_tolerance tol = ap_tolerance_for(tolerances, tolerance_op ? tolerance_op : "",
+	struct ap_tolerance tol = ap_tolerance_for(tolerances, thread_op ? thread_op :
+						   tolerance_op ? tolerance_op : "",
 						   r ? AP_DT_FLOAT64 : te.dtype, device,
 						   &m.tol_source);
 	r = r ? r : ap_compare(&ta, &te, &tol, &res);

@@ -94,6 +94,11 @@ struct ap_tolerances;
  * read it. t must outlive the comparisons. */
 void ap_numeric_use_tolerances(const struct ap_tolerances *t, const char *target);
 
+/* The target the comparisons of the calling thread look overrides up for,
+ * in place of ap_numeric_use_tolerances' (a sweep checks one API after
+ * another in each environment's thread); NULL: that one again. */
+void ap_numeric_target_here(const char *target);
+
 /* Decodes a tagged tensor ({"$tensor": {dtype, shape, strides, data}}) into
  * t, its bytes into store (which t->data then points into; the caller frees
  * store). 0, or -EINVAL with why when anything in it is not as stated

@@ -377,3 +377,10 @@ void ap_specs_free(struct ap_specs *s)
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
+
+json_t *ap_probe_request(const char *name, const char *code, const json_t *bind,
+			 int timeout_s)
+{
+	return json_pack("{s:s, s:{s:s, s:s, s:O}, s:i}", "op", "probe", "probe", "name", name,
+			 "code", code, "bind", bind, "timeout_s", timeout_s);
+}

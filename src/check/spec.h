@@ -82,6 +82,12 @@ const struct ap_family *ap_specs_find(const struct ap_specs *s, const char *cls,
  * were checked against every member when the spec was loaded). */
 json_t *ap_member_bind(const struct ap_family *f, const struct ap_member *m);
 
+/* The worker's request that runs probe code (a probe's, or a script) named
+ * name with bind (as ap_member_bind gives) within timeout_s. NULL when out
+ * of memory. */
+json_t *ap_probe_request(const char *name, const char *code, const json_t *bind,
+			 int timeout_s);
+
 /* Whether the member's `traits` (blank-separated words) include trait. */
 int ap_member_has_trait(const struct ap_member *m, const char *trait);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "check/autocheck.h"
 #include "check/sweep.h"
 #include "env/fingerprint.h"
 #include "env/worker.h"
@@ -23,6 +24,9 @@ struct run {
 	json_t *done;            /* entry -> {status, reason}: entries finished */
 	json_t *partial;         /* entry -> [apis journaled]: for an entry cut short */
 	double t0;
+	struct ap_autocheck ac;  /* depth probe and numeric: the checks, with this
+				  * environment's devices */
+	int deep;
 };
 
 static double now_s(void)
@@ -37,9 +41,14 @@ static json_t *start_record(const struct ap_sweep_env *e)
 	const struct ap_sweep_opts *o = e->o;
 	char shard[32];
 	snprintf(shard, sizeof(shard), "%u/%u", o->shard.index, o->shard.count);
-	return json_pack("{s:s, s:{s:s, s:s, s:s, s:s?}}", "type", "sweep-start", "data",
-			 "env", e->env->name, "catalog", o->cat->digest, "depth", o->depth,
-			 "shard", o->shard.count ? shard : NULL);
+	json_t *rec = json_pack("{s:s, s:{s:s, s:s, s:s, s:s?}}", "type", "sweep-start", "data",
+				"env", e->env->name, "catalog", o->cat->digest, "depth", o->depth,
+				"shard", o->shard.count ? shard : NULL);
+	/* samples of another count would not be this run's lines either */
+	if (rec && o->check && o->check->numeric)
+		json_object_set_new(json_object_get(rec, "data"), "samples",
+				    json_integer(o->check->max_samples));
+	return rec;
 }
 
 static void env_fail(struct ap_sweep_env *e, int err, const char *fmt, const char *arg)
@@ -173,7 +182,34 @@ static json_t *api_line(const struct ap_sweep_env *e, const char *entry, const j
 	return l;
 }
 
-/* Journals the answer for entry k: its APIs, then the entry record. */
+/* Runs the checks of API line l (the worker's a) at depth probe and
+ * numeric; a worker that died or hung on it is started again for the next.
+ * Whether it ran them. */
+static int check_api(struct run *u, json_t *l, const json_t *a)
+{
+	json_t *sum = NULL;
+	if (!u->deep || strcmp(json_string_value(json_object_get(l, "status")), "present") ||
+	    !ap_autocheck_applies(json_string_value(json_object_get(l, "kind"))) || ensure_worker(u))
+		return 0;
+	ap_autocheck_run(&u->w, &u->ac, json_string_value(json_object_get(l, "api")),
+			 json_string_value(json_object_get(a, "canonical")), &sum);
+	json_object_set_new(l, "check", sum);
+	return 1;
+}
+
+/* Journals recs (emptied after) with one write and one fsync. */
+static void flush(struct run *u, json_t *recs)
+{
+	struct ap_sweep_env *e = u->e;
+	int r = e->io_err ? 0 : ap_journal_append_all(u->j, recs);
+	if (r)
+		io_fail(e, r, e->journal);
+	json_array_clear(recs);
+}
+
+/* Journals the answer for entry k: its APIs, then the entry record. An API
+ * whose checks ran is journaled as soon as they end, so that a kill loses
+ * that API's checks at most. */
 static void record_entry(struct run *u, size_t k, const char *status, const char *reason,
 			 const json_t *apis)
 {
@@ -185,18 +221,19 @@ static void record_entry(struct run *u, size_t k, const char *status, const char
 		json_t *l = api_line(e, entry, a);
 		if (!l)
 			continue;
+		int checked = check_api(u, l, a);
 		json_array_append(e->lines, l);
 		json_array_append_new(recs, json_pack("{s:s, s:o}", "type", "api", "data", l));
 		n++;
+		if (checked)
+			flush(u, recs);
 	}
 	json_t *d = json_pack("{s:s, s:s, s:s?, s:I}", "entry", entry, "status", status,
 			      "reason", reason, "apis", (json_int_t)n);
 	json_array_append_new(recs, json_pack("{s:s, s:O}", "type", "entry", "data", d));
 	json_object_set_new(u->done, entry, d);
 	e->measured += n;
-	int r = e->io_err ? 0 : ap_journal_append_all(u->j, recs);
-	if (r)
-		io_fail(e, r, e->journal);
+	flush(u, recs);
 	json_decref(recs);
 }
 
@@ -244,8 +281,13 @@ void ap_sweep_env_run(void *item)
 {
 	struct ap_sweep_env *e = item;
 	const struct ap_sweep_opts *o = e->o;
-	struct run u = { .e = e, .done = json_object(), .partial = json_object(), .t0 = now_s() };
+	struct run u = { .e = e, .done = json_object(), .partial = json_object(), .t0 = now_s(),
+			 .deep = o->check != NULL };
 	struct ap_sweep_progress p = { 0 };
+	if (o->check) {
+		u.ac = *o->check;
+		u.ac.devices = e->env->device;
+	}
 	e->lines = json_array();
 	for (size_t k = 0; k < o->cat->n; k++)
 		p.total += ap_shard_has(o->shard, k);

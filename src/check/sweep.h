@@ -13,6 +13,13 @@
  *   {"type": "sweep-start", "data": {"env", "catalog", "depth", "shard"}}
  *   {"type": "api", "data": <a matrix line, without verdict>}
  *   {"type": "entry", "data": {"entry", "status", "reason", "apis"}}
+ * At depth probe and numeric, each API's checks (check/autocheck.h) run
+ * once the walk's answer is in, API by API, and each API is journaled as its
+ * checks end (the entry record still last): a kill loses one API's checks,
+ * and a resume walks the entry again with the journaled APIs skipped. An API
+ * whose checks crash or hang the worker is that API's crash or timeout
+ * (in its check), and the worker is started again for the next.
+ *
  * With resume, a journal of the same catalog digest, depth and shard is read
  * back first: its done entries are not walked again, and an entry cut short
  * (APIs journaled, no entry record: a kill -9 between two writes) is walked
@@ -25,6 +32,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "check/autocheck.h"
 #include "check/catalog.h"
 #include "env/envs.h"
 
@@ -41,7 +49,10 @@ struct ap_sweep_progress {
 struct ap_sweep_opts {
 	const struct ap_catalog *cat;
 	struct ap_shard shard;
-	const char *depth;    /* "resolve" or "signature" */
+	const char *depth;    /* "resolve", "signature", "probe" or "numeric" */
+	/* depth probe and numeric: the checks of each API (devices are each
+	 * environment's own); NULL below */
+	const struct ap_autocheck *check;
 	int walk_ms;          /* limit per entry */
 	int start_ms;         /* limit for the worker's start and torch's import */
 	int resume;           /* plugins: each environment's (ap_plugin_modules()) */

@@ -122,9 +122,7 @@ static void job_add(struct ap_check_job *j, json_t *c)
 static int job_probe(struct ap_check_job *j, struct ap_worker *w, const char *name,
 			const char *kind, const char *code, json_t *bind, const json_t *says)
 {
-	json_t *req = json_pack("{s:s, s:{s:s, s:s, s:O}, s:i}", "op", "probe", "probe",
-				"name", name, "code", code, "bind", bind, "timeout_s",
-				j->o->timeout_s);
+	json_t *req = ap_probe_request(name, code, bind, j->o->timeout_s);
 	json_t *res = NULL;
 	ap_status_set(j->status, j->idx, "%s %s ...", kind, name);
 	int r = req ? ap_worker_call(w, req, &res) : -ENOMEM;

@@ -15,8 +15,12 @@
 #include "base/status.h"
 #include "base/text.h"
 #include "base/version.h"
+#include "check/autocheck.h"
 #include "check/catalog.h"
+#include "check/numeric.h"
+#include "check/spec.h"
 #include "check/sweep.h"
+#include "check/tolerances.h"
 #include "cmd/cmd.h"
 #include "evidence/manifest.h"
 #include "evidence/matrix.h"
@@ -26,27 +30,44 @@
 
 struct sweep_opts {
 	const char *envs, *root, *out, *depth, *shard, *shard_count, *catalog, *reference;
+	const char *specs;    /* --specs DIR: the family specs; NULL: the built-in ones */
 	const char *names[AP_MAX_ENVS];
 	size_t nnames;
 	int resume;
 	int timeout_s;
+	int samples;          /* --samples: per OpInfo entry, dtype and kind */
 };
 
 static const char sweep_usage[] =
 	"usage: apiparity sweep [--env NAME]... --out DIR [--depth resolve|signature|probe|numeric]\n"
 	"                       [--resume] [--shard I/N | --shard-count N] [--catalog FILE]\n"
-	"                       [--reference NAME] [--timeout S] [--envs FILE] [--root DIR]\n";
+	"                       [--reference NAME] [--timeout S] [--envs FILE] [--root DIR]\n"
+	"                       [--samples N] [--specs DIR]\n";
 
-/* The depths this build can measure; probe and numeric need the automatic
- * checks of each API, which are not part of it yet. */
 static int depth_ok(const char *d)
 {
-	if (!strcmp(d, "resolve") || !strcmp(d, "signature"))
+	if (!strcmp(d, "resolve") || !strcmp(d, "signature") || !strcmp(d, "probe") ||
+	    !strcmp(d, "numeric"))
 		return 0;
-	if (!strcmp(d, "probe") || !strcmp(d, "numeric"))
-		return ap_usage("sweep: --depth %s is not available in this build (it needs the "
-				"automatic checks of each API); use resolve or signature", d);
 	return ap_usage("sweep: --depth wants resolve, signature, probe or numeric, not '%s'", d);
+}
+
+/* Whether the depth runs each API's checks. */
+static int deep(const char *d)
+{
+	return !strcmp(d, "probe") || !strcmp(d, "numeric");
+}
+
+/* --samples N: 1 to AP_NUMERIC_SAMPLES_MAX, digits only. */
+static int samples_opt(const char *s, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || *s < '0' || *s > '9' || v < 1 || v > AP_NUMERIC_SAMPLES_MAX)
+		return ap_usage("sweep: --samples wants a number from 1 to %d",
+				AP_NUMERIC_SAMPLES_MAX);
+	*out = (int)v;
+	return 0;
 }
 
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
@@ -60,6 +81,8 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 		{ "catalog", required_argument, NULL, 'c' },
 		{ "reference", required_argument, NULL, 'f' },
 		{ "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
+		{ "samples", required_argument, NULL, 'N' },
+		{ "specs", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -68,6 +91,11 @@ static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'E': o->envs = optarg; break;
+		case 'S': o->specs = optarg; break;
+		case 'N':
+			if (samples_opt(optarg, &o->samples))
+				return AP_EXIT_USAGE;
+			break;
 		case 'r': o->root = optarg; break;
 		case 'o': o->out = optarg; break;
 		case 'd': o->depth = optarg; break;
@@ -173,6 +201,8 @@ static json_t *sweep_meta(const struct sweep_opts *o, const struct ap_catalog *c
 			      cat->digest, "state", state);
 	json_object_set_new(m, "shard", shard.count ? json_pack("{s:i, s:i}", "index",
 				(int)shard.index, "count", (int)shard.count) : json_null());
+	if (!strcmp(o->depth, "numeric"))
+		json_object_set_new(m, "samples", json_integer(o->samples));
 	return m;
 }
 
@@ -190,6 +220,28 @@ static int write_meta(const char *dir, const json_t *meta, struct ap_buf *err)
 	ap_buf_free(&b);
 	ap_buf_free(&path);
 	return r;
+}
+
+/* At depth probe and numeric, per environment: its APIs' check statuses. */
+static void print_checks(const struct ap_sweep_env *e, size_t n, const json_t *lines)
+{
+	static const char *const st[] = { "consistent", "inconsistent", "not-run", "crash",
+					  "timeout" };
+	for (size_t i = 0; i < n; i++) {
+		size_t c[5] = { 0 }, k, all = 0;
+		json_t *l;
+		json_array_foreach(lines, k, l) {
+			if (strcmp(json_string_value(json_object_get(l, "env")), e[i].env->name))
+				continue;
+			for (size_t s = 0; s < 5; s++)
+				c[s] += ap_matrix_check_is(l, st[s]);
+		}
+		for (size_t s = 0; s < 5; s++)
+			all += c[s];
+		if (all)
+			printf("%s checks: %zu consistent, %zu inconsistent, %zu not run, %zu crash, "
+			       "%zu timeout\n", e[i].env->name, c[0], c[1], c[2], c[3], c[4]);
+	}
 }
 
 static void print_summary(const struct ap_sweep_env *e, size_t n, const json_t *lines,
@@ -217,6 +269,7 @@ static void print_summary(const struct ap_sweep_env *e, size_t n, const json_t *
 		putchar('\n');
 		ap_buf_free(&row);
 	}
+	print_checks(e, n, lines);
 	printf("\nmatrix: %s/%s (and matrix.md, matrix.html, MANIFEST.sha256)\n", dir,
 	       AP_MATRIX_NAME);
 }
@@ -276,13 +329,16 @@ out:
 }
 
 static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
-		     const struct ap_catalog *cat, struct ap_shard shard, const char *dir)
+		     const struct ap_catalog *cat, struct ap_shard shard, const char *dir,
+		     const struct ap_autocheck *ac)
 {
 	struct ap_sweep_env e[AP_MAX_ENVS] = { 0 };
 	struct ap_buf jpath[AP_MAX_ENVS] = { { 0 } }, err = { 0 };
 	struct progress g = { .tty = isatty(2) };
-	struct ap_sweep_opts so = { cat, shard, o->depth, o->timeout_s * 1000, 300 * 1000,
-				    o->resume, on_progress, &g };
+	struct ap_sweep_opts so = { .cat = cat, .shard = shard, .depth = o->depth,
+				    .check = deep(o->depth) ? ac : NULL,
+				    .walk_ms = o->timeout_s * 1000, .start_ms = 300 * 1000,
+				    .resume = o->resume, .progress = on_progress, .ctx = &g };
 	for (size_t i = 0; i < o->nnames; i++) {
 		e[i].env = ap_envs_find(envs, o->names[i]);
 		e[i].idx = i;
@@ -317,19 +373,49 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	return rc;
 }
 
+/* What depth probe and numeric need: the family specs and the tolerance
+ * overrides (the built-in ones), loaded before anything runs. */
+static int load_checks(const struct sweep_opts *o, struct ap_specs *specs,
+		       struct ap_tolerances *tols)
+{
+	struct ap_buf err = { 0 };
+	int r = 0;
+	if (!deep(o->depth))
+		return 0;
+	if ((r = ap_specs_load(specs, o->specs, &err)))
+		r = ap_fail(r, "specs", &err);
+	else if ((r = ap_tolerances_load(tols, NULL, &err)))
+		r = ap_fail(r, "tolerances", &err);
+	else
+		ap_numeric_use_tolerances(tols, NULL);
+	ap_buf_free(&err);
+	return r;
+}
+
 int ap_cmd_sweep(int argc, char **argv)
 {
-	struct sweep_opts o = { .depth = "signature", .timeout_s = 120 };
+	struct sweep_opts o = { .depth = "signature", .timeout_s = 120,
+				.samples = AP_AUTOCHECK_SAMPLES };
 	struct ap_envs envs = { 0 };
 	struct ap_catalog cat = { 0 };
 	struct ap_shard shard = { 0 };
 	struct ap_buf dir = { 0 };
+	struct ap_specs specs = { 0 };
+	struct ap_tolerances tols = { 0 };
 	int rc = sweep_parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
-	if (!(rc = sweep_setup(&o, &envs, &cat, &shard, &dir)) &&
+	/* each probe, sample and answer of the checks within --timeout, as the walk */
+	struct ap_autocheck ac = { .specs = &specs, .numeric = !strcmp(o.depth, "numeric"),
+				   .max_samples = o.samples, .limit_s = o.timeout_s,
+				   .start_s = 300 };
+	if (!(rc = load_checks(&o, &specs, &tols)) &&
+	    !(rc = sweep_setup(&o, &envs, &cat, &shard, &dir)) &&
 	    !(rc = prepare_dir(ap_buf_str(&dir), o.resume)))
-		rc = sweep_run(&o, &envs, &cat, shard, ap_buf_str(&dir));
+		rc = sweep_run(&o, &envs, &cat, shard, ap_buf_str(&dir), &ac);
+	ap_numeric_use_tolerances(NULL, NULL);
+	ap_tolerances_free(&tols);
+	ap_specs_free(&specs);
 	ap_catalog_free(&cat);
 	ap_envs_free(&envs);
 	ap_buf_free(&dir);

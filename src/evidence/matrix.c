@@ -11,7 +11,7 @@
 /* Every key of a line, in the order it is written. */
 static const char *const line_keys[] = {
 	"schema", "env", "module", "api", "key", "owner", "status", "kind", "file", "line",
-	"pure_python", "signature", "patched", "plugin_added", "verdict", "reason",
+	"pure_python", "signature", "patched", "plugin_added", "check", "verdict", "reason",
 };
 #define NKEYS (sizeof(line_keys) / sizeof(line_keys[0]))
 
@@ -21,6 +21,11 @@ static const char *const statuses[] = {
 static const char *const verdicts[] = {
 	"consistent", "inconsistent", "not-run", "absent", NULL,
 };
+static const char *const check_statuses[] = {
+	"consistent", "inconsistent", "not-run", "crash", "timeout", NULL,
+};
+static const char *const check_counts[] = { "checks", "passed", "failed", "notrun", "samples" };
+#define NCOUNTS (sizeof(check_counts) / sizeof(check_counts[0]))
 
 static int one_of(const char *s, const char *const *set)
 {
@@ -50,6 +55,25 @@ json_t *ap_matrix_line(const char *env, const char *module, const char *api, con
 static const char *str(const json_t *l, const char *key)
 {
 	return json_string_value(json_object_get(l, key));
+}
+
+json_t *ap_matrix_check(const char *status, const char *reason, const char *family,
+			json_t *operators, const size_t counts[5], const char *digest)
+{
+	json_t *c = json_pack("{s:s, s:s?, s:s?, s:o?}", "status", status, "reason", reason,
+			      "family", family, "operators", operators);
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < NCOUNTS; i++)
+		json_object_set_new(c, check_counts[i], json_integer((json_int_t)counts[i]));
+	json_object_set_new(c, "digest", digest ? json_string(digest) : json_null());
+	return c;
+}
+
+int ap_matrix_check_is(const json_t *line, const char *st)
+{
+	const char *s = str(json_object_get(line, "check"), "status");
+	return s && !strcmp(s, st);
 }
 
 /* qsort has no context argument: the order of environments travels here.
@@ -117,6 +141,22 @@ static char *why(const char *what, const char *env)
 	return s.data;
 }
 
+/* Whether the line's own checks failed there (see matrix.h). */
+static int check_failed(const json_t *l)
+{
+	return ap_matrix_check_is(l, "inconsistent") || ap_matrix_check_is(l, "crash") ||
+	       ap_matrix_check_is(l, "timeout");
+}
+
+/* "check STATUS: REASON" as a new string. */
+static char *check_why(const json_t *l)
+{
+	const json_t *c = json_object_get(l, "check");
+	struct ap_buf s = { 0 };
+	ap_buf_addf(&s, "check %s: %s", str(c, "status"), str(c, "reason") ? str(c, "reason") : "-");
+	return s.data;
+}
+
 /* Judges lines [from, to) of one api against its reference (see matrix.h). */
 static void judge_api(json_t *lines, size_t from, size_t to, const char *reference)
 {
@@ -140,12 +180,14 @@ static void judge_api(json_t *lines, size_t from, size_t to, const char *referen
 			 * twice changes nothing */
 			set_verdict(l, "not-run", json_is_string(json_object_get(l, "reason")) ?
 				    strdup(str(l, "reason")) : why("not measured: ", st));
-		else if (l == ref)
-			set_verdict(l, "consistent", NULL);
-		else if (!json_equal(json_object_get(l, "kind"), json_object_get(ref, "kind")))
+		else if (l != ref &&
+			 !json_equal(json_object_get(l, "kind"), json_object_get(ref, "kind")))
 			set_verdict(l, "inconsistent", why("kind differs from ", renv));
-		else if (!json_equal(json_object_get(l, "signature"), json_object_get(ref, "signature")))
+		else if (l != ref && !json_equal(json_object_get(l, "signature"),
+						 json_object_get(ref, "signature")))
 			set_verdict(l, "inconsistent", why("signature differs from ", renv));
+		else if (check_failed(l))
+			set_verdict(l, "inconsistent", check_why(l));
 		else
 			set_verdict(l, "consistent", NULL);
 	}
@@ -204,6 +246,34 @@ static int opt_str(const json_t *v)
 	return !v || json_is_null(v) || json_is_string(v);
 }
 
+/* Why a line's check breaks the format (see matrix.h), or NULL. */
+static const char *check_problem(const json_t *c)
+{
+	size_t i;
+	const json_t *x;
+	if (!c || json_is_null(c))
+		return NULL;
+	if (!json_is_object(c) || !one_of(str(c, "status"), check_statuses))
+		return "check must be null or an object whose status is one of consistent, "
+		       "inconsistent, not-run, crash, timeout";
+	if (!opt_str(json_object_get(c, "reason")) || !opt_str(json_object_get(c, "family")) ||
+	    !opt_str(json_object_get(c, "digest")))
+		return "check's reason, family and digest must be strings or null";
+	for (i = 0; i < NCOUNTS; i++) {
+		x = json_object_get(c, check_counts[i]);
+		if (!json_is_integer(x) || json_integer_value(x) < 0)
+			return "check's counts must be numbers";
+	}
+	x = json_object_get(c, "operators");
+	if (x && !json_is_null(x) && !json_is_array(x))
+		return "check's operators must be a list of strings or null";
+	const json_t *o;
+	json_array_foreach(x, i, o)
+		if (!json_is_string(o))
+			return "check's operators must be a list of strings or null";
+	return NULL;
+}
+
 /* Why line l breaks the format, or NULL. */
 static const char *line_problem(const json_t *l)
 {
@@ -226,6 +296,9 @@ static const char *line_problem(const json_t *l)
 	for (size_t k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)
 		if (!opt_str(json_object_get(l, strs[k])))
 			return "key, owner, kind, file and reason must be strings or null";
+	const char *cp = check_problem(json_object_get(l, "check"));
+	if (cp)
+		return cp;
 	const json_t *sig = json_object_get(l, "signature");
 	size_t i;
 	const json_t *s;

@@ -28,6 +28,8 @@
  *    "patched": true | false | null,        a plugin replaced it (null: nothing
  *                                           to compare, or no plugin loaded)
  *    "plugin_added": true | false,          it exists only once plugins load
+ *    "check": null | {...},                 its automatic checks (depth probe
+ *                                           and numeric; below),
  *    "verdict": "consistent" | "inconsistent" | "not-run" | "absent",
  *    "reason": "text" | null}
  *
@@ -53,6 +55,19 @@
  * inconsistent when its kind or (depth signature) its signature differs from
  * the reference's, else consistent; absent is absent; a failed walk is
  * not-run. reason says why for anything but consistent.
+ *
+ * check (depth probe and numeric, on a present callable or class; null
+ * otherwise) sums up the checks `apiparity check` would choose for the API,
+ * run in that environment (check/autocheck.h):
+ *   {"status": "consistent" | "inconsistent" | "not-run" | "crash" | "timeout",
+ *    "reason": "text" | null, "family": "mode-context" | null,
+ *    "operators": ["nn.functional.relu"] | null   (OpInfo/ModuleInfo entries),
+ *    "checks": n, "passed": n, "failed": n, "notrun": n, "samples": n,
+ *    "digest": "sha256 of the samples' CPU results" | null}
+ * A check that is inconsistent, crashed or timed out makes the line
+ * inconsistent (after kind and signature), its reason "check: ..." (the
+ * policy of check/verdict.h: a FAIL, CRASH or TIMEOUT is an inconsistency);
+ * one that did not run leaves the verdict as resolution and signature make it.
  *
  * Lines are sorted by api, module, then the environment's position in --env,
  * so the file is the same whatever order modules were walked or shards merged
@@ -81,6 +96,15 @@
 /* A new line for api in env, found under module, with status; every other
  * key null (plugin_added false), in the order above. NULL when out of memory. */
 json_t *ap_matrix_line(const char *env, const char *module, const char *api, const char *status);
+
+/* The check of a line (see above), its keys in that order; counts are
+ * checks, passed, failed, notrun, samples. operators is taken (may be NULL);
+ * the strings may be NULL but status. NULL when out of memory. */
+json_t *ap_matrix_check(const char *status, const char *reason, const char *family,
+			json_t *operators, const size_t counts[5], const char *digest);
+
+/* Whether check (a line's, or NULL) is there and has status st. */
+int ap_matrix_check_is(const json_t *line, const char *st);
 
 /* Sorts lines (an array of lines) by api, module, then the position of their
  * env in envs (names; an env not in envs sorts last, by name). */

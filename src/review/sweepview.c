@@ -16,13 +16,22 @@ enum { V_OK, V_BAD, V_NOTRUN, V_ABSENT, NV };
 static const char *const vnames[NV] = { "consistent", "inconsistent", "not-run", "absent" };
 static const char *const vcolors[NV] = { "#2e7d32", "#c62828", "#9e9e9e", "#e0e0e0" };
 
-static int vindex(const json_t *l)
+static int verdict_index(const json_t *l)
 {
 	const char *v = json_string_value(json_object_get(l, "verdict"));
 	for (int i = 0; v && i < NV; i++)
 		if (!strcmp(v, vnames[i]))
 			return i;
 	return V_NOTRUN;
+}
+
+/* A line's part of the summary: its verdict, except that at depth probe and
+ * numeric an API whose checks did not run counts as not run (its verdict
+ * only says that its resolution and signature agree). */
+static int vindex(const json_t *l)
+{
+	int v = verdict_index(l);
+	return v == V_OK && ap_matrix_check_is(l, "not-run") ? V_NOTRUN : v;
 }
 
 /* module -> {env -> [4 counts], "": [4 counts, all environments]}, in the
@@ -77,7 +86,7 @@ static void md_envs(const json_t *meta, struct ap_buf *out)
 /* The lines of APIs not consistent everywhere, for both pages. */
 static int notable(const json_t *l)
 {
-	int v = vindex(l);
+	int v = verdict_index(l);
 	return v == V_BAD || v == V_NOTRUN;
 }
 

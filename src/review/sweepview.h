@@ -2,7 +2,9 @@
  * matrix.md, the static matrix.html, and the differences of two matrices.
  *
  * Both pages summarise per catalog entry (module) and per environment the
- * lines' verdicts: consistent, inconsistent, not run, absent; then list every
+ * lines' verdicts: consistent, inconsistent, not run, absent (at depth probe
+ * and numeric, a present API whose checks did not run is counted as not
+ * run); then list every
  * API that is not consistent everywhere, with its reason. matrix.html is one
  * file, no script, a Content-Security-Policy that allows nothing but its own
  * inline style, an SVG bar per module; every value is escaped for the format

@@ -3,7 +3,7 @@
 # matrix of a small catalog, what sweep refuses, and one sweep of the whole
 # catalog with the diff and the docs audit of the issue's example.
 # (t-sweep-resume.sh: kill -9 and --resume, crashes and hangs;
-# t-sweep-shards.sh: shards and merge.)
+# t-sweep-shards.sh: shards and merge; t-sweep-depth.sh: depth probe and numeric.)
 . "$(dirname "$0")/lib.sh"
 SW="$FIX/sweep"
 SMALL="$SW/catalog-small.txt"
@@ -82,8 +82,8 @@ plugin_patch() {
 needs trixie -- plugin_patch
 
 # What sweep refuses before anything runs.
-run 2 depth_probe_says_not_available "$APIPARITY" sweep --env trixie --out "$T/x" --depth probe
-contains "$err" "--depth probe is not available in this build" depth_probe_refusal_is_clear
+run 2 depth_deep_is_refused "$APIPARITY" sweep --env trixie --out "$T/x" --depth deep
+contains "$err" "--depth wants resolve, signature, probe or numeric, not 'deep'" depth_refusal_names_the_depths
 run 2 sweep_without_out_is_a_usage_error "$APIPARITY" sweep --env trixie
 run 2 shard_out_of_range_is_refused "$APIPARITY" sweep --env trixie --out "$T/x" --shard 3/3
 JOB_COMPLETION_INDEX=1 run 2 job_index_without_count_is_refused "$APIPARITY" sweep --env trixie --out "$T/x"

@@ -101,6 +101,44 @@ static void verdicts_follow_each_apis_reference(void **state)
 	json_decref(l);
 }
 
+/* Depth probe and numeric: a check that failed, crashed or timed out makes
+ * its line inconsistent, in the reference too; one that did not run leaves
+ * the verdict to resolution and signature. */
+static void failed_checks_make_a_line_inconsistent(void **state)
+{
+	(void)state;
+	static const char *const st[] = { "consistent", "crash", "not-run", "timeout" };
+	json_t *l = json_array();
+	for (size_t i = 0; i < 3; i++) {
+		json_t *x = line(envs[i], "torch.m.relu", "present", "function", "relu(x)");
+		size_t n[5] = { 2, 1, i == 1, 0, 2 };
+		json_object_set_new(x, "check", ap_matrix_check(st[i], i == 1 ? "s#0: SIGSEGV" : NULL,
+								 NULL, json_pack("[s]", "relu"), n, NULL));
+		json_array_append_new(l, x);
+	}
+	json_t *x = line("bookworm", "torch.m.t", "present", "function", "t()");
+	size_t n[5] = { 1, 0, 1, 0, 1 };
+	json_object_set_new(x, "check", ap_matrix_check(st[3], "s#0: no result", NULL, NULL, n, NULL));
+	json_array_append_new(l, x);
+	ap_matrix_sort(l, envs, 3);
+	ap_matrix_judge(l, NULL);
+	assert_string_equal(verdict(l, 0), "consistent");
+	assert_string_equal(verdict(l, 1), "inconsistent");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 1), "reason")),
+			    "check crash: s#0: SIGSEGV");
+	assert_string_equal(verdict(l, 2), "consistent");
+	assert_string_equal(verdict(l, 3), "inconsistent");
+	assert_true(ap_matrix_check_is(json_array_get(l, 2), "not-run"));
+	assert_false(ap_matrix_check_is(json_array_get(l, 2), "crash"));
+	struct ap_buf out = { 0 };
+	assert_int_equal(ap_matrix_render(l, &out), 0);
+	assert_non_null(strstr(ap_buf_str(&out), "\"check\":{\"status\":\"crash\",\"reason\":"
+			       "\"s#0: SIGSEGV\",\"family\":null,\"operators\":[\"relu\"],\"checks\":2,"
+			       "\"passed\":1,\"failed\":1,\"notrun\":0,\"samples\":2,\"digest\":null}"));
+	ap_buf_free(&out);
+	json_decref(l);
+}
+
 static void matrix_renders_canonically_and_reads_back(void **state)
 {
 	(void)state;
@@ -118,7 +156,7 @@ static void matrix_renders_canonically_and_reads_back(void **state)
 		"\"api\":\"torch.m.a\",\"key\":\"torch.m.a\",\"owner\":null,\"status\":\"present\","
 		"\"kind\":\"function\",\"file\":null,\"line\":null,\"pure_python\":null,"
 		"\"signature\":[\"a(x: 'é')\"],\"patched\":null,\"plugin_added\":false,"
-		"\"verdict\":\"consistent\",\"reason\":null}\n");
+		"\"check\":null,\"verdict\":\"consistent\",\"reason\":null}\n");
 	assert_int_equal(ap_write_atomic(path, out.data, out.len), 0);
 	json_t *back = NULL;
 	assert_int_equal(ap_matrix_read(dir, &back, &err), 0);
@@ -148,6 +186,10 @@ static void bad_lines_are_refused_with_file_and_line(void **state)
 		{ "not json\n", "matrix.jsonl:1:" },
 		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"../../etc\",\"api\":\"a\",\"status\":\"present\"}\n",
 		  "env, module and api must be names" },
+		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"check\":{\"status\":\"fine\"}}\n",
+		  "check must be null or an object whose status is one of" },
+		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"check\":{\"status\":\"crash\",\"checks\":-1}}\n",
+		  "check's counts must be numbers" },
 	};
 	char dir[] = "/tmp/test-matrix-XXXXXX", path[64];
 	assert_non_null(mkdtemp(dir));
@@ -200,6 +242,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lines_sort_by_api_module_then_env_order),
 		cmocka_unit_test(verdicts_follow_each_apis_reference),
+		cmocka_unit_test(failed_checks_make_a_line_inconsistent),
 		cmocka_unit_test(matrix_renders_canonically_and_reads_back),
 		cmocka_unit_test(bad_lines_are_refused_with_file_and_line),
 		cmocka_unit_test(journal_append_all_writes_each_record_as_a_line),

@@ -1,0 +1,101 @@
+#!/bin/bash
+# apiparity sweep --depth probe and --depth numeric on the real trixie and
+# trixie-openreg: each API's automatic checks in the matrix (a family's
+# probes, OpInfo's samples device against CPU), a resume that measures
+# nothing twice, and a backend whose gelu kills the device: that API's crash,
+# and the sweep goes on. The catalogs are small: torch.autograd.grad_mode
+# (the mode-context family) and apiparity_sweep_ops (torch's gelu and relu
+# under a module of their own, fixtures/sweep/ops).
+. "$(dirname "$0")/lib.sh"
+SW="$FIX/sweep"
+sed -e "s|@SW@|$SW|g" -e "s|@FIX@|$FIX|g" "$SW/depth.ini" > "$T/depth.ini"
+printf 'torch.autograd.grad_mode module\napiparity_sweep_ops module\n' > "$T/probe.txt"
+printf 'apiparity_sweep_ops module\n' > "$T/ops.txt"
+plan 28
+
+# jq-less reading of a matrix: a Python expression over L, its lines, and
+# C(env, api), the check of api in env.
+mx() {
+	py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]
+C=lambda e, a: [l['check'] for l in L if l['env'] == e and l['api'] == a][0]
+print(($2))" "$1"
+}
+MT=torch.autograd.grad_mode.set_multithreading_enabled
+RELU=apiparity_sweep_ops.relu
+GELU=apiparity_sweep_ops.gelu
+
+probe() {
+	run 0 probe_sweep_succeeds "$APIPARITY" sweep --envs "$T/depth.ini" --env trixie --env trixie-openreg \
+		--catalog "$T/probe.txt" --depth probe --out "$T/p"
+	m="$T/p/matrix.jsonl"
+	equals "$(mx "$m" "[(C(e, '$MT')['status'], C(e, '$MT')['family'], C(e, '$MT')['failed'], C(e, '$MT')['passed'] > 0) for e in ('trixie', 'trixie-openreg')]")" \
+		"[('consistent', 'mode-context', 0, True), ('consistent', 'mode-context', 0, True)]" \
+		family_member_gets_its_probe_verdict_in_each_environment
+	equals "$(mx "$m" "(C('trixie', '$MT.clone')['status'], C('trixie', '$MT.clone')['family'])")" \
+		"('consistent', 'mode-context')" a_member_of_a_family_class_gets_its_probes
+	equals "$(mx "$m" "(C('trixie', '$RELU')['status'], C('trixie', '$RELU')['operators'], C('trixie', '$RELU')['samples'])")" \
+		"('not-run', ['nn.functional.relu'], 0)" probe_depth_names_the_opinfo_entry_and_runs_no_sample
+	contains "$(mx "$m" "C('trixie', '$RELU')['reason']")" "--depth numeric" probe_depth_says_where_samples_run
+	equals "$(mx "$m" "sorted(set(l['check'] is None for l in L if l['kind'] in ('module', 'value')))")" "[True]" \
+		modules_and_values_have_no_check
+	contains "$(cat "$T/p/matrix.md")" "^\| apiparity_sweep_ops \| trixie \| 1 \| 0 \| 2 \| 0 \|$" \
+		md_counts_unchecked_apis_as_not_run
+	contains "$out" "^trixie checks: [1-9][0-9]* consistent, 0 inconsistent, [1-9][0-9]* not run, 0 crash, 0 timeout$" \
+		summary_counts_the_checks_per_environment
+	equals "$(field "$T/p/sweep.json" 'b["depth"], b["state"]')" "('probe', 'complete')" sweep_json_says_probe
+	run 0 diff_reads_a_probe_matrix_back "$APIPARITY" diff "$T/p:trixie" "$T/p:trixie-openreg"
+}
+
+# An entry cut in the middle of its checks (its last APIs and its record not
+# journaled, as a kill leaves it): the resume checks those APIs only.
+probe_resume() {
+	mkdir -p "$T/cut/journal"
+	cp "$T/p/sweep.json" "$T/cut/"
+	cp "$T/p/journal/trixie-openreg.jsonl" "$T/cut/journal/"
+	py 'import json,sys
+L=open(sys.argv[1]).read().splitlines(True)
+i=max(k for k,l in enumerate(L) if json.loads(l)["type"] == "entry" and json.loads(l)["data"]["apis"] > 2)
+open(sys.argv[2], "w").writelines(L[:i-2] + L[i+1:])' "$T/p/journal/trixie.jsonl" "$T/cut/journal/trixie.jsonl"
+	run 0 resume_of_a_cut_probe_entry_completes "$APIPARITY" sweep --envs "$T/depth.ini" --env trixie \
+		--env trixie-openreg --catalog "$T/probe.txt" --depth probe --out "$T/cut" --resume
+	cmp -s "$T/p/matrix.jsonl" "$T/cut/matrix.jsonl" && ok resumed_probe_matrix_equals_uninterrupted \
+		|| nok resumed_probe_matrix_equals_uninterrupted "$(diff "$T/p/matrix.jsonl" "$T/cut/matrix.jsonl" | head -5)"
+	contains "$out" "^trixie +2\.6\.[^ ]+ +[0-9]+ +0 +0 +2 +[1-9][0-9]* +0$" resume_checks_only_the_two_unjournaled_apis
+	equals "$(py 'import json,sys,collections; c=collections.Counter(r["data"]["api"] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "api"); print(max(c.values()))' "$T/cut/journal/trixie.jsonl")" \
+		1 no_api_journaled_twice
+	run 4 resume_at_another_depth_is_refused "$APIPARITY" sweep --envs "$T/depth.ini" --env trixie \
+		--catalog "$T/probe.txt" --depth numeric --out "$T/cut" --resume
+}
+needs trixie trixie-openreg -- probe
+needs trixie trixie-openreg -- probe_resume
+
+numeric() {
+	run 0 numeric_sweep_succeeds "$APIPARITY" sweep --envs "$T/depth.ini" --env trixie --env trixie-openreg \
+		--env openreg-gelu-crash --catalog "$T/ops.txt" --depth numeric --out "$T/n"
+	m="$T/n/matrix.jsonl"
+	equals "$(mx "$m" "(C('trixie-openreg', '$RELU')['status'], C('trixie-openreg', '$RELU')['operators'], C('trixie-openreg', '$RELU')['samples'] > 0, C('trixie-openreg', '$RELU')['failed'])")" \
+		"('consistent', ['nn.functional.relu'], True, 0)" relu_is_consistent_on_openreg_with_samples
+	equals "$(mx "$m" "C('trixie-openreg', '$RELU')['passed'] >= C('trixie-openreg', '$RELU')['samples'] // 2")" True \
+		relu_samples_pass_device_against_cpu
+	equals "$(mx "$m" "(C('trixie', '$RELU')['status'], C('trixie', '$RELU')['samples'] > 0)")" "('consistent', True)" \
+		relu_runs_on_cpu_alone_in_trixie
+	equals "$(mx "$m" "C('trixie', '$RELU')['digest'] == C('trixie-openreg', '$RELU')['digest'] != None")" True \
+		same_torch_same_samples_same_cpu_digest
+	equals "$(mx "$m" "[(C('openreg-gelu-crash', '$GELU')['status'], l['verdict']) for l in L if l['env'] == 'openreg-gelu-crash' and l['api'] == '$GELU']")" \
+		"[('crash', 'inconsistent')]" gelu_crash_is_that_apis_crash_and_inconsistent
+	contains "$(mx "$m" "[l['reason'] for l in L if l['env'] == 'openreg-gelu-crash' and l['api'] == '$GELU'][0]")" \
+		"^check crash: .*float32.*openreg.*(SIG|abort|exited)" crash_reason_names_the_sample_and_the_signal
+	equals "$(mx "$m" "(C('openreg-gelu-crash', '$RELU')['status'], C('trixie-openreg', '$GELU')['status'])")" \
+		"('consistent', 'consistent')" the_sweep_goes_on_after_the_crash
+	contains "$(cat "$T/n/matrix.md")" "^\| \`$(rx "$GELU")\` \| openreg-gelu-crash \| inconsistent \| check crash: " \
+		md_lists_the_crash
+	contains "$(cat "$T/n/matrix.html")" "<svg[^>]*><title>consistent 8, inconsistent 1, not-run 0, absent 0</title>" \
+		html_bar_counts_the_real_statuses
+	equals "$(field "$T/n/sweep.json" 'b["depth"], b["samples"]')" "('numeric', 1)" sweep_json_says_numeric_and_samples
+}
+needs trixie trixie-openreg -- numeric
+
+run 2 samples_zero_is_refused "$APIPARITY" sweep --env trixie --out "$T/x" --depth numeric --samples 0
+contains "$err" "--samples wants a number from 1 to 64" samples_refusal_says_the_range
+
+done_testing
