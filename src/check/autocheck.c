@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "base/jsonutil.h"
 #include "base/sha256.h"
+#include "base/text.h"
 #include "check/autocheck.h"
 #include "check/numeric.h"
 #include "evidence/matrix.h"
@@ -73,10 +74,10 @@ int ap_autocheck_applies(const char *kind)
 	return kind != NULL;
 }
 
-/* A call within limit_s seconds (and the margin). */
+/* A call within limit_s seconds (req is taken). */
 static int call(struct ap_worker *w, json_t *req, json_t **reply, int limit_s)
 {
-	int r = req ? ap_worker_call_within(w, req, reply, (limit_s + MARGIN_S) * 1000) : -ENOMEM;
+	int r = req ? ap_worker_call_within(w, req, reply, limit_s * 1000) : -ENOMEM;
 	json_decref(req);
 	return r;
 }
@@ -89,7 +90,10 @@ static int harness(struct ap_worker *w, int r, const char *name, const char *sta
 {
 	if (!r || !ap_worker_alive(w))
 		return r;
-	count(t, name, status, ap_buf_str(&w->detail));
+	struct ap_buf why = { 0 };
+	ap_text_line(&why, ap_buf_str(&w->detail));
+	count(t, name, status, ap_buf_str(&why));
+	ap_buf_free(&why);
 	ap_buf_reset(&w->detail);
 	return 0;
 }
@@ -100,7 +104,8 @@ static int run_probe(struct ap_worker *w, const struct ap_autocheck *o, const st
 		     const json_t *bind, struct tally *t)
 {
 	json_t *res = NULL;
-	int r = call(w, ap_probe_request(p->name, p->code, bind, o->limit_s), &res, o->limit_s);
+	int r = call(w, ap_probe_request(p->name, p->code, bind, o->limit_s), &res,
+		     o->limit_s + MARGIN_S);
 	if (!r)
 		count(t, p->name, ap_json_text(res, "status"),
 		      json_string_value(json_object_get(res, "reason")));
@@ -270,15 +275,18 @@ static int run_numeric(struct ap_worker *w, const struct ap_autocheck *o, const 
 
 /* --- the summary ---------------------------------------------------------- */
 
-static json_t *summary(struct tally *t, int r)
+/* The summary of t; r: the worker itself died or hung on this API (detail
+ * says how). */
+static json_t *summary(struct tally *t, int r, const struct ap_buf *detail)
 {
 	char hex[65];
 	if (r) {
-		/* the worker itself died or hung on this API */
 		t->worst = r == -AP_ETIMEOUT ? S_TIMEOUT : S_CRASH;
 		ap_buf_reset(&t->reason);
-		ap_buf_addf(&t->reason, "the worker %s during its checks",
+		ap_buf_addf(&t->reason, "the worker %s during its checks: ",
 			    r == -AP_ETIMEOUT ? "stopped answering" : "died");
+		/* its stderr's tail: any bytes, made one line of text */
+		ap_text_line(&t->reason, ap_buf_str(detail));
 	}
 	if (t->digest)
 		ap_sha256_end(t->digest, hex);
@@ -300,7 +308,7 @@ int ap_autocheck_run(struct ap_worker *w, const struct ap_autocheck *o, const ch
 	if (!r && !t.family)
 		r = run_numeric(w, o, api, &t);
 	ap_numeric_target_here(NULL);
-	*out = summary(&t, r);
+	*out = summary(&t, r, &w->detail);
 	json_decref(t.operators);
 	ap_buf_free(&t.reason);
 	return r;

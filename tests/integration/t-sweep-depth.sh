@@ -11,7 +11,7 @@ SW="$FIX/sweep"
 sed -e "s|@SW@|$SW|g" -e "s|@FIX@|$FIX|g" "$SW/depth.ini" > "$T/depth.ini"
 printf 'torch.autograd.grad_mode module\napiparity_sweep_ops module\n' > "$T/probe.txt"
 printf 'apiparity_sweep_ops module\n' > "$T/ops.txt"
-plan 28
+plan 32
 
 # jq-less reading of a matrix: a Python expression over L, its lines, and
 # C(env, api), the check of api in env.
@@ -94,6 +94,23 @@ numeric() {
 	equals "$(field "$T/n/sweep.json" 'b["depth"], b["samples"]')" "('numeric', 1)" sweep_json_says_numeric_and_samples
 }
 needs trixie trixie-openreg -- numeric
+
+# APIs whose checks kill the worker or hang it (fixtures/sweep/ops/
+# apiparity_sweep_faults.py): each is that API's crash or timeout, the worker
+# is started again, and the next API is checked.
+worker_faults() {
+	printf 'apiparity_sweep_faults module\n' > "$T/faults.txt"
+	run 0 sweep_survives_apis_that_kill_or_hang_the_worker "$APIPARITY" sweep --envs "$T/depth.ini" \
+		--env trixie --catalog "$T/faults.txt" --depth numeric --timeout 20 --out "$T/wf"
+	m="$T/wf/matrix.jsonl"
+	equals "$(mx "$m" "[(l['api'].split('.')[1], l['check']['status'], l['verdict']) for l in L if l['check']]")" \
+		"[('apply', 'consistent', 'consistent'), ('boom', 'crash', 'inconsistent'), ('hang', 'timeout', 'inconsistent'), ('relu', 'consistent', 'consistent')]" \
+		worker_crash_and_hang_are_those_apis_and_the_next_is_checked
+	contains "$(mx "$m" "C('trixie', 'apiparity_sweep_faults.boom')['reason']")" "^the worker died during its checks" \
+		crash_reason_says_the_worker_died
+	contains "$out" "^trixie .* 2$" worker_was_started_again_after_each
+}
+needs trixie -- worker_faults
 
 run 2 samples_zero_is_refused "$APIPARITY" sweep --env trixie --out "$T/x" --depth numeric --samples 0
 contains "$err" "--samples wants a number from 1 to 64" samples_refusal_says_the_range
