@@ -464,7 +464,7 @@ def _import_torch(alone):
     # torch's modules, functions and classes live as long as this process:
     # kept out of the collector's sight, they are not walked by each of its
     # full collections, nor in each forked child, where walking them copies
-    # every page they sit on (about 0.5 s of CPU per check in torch 2.14).
+    # every page they sit on (bench/check-overhead measures the gain).
     import gc
     gc.freeze()
     return torch
