@@ -461,6 +461,12 @@ def _import_torch(alone):
         else:
             os.environ["TORCH_DEVICE_BACKEND_AUTOLOAD"] = old
     _TORCH_IMPORT_MS[0] = int((time.monotonic() - t0) * 1000)
+    # torch's modules, functions and classes live as long as this process:
+    # kept out of the collector's sight, they are not walked by each of its
+    # full collections, nor in each forked child, where walking them copies
+    # every page they sit on (bench/check-overhead measures the gain).
+    import gc
+    gc.freeze()
     return torch
 
 
@@ -1892,22 +1898,46 @@ def _sweep_plugins_own(api, obj):
     return top in _SWEEP_STATE.get("tops", ())
 
 
+def _sweep_walked_below(cls, exclude):
+    """Whether a deeper catalog entry walks cls's members: a module entry of
+    exclude that cls is defined under and that holds it by its name
+    (torch.autograd.Function is torch.autograd.function's Function, which
+    the entry torch.autograd.function walks). A class re-exported by its
+    parent module is one API; its members are walked once, where it lives."""
+    m = getattr(cls, "__module__", None)
+    name = getattr(cls, "__name__", None)
+    if not isinstance(m, str) or not _sweep_public([name]):
+        return False
+    for x in exclude:
+        mod = sys.modules.get(x)
+        if mod is not None and (m == x or m.startswith(x + ".")) and \
+                getattr(mod, name, None) is cls:
+            return True
+    return False
+
+
 def _sweep_members(entry, walk, exclude):
     """Yields (api, key, owner, parent, name, obj | exception) for every public
-    name of the entry (see specs/catalog.txt), in a stable order."""
+    name of the entry (see specs/catalog.txt), in a stable order. Each API
+    once: a name that is a catalog entry of its own is that entry's (its own
+    line, a class entry's first API), and a class's members are walked
+    under the entry it is defined in (_sweep_walked_below)."""
     import importlib
     import inspect
     import types
     if walk == "module":
         root = importlib.import_module(entry)
     else:
-        root, _, _, missing = _walk(entry)
+        root, parent, _, missing = _walk(entry)
         if root is None:
             raise ImportError("%s has no attribute %s" % (entry, missing))
+        yield entry, entry, None, parent, entry.rsplit(".", 1)[-1], root
     classes = []
     names = dir(root)
     for n in _sweep_public(names):
         api = entry + "." + n
+        if walk == "module" and api in exclude:
+            continue
         try:
             obj = getattr(root, n)
         except Exception as e:
@@ -1922,8 +1952,9 @@ def _sweep_members(entry, walk, exclude):
                 continue
             yield api, api, None, root, n, obj
             m = getattr(obj, "__module__", None)
-            if inspect.isclass(obj) and api not in exclude and isinstance(m, str) and \
-                    (m == entry or m.startswith(entry + ".")) and not _sweep_tensor_type(obj):
+            if inspect.isclass(obj) and isinstance(m, str) and \
+                    (m == entry or m.startswith(entry + ".")) and not _sweep_tensor_type(obj) \
+                    and not _sweep_walked_below(obj, exclude):
                 classes.append((api, obj))
         else:
             yield api, _sweep_key(entry, n), entry, root, n, obj

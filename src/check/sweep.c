@@ -277,6 +277,19 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 	return e->io_err;
 }
 
+/* The line the walk of entry measured for the entry itself (api = module =
+ * the entry: a class entry's class), or NULL. */
+static json_t *walked_line(const json_t *lines, const char *entry)
+{
+	size_t i;
+	json_t *l;
+	json_array_foreach(lines, i, l)
+		if (!strcmp(json_string_value(json_object_get(l, "api")), entry) &&
+		    !strcmp(json_string_value(json_object_get(l, "module")), entry))
+			return l;
+	return NULL;
+}
+
 void ap_sweep_env_run(void *item)
 {
 	struct ap_sweep_env *e = item;
@@ -310,18 +323,25 @@ void ap_sweep_env_run(void *item)
 		if (!r && o->progress)
 			o->progress(o->ctx, e->idx, &p);
 	}
-	/* Each entry's own line: whether its walk worked here. */
+	/* Each entry's own line: whether its walk worked here. A class entry's
+	 * walk measured the class itself as its first API: that line is the
+	 * entry's own, so that no API has two lines. */
 	for (size_t k = 0; !e->err && k < o->cat->n; k++) {
-		const json_t *d = json_object_get(u.done, o->cat->v[k].name);
+		const char *name = o->cat->v[k].name;
+		const json_t *d = json_object_get(u.done, name);
 		const char *st = json_string_value(json_object_get(d, "status"));
 		if (!d)
 			continue;
-		json_t *l = ap_matrix_line(e->env->name, o->cat->v[k].name, o->cat->v[k].name,
-					   !strcmp(st, "ok") ? "present" : st);
-		json_object_set_new(l, "kind", json_string(o->cat->v[k].walk));
-		if (strcmp(st, "ok"))
+		json_t *l = walked_line(e->lines, name);
+		if (!l) {
+			l = ap_matrix_line(e->env->name, name, name, "present");
+			json_object_set_new(l, "kind", json_string(o->cat->v[k].walk));
+			json_array_append_new(e->lines, l);
+		}
+		if (strcmp(st, "ok")) {
+			json_object_set_new(l, "status", json_string(st));
 			json_object_set(l, "reason", json_object_get(d, "reason"));
-		json_array_append_new(e->lines, l);
+		}
 	}
 	if (u.started)
 		ap_worker_free(&u.w);

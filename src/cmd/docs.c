@@ -131,17 +131,19 @@ static int docs_audit(int argc, char **argv)
 	if (argc != 4)
 		return ap_usage("docs: want docs audit DOCSDIR DIR");
 	struct ap_buf err = { 0 }, out = { 0 };
-	json_t *lines = NULL, *meta = NULL;
-	json_t *entries = ap_docs_load(argv[2], &err);
+	json_t *lines = NULL, *meta = NULL, *pages = NULL;
+	json_t *entries = ap_docs_load_pages(argv[2], &pages, &err);
 	int r = entries ? 0 : ap_fail(-AP_ECONFIG, "docs audit", &err);
 	r = r ? r : load_sweep(argv[3], &lines, &meta, "docs audit");
 	if (!r) {
 		json_t *f = ap_docs_audit(entries, meta, lines);
+		ap_docs_pages_text(pages, &out);
 		ap_docs_audit_text(f, &out);
 		fputs(ap_buf_str(&out), stdout);
 		printf("%zu entries audited\n", json_array_size(entries));
 		json_decref(f);
 	}
+	json_decref(pages);
 	json_decref(entries);
 	json_decref(lines);
 	json_decref(meta);

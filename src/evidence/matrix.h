@@ -33,11 +33,14 @@
  *    "verdict": "consistent" | "inconsistent" | "not-run" | "absent",
  *    "reason": "text" | null}
  *
- * An API is a (module, api) pair: the same path found by two catalog entries
- * (torch.nn as a member of torch, and as the entry torch.nn) is two APIs, so
- * that each lies wholly in one shard. Every catalog entry has a line of its
- * own in every environment (api = module = the entry, kind "module" or
- * "class"), whose status says whether its walk worked there.
+ * An API is a (module, api) pair, and each api has one line per environment:
+ * a name that is a catalog entry of its own is that entry's (torch.nn is not
+ * listed again as a member of torch), and a class's members are walked under
+ * the entry that defines it (torch.autograd.function.Function.forward, not
+ * again as torch.autograd.Function.forward), so that each lies wholly in one
+ * shard. Every catalog entry has a line of its own in every environment (api
+ * = module = the entry, kind "module", or for a class entry the class as
+ * measured), whose status says whether its walk worked there.
  *
  * status says what was measured in that environment: present, absent (the
  * API exists in another environment of the matrix, not here), or that the

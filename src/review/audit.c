@@ -139,32 +139,56 @@ struct audit {
 	json_t *by_api;      /* api -> [lines] */
 	json_t *by_key;      /* key -> [apis] (each once) */
 	json_t *members;     /* owner api -> [member apis] (each once) */
+	json_t *classes;     /* "env file:line" of a class -> [its apis] (each once) */
 	json_t *products;    /* env -> product */
 	json_t *listed;      /* resolved apis the pages have an entry for */
 	json_t *out;
 };
 
-static void push_unique(json_t *index, const char *key, const char *value)
+/* Appends value to the array a unless a holds it already. */
+static void add_unique(json_t *a, const char *value)
 {
-	json_t *a = json_object_get(index, key), *x;
+	json_t *x;
 	size_t i;
-	if (!a) {
-		a = json_array();
-		json_object_set_new(index, key, a);
-	}
 	json_array_foreach(a, i, x)
 		if (!strcmp(json_string_value(x), value))
 			return;
 	json_array_append_new(a, json_string(value));
 }
 
+static void push_unique(json_t *index, const char *key, const char *value)
+{
+	json_t *a = json_object_get(index, key);
+	if (!a) {
+		a = json_array();
+		json_object_set_new(index, key, a);
+	}
+	add_unique(a, value);
+}
+
+/* The identity of a class in one environment, "env file:line", from a
+ * present line of kind class that has a file; 0 when l has none. */
+static int class_id(const json_t *l, struct ap_buf *id)
+{
+	const json_t *line = json_object_get(l, "line");
+	if (strcmp(ap_json_text(l, "status"), "present") || strcmp(ap_json_text(l, "kind"), "class") ||
+	    !s_(l, "file") || !json_is_integer(line))
+		return 0;
+	ap_buf_reset(id);
+	ap_buf_addf(id, "%s %s:%lld", ap_json_text(l, "env"), s_(l, "file"),
+		    (long long)json_integer_value(line));
+	return 1;
+}
+
 static void audit_index(struct audit *a)
 {
+	struct ap_buf id = { 0 };
 	json_t *l;
 	size_t i;
 	a->by_api = json_object();
 	a->by_key = json_object();
 	a->members = json_object();
+	a->classes = json_object();
 	a->listed = json_object();
 	a->out = json_array();
 	a->products = env_products(a->meta);
@@ -180,7 +204,39 @@ static void audit_index(struct audit *a)
 			push_unique(a->by_key, s_(l, "key"), api);
 		if (s_(l, "owner"))
 			push_unique(a->members, s_(l, "owner"), api);
+		if (class_id(l, &id))
+			push_unique(a->classes, ap_buf_str(&id), api);
 	}
+	ap_buf_free(&id);
+}
+
+/* The last component of a dotted api. */
+static const char *last_name(const char *api)
+{
+	const char *dot = strrchr(api, '.');
+	return dot ? dot + 1 : api;
+}
+
+/* The members of class api by name: its own, and those of the same class
+ * reached by another path (torch.autograd.Function is
+ * torch.autograd.function's Function, whose entry walks its members).
+ * A new object, member name -> [member apis], its own first. */
+static json_t *members_of(const struct audit *a, const char *api)
+{
+	struct ap_buf id = { 0 };
+	json_t *out = json_object(), *l, *alias, *m;
+	size_t i, k, j;
+	json_array_foreach(json_object_get(a->members, api), j, m)
+		push_unique(out, last_name(json_string_value(m)), json_string_value(m));
+	json_array_foreach(json_object_get(a->by_api, api), i, l) {
+		if (!class_id(l, &id))
+			continue;
+		json_array_foreach(json_object_get(a->classes, ap_buf_str(&id)), k, alias)
+			json_array_foreach(json_object_get(a->members, json_string_value(alias)), j, m)
+				push_unique(out, last_name(json_string_value(m)), json_string_value(m));
+	}
+	ap_buf_free(&id);
+	return out;
 }
 
 /* The name as a reader takes it: Markdown escapes, blanks and a trailing
@@ -295,6 +351,22 @@ static json_t *covering(const struct audit *a, const char *name)
 	return found;
 }
 
+static const json_t *first_present(const json_t *ls)
+{
+	size_t i;
+	json_t *l;
+	json_array_foreach(ls, i, l)
+		if (!strcmp(ap_json_text(l, "status"), "present"))
+			return l;
+	return NULL;
+}
+
+/* Whether api is a class where the matrix has it. */
+static int is_class(const struct audit *a, const char *api)
+{
+	return !strcmp(ap_json_text(first_present(json_object_get(a->by_api, api)), "kind"), "class");
+}
+
 /* Classes an entry whose name resolves to nothing in the matrix. */
 static void audit_unresolved(struct audit *a, const json_t *e, const char *name)
 {
@@ -309,7 +381,8 @@ static void audit_unresolved(struct audit *a, const json_t *e, const char *name)
 		ap_buf_addf(&d, ": %s does not import (%s)", s_(json_array_get(cover, 0), "api"),
 			    why ? why : "?");
 		finding(a, e, name, NULL, "optional-dependency", ap_buf_str(&d));
-	} else if (!strcmp(ap_json_text(e, "kind"), "method") && owner) {
+	} else if (owner && (!strcmp(ap_json_text(e, "kind"), "method") ||
+			    (!strcmp(ap_json_text(e, "kind"), "row") && is_class(a, owner)))) {
 		ap_buf_addf(&d, "%s has no member %s in any environment (an instance attribute?)",
 			    owner, dot + 1);
 		finding(a, e, name, NULL, "instance-attribute", ap_buf_str(&d));
@@ -336,13 +409,16 @@ static void audit_claims(struct audit *a, const json_t *e, const char *name, con
 	json_object_foreach(a->products, env, prod) {
 		const json_t *p = NULL, *x;
 		size_t i;
-		int claim = json_is_true(json_object_get(e, "all_products"));
+		const json_t *others = json_object_get(e, "others");
+		int claim;
 		json_array_foreach(json_object_get(e, "products"), i, x)
 			if (!strcmp(ap_json_text(x, "product"), json_string_value(prod)))
 				p = x;
 		if (p)
 			claim = json_is_true(json_object_get(p, "supported"));
-		else if (!claim)
+		else if (json_is_boolean(others))
+			claim = json_is_true(others); /* 是 (but...) or 否: every product */
+		else
 			continue;
 		matched++;
 		const json_t *l = in_env(ls, env);
@@ -414,14 +490,15 @@ static void audit_entry(struct audit *a, const json_t *e)
 	ap_buf_free(&d);
 }
 
-static const json_t *first_present(const json_t *ls)
+/* Whether any of apis has an entry on the pages. */
+static int any_listed(const struct audit *a, const json_t *apis)
 {
 	size_t i;
-	json_t *l;
-	json_array_foreach(ls, i, l)
-		if (!strcmp(ap_json_text(l, "status"), "present"))
-			return l;
-	return NULL;
+	json_t *x;
+	json_array_foreach(apis, i, x)
+		if (json_object_get(a->listed, json_string_value(x)))
+			return 1;
+	return 0;
 }
 
 /* Members of a listed class that no entry lists, consistent somewhere. */
@@ -430,17 +507,16 @@ static void audit_missing(struct audit *a, const json_t *e)
 	struct ap_buf name = { 0 };
 	normalise(ap_json_text(e, "api"), &name);
 	const char *api = strcmp(ap_json_text(e, "kind"), "method") ? resolve(a, ap_buf_str(&name)) : NULL;
-	size_t i;
-	json_t *m;
-	json_array_foreach(api ? json_object_get(a->members, api) : NULL, i, m) {
-		const char *mapi = json_string_value(m);
+	json_t *members = api ? members_of(a, api) : NULL, *apis;
+	const char *member;
+	json_object_foreach(members, member, apis) {
+		const char *mapi = json_string_value(json_array_get(apis, 0));
 		const json_t *ls = json_object_get(a->by_api, mapi);
 		struct ap_buf envs = { 0 }, d = { 0 }, sub = { 0 };
-		if (json_object_get(a->listed, mapi) || !envs_where(ls, "verdict", "consistent", &envs)) {
+		if (any_listed(a, apis) || !envs_where(ls, "verdict", "consistent", &envs)) {
 			ap_buf_free(&envs);
 			continue;
 		}
-		const char *member = strrchr(mapi, '.') + 1;
 		ap_buf_addf(&sub, "%s.%s", ap_buf_str(&name), member);
 		ap_buf_addf(&d, "the pages list %s but not its %s %s() (measured consistent in %s)",
 			    ap_buf_str(&name), ap_json_text(first_present(ls), "kind"), member,
@@ -450,6 +526,7 @@ static void audit_missing(struct audit *a, const json_t *e)
 		ap_buf_free(&d);
 		ap_buf_free(&sub);
 	}
+	json_decref(members);
 	ap_buf_free(&name);
 }
 
@@ -498,6 +575,7 @@ json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const json_t *l
 	json_decref(a.by_api);
 	json_decref(a.by_key);
 	json_decref(a.members);
+	json_decref(a.classes);
 	json_decref(a.products);
 	json_decref(a.listed);
 	return a.out;
@@ -523,4 +601,26 @@ void ap_docs_audit_text(const json_t *findings, struct ap_buf *out)
 	json_object_foreach(counts, cls, c)
 		ap_buf_addf(out, "%lld %s\n", (long long)json_integer_value(c), cls);
 	json_decref(counts);
+}
+
+void ap_docs_pages_text(const json_t *pages, struct ap_buf *out)
+{
+	const json_t *p;
+	json_t *n;
+	const char *fmt;
+	size_t i;
+	json_array_foreach(pages, i, p) {
+		struct ap_buf line = { 0 };
+		json_t *formats = json_object_get(p, "formats");
+		int k = 0;
+		ap_buf_addf(&line, "%s: formats: ", ap_json_text(p, "file"));
+		json_object_foreach(formats, fmt, n)
+			ap_buf_addf(&line, "%s%s %lld", k++ ? ", " : "", fmt,
+				    (long long)json_integer_value(n));
+		if (!k)
+			ap_buf_adds(&line, "none (no entry in a format this parser reads)");
+		ap_text_line(out, ap_buf_str(&line));
+		ap_buf_adds(out, "\n");
+		ap_buf_free(&line);
+	}
 }

@@ -54,4 +54,10 @@ json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const json_t *l
  * line per class. Values escaped for a terminal. */
 void ap_docs_audit_text(const json_t *findings, struct ap_buf *out);
 
+/* Which formats each page was read in (ap_docs_load_pages()), a line per page:
+ * "FILE: formats: table 46, unreadable 2", or "FILE: formats: none (...)"
+ * for a page with no entry in a format the parser knows. Escaped for a
+ * terminal. */
+void ap_docs_pages_text(const json_t *pages, struct ap_buf *out);
+
 #endif

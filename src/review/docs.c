@@ -19,21 +19,23 @@
 
 #define AP_CLASS_TAG "<code><i>class</i></code>"
 #define AP_CLASS_TAG2 "<code>class</code>"
+#define AP_CLASS_TAG3 "_`class`_" /* the 2.7.1 pages */
 #define AP_FULL_COLON "\xef\xbc\x9a" /* ： U+FF1A */
 #define AP_CHECK "\xe2\x9c\x94"      /* ✔ */
 #define AP_CROSS "\xe2\x9c\x98"      /* ✘ */
 #define AP_REPLACEMENT "\xef\xbf\xbd" /* U+FFFD */
 #define AP_DIR_DEPTH 32
+#define AP_ROW_CELLS 16 /* more columns than any API table has */
 
 struct ap_span {
 	const char *p;
 	size_t n;
 };
 
-enum ap_fmt { AP_FMT_NONE, AP_FMT_TABLE, AP_FMT_LIST, AP_FMT_LINE, AP_FMT_BAD };
+enum ap_fmt { AP_FMT_NONE, AP_FMT_TABLE, AP_FMT_LIST, AP_FMT_LINE, AP_FMT_ROW, AP_FMT_BAD };
 
 static const char *const ap_fmt_names[] = { "unreadable", "table", "list", "line",
-					    "unreadable" };
+					    "api-table", "unreadable" };
 
 /* What one entry has said so far; emitted as JSON when the next begins. */
 struct ap_entry {
@@ -43,6 +45,7 @@ struct ap_entry {
 	enum ap_fmt fmt;
 	json_t *products;
 	int all;
+	int others; /* what it says of a product it does not name: 1, 0, -1 nothing */
 	int has_url, has_limits;
 	struct ap_buf url, limits;
 };
@@ -370,16 +373,36 @@ static int read_list(struct ap_page *pg)
 	return bad || !n ? -1 : 0;
 }
 
-/* `是`, `否`, or `是，暂不支持<term>X</term>[、<term>Y</term>...]`. */
+/* Length of the `<br>` (`<br/>`, `<br />`) at the start of s, else 0. */
+static size_t br_len(struct ap_span s)
+{
+	static const char *const tags[] = { "<br>", "<br/>", "<br />" };
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (docs_starts(s, tags[i]))
+			return strlen(tags[i]);
+	return 0;
+}
+
+static int eat_br(struct ap_span *s)
+{
+	size_t k = br_len(*s);
+	s->p += k;
+	s->n -= k;
+	return k > 0;
+}
+
+/* `是`, `否`, or `是，暂不支持<term>X</term>[、<term>Y</term>...]`; an API
+ * table's cell breaks the line with `<br>` where the line has `，`. */
 static int docs_read_line(struct ap_page *pg, struct ap_span v)
 {
 	struct ap_span product;
 	if (docs_eq(v, "是") || docs_eq(v, "否")) {
-		pg->e.all = docs_eq(v, "是");
+		pg->e.all = pg->e.others = docs_eq(v, "是");
 		return 0;
 	}
-	if (!eat(&v, "是") || !(eat(&v, "，") || eat(&v, ",")))
+	if (!eat(&v, "是") || !(eat(&v, "，") || eat(&v, ",") || eat_br(&v)))
 		return -1;
+	pg->e.others = 1;
 	v = trim(v);
 	if (!eat(&v, "暂不支持") && !eat(&v, "不支持"))
 		return -1;
@@ -439,6 +462,18 @@ static void read_url(struct ap_page *pg, struct ap_span v)
 		pg->oom = 1;
 }
 
+/* Adds one part of the limits, after a "; " when there are some already. */
+static void add_limit(struct ap_page *pg, struct ap_span part)
+{
+	if (!part.n)
+		return;
+	if (pg->e.has_limits && ap_buf_adds(&pg->e.limits, "; "))
+		pg->oom = 1;
+	if (ap_buf_add(&pg->e.limits, part.p, part.n))
+		pg->oom = 1;
+	pg->e.has_limits = 1;
+}
+
 /* The limits' list items joined with "; ". */
 static void read_limit_items(struct ap_page *pg)
 {
@@ -446,15 +481,7 @@ static void read_limit_items(struct ap_page *pg)
 	if (!peek_content(pg, &l))
 		return;
 	while (peek(pg, &l) && docs_item(l, &item)) {
-		if (!item.n) {
-			advance(pg);
-			continue;
-		}
-		if (pg->e.has_limits && ap_buf_adds(&pg->e.limits, "; "))
-			pg->oom = 1;
-		if (ap_buf_add(&pg->e.limits, item.p, item.n))
-			pg->oom = 1;
-		pg->e.has_limits = 1;
+		add_limit(pg, item);
 		advance(pg);
 	}
 }
@@ -503,6 +530,7 @@ static json_t *entry_json(const struct ap_page *pg)
 	    put(o, "doc_url", jbuf(&e->url, e->has_url)) ||
 	    put(o, "products", ok ? json_incref(e->products) : json_array()) ||
 	    put(o, "all_products", json_boolean(ok && e->all)) ||
+	    put(o, "others", ok && e->others >= 0 ? json_boolean(e->others) : json_null()) ||
 	    put(o, "limits", jbuf(&e->limits, e->has_limits))) {
 		json_decref(o);
 		return NULL;
@@ -537,6 +565,7 @@ static void entry_open(struct ap_page *pg, const char *kind, struct ap_span api)
 	pg->open = 1;
 	pg->e.kind = kind;
 	pg->e.line = pg->lineno + 1;
+	pg->e.others = -1;
 	pg->e.products = json_array();
 	if (!pg->e.products || ap_buf_add(&pg->e.api, api.p, api.n))
 		pg->oom = 1;
@@ -547,7 +576,7 @@ static void docs_heading(struct ap_page *pg, struct ap_span l)
 {
 	struct ap_span api = trim(docs_sp(l.p + 3, l.n - 3));
 	int cls = 0;
-	while (eat(&api, AP_CLASS_TAG) || eat(&api, AP_CLASS_TAG2))
+	while (eat(&api, AP_CLASS_TAG) || eat(&api, AP_CLASS_TAG2) || eat(&api, AP_CLASS_TAG3))
 		cls = 1, api = trim(api);
 	entry_open(pg, cls ? "class" : "function", api);
 	ap_buf_reset(&pg->parent);
@@ -585,6 +614,130 @@ static void docs_method(struct ap_page *pg, struct ap_span name)
 	ap_buf_free(&api);
 }
 
+/* ---- the oldest pages: one API table ---- */
+
+/* Where an API table keeps what: its number of columns and the column of
+ * each field (-1: none). */
+struct ap_cols {
+	int n, name, support, limits;
+};
+
+/* The cells of a table row `| a | b |`, trimmed, split at every '|' that
+ * is not escaped as `\|`; -1 when l is no row or has more than max cells. */
+static int row_cells(struct ap_span l, struct ap_span *cells, int max)
+{
+	struct ap_span s = trim(l);
+	size_t from = 0;
+	int n = 0;
+	if (!eat(&s, "|"))
+		return -1;
+	if (s.n && s.p[s.n - 1] == '|' && !(s.n >= 2 && s.p[s.n - 2] == '\\'))
+		s.n--;
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.p[i] == '\\') {
+			i++;
+			continue;
+		}
+		if (s.p[i] != '|')
+			continue;
+		if (n == max)
+			return -1;
+		cells[n++] = trim(docs_sp(s.p + from, i - from));
+		from = i + 1;
+	}
+	if (n == max)
+		return -1;
+	cells[n++] = trim(docs_sp(s.p + from, s.n - from));
+	return n;
+}
+
+/* Whether l is the header of an API table, `| API名称 | 是否支持 | 限制与说明 |`
+ * (other columns, such as a 序号, are left unread). */
+static int api_table_header(struct ap_span l, struct ap_cols *c)
+{
+	struct ap_span cells[AP_ROW_CELLS];
+	int n = row_cells(l, cells, AP_ROW_CELLS);
+	*c = (struct ap_cols){ n, -1, -1, -1 };
+	for (int i = 0; i < n; i++) {
+		if (docs_eq(cells[i], "API名称") && c->name < 0)
+			c->name = i;
+		else if (docs_eq(cells[i], "是否支持") && c->support < 0)
+			c->support = i;
+		else if (docs_eq(cells[i], "限制与说明") && c->limits < 0)
+			c->limits = i;
+	}
+	return c->name >= 0 && c->support >= 0;
+}
+
+/* `[name](url)`: name and url; 0 (and nothing changed) for any other text. */
+static int link_parts(struct ap_span *name, struct ap_span *url)
+{
+	struct ap_span s = *name;
+	size_t open = find(s, "](");
+	if (!docs_starts(s, "[") || open == s.n || s.p[s.n - 1] != ')')
+		return 0;
+	struct ap_span target = trim(docs_sp(s.p + open + 2, s.n - open - 3));
+	if (!target.n)
+		return 0;
+	*url = target;
+	*name = trim(docs_sp(s.p + 1, open - 1));
+	return 1;
+}
+
+/* A limits cell: `-` or nothing is none; `<br>` breaks become "; ". */
+static void row_limits(struct ap_page *pg, struct ap_span v)
+{
+	if (docs_eq(v, "-"))
+		return;
+	while (v.n) {
+		size_t i = 0, k = 0;
+		while (i < v.n && !(k = br_len(docs_sp(v.p + i, v.n - i))))
+			i++;
+		add_limit(pg, trim(docs_sp(v.p, i)));
+		v = docs_sp(v.p + i + k, v.n - i - k);
+	}
+}
+
+/* One data row: an entry of kind "row" at its line. A row of another
+ * width than the header, without a name, or under a header without its
+ * rule is unreadable. */
+static void api_row(struct ap_page *pg, const struct ap_cols *c, struct ap_span l, int rule)
+{
+	struct ap_span cells[AP_ROW_CELLS], url;
+	int n = row_cells(l, cells, AP_ROW_CELLS);
+	struct ap_span name = n > c->name ? cells[c->name] : docs_sp(l.p, 0);
+	int has_url = link_parts(&name, &url);
+	entry_open(pg, "row", name);
+	if (has_url && ap_buf_add(&pg->e.url, url.p, url.n))
+		pg->oom = 1;
+	pg->e.has_url = has_url;
+	if (!rule || n != c->n || !name.n) {
+		set_format(pg, AP_FMT_ROW, -1);
+		return;
+	}
+	set_format(pg, AP_FMT_ROW, docs_read_line(pg, cells[c->support]));
+	if (c->limits >= 0)
+		row_limits(pg, cells[c->limits]);
+}
+
+/* The header at the cursor, its rule, and every row up to the first line
+ * that is not one. Rows stand alone: none is a method of a heading above. */
+static void read_api_table(struct ap_page *pg, const struct ap_cols *c)
+{
+	struct ap_span l;
+	entry_close(pg);
+	ap_buf_reset(&pg->parent);
+	advance(pg);
+	int rule = peek(pg, &l) && table_rule(l);
+	if (rule)
+		advance(pg);
+	while (!pg->oom && peek(pg, &l) && docs_starts(trim(l), "|")) {
+		api_row(pg, c, l, rule);
+		advance(pg);
+	}
+	entry_close(pg);
+}
+
 /* Tracks ``` and ~~~ fences: code is never read as headings or fields. */
 static int fence_line(struct ap_page *pg, struct ap_span l)
 {
@@ -600,9 +753,12 @@ static int fence_line(struct ap_page *pg, struct ap_span l)
 static void page_line(struct ap_page *pg, struct ap_span l)
 {
 	struct ap_span name;
+	struct ap_cols cols;
 	int level = heading_level(l);
 	if (fence_line(pg, l)) {
 		advance(pg);
+	} else if (api_table_header(l, &cols)) {
+		read_api_table(pg, &cols);
 	} else if (level == 3) {
 		docs_heading(pg, l);
 		advance(pg);
@@ -728,8 +884,35 @@ static int docs_walk(const char *top, const char *rel, struct ap_paths *ps,
 	return r;
 }
 
-/* Appends the entries of dir/rel to all. */
-static int load_page(const char *dir, const char *rel, json_t *all, struct ap_buf *err)
+/* What a page says of itself: {"file", "entries": N, "formats": {format: N}}
+ * (file repaired as the entries' is). NULL when out of memory. */
+static json_t *page_summary(const char *rel, const json_t *page)
+{
+	json_t *formats = json_object(), *o = json_object(), *e;
+	size_t i;
+	int r = formats && o ? 0 : -1;
+	json_array_foreach(page, i, e) {
+		const char *f = json_string_value(json_object_get(e, "format"));
+		json_int_t n = json_integer_value(json_object_get(formats, f));
+		if (!r)
+			r = put(formats, f, json_integer(n + 1));
+	}
+	if (!r && (put(o, "file", jstr(rel, strlen(rel))) ||
+		   put(o, "entries", json_integer((json_int_t)json_array_size(page))) ||
+		   put(o, "formats", json_incref(formats))))
+		r = -1;
+	json_decref(formats);
+	if (r) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* Appends the entries of dir/rel to all, and its summary to pages (may be
+ * NULL). */
+static int load_page(const char *dir, const char *rel, json_t *all, json_t *pages,
+		     struct ap_buf *err)
 {
 	struct ap_buf path = { 0 }, text = { 0 };
 	json_t *page = NULL;
@@ -737,7 +920,8 @@ static int load_page(const char *dir, const char *rel, json_t *all, struct ap_bu
 	if (!r && (r = ap_read_all(path.data, &text)))
 		ap_buf_addf(err, "%s: %s", path.data, ap_strerror(r));
 	if (!r && (!(page = ap_docs_parse(ap_buf_str(&text), text.len, rel)) ||
-		   json_array_extend(all, page)))
+		   json_array_extend(all, page) ||
+		   (pages && json_array_append_new(pages, page_summary(rel, page)))))
 		r = -ENOMEM;
 	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");
@@ -752,23 +936,31 @@ static int path_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-json_t *ap_docs_load(const char *dir, struct ap_buf *err)
+json_t *ap_docs_load_pages(const char *dir, json_t **pages, struct ap_buf *err)
 {
 	struct ap_paths ps = { 0 };
-	json_t *all = json_array();
-	int r = all ? docs_walk(dir, "", &ps, err, 0) : -ENOMEM;
-	if (!all)
+	json_t *all = json_array(), *sums = pages ? json_array() : NULL;
+	int r = all && (sums || !pages) ? docs_walk(dir, "", &ps, err, 0) : -ENOMEM;
+	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");
 	if (!r)
 		qsort(ps.v, ps.n, sizeof(*ps.v), path_cmp);
 	for (size_t i = 0; !r && i < ps.n; i++)
-		r = load_page(dir, ps.v[i], all, err);
+		r = load_page(dir, ps.v[i], all, sums, err);
 	paths_free(&ps);
 	if (r) {
 		json_decref(all);
+		json_decref(sums);
 		return NULL;
 	}
+	if (pages)
+		*pages = sums;
 	return all;
+}
+
+json_t *ap_docs_load(const char *dir, struct ap_buf *err)
+{
+	return ap_docs_load_pages(dir, NULL, err);
 }
 
 /* ---- lookup ---- */

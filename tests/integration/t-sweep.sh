@@ -8,7 +8,7 @@
 SW="$FIX/sweep"
 SMALL="$SW/catalog-small.txt"
 printf '[trixie]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$SW/faults" > "$T/faults.ini"
-plan 52
+plan 66
 
 # jq-less reading of a matrix: a Python expression over L, its lines.
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -59,6 +59,19 @@ small_three() {
 	done
 	contains "$(cat "$T/gen-table/torch-autograd-grad_mode.md")" "^> <font size=\"3\">clone\(\)</font>$" \
 		generated_page_has_the_clone_sub_entry
+	# the older formats: the 2.7.1 one-line pages and the oldest API tables
+	for f in oneline-format-2-7-1 table-format-oldest; do
+		run 0 docs_audit_of_${f}_succeeds "$APIPARITY" docs audit "$TOP/tests/data/backend-docs/$f" "$T/s3"
+		equals "$(printf '%s\n' "$out" | awk '/^[^ ]+\.md:[0-9]+: [a-z-]+: / && !/: missing-sub-entry: / { n++ }
+			/ entries audited$/ { t = $1 } END { print (t > 0 && n == t) ? "yes" : n " findings for " t " entries" }')" yes \
+			audit_classifies_every_${f}_entry_once
+		lacks "$out" ": unreadable: " no_${f}_entry_is_unreadable
+	done
+	contains "$out" "^torch-linalg\.md: formats: api-table 5$" audit_says_the_oldest_page_is_an_api_table
+	contains "$out" "^torch-linalg\.md:12: contradicted: torch\.linalg\.ldl_factor: .*says not supported, measured consistent in bookworm" \
+		oldest_row_no_is_a_claim_checked_at_its_line
+	contains "$out" "^torch-__config__\.md:8: not-swept: torch\.__config__\.show: " \
+		oldest_escaped_name_is_read_as_a_reader_would
 	run 2 diff_of_a_multi_env_matrix_wants_an_env "$APIPARITY" diff "$T/s3" "$T/s3:sid"
 	contains "$err" "holds several environments; name one as .*:ENV \(it holds bookworm, trixie, sid\)" \
 		diff_names_the_environments
@@ -80,6 +93,28 @@ plugin_patch() {
 		sweep_json_names_the_plugins_loaded
 }
 needs trixie -- plugin_patch
+
+# Entries that reach the same APIs (a parent module and its submodules, a
+# class with an entry of its own): each API is one line, keyed as the pages
+# key it.
+each_api_once() {
+	printf '%s\n' 'torch.autograd module' 'torch.autograd.function module' \
+		'torch.autograd.grad_mode module' 'torch.nn module' 'torch.nn.parameter module' \
+		'torch.nn.Module class' > "$T/overlap.txt"
+	run 0 sweep_of_overlapping_entries_succeeds "$APIPARITY" sweep --env trixie --catalog "$T/overlap.txt" \
+		--depth resolve --out "$T/ov"
+	m="$T/ov/matrix.jsonl"
+	equals "$(mx "$m" 'sorted(a for a in set(l["api"] for l in L) if sum(1 for x in L if x["api"] == a) > 1)')" \
+		"[]" no_api_has_two_lines
+	equals "$(mx "$m" "sorted((l['module'], l['key']) for l in L if l['key'] in ('Function.forward', 'set_grad_enabled.clone'))")" \
+		"[('torch.autograd.function', 'Function.forward'), ('torch.autograd.grad_mode', 'set_grad_enabled.clone')]" \
+		members_are_walked_where_their_class_is_defined
+	equals "$(mx "$m" "[(l['module'], l['kind'], l['file']) for l in L if l['api'] == 'torch.nn.Module']")" \
+		"[('torch.nn.Module', 'class', 'torch/nn/modules/module.py')]" class_entry_line_is_the_class_measured
+	equals "$(mx "$m" "sorted(l['module'] for l in L if l['api'] in ('torch.autograd.Function', 'torch.autograd.function.Function'))")" \
+		"['torch.autograd', 'torch.autograd.function']" a_reexported_class_keeps_both_names
+}
+needs trixie -- each_api_once
 
 # What sweep refuses before anything runs.
 run 2 depth_deep_is_refused "$APIPARITY" sweep --env trixie --out "$T/x" --depth deep

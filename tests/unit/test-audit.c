@@ -241,12 +241,107 @@ static void markdown_escapes_and_relative_names_resolve(void **state)
 	json_decref(l);
 }
 
+/* Sets file:line on every line of api (a class's identity in the matrix). */
+static void set_source(json_t *lines, const char *api, const char *file, int line)
+{
+	size_t i;
+	json_t *l;
+	json_array_foreach(lines, i, l)
+		if (!strcmp(json_string_value(json_object_get(l, "api")), api)) {
+			json_object_set_new(l, "file", json_string(file));
+			json_object_set_new(l, "line", json_integer(line));
+		}
+}
+
+/* torch.autograd.Function is torch.autograd.function.Function: the sweep
+ * walks its members once, under the module that defines it, and the audit
+ * finds them through the class's file:line from the path the page uses. */
+static void members_of_a_class_reached_by_another_path_count(void **state)
+{
+	(void)state;
+	static const char page[] =
+		"### <code><i>class</i></code> torch.autograd.Function\n\n**是否支持**：是\n\n"
+		"> <font size=\"3\">forward()</font>\n\n**是否支持**：是\n";
+	const char *fn = "torch.autograd.function.Function";
+	json_t *l = json_array();
+	for (size_t i = 0; i < 2; i++) {
+		add(l, envs[i], "torch.autograd", "torch.autograd.Function", "class", NULL, "Function()");
+		add(l, envs[i], "torch.autograd.function", fn, "class", NULL, "Function()");
+		add(l, envs[i], "torch.autograd.function", "torch.autograd.function.Function.forward",
+		    "method", fn, "forward(ctx)");
+		add(l, envs[i], "torch.autograd.function", "torch.autograd.function.Function.backward",
+		    "method", fn, "backward(ctx)");
+	}
+	set_source(l, "torch.autograd.Function", "torch/autograd/function.py", 472);
+	set_source(l, fn, "torch/autograd/function.py", 472);
+	ap_matrix_sort(l, envs, 2);
+	ap_matrix_judge(l, NULL);
+	json_t *e = ap_docs_parse(page, strlen(page), "p.md"), *mt = meta();
+	json_t *fs = ap_docs_audit(e, mt, l);
+	assert_int_equal(json_array_size(fs), 3);
+	const json_t *fw = finding(fs, "torch.autograd.Function.forward", "backed");
+	assert_non_null(fw);
+	assert_string_equal(json_string_value(json_object_get(fw, "resolved")),
+			    "torch.autograd.function.Function.forward");
+	const json_t *miss = finding(fs, "torch.autograd.Function.backward", "missing-sub-entry");
+	assert_non_null(miss);
+	assert_int_equal(json_integer_value(json_object_get(miss, "line")), 1);
+	assert_null(finding(fs, "torch.autograd.Function.forward", "missing-sub-entry"));
+	json_decref(fs);
+	json_decref(e);
+	json_decref(mt);
+	json_decref(l);
+}
+
+/* The oldest pages' rows are audited like headings: a member no class
+ * carries, a claim that the matrix contradicts, a class whose member the
+ * table leaves out; and the page says which format it was read in. */
+static void api_table_rows_are_audited_and_pages_name_their_formats(void **state)
+{
+	(void)state;
+	static const char page[] =
+		"|API名称|是否支持|限制与说明|\n|--|--|--|\n"
+		"|torch.m.f|是|-|\n"
+		"|torch.m.C|否|-|\n"
+		"|torch.m.C.nothing|是|-|\n"
+		"|torch.m.odd|也许|-|\n";
+	json_t *e = ap_docs_parse(page, strlen(page), "torch-m.md"), *mt = meta();
+	json_t *l = small_matrix();
+	json_t *fs = ap_docs_audit(e, mt, l);
+	assert_non_null(finding(fs, "torch.m.f", "backed"));
+	const json_t *c = finding(fs, "torch.m.C", "contradicted");
+	assert_non_null(c);
+	assert_int_equal(json_integer_value(json_object_get(c, "line")), 4);
+	assert_non_null(strstr(json_string_value(json_object_get(c, "detail")),
+			       A2 " says not supported, measured consistent in a2"));
+	assert_non_null(finding(fs, "torch.m.C.nothing", "instance-attribute"));
+	assert_non_null(finding(fs, "torch.m.odd", "unreadable"));
+	assert_non_null(finding(fs, "torch.m.C.go", "missing-sub-entry"));
+	assert_int_equal(json_array_size(fs), 5);
+	json_t *pages = json_pack("[{s:s, s:i, s:{s:i, s:i}}, {s:s, s:i, s:{}}]", "file", "torch-m.md",
+				  "entries", 4, "formats", "api-table", 3, "unreadable", 1, "file",
+				  "overview.md", "entries", 0, "formats");
+	struct ap_buf text = { 0 };
+	ap_docs_pages_text(pages, &text);
+	assert_string_equal(ap_buf_str(&text),
+			    "torch-m.md: formats: api-table 3, unreadable 1\n"
+			    "overview.md: formats: none (no entry in a format this parser reads)\n");
+	ap_buf_free(&text);
+	json_decref(pages);
+	json_decref(fs);
+	json_decref(e);
+	json_decref(mt);
+	json_decref(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(generated_pages_read_back_as_generated),
 		cmocka_unit_test(real_page_is_audited_entry_by_entry),
 		cmocka_unit_test(markdown_escapes_and_relative_names_resolve),
+		cmocka_unit_test(members_of_a_class_reached_by_another_path_count),
+		cmocka_unit_test(api_table_rows_are_audited_and_pages_name_their_formats),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,11 @@
 #endif
 #define TABLE_PAGE "table-format-2-13-0/torch-autograd.md"
 #define LIST_PAGE "list-format-2-10-0/torch-autograd.md"
+#define FFT_PAGE "oneline-format-2-7-1/torch-fft.md"
+#define OPTIM_PAGE "oneline-format-2-7-1/torch-optim.md"
+#define LINALG_PAGE "table-format-oldest/torch-linalg.md"
+#define SPECIAL_PAGE "table-format-oldest/torch-special.md"
+#define CONFIG_PAGE "table-format-oldest/torch-__config__.md"
 
 #define A2 "Atlas A2 训练系列产品"
 #define A3 "Atlas A3 训练系列产品"
@@ -120,16 +125,20 @@ static void assert_well_formed(const json_t *a, int nlines)
 		assert_non_null(str(e, "api"));
 		assert_non_null(str(e, "file"));
 		assert_true(line_of(e) >= 1 && line_of(e) <= nlines);
-		assert_non_null(strstr("function class method", str(e, "kind")));
-		assert_non_null(strstr("table list line unreadable", str(e, "format")));
+		assert_non_null(strstr("function class method row", str(e, "kind")));
+		assert_non_null(strstr("table list line api-table unreadable", str(e, "format")));
 		assert_true(json_is_null(json_object_get(e, "doc_url")) || str(e, "doc_url"));
 		assert_true(json_is_null(json_object_get(e, "limits")) || str(e, "limits"));
 		assert_true(json_is_boolean(json_object_get(e, "all_products")));
+		assert_true(json_is_boolean(json_object_get(e, "others")) ||
+			    json_is_null(json_object_get(e, "others")));
 		assert_true(json_is_array(json_object_get(e, "products")));
 		json_array_foreach(json_object_get(e, "products"), k, p) {
 			assert_non_null(str(p, "product"));
 			assert_true(json_is_boolean(json_object_get(p, "supported")));
 		}
+		if (!strcmp(str(e, "format"), "unreadable"))
+			assert_true(json_is_null(json_object_get(e, "others")));
 		if (!strcmp(str(e, "format"), "unreadable"))
 			assert_int_equal(nproducts(e), 0);
 	}
@@ -184,6 +193,7 @@ static void table_page_reads_make_dual_with_link_support_and_limits(void **state
 	assert_int_equal(supported(e, DT), 0);
 	assert_false(json_is_true(json_object_get(e, "all_products")));
 	assert_string_equal(str(e, "limits"), "`input`仅支持fp32");
+	assert_true(json_is_null(json_object_get(e, "others"))); /* a table names its products */
 	assert_non_null(strstr(str(e, "limits"), "仅支持fp32"));
 	json_decref(a);
 	free(text);
@@ -301,20 +311,34 @@ static void list_page_reads_function_class_and_its_methods(void **state)
 
 /* ---- a directory of pages ---- */
 
-static void load_reads_both_real_pages_sorted_with_relative_names(void **state)
+static void load_reads_every_real_page_sorted_with_relative_names(void **state)
 {
 	(void)state;
 	struct ap_buf err = { 0 };
 	struct stat st;
+	json_t *pages = NULL;
 	if (stat(AP_SHARED, &st))
 		skip();
-	json_t *a = ap_docs_load(AP_SHARED, &err);
+	json_t *a = ap_docs_load_pages(AP_SHARED, &pages, &err);
 	assert_non_null(a);
 	assert_int_equal(err.len, 0);
-	assert_int_equal(json_array_size(a), 58);
+	/* 10 + 10 (one-line) + 48 + 11 (API tables) */
+	assert_int_equal(json_array_size(a), 79);
 	assert_string_equal(str(json_array_get(a, 0), "file"), LIST_PAGE);
-	assert_string_equal(str(json_array_get(a, 10), "file"), TABLE_PAGE);
+	assert_string_equal(str(json_array_get(a, 10), "file"), FFT_PAGE);
+	assert_string_equal(str(json_array_get(a, 20), "file"), TABLE_PAGE);
+	assert_string_equal(str(json_array_get(a, 68), "file"), CONFIG_PAGE);
 	assert_int_equal(count(a, "file", "README.md"), 0);
+	assert_int_equal(count(a, "format", "unreadable"), 2);
+	/* the README is a page too, in no format: listed, with no entries */
+	assert_int_equal(json_array_size(pages), 8);
+	char *s = json_dumps(json_array_get(pages, 0), JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(s, "{\"entries\":0,\"file\":\"README.md\",\"formats\":{}}");
+	free(s);
+	s = json_dumps(json_array_get(pages, 7), JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(s, "{\"entries\":4,\"file\":\"" SPECIAL_PAGE "\",\"formats\":{\"api-table\":4}}");
+	free(s);
+	json_decref(pages);
 	json_decref(a);
 }
 
@@ -402,6 +426,243 @@ static void line_format_yes_is_all_products_and_exceptions_are_unsupported(void 
 	assert_int_equal(nproducts(e), 0);
 	assert_string_equal(str(e, "format"), "line");
 	json_decref(a);
+}
+
+/* ---- the one-line pages (2.7.1 variant) ---- */
+
+static void oneline_page_reads_yes_no_and_named_exceptions_at_their_lines(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = real_page(FFT_PAGE, &len);
+	json_t *a = ap_docs_parse(text, len, FFT_PAGE);
+	assert_non_null(a);
+	assert_well_formed(a, lines_in(text, len));
+	assert_int_equal(json_array_size(a), 5);
+	assert_int_equal(count(a, "format", "line"), 5);
+	const json_t *e = entry(a, "torch.fft.fft");
+	assert_int_equal(line_of(e), 13);
+	assert_string_equal(str(e, "kind"), "function");
+	assert_true(json_is_true(json_object_get(e, "all_products")));
+	assert_int_equal(nproducts(e), 0);
+	assert_string_equal(str(e, "doc_url"), "https://pytorch.org/docs/2.7/generated/torch.fft.fft.html");
+	assert_string_equal(str(e, "limits"), "支持fp32，complex64");
+	e = entry(a, "torch.fft.rfftn");
+	assert_int_equal(line_of(e), 25);
+	assert_false(json_is_true(json_object_get(e, "all_products")));
+	/* every product but Ascend 950DT */
+	assert_true(json_is_true(json_object_get(e, "others")));
+	assert_int_equal(nproducts(e), 1);
+	assert_int_equal(supported(e, DT), 0);
+	assert_string_equal(str(e, "limits"), "支持fp32; 支持1-8维");
+	e = entry(a, "torch.fft.hfft2");
+	assert_int_equal(line_of(e), 40);
+	assert_false(json_is_true(json_object_get(e, "all_products")));
+	assert_true(json_is_false(json_object_get(e, "others")));
+	assert_int_equal(nproducts(e), 0);
+	assert_true(json_is_null(json_object_get(e, "limits")));
+	e = entry(a, "torch.fft.fftfreq");
+	assert_int_equal(line_of(e), 52);
+	assert_int_equal(nproducts(e), 2);
+	assert_int_equal(supported(e, A2), 0);
+	assert_int_equal(supported(e, DT), 0);
+	assert_int_equal(line_of(entry(a, "torch.fft.fftshift")), 62);
+	json_decref(a);
+	free(text);
+}
+
+static void oneline_page_class_tag_and_methods(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = real_page(OPTIM_PAGE, &len);
+	json_t *a = ap_docs_parse(text, len, OPTIM_PAGE);
+	assert_non_null(a);
+	assert_well_formed(a, lines_in(text, len));
+	assert_int_equal(json_array_size(a), 5);
+	assert_int_equal(count(a, "kind", "class"), 3);
+	assert_int_equal(count(a, "format", "line"), 5);
+	/* `### _`class`_ torch.optim.Optimizer`: the tag is no part of the name */
+	const json_t *e = entry(a, "torch.optim.Optimizer");
+	assert_int_equal(line_of(e), 12);
+	assert_true(json_is_true(json_object_get(e, "all_products")));
+	e = entry(a, "torch.optim.Optimizer.step");
+	assert_string_equal(str(e, "kind"), "method");
+	assert_int_equal(line_of(e), 20);
+	assert_int_equal(supported(e, DT), 0);
+	assert_string_equal(str(e, "doc_url"),
+			    "https://pytorch.org/docs/2.7/generated/torch.optim.Optimizer.step.html");
+	assert_int_equal(line_of(entry(a, "torch.optim.Optimizer.zero_grad")), 30);
+	e = entry(a, "torch.optim.SGD");
+	assert_string_equal(str(e, "kind"), "class");
+	assert_int_equal(line_of(e), 42);
+	assert_string_equal(str(e, "limits"), "支持fp16，fp32");
+	e = entry(a, "torch.optim.LBFGS");
+	assert_int_equal(line_of(e), 54);
+	assert_false(json_is_true(json_object_get(e, "all_products")));
+	assert_int_equal(nproducts(e), 0);
+	json_decref(a);
+	free(text);
+}
+
+/* ---- the oldest pages: an API table ---- */
+
+static void api_table_rows_are_entries_at_their_lines(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = real_page(LINALG_PAGE, &len);
+	json_t *a = ap_docs_parse(text, len, LINALG_PAGE);
+	assert_non_null(a);
+	assert_well_formed(a, lines_in(text, len));
+	assert_int_equal(json_array_size(a), 5);
+	assert_int_equal(count(a, "format", "api-table"), 5);
+	assert_int_equal(count(a, "kind", "row"), 5);
+	/* a linked name: the link text is the api, the target its doc_url */
+	const json_t *e = entry(a, "torch.linalg.cholesky");
+	assert_int_equal(line_of(e), 8);
+	assert_string_equal(str(e, "doc_url"),
+			    "https://pytorch.org/docs/2.1/generated/torch.linalg.cholesky.html");
+	assert_false(json_is_true(json_object_get(e, "all_products")));
+	assert_int_equal(nproducts(e), 1);
+	assert_int_equal(supported(e, DT), 0);
+	assert_string_equal(str(e, "limits"), "支持fp32");
+	assert_true(json_is_true(json_object_get(e, "others")));
+	e = entry(a, "torch.linalg.norm");
+	assert_int_equal(line_of(e), 9);
+	assert_true(json_is_true(json_object_get(e, "all_products")));
+	assert_int_equal(nproducts(e), 0);
+	assert_true(json_is_null(json_object_get(entry(a, "torch.linalg.vector_norm"), "limits")));
+	e = entry(a, "torch.linalg.matmul");
+	assert_int_equal(line_of(e), 11);
+	assert_string_equal(str(e, "limits"), "支持fp16，fp32; 输入最大支持6维");
+	e = entry(a, "torch.linalg.ldl_factor");
+	assert_int_equal(line_of(e), 12);
+	assert_true(json_is_false(json_object_get(e, "others")));
+	assert_false(json_is_true(json_object_get(e, "all_products")));
+	assert_int_equal(nproducts(e), 0);
+	json_decref(a);
+	free(text);
+}
+
+static void api_table_with_blanks_and_escaped_names(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = real_page(SPECIAL_PAGE, &len);
+	json_t *a = ap_docs_parse(text, len, SPECIAL_PAGE);
+	assert_non_null(a);
+	assert_int_equal(json_array_size(a), 4);
+	const json_t *e = entry(a, "torch.special.erf");
+	assert_int_equal(line_of(e), 8);
+	assert_true(json_is_true(json_object_get(e, "all_products")));
+	assert_true(json_is_null(json_object_get(e, "limits")));
+	assert_true(json_is_null(json_object_get(e, "doc_url")));
+	assert_string_equal(str(entry(a, "torch.special.expit"), "limits"), "支持fp16，fp32");
+	e = entry(a, "torch.special.i0");
+	assert_int_equal(line_of(e), 10);
+	assert_false(json_is_true(json_object_get(e, "all_products")));
+	/* the name as written: the audit drops the escapes as a reader would */
+	assert_int_equal(line_of(entry(a, "torch.special.log\\_softmax")), 11);
+	json_decref(a);
+	free(text);
+	text = real_page(CONFIG_PAGE, &len);
+	a = ap_docs_parse(text, len, CONFIG_PAGE);
+	assert_int_equal(json_array_size(a), 2);
+	assert_int_equal(line_of(entry(a, "torch.\\_\\_config\\_\\_.show")), 8);
+	assert_int_equal(count(a, "format", "api-table"), 2);
+	json_decref(a);
+	free(text);
+}
+
+static const char table_bad_page[] =
+	"# torch.x\n"                                             /* 1 */
+	"\n"
+	"| 序号 | API名称 | 是否支持 | 限制与说明 |\n"
+	"| -- | -- | -- | -- |\n"
+	"| 1 | torch.x.ok | 是 | - |\n"                         /* 5 */
+	"| 2 | torch.x.partly | 部分支持 | - |\n"                 /* 6 */
+	"| 3 | torch.x.short | 是 |\n"                           /* 7 */
+	"| 4 |  | 是 | - |\n"                                    /* 8 */
+	"| 5 | torch.x.check | ✔ | - |\n"                        /* 9 */
+	"| 6 | torch.x.open_break | 是<br>暂不支持 | - |\n"      /* 10 */
+	"| 7 | torch.x.pipe | 否 | a \\| b |\n"                  /* 11 */
+	"\n"
+	"### torch.x.heading\n"                                   /* 13 */
+	"**是否支持**：是\n"
+	"\n"
+	"|API名称|是否支持|\n"                                    /* 16 */
+	"|torch.x.no_rule|是|\n"                                  /* 17 */
+	"\n"
+	"|API名称|是否支持|\n"
+	"|:--|:--:|\n"
+	"|torch.x.after|是<br/>暂不支持<term>A</term>、<term>B</term>|\n" /* 21 */
+	"> <font size=\"3\">stray()</font>\n";                     /* 22 */
+
+static void api_table_rows_it_cannot_read_are_unreadable_at_their_lines(void **state)
+{
+	(void)state;
+	json_t *a = parse(table_bad_page);
+	assert_well_formed(a, 23);
+	static const struct {
+		const char *api;
+		int line;
+	} bad[] = {
+		{ "torch.x.partly", 6 }, { "torch.x.short", 7 }, { "", 8 },
+		{ "torch.x.check", 9 },  { "torch.x.open_break", 10 }, { "torch.x.no_rule", 17 },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const json_t *e = entry(a, bad[i].api);
+		assert_string_equal(str(e, "format"), "unreadable");
+		assert_string_equal(str(e, "kind"), "row");
+		assert_int_equal(line_of(e), bad[i].line);
+		assert_false(json_is_true(json_object_get(e, "all_products")));
+	}
+	/* a 序号 column is left unread; an escaped pipe stays in its cell */
+	const json_t *e = entry(a, "torch.x.ok");
+	assert_int_equal(line_of(e), 5);
+	assert_string_equal(str(e, "format"), "api-table");
+	e = entry(a, "torch.x.pipe");
+	assert_string_equal(str(e, "format"), "api-table");
+	assert_string_equal(str(e, "limits"), "a \\| b");
+	assert_int_equal(line_of(entry(a, "torch.x.heading")), 13);
+	e = entry(a, "torch.x.after");
+	assert_int_equal(line_of(e), 21);
+	assert_int_equal(nproducts(e), 2);
+	assert_int_equal(supported(e, "B"), 0);
+	/* a sub-entry after a table hangs on no heading of a page above */
+	e = entry(a, "stray");
+	assert_string_equal(str(e, "kind"), "method");
+	assert_int_equal(json_array_size(a), 11);
+	json_decref(a);
+}
+
+
+static void load_pages_says_which_formats_each_page_is_in(void **state)
+{
+	(void)state;
+	char dir[256];
+	const char *tmp = getenv("TMPDIR");
+	struct ap_buf err = { 0 };
+	json_t *pages = NULL;
+	snprintf(dir, sizeof(dir), "%s/test-docs.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	write_file(dir, "a.md", table_bad_page);
+	write_file(dir, "b.md", line_page);
+	/* the 1.8.1 pages' table: no 是否支持 column, so no format of ours */
+	write_file(dir, "c.md", "| 序号 | API名称 | 支持情况 |\n| -- | -- | -- |\n| 1 | torch.abs | |\n");
+	json_t *a = ap_docs_load_pages(dir, &pages, &err);
+	assert_non_null(a);
+	assert_int_equal(json_array_size(pages), 3);
+	char *s = json_dumps(pages, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(s, "[{\"entries\":11,\"file\":\"a.md\",\"formats\":"
+			       "{\"api-table\":3,\"line\":1,\"unreadable\":7}},"
+			       "{\"entries\":4,\"file\":\"b.md\",\"formats\":{\"line\":4}},"
+			       "{\"entries\":0,\"file\":\"c.md\",\"formats\":{}}]");
+	free(s);
+	json_decref(pages);
+	json_decref(a);
+	assert_int_equal(ap_rm_tree(dir), 0);
 }
 
 /* ---- what cannot be read ---- */
@@ -535,23 +796,27 @@ static void page_cut_inside_a_table_keeps_what_was_read(void **state)
 	free(text);
 }
 
-/* Every prefix of the page, cut mid-line, mid-tag or mid-character, parses
- * into well-formed entries (ASan checks that nothing is read past the cut). */
+/* Every prefix of a page of each format, cut mid-line, mid-tag or
+ * mid-character, parses into well-formed entries (ASan checks that nothing
+ * is read past the cut). */
 static void every_prefix_of_a_real_page_gives_well_formed_entries(void **state)
 {
 	(void)state;
-	size_t len;
-	char *text = real_page(TABLE_PAGE, &len);
-	for (size_t cut = 0; cut <= len; cut += cut < 2000 ? 1 : 97) {
-		char *copy = malloc(cut ? cut : 1);
-		memcpy(copy, text, cut);
-		json_t *a = ap_docs_parse(copy, cut, TABLE_PAGE);
-		assert_non_null(a);
-		assert_well_formed(a, lines_in(copy, cut));
-		json_decref(a);
-		free(copy);
+	static const char *const pages[] = { TABLE_PAGE, OPTIM_PAGE, LINALG_PAGE };
+	for (size_t p = 0; p < sizeof(pages) / sizeof(pages[0]); p++) {
+		size_t len;
+		char *text = real_page(pages[p], &len);
+		for (size_t cut = 0; cut <= len; cut += cut < 2000 ? 1 : 97) {
+			char *copy = malloc(cut ? cut : 1);
+			memcpy(copy, text, cut);
+			json_t *a = ap_docs_parse(copy, cut, pages[p]);
+			assert_non_null(a);
+			assert_well_formed(a, lines_in(copy, cut));
+			json_decref(a);
+			free(copy);
+		}
+		free(text);
 	}
-	free(text);
 }
 
 static void invalid_utf8_and_nul_bytes_are_replaced_not_refused(void **state)
@@ -737,10 +1002,16 @@ int main(void)
 		cmocka_unit_test(table_page_limits_list_is_joined_and_text_before_code_kept),
 		cmocka_unit_test(list_page_reads_backward_supported_everywhere_with_limits),
 		cmocka_unit_test(list_page_reads_function_class_and_its_methods),
-		cmocka_unit_test(load_reads_both_real_pages_sorted_with_relative_names),
+		cmocka_unit_test(load_reads_every_real_page_sorted_with_relative_names),
 		cmocka_unit_test(load_walks_subdirectories_and_reads_only_md_files),
 		cmocka_unit_test(load_of_a_missing_directory_fails_naming_it),
 		cmocka_unit_test(line_format_yes_is_all_products_and_exceptions_are_unsupported),
+		cmocka_unit_test(oneline_page_reads_yes_no_and_named_exceptions_at_their_lines),
+		cmocka_unit_test(oneline_page_class_tag_and_methods),
+		cmocka_unit_test(api_table_rows_are_entries_at_their_lines),
+		cmocka_unit_test(api_table_with_blanks_and_escaped_names),
+		cmocka_unit_test(api_table_rows_it_cannot_read_are_unreadable_at_their_lines),
+		cmocka_unit_test(load_pages_says_which_formats_each_page_is_in),
 		cmocka_unit_test(unreadable_entries_are_kept_with_their_line_and_no_products),
 		cmocka_unit_test(crlf_page_reads_the_same_as_lf),
 		cmocka_unit_test(crlf_real_page_reads_the_same_as_lf),

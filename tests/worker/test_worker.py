@@ -597,6 +597,38 @@ class Sweep(unittest.TestCase):
                                ("torch.fake_sweep.f", "torch.fake_sweep.f", None),
                                ("torch.fake_sweep.K.m", "K.m", "torch.fake_sweep.K")])
 
+    def test_each_api_once_however_many_entries_reach_it(self):
+        # A package that re-exports a class of its submodule (as torch.autograd
+        # does torch.autograd.function.Function), and a class with an entry of
+        # its own (as torch.nn.Module): each is walked once, where it lives.
+        pkg = types.ModuleType("torch.fake_dup")
+        sub = types.ModuleType("torch.fake_dup.sub")
+        exec("class Fn:\n    def go(self): pass\nFn.__module__ = 'torch.fake_dup.sub'\n",
+             sub.__dict__)
+        exec("class Cls:\n    def run(self): pass\nCls.__module__ = 'torch.fake_dup'\n",
+             pkg.__dict__)
+        pkg.sub, pkg.Fn = sub, sub.Fn
+        catalog = {"torch.fake_dup": "module", "torch.fake_dup.sub": "module",
+                   "torch.fake_dup.Cls": "class"}
+        sys.modules.update({"torch.fake_dup": pkg, "torch.fake_dup.sub": sub})
+        got = []
+        try:
+            for entry, walk in sorted(catalog.items()):
+                exclude = set(n for n in catalog if n.startswith(entry + "."))
+                got += [(api, key, entry) for api, key, _, _, _, _ in
+                        W._sweep_members(entry, walk, exclude)]
+        finally:
+            del sys.modules["torch.fake_dup"], sys.modules["torch.fake_dup.sub"]
+        self.assertEqual(sorted(got), [
+            ("torch.fake_dup.Cls", "torch.fake_dup.Cls", "torch.fake_dup.Cls"),
+            ("torch.fake_dup.Cls.run", "Cls.run", "torch.fake_dup.Cls"),
+            ("torch.fake_dup.Fn", "torch.fake_dup.Fn", "torch.fake_dup"),
+            ("torch.fake_dup.sub.Fn", "torch.fake_dup.sub.Fn", "torch.fake_dup.sub"),
+            ("torch.fake_dup.sub.Fn.go", "Fn.go", "torch.fake_dup.sub")])
+        # with each module entry's own line (apiparity adds it), no api twice
+        apis = [g[0] for g in got] + [e for e, w in catalog.items() if w == "module"]
+        self.assertEqual(len(apis), len(set(apis)), apis)
+
 
 # A test file, as the runner sees it once imported: module-level test
 # functions that pass, crash, hang, leave a global changed, or look at what
