@@ -184,17 +184,19 @@ static json_t *api_line(const struct ap_sweep_env *e, const char *entry, const j
 
 /* Runs the checks of API line l (the worker's a) at depth probe and
  * numeric; a worker that died or hung on it is started again for the next.
- * Whether it ran them. */
+ * Whether they cost enough to be journaled at once: a probe or a sample
+ * ran, or the worker failed (a lookup alone waits for the next write). */
 static int check_api(struct run *u, json_t *l, const json_t *a)
 {
 	json_t *sum = NULL;
 	if (!u->deep || strcmp(json_string_value(json_object_get(l, "status")), "present") ||
 	    !ap_autocheck_applies(json_string_value(json_object_get(l, "kind"))) || ensure_worker(u))
 		return 0;
-	ap_autocheck_run(&u->w, &u->ac, json_string_value(json_object_get(l, "api")),
-			 json_string_value(json_object_get(a, "canonical")), &sum);
+	int r = ap_autocheck_run(&u->w, &u->ac, json_string_value(json_object_get(l, "api")),
+				 json_string_value(json_object_get(a, "canonical")), &sum);
 	json_object_set_new(l, "check", sum);
-	return 1;
+	return r || json_is_string(json_object_get(sum, "family")) ||
+	       json_integer_value(json_object_get(sum, "samples")) > 0;
 }
 
 /* Journals recs (emptied after) with one write and one fsync. */
@@ -208,8 +210,8 @@ static void flush(struct run *u, json_t *recs)
 }
 
 /* Journals the answer for entry k: its APIs, then the entry record. An API
- * whose checks ran is journaled as soon as they end, so that a kill loses
- * that API's checks at most. */
+ * whose checks ran probes or samples is journaled (with the APIs before it)
+ * as soon as they end, so that a kill loses little work. */
 static void record_entry(struct run *u, size_t k, const char *status, const char *reason,
 			 const json_t *apis)
 {
@@ -221,11 +223,11 @@ static void record_entry(struct run *u, size_t k, const char *status, const char
 		json_t *l = api_line(e, entry, a);
 		if (!l)
 			continue;
-		int checked = check_api(u, l, a);
+		int costly = check_api(u, l, a);
 		json_array_append(e->lines, l);
 		json_array_append_new(recs, json_pack("{s:s, s:o}", "type", "api", "data", l));
 		n++;
-		if (checked)
+		if (costly)
 			flush(u, recs);
 	}
 	json_t *d = json_pack("{s:s, s:s, s:s?, s:I}", "entry", entry, "status", status,

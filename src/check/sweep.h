@@ -14,9 +14,10 @@
  *   {"type": "api", "data": <a matrix line, without verdict>}
  *   {"type": "entry", "data": {"entry", "status", "reason", "apis"}}
  * At depth probe and numeric, each API's checks (check/autocheck.h) run
- * once the walk's answer is in, API by API, and each API is journaled as its
- * checks end (the entry record still last): a kill loses one API's checks,
- * and a resume walks the entry again with the journaled APIs skipped. An API
+ * once the walk's answer is in, API by API; an API whose checks ran probes
+ * or samples is journaled as they end, with the APIs before it (the entry
+ * record still last): a kill loses little work, and a resume walks the entry
+ * again with the journaled APIs skipped. An API
  * whose checks crash or hang the worker is that API's crash or timeout
  * (in its check), and the worker is started again for the next.
  *
