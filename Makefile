@@ -105,7 +105,8 @@ test: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
 
 # Mutation testing: every patch of tests/mutants/ is a one-line bug that the
 # tests its header names must catch (see tests/mutants/run); MUTANT_JOBS
-# mutants at a time.
+# mutants at a time; MUTANT_BASELINE=0 skips running the named tests on the
+# unpatched tree first (only right after make check passed: .ci/run).
 mutants: deps
 	@$(MAKE) --no-print-directory mutants-run
 
