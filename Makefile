@@ -105,7 +105,8 @@ test: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
 
 # Mutation testing: every patch of tests/mutants/ is a one-line bug that the
 # tests its header names must catch (see tests/mutants/run); MUTANT_JOBS
-# mutants at a time.
+# mutants at a time; MUTANT_BASELINE=0 skips running the named tests on the
+# unpatched tree first (only right after make check passed: .ci/run).
 mutants: deps
 	@$(MAKE) --no-print-directory mutants-run
 
@@ -144,21 +145,32 @@ bench-smoke: $(BUILD)/apiparity $(BUILD)/bench/compare-bench envs
 # Fuzz targets (libFuzzer, clang, ASan+UBSan), each run briefly from its seed
 # corpus by tests/run-fuzz; FUZZ_SECONDS sets how long. Everything they build
 # and find lands in build/fuzz/ (ignored); a reproducer worth keeping becomes a
-# named file of tests/fuzz/corpus/.
+# named file of tests/fuzz/corpus/. The library is compiled once, instrumented
+# for libFuzzer's coverage (fuzzer-no-link), into build/fuzz/libap-fuzz.a, and
+# each target links its harness against it.
 FUZZ_CC    := clang
 FUZZ_DIR   := build/fuzz
-FUZZ_FLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
-              -fno-sanitize-recover=all -Isrc -I$(FUZZ_DIR) $(shell pkg-config --cflags $(PKGS))
-FUZZ_LIB   := $(LIB_SRC) $(patsubst $(BUILD)/%,$(FUZZ_DIR)/%,$(GEN_SRC))
+FUZZ_SAN   := address,undefined
+FUZZ_CFLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-sanitize-recover=all \
+              -Isrc $(shell pkg-config --cflags $(PKGS))
+FUZZ_OBJ   := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRC)) \
+              $(patsubst $(BUILD)/%.c,$(FUZZ_DIR)/obj/%.o,$(GEN_SRC))
 FUZZERS    := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz-*.c))
 
-$(FUZZ_DIR)/gen-%.c: $(BUILD)/gen-%.c
-	@mkdir -p $(FUZZ_DIR)
-	cp $< $@
+$(FUZZ_DIR)/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c -o $@ $<
 
-$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $(LIB_SRC) $(HDRS) $(FUZZ_LIB)
-	@mkdir -p $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB) $(LDLIBS)
+$(FUZZ_DIR)/obj/gen-%.o: $(BUILD)/gen-%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c -o $@ $<
+
+$(FUZZ_DIR)/libap-fuzz.a: $(FUZZ_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c $(HDRS) $(FUZZ_DIR)/libap-fuzz.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) -o $@ $< $(FUZZ_DIR)/libap-fuzz.a $(LDLIBS)
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(GEN_SRC) $(FUZZERS)

@@ -56,6 +56,15 @@ ms() {
 	echo $(( ($(date +%s%N) - s) / 1000000 ))
 }
 
+# warm CMD... - one untimed run of CMD before the timed ones (the page cache,
+# the usage index); like ms, it exits 1 when CMD fails. A smoke run
+# (BENCH_SMOKE=1: make bench-smoke) skips it: its one figure is kept by
+# nobody, it only shows that the bench runs. Call it as warm ... || exit 1.
+warm() {
+	[ "${BENCH_SMOKE:-0}" = 1 ] && return 0
+	(ms "$@") > /dev/null
+}
+
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 # in_chroot ENV CMD... - runs CMD in a reference chroot as apiparity enters

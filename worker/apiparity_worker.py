@@ -1196,6 +1196,13 @@ def op_package(req):
 
 # ---------------------------------------------------------------- official tests
 
+# apiparity-indexer: begin
+# The usage index's code (op_tests_index and all it calls here). apiparity
+# names its indexer by the SHA-256 of what stands between these two markers,
+# so an index is rebuilt when this code changes, and kept when the rest of the
+# worker does (src/check/testindex.c); it uses nothing else of the worker but
+# _exc_text. Keep what the index's content depends on in here.
+
 def _test_files(root):
     """test*.py files under root, in a stable order."""
     out = []
@@ -1217,24 +1224,6 @@ def _dotted(node):
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
-
-
-_RESOLVED = {}
-
-
-def _same_object(dotted, target):
-    """Whether a torch-rooted dotted name is the target object (an alias)."""
-    if dotted not in _RESOLVED:
-        obj = _walk(dotted)[0] if dotted.split(".")[0] in sys.modules else None
-        _RESOLVED[dotted] = obj
-    return _RESOLVED[dotted] is target and target is not None
-
-
-def op_same_object(req):
-    """For each dotted name, whether it is the same object as target here:
-    how apiparity tells another name of the target from a namesake."""
-    target = _walk(req["target"])[0] if req["target"].split(".")[0] in sys.modules else None
-    return {"ok": True, "data": {"same": [_same_object(d, target) for d in req["names"]]}}
 
 
 def _test_root(req):
@@ -1371,6 +1360,27 @@ def _module_imports(tree):
             seen.add(m)
             uniq.append(m)
     return uniq
+
+
+# apiparity-indexer: end
+
+
+_RESOLVED = {}
+
+
+def _same_object(dotted, target):
+    """Whether a torch-rooted dotted name is the target object (an alias)."""
+    if dotted not in _RESOLVED:
+        obj = _walk(dotted)[0] if dotted.split(".")[0] in sys.modules else None
+        _RESOLVED[dotted] = obj
+    return _RESOLVED[dotted] is target and target is not None
+
+
+def op_same_object(req):
+    """For each dotted name, whether it is the same object as target here:
+    how apiparity tells another name of the target from a namesake."""
+    target = _walk(req["target"])[0] if req["target"].split(".")[0] in sys.modules else None
+    return {"ok": True, "data": {"same": [_same_object(d, target) for d in req["names"]]}}
 
 
 def _local_path(root, module):

@@ -17,18 +17,32 @@
 #include "check/testsrc.h"
 
 #define AP_INDEX_MAGIC "apiparity-usage-index "
-#define AP_INDEX_FORMAT 1
+/* 2: the indexer is named by the worker's indexer code alone (1: by the
+ * whole worker), so no index that 1 wrote is trusted. */
+#define AP_INDEX_FORMAT 2
+#define AP_INDEXER_BEGIN "\n# apiparity-indexer: begin\n"
+#define AP_INDEXER_END "\n# apiparity-indexer: end\n"
 #define AP_INDEX_MAX_DEPTH 32
 #define AP_INDEX_BUILD_MS (30 * 60 * 1000) /* a whole tree, parsed once */
 #define AP_INDEX_MAX_BYTES (1u << 30) /* torch 2.6's test/ makes about 80 MiB */
 
-/* What built an index: the format and the worker that parsed the tree, so
- * that a new apiparity never trusts an index an older one wrote. */
-static void indexer(char out[32])
+void ap_testindex_indexer(const char *src, size_t len, char out[32])
 {
 	char hex[65];
-	ap_sha256_mem(ap_worker_py, ap_worker_py_len, hex);
+	const char *b = memmem(src, len, AP_INDEXER_BEGIN, strlen(AP_INDEXER_BEGIN));
+	const char *e = b ? memmem(b, len - (size_t)(b - src), AP_INDEXER_END, strlen(AP_INDEXER_END))
+			  : NULL;
+	if (e)
+		ap_sha256_mem(b, (size_t)(e - b) + strlen(AP_INDEXER_END), hex);
+	else
+		ap_sha256_mem(src, len, hex);
 	snprintf(out, 32, "%d.%.16s", AP_INDEX_FORMAT, hex);
+}
+
+/* What built an index: the format and this apiparity's worker's indexer. */
+static void indexer(char out[32])
+{
+	ap_testindex_indexer(ap_worker_py, ap_worker_py_len, out);
 }
 
 struct tree_file {

@@ -9,7 +9,7 @@
  *   apiparity-usage-index INDEXER TREE-SUM BODY-BYTES
  *
  * INDEXER names this apiparity's indexer (the format and the worker's
- * source), TREE-SUM the tree's test files (ap_testindex_tree_sum). An index
+ * indexer code, ap_testindex_indexer), TREE-SUM the tree's test files (ap_testindex_tree_sum). An index
  * whose header names another tree or another indexer is rebuilt, never
  * trusted; one that does not parse is rebuilt with a warning. A lookup is a
  * binary search of the mapped file. The file is written through a unique
@@ -52,6 +52,13 @@ int ap_testindex_tree_sum(const char *tree, char hex[65]);
  * cached tree (TESTS_ROOT/<version>/test), else TESTS_ROOT/.index/<hash of
  * the tree's path>.idx. */
 void ap_testindex_path(const char *tree, struct ap_buf *out);
+
+/* The name of the indexer of worker source src (len bytes), as an index's
+ * header gives it: "FORMAT.HASH", HASH the start of the SHA-256 of the
+ * worker's indexer code, the lines from "# apiparity-indexer: begin" to
+ * "# apiparity-indexer: end" (of the whole source where either is missing),
+ * so that an edit of the worker outside them keeps every index. */
+void ap_testindex_indexer(const char *src, size_t len, char out[32]);
 
 /* Appends the header line of this indexer's index of a tree with sum sum
  * and a body of body_len bytes. 0 or -ENOMEM. */

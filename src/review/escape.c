@@ -136,3 +136,17 @@ void ap_escape_xml(const char *str, struct ap_buf *out)
 		}
 	}
 }
+
+void ap_escape_list(const json_t *list, void (*esc)(const char *s, struct ap_buf *out),
+		    const char *none, struct ap_buf *out)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(list, i, v) {
+		if (i)
+			ap_buf_adds(out, ", ");
+		esc(json_string_value(v), out);
+	}
+	if (!json_array_size(list))
+		ap_buf_adds(out, none);
+}

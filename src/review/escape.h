@@ -12,6 +12,8 @@
 #ifndef AP_ESCAPE_H
 #define AP_ESCAPE_H
 
+#include <jansson.h>
+
 #include "base/buf.h"
 
 /* Markdown inline text: on one line ('\n' shows as \n, other control bytes
@@ -26,5 +28,11 @@ void ap_escape_md_code(const char *s, struct ap_buf *out);
 
 /* HTML and XML text and attribute values (double- or single-quoted). */
 void ap_escape_xml(const char *s, struct ap_buf *out);
+
+/* The strings of the JSON array list, each escaped by esc (one of the above),
+ * joined by ", "; none (the caller's own words, not escaped) when the list is
+ * empty or not an array. */
+void ap_escape_list(const json_t *list, void (*esc)(const char *s, struct ap_buf *out),
+		    const char *none, struct ap_buf *out);
 
 #endif

@@ -87,16 +87,6 @@ static void html_head(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	ap_buf_adds(out, "</style></head><body>\n");
 }
 
-static void html_names(const json_t *list, enum ap_lang l, struct ap_buf *out)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(list, i, v)
-		ap_buf_addf(out, "%s%s", i ? ", " : "", X(json_string_value(v)));
-	if (!json_array_size(list))
-		ap_buf_adds(out, W(l, M_NONE));
-}
-
 /* The verdict first: what a reviewer must know before anything else. */
 static void html_banner(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
@@ -109,11 +99,11 @@ static void html_banner(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	ap_buf_addf(out, "</h1>\n<p class=\"verdict\" id=\"verdict\">%s: <strong>%s</strong></p>\n<p>",
 		    W(l, M_VERDICT), X(verdict));
 	ap_buf_addf(out, "%s: ", W(l, M_PASSED_IN));
-	html_names(json_object_get(c, "consistent"), l, out);
+	ap_escape_list(json_object_get(c, "consistent"), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, " · %s: ", W(l, M_FAILED_IN));
-	html_names(json_object_get(c, "inconsistent"), l, out);
+	ap_escape_list(json_object_get(c, "inconsistent"), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, " · %s: ", W(l, M_UNVERIFIED_IN));
-	html_names(json_object_get(c, "unverified"), l, out);
+	ap_escape_list(json_object_get(c, "unverified"), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_adds(out, "</p></header>\n");
 }
 
@@ -408,11 +398,11 @@ static void html_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	json_t *e, *r;
 	ap_buf_addf(out, "<section id=\"conclusion\"><h2>%s</h2>\n<ul><li>%s: <strong>%s</strong></li>"
 		    "<li>%s: ", W(l, M_CONCLUSION), W(l, M_VERDICT), T(c, "verdict"), W(l, M_PASSED_IN));
-	html_names(json_object_get(c, "consistent"), l, out);
+	ap_escape_list(json_object_get(c, "consistent"), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, "</li><li>%s: ", W(l, M_FAILED_IN));
-	html_names(json_object_get(c, "inconsistent"), l, out);
+	ap_escape_list(json_object_get(c, "inconsistent"), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, "</li><li>%s: ", W(l, M_UNVERIFIED_IN));
-	html_names(json_object_get(c, "unverified"), l, out);
+	ap_escape_list(json_object_get(c, "unverified"), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, "</li><li>%s:<ul>", W(l, M_REASONS));
 	json_array_foreach(json_object_get(m, "environments"), i, e)
 		json_array_foreach(json_object_get(e, "verdict_reasons"), k, r)

@@ -781,16 +781,6 @@ static void md_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
 		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_OK));
 }
 
-static void md_names(const json_t *list, enum ap_lang l, struct ap_buf *out)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(list, i, v)
-		ap_buf_addf(out, "%s%s", i ? ", " : "", E(json_string_value(v)));
-	if (!json_array_size(list))
-		ap_buf_adds(out, W(l, M_NONE));
-}
-
 static void md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *c = json_object_get(m, "conclusion");
@@ -798,11 +788,11 @@ static void md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	json_t *e, *r;
 	ap_buf_addf(out, "\n## %s\n\n- %s: **%s**\n- %s: ", W(l, M_CONCLUSION), W(l, M_VERDICT),
 		    E(ap_json_text(c, "verdict")), W(l, M_PASSED_IN));
-	md_names(json_object_get(c, "consistent"), l, out);
+	ap_escape_list(json_object_get(c, "consistent"), ap_escape_md, W(l, M_NONE), out);
 	ap_buf_addf(out, "\n- %s: ", W(l, M_FAILED_IN));
-	md_names(json_object_get(c, "inconsistent"), l, out);
+	ap_escape_list(json_object_get(c, "inconsistent"), ap_escape_md, W(l, M_NONE), out);
 	ap_buf_addf(out, "\n- %s: ", W(l, M_UNVERIFIED_IN));
-	md_names(json_object_get(c, "unverified"), l, out);
+	ap_escape_list(json_object_get(c, "unverified"), ap_escape_md, W(l, M_NONE), out);
 	ap_buf_addf(out, "\n- %s:\n", W(l, M_REASONS));
 	json_array_foreach(json_object_get(m, "environments"), i, e) {
 		size_t k;

@@ -6,12 +6,14 @@
 . "$(dirname "$0")/lib.sh"
 SB="$TOP/deploy/slurm/apiparity-sweep.sbatch"
 K8S="$TOP/deploy/kubernetes/apiparity-sweep-job.yaml"
-plan 21
+plan 22
 
 bash -n "$SB" && ok slurm_script_parses || nok slurm_script_parses
 for d in "--array=" "--requeue" "--gres="; do
 	contains "$(grep '^#SBATCH' "$SB")" "^#SBATCH $d" "slurm_script_sets_${d//[-=]/}"
 done
+# Each array task logs to a file of its own: the job id and the task's index.
+contains "$(grep '^#SBATCH --output=' "$SB")" "%A.*%a" slurm_task_logs_apart
 noretry=$(sed -n 's/^NORETRY="\(.*\)"$/\1/p' "$SB")
 
 # The manifest, parsed as YAML (PyYAML on the host).

@@ -2,7 +2,7 @@
  * tests in it (ap_official_find): an index is trusted only for its own tree
  * and indexer, a damaged one is never read, a key is found among keys that
  * share its prefix, and the mentions of a class are told apart by how they
- * name it. */
+ * name it; the indexer is named by the worker's indexer code alone. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 
 #include "check/official.h"
 #include "check/testindex.h"
+#include "env/worker.h"
 #include "testutil.h"
 
 #define SUM "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -120,6 +121,48 @@ static void index_of_another_indexer_is_stale(void **state)
 		 strlen(body), body);
 	t_put(dir, "usage.idx", path);
 	assert_int_equal(open_index(SUM, &ix), -ESTALE);
+}
+
+/* An edit of the worker outside its indexer code keeps the indexer's name
+ * (every index stays); one inside it, or a lost marker, changes it (every
+ * index is rebuilt). */
+static void indexer_is_named_by_the_workers_indexer_code_alone(void **state)
+{
+	(void)state;
+	size_t len = ap_worker_py_len;
+	char *src = malloc(len), real[32], name[32];
+	assert_non_null(src);
+	memcpy(src, ap_worker_py, len);
+	ap_testindex_indexer(src, len, real);
+	static const char begin[] = "\n# apiparity-indexer: begin\n", end[] = "\n# apiparity-indexer: end\n";
+	const size_t bl = strlen(begin), el = strlen(end);
+	char *b = memmem(src, len, begin, bl), *e = memmem(src, len, end, el);
+	assert_non_null(b);
+	assert_non_null(e);
+	assert_true(b < e && e + el < src + len - 2);
+	struct ap_buf h = { 0 };
+	ap_testindex_header(SUM, 0, &h);
+	assert_int_equal(strncmp(ap_buf_str(&h) + strlen("apiparity-usage-index "), real, strlen(real)), 0);
+	ap_buf_free(&h);
+
+	char *outside[] = { src, b - 1, e + el, src + len - 2 };
+	for (size_t i = 0; i < sizeof(outside) / sizeof(*outside); i++) {
+		*outside[i] ^= 1;
+		ap_testindex_indexer(src, len, name);
+		assert_string_equal(name, real);
+		*outside[i] ^= 1;
+	}
+	char *inside[] = { b + bl, b + (e - b) / 2, e - 1 };
+	for (size_t i = 0; i < sizeof(inside) / sizeof(*inside); i++) {
+		*inside[i] ^= 1;
+		ap_testindex_indexer(src, len, name);
+		assert_string_not_equal(name, real);
+		*inside[i] ^= 1;
+	}
+	e[3] = 'A'; /* "# Apiparity-indexer: end": the whole worker names it */
+	ap_testindex_indexer(src, len, name);
+	assert_string_not_equal(name, real);
+	free(src);
 }
 
 static void truncated_index_is_damaged(void **state)
@@ -281,6 +324,7 @@ int main(void)
 		T(key_is_found_among_keys_with_its_prefix),
 		T(index_of_another_tree_is_stale),
 		T(index_of_another_indexer_is_stale),
+		T(indexer_is_named_by_the_workers_indexer_code_alone),
 		T(truncated_index_is_damaged),
 		T(garbage_is_damaged),
 		T(missing_index_is_enoent),
