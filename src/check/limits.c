@@ -218,8 +218,9 @@ static int backend_match(const char *backend, const char *device)
  * its text in the message. */
 static int failure_match(const struct ap_limit *x, const char *exception, const char *message)
 {
-	return exception && !strcmp(x->exception, exception) && message &&
-	       strstr(message, x->message);
+	if (!exception || !message)
+		return 0; /* it raised nothing: it computed something else */
+	return !strcmp(x->exception, exception) && strstr(message, x->message);
 }
 
 const struct ap_limit *ap_limit_match(const struct ap_limits *l, const char *device,
