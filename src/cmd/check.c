@@ -653,8 +653,9 @@ static void print_limits(const struct ap_check_job *j)
 	json_object_foreach(seen, name, c) {
 		struct ap_buf line = { 0 };
 		l = json_object_get(c, "limit");
-		ap_buf_addf(&line, "%lld samples not run on %s, known limit %s (%s): %s",
-			    (long long)json_integer_value(json_object_get(c, "n")),
+		long long n = (long long)json_integer_value(json_object_get(c, "n"));
+		ap_buf_addf(&line, "%lld sample%s not run on %s, known limit %s (%s): %s", n,
+			    n == 1 ? "" : "s",
 			    ap_json_text(l, "backend"), name, ap_json_text(l, "what"),
 			    ap_json_text(l, "reason"));
 		print_note(j->env->name, ap_buf_str(&line));

@@ -62,7 +62,7 @@ on_openreg() {
 	contains "$(num "$T/lor" trixie-openreg '[c["limit"]["seen"] for c in n if c["status"] == "NOTRUN"][0]')" \
 		"^raised RuntimeError on openreg \(Cannot send object of type <class 'bool'> over openreg device pipe" \
 		linear_limit_keeps_what_the_device_said
-	contains "$out" "^  trixie-openreg: [0-9]+ samples not run on openreg, known limit openreg-bool-arguments \(bool arguments\): " \
+	contains "$out" "^  trixie-openreg: [0-9]+ samples? not run on openreg, known limit openreg-bool-arguments \(bool arguments\): " \
 		linear_summary_names_the_limit
 }
 needs trixie trixie-openreg -- on_openreg
