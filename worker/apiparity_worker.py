@@ -2593,10 +2593,11 @@ def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
     {status: "raised", exception, message}. The forward runs inside trace()
     (a device trace's TorchDispatchMode), the backward outside it: the
     autograd engine carries a dispatch mode into its device thread, and
-    there upstream's openreg aborts the process (pybind11's
-    error_already_set, thrown from its device guard) when an operator of the
-    backward raises, where without the mode it raises as it would for a
-    user (a limit of the backend, not a crash)."""
+    there, when an operator of the backward raises, upstream's openreg
+    aborts the process ("terminate called after throwing an instance of
+    'pybind11::error_already_set'": its C++ side calls back into Python where
+    it cannot fail), where without the mode it raises as it would for a user
+    (a limit of the backend, not a crash)."""
     import torch
     inp = _untag(s["input"], device)
     args = _untag(s["args"], device)
