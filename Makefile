@@ -22,7 +22,8 @@ LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 CMD_SRC := src/main.c src/cli.c $(wildcard src/cmd/*.c)
 HDRS    := $(wildcard src/*.h src/*/*.h)
 GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-policy.c \
-           $(BUILD)/gen-tolerances.c $(BUILD)/gen-version.c $(BUILD)/gen-catalog.c
+           $(BUILD)/gen-tolerances.c $(BUILD)/gen-limits.c $(BUILD)/gen-version.c \
+           $(BUILD)/gen-catalog.c
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
 CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test-*.c))
@@ -61,6 +62,9 @@ $(BUILD)/gen-policy.c: policies/default.yaml $(BUILD)/embed
 
 $(BUILD)/gen-tolerances.c: specs/tolerances.ini $(BUILD)/embed
 	$(BUILD)/embed ap_default_tolerances < $< > $@
+
+$(BUILD)/gen-limits.c: specs/backend-limits.ini $(BUILD)/embed
+	$(BUILD)/embed ap_default_limits < $< > $@
 
 $(BUILD)/gen-specs.c: $(wildcard specs/*.yaml) $(BUILD)/embed
 	$(BUILD)/embed -t ap_builtin_specs $(sort $(wildcard specs/*.yaml)) > $@
@@ -120,17 +124,26 @@ demo: deps
 # environments (trixie-openreg's real device included), write the evidence
 # and the report under out/ (the English Markdown first, so the last report run
 # lists it in out/MANIFEST.sha256), review it, and name the page and the PNGs a
-# reviewer looks at.
+# reviewer looks at. Then one operator on numbers, DEMO_OP across trixie,
+# trixie-openreg and sid (OpInfo samples, openreg against CPU, sid's CPU
+# against trixie's; openreg's known limits named), its evidence and report
+# beside, in out-op/ (a directory of its own: out/ holds one target).
 DEMO_TARGET := torch.autograd.grad_mode.set_multithreading_enabled.clone
+DEMO_OP     := torch.nn.functional.gelu
 demo-run: $(BUILD)/apiparity envs
 	$(BUILD)/apiparity env show bookworm trixie sid trixie-openreg
 	$(BUILD)/apiparity check $(DEMO_TARGET) --envs envs/reference.ini \
 		--env bookworm --env trixie --env sid --env trixie-openreg --out out
 	$(BUILD)/apiparity report out --lang en --format md > /dev/null && mv out/report.md out/report.en.md
 	$(BUILD)/apiparity report out > /dev/null
+	$(BUILD)/apiparity check $(DEMO_OP) --envs envs/reference.ini \
+		--env trixie --env trixie-openreg --env sid --no-official --out out-op
+	$(BUILD)/apiparity report out-op --lang en --format md > /dev/null && mv out-op/report.md out-op/report.en.md
+	$(BUILD)/apiparity report out-op > /dev/null
 	$(BUILD)/apiparity verify out; rc=$$?; \
 	echo "make demo: the page a reviewer opens: out/report.html"; \
 	echo "make demo: PNG pictures to paste where SVG is not taken: out/matrix.png$$(for f in out/card-*.png; do printf ' %s' "$$f"; done)"; \
+	echo "make demo: $(DEMO_OP) on numbers across trixie, trixie-openreg and sid: out-op/report.html"; \
 	exit $$rc
 
 # Every bench once; their rows of bench/RESULTS.md are rewritten from what

@@ -2629,9 +2629,24 @@ def _leaves(v, out):
     return out
 
 
-def _run_side(fn, s, device, inplace, grad):
+class _NoTrace(object):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
     """Runs one sample on device: {status: "ok", outputs, grads} or
-    {status: "raised", exception, message}."""
+    {status: "raised", exception, message}. The forward runs inside trace()
+    (a device trace's TorchDispatchMode), the backward outside it: the
+    autograd engine carries a dispatch mode into its device thread, and
+    there, when an operator of the backward raises, upstream's openreg
+    aborts the process ("terminate called after throwing an instance of
+    'pybind11::error_already_set'": its C++ side calls back into Python where
+    it cannot fail), where without the mode it raises as it would for a user
+    (a limit of the backend, not a crash)."""
     import torch
     inp = _untag(s["input"], device)
     args = _untag(s["args"], device)
@@ -2642,7 +2657,8 @@ def _run_side(fn, s, device, inplace, grad):
             fn, params = _module_call(fn, s["module"], device, grad)
         leaves = _leaves([inp, args, kwargs], []) + params if grad else []
         first = inp.clone() if inplace and isinstance(inp, torch.Tensor) else inp
-        out = fn(*args, **kwargs) if "module" in s else fn(first, *args, **kwargs)
+        with trace():
+            out = fn(*args, **kwargs) if "module" in s else fn(first, *args, **kwargs)
         outs = _flat(out, [])
         grads = []
         diff = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
@@ -2681,14 +2697,10 @@ def _run_sample(fn, sample, devices, facts):
             parts[dev] = {"status": "notrun", "reason": why}
             continue
         dt = _DeviceTrace(torch) if dev != "cpu" else None
+        trace = dt.mode if dt is not None and dt.mode is not None else _NoTrace
         try:
-            if dt is not None and dt.mode is not None:
-                with dt.mode():
-                    parts[dev] = _run_side(fn, sample["sample"], dev, sample["inplace"],
-                                           sample["grad"])
-            else:
-                parts[dev] = _run_side(fn, sample["sample"], dev, sample["inplace"],
-                                       sample["grad"])
+            parts[dev] = _run_side(fn, sample["sample"], dev, sample["inplace"],
+                                   sample["grad"], trace)
         except Exception as e:  # the harness, not the operator: decoding, shipping
             parts[dev] = {"status": "error", "reason": _exc_text(e)}
         if dt is not None:

@@ -6,6 +6,7 @@
 #include "base/base64.h"
 #include "base/jsonutil.h"
 #include "base/sha256.h"
+#include "check/limits.h"
 #include "check/numeric.h"
 #include "check/tolerances.h"
 #include "env/frame.h"
@@ -244,6 +245,21 @@ void ap_numeric_target_here(const char *target)
 	thread_op = target;
 }
 
+/* The backend limits (see ap_numeric_use_limits), looked up for the same
+ * target as the tolerances. */
+static const struct ap_limits *limits;
+
+void ap_numeric_use_limits(const struct ap_limits *l)
+{
+	limits = l;
+}
+
+/* The target the calling thread compares for: its own, else the run's. */
+static const char *current_op(void)
+{
+	return thread_op ? thread_op : tolerance_op ? tolerance_op : "";
+}
+
 /* Compares output a against e (tagged values), computed on device, into c as
  * the measurement named what. 1 if they match, 0 if not (why says how), -1 if
  * either could not be read (why says so). */
@@ -266,8 +282,7 @@ static int measure(json_t *c, const char *what, const char *device, const json_t
 	struct ap_compare_result res;
 	int r = ap_numeric_tensor(a, &ta, &sa, &bad);
 	r = r ? r : ap_numeric_tensor(e, &te, &se, &bad);
-	struct ap_tolerance tol = ap_tolerance_for(tolerances, thread_op ? thread_op :
-						   tolerance_op ? tolerance_op : "",
+	struct ap_tolerance tol = ap_tolerance_for(tolerances, current_op(),
 						   r ? AP_DT_FLOAT64 : te.dtype, device,
 						   &m.tol_source);
 	r = r ? r : ap_compare(&ta, &te, &tol, &res);
@@ -450,6 +465,31 @@ static int not_compared(json_t *c, const json_t *frame, const json_t *a, const c
 	return st != NULL;
 }
 
+/* Check c of device part a against the CPU part e, failed where the CPU
+ * ran: when a known limit of the backend describes the device's failure
+ * (it raised, as the limit says), the check is NOTRUN, "known limit of
+ * BACKEND: REASON", and keeps the limit and what the device said. */
+static void apply_limit(json_t *c, const json_t *a, const json_t *e, const char *device)
+{
+	if (strcmp(ap_json_text(c, "status"), "FAIL") || strcmp(ap_json_text(e, "status"), "ok"))
+		return;
+	int raised = !strcmp(ap_json_text(a, "status"), "raised");
+	const struct ap_limit *l = ap_limit_match(limits, device, current_op(),
+						  raised ? ap_json_text(a, "exception") : NULL,
+						  ap_json_text(a, "message"));
+	if (!l)
+		return;
+	struct ap_buf why = { 0 };
+	ap_buf_addf(&why, "known limit of %s: %s", l->backend, l->reason);
+	json_object_set_new(c, "limit", json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "name",
+						  l->name, "backend", l->backend, "what", l->what,
+						  "reason", l->reason, "where", l->where, "seen",
+						  json_object_get(c, "reason")));
+	json_object_set_new(c, "status", json_string("NOTRUN"));
+	json_object_set_new(c, "reason", json_string(ap_buf_str(&why)));
+	ap_buf_free(&why);
+}
+
 void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const char *devices,
 			      long seed, json_t *out)
 {
@@ -468,9 +508,10 @@ void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const c
 		if (!c)
 			break;
 		if (!not_compared(c, frame, p, dev, cpu, "cpu")) {
-			if (n)
+			if (n) {
 				compare_parts(c, p, cpu, dev, "cpu");
-			else if (!strcmp(ap_json_text(cpu, "status"), "raised"))
+				apply_limit(c, p, cpu, dev);
+			} else if (!strcmp(ap_json_text(cpu, "status"), "raised"))
 				ap_numeric_set_exception(c, ap_json_text(cpu, "exception"),
 							 json_string_value(json_object_get(
 								 sample, "error_type")));

@@ -22,7 +22,9 @@
  * type, or none, on both sides); FAIL (an element out of tolerance, another
  * dtype or shape, another number of outputs, a different exception type, or
  * one side raising alone); NOTRUN (this environment's OpInfo says the dtype
- * does not run on that device; the reason says so); CRASH, TIMEOUT (the
+ * does not run on that device, or the device raised where the CPU did not
+ * as a known limit of its backend says it does: ap_numeric_use_limits; the
+ * reason says which); CRASH, TIMEOUT (the
  * runner died or hung during the sample: only that sample is lost); ERROR
  * (what the worker shipped could not be read, or the harness failed).
  *
@@ -98,6 +100,17 @@ void ap_numeric_use_tolerances(const struct ap_tolerances *t, const char *target
  * in place of ap_numeric_use_tolerances' (a sweep checks one API after
  * another in each environment's thread); NULL: that one again. */
 void ap_numeric_target_here(const char *target);
+
+struct ap_limits;
+
+/* The backend limits (check/limits.h) a device's part is excused by, looked
+ * up for the target given to ap_numeric_use_tolerances(): a device that
+ * raised where the CPU did not, as a limit of its backend describes, makes
+ * its check NOTRUN ("known limit of BACKEND: REASON") with "limit" {name,
+ * backend, what, reason, where, seen}, seen being the failure it excuses.
+ * NULL: none. As ap_numeric_use_tolerances, set before the threads start;
+ * l must outlive the comparisons. */
+void ap_numeric_use_limits(const struct ap_limits *l);
 
 /* Decodes a tagged tensor ({"$tensor": {dtype, shape, strides, data}}) into
  * t, its bytes into store (which t->data then points into; the caller frees

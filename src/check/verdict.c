@@ -161,6 +161,32 @@ static int verified(const json_t *c)
 	return !strcmp(st, "PASS") && verifies(c);
 }
 
+/* A numeric check of a device against its CPU: its status, or NULL. */
+static const char *device_numeric(const json_t *c)
+{
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	const char *against = json_string_value(json_object_get(c, "against"));
+	return kind && !strcmp(kind, "numeric") && against && !strcmp(against, "cpu") &&
+	       !json_is_string(json_object_get(c, "across")) ?
+	       json_string_value(json_object_get(c, "status")) : NULL;
+}
+
+/* Whether b's devices ran samples that a known limit of the backend excused
+ * (check/limits.h) and none that was compared and agreed: then nothing
+ * verified the target there, whatever the rest passed. */
+static int only_limits_on_the_device(const json_t *b)
+{
+	size_t i;
+	json_t *c;
+	int excused = 0, passed = 0;
+	json_array_foreach(json_object_get(b, "checks"), i, c) {
+		const char *st = device_numeric(c);
+		excused += st && !strcmp(st, "NOTRUN") && json_object_get(c, "limit");
+		passed += st && !strcmp(st, "PASS");
+	}
+	return excused && !passed;
+}
+
 static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *limits)
 {
 	size_t i;
@@ -269,6 +295,10 @@ void ap_verdict_decide(json_t *b)
 		else if (!passed) {
 			v = "unverified";
 			ap_reason_add(reasons, "no probe or numeric check applies to this target");
+		} else if (only_limits_on_the_device(b)) {
+			v = "unverified";
+			ap_reason_add(reasons, "no sample was compared on the device: each one that "
+				      "ran there is a known limit of its backend");
 		} else
 			v = patched || limits ? "consistent-with-limits" : "consistent";
 	}

@@ -16,6 +16,7 @@
 #include "base/jsonutil.h"
 #include "base/pool.h"
 #include "base/status.h"
+#include "check/limits.h"
 #include "check/numeric.h"
 #include "check/tolerances.h"
 #include "check/official.h"
@@ -47,6 +48,7 @@ struct ap_check_opts {
 	int require_present;
 	int samples;          /* --samples: per OpInfo entry, dtype and kind */
 	const char *tolerances; /* --tolerances FILE; NULL: the built-in overrides */
+	const char *limits;     /* --limits FILE; NULL: the built-in backend limits */
 };
 
 /* Where the environments' threads meet for the numeric checks: every one
@@ -628,6 +630,38 @@ static void print_note(const char *env, const char *text)
 	putchar('\n');
 }
 
+/* One line per known backend limit that excused samples of j, with their
+ * number: the verdict stands on the others, and says so. */
+static void print_limits(const struct ap_check_job *j)
+{
+	json_t *seen = json_object(), *c, *l;
+	const char *name;
+	size_t i;
+	json_array_foreach(json_object_get(j->b, "checks"), i, c) {
+		name = json_string_value(json_object_get(json_object_get(c, "limit"), "name"));
+		if (!name || strcmp(ap_json_text(c, "status"), "NOTRUN"))
+			continue;
+		json_t *n = json_object_get(seen, name);
+		if (!n)
+			json_object_set_new(seen, name, json_pack("{s:O, s:i}", "limit",
+								   json_object_get(c, "limit"), "n", 0));
+		n = json_object_get(seen, name);
+		json_object_set_new(n, "n", json_integer(json_integer_value(json_object_get(n, "n")) + 1));
+	}
+	json_object_foreach(seen, name, c) {
+		struct ap_buf line = { 0 };
+		l = json_object_get(c, "limit");
+		long long n = (long long)json_integer_value(json_object_get(c, "n"));
+		ap_buf_addf(&line, "%lld sample%s not run on %s, known limit %s (%s): %s", n,
+			    n == 1 ? "" : "s",
+			    ap_json_text(l, "backend"), name, ap_json_text(l, "what"),
+			    ap_json_text(l, "reason"));
+		print_note(j->env->name, ap_buf_str(&line));
+		ap_buf_free(&line);
+	}
+	json_decref(seen);
+}
+
 static void print_notes(const struct ap_check_job *j)
 {
 	const json_t *reasons = json_object_get(j->b, "verdict_reasons");
@@ -638,6 +672,7 @@ static void print_notes(const struct ap_check_job *j)
 	json_t *x;
 	for (i = 0; v && strcmp(v, "consistent") && i < json_array_size(reasons) && i < 5; i++)
 		print_note(j->env->name, json_string_value(json_array_get(reasons, i)));
+	print_limits(j);
 	if (res && !ap_bundle_resolved(j->b) && json_array_size(json_object_get(res, "nearest"))) {
 		ap_buf_adds(&line, "did you mean");
 		json_array_foreach(json_object_get(res, "nearest"), i, x)
@@ -750,7 +785,7 @@ static const char ap_check_usage[] =
 	"                       [--out DIR] [--timeout S] [--script FILE]... [--specs DIR]\n"
 	"                       [--require-present] [--torch-src DIR] [--claimed NODEID]\n"
 	"                       [--no-official] [--sign KEY] [--samples N]\n"
-	"                       [--tolerances FILE]\n";
+	"                       [--tolerances FILE] [--limits FILE]\n";
 
 /* A dotted Python name: it is also written into probe code and paths. */
 static int target_ok(const char *t)
@@ -784,6 +819,7 @@ static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 		{ "sign", required_argument, NULL, 'K' },
 		{ "samples", required_argument, NULL, 'n' },
 		{ "tolerances", required_argument, NULL, 'L' },
+		{ "limits", required_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -807,6 +843,7 @@ static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 		case 'N': o->no_official = 1; break;
 		case 'K': o->sign = optarg; break;
 		case 'L': o->tolerances = optarg; break;
+		case 'l': o->limits = optarg; break;
 		case 'n':
 			if (samples_count(optarg, &o->samples))
 				return ap_usage("check: --samples wants a number from 1 to %d",
@@ -977,6 +1014,17 @@ static void sign_bundles(struct ap_check_job *jobs, size_t n, const struct ap_si
 	}
 }
 
+/* The backend limits: the file given, or the built-in one. */
+static int load_limits(const char *path, struct ap_limits *l)
+{
+	struct ap_buf err = { 0 };
+	int r = ap_limits_load(l, path, &err);
+	if (r)
+		r = ap_fail(r, "limits", &err);
+	ap_buf_free(&err);
+	return r;
+}
+
 /* The tolerance overrides: the file given, or the built-in one. */
 static int load_tolerances(const char *path, struct ap_tolerances *t)
 {
@@ -994,6 +1042,7 @@ int ap_cmd_check(int argc, char **argv)
 	struct ap_envs envs = { 0 };
 	struct ap_specs specs = { 0 };
 	struct ap_tolerances tols = { 0 };
+	struct ap_limits limits = { 0 };
 	struct ap_check_job *jobs = NULL;
 	struct ap_buf scripts[AP_MAX_SCRIPTS] = { { 0 } }, outdir = { 0 };
 	struct ap_signer *signer = NULL;
@@ -1015,6 +1064,9 @@ int ap_cmd_check(int argc, char **argv)
 	if ((rc = load_tolerances(o.tolerances, &tols)))
 		goto out;
 	ap_numeric_use_tolerances(&tols, target);
+	if ((rc = load_limits(o.limits, &limits)))
+		goto out;
+	ap_numeric_use_limits(&limits);
 	if ((rc = check_setup(&o, target, &envs, &specs, &jobs)) ||
 	    (rc = check_out(o.out, jobs, o.nnames)))
 		goto out;
@@ -1047,7 +1099,9 @@ out:
 	check_free(jobs, o.nnames);
 	ap_specs_free(&specs);
 	ap_numeric_use_tolerances(NULL, NULL);
+	ap_numeric_use_limits(NULL);
 	ap_tolerances_free(&tols);
+	ap_limits_free(&limits);
 	ap_envs_free(&envs);
 	for (size_t k = 0; k < o.nscripts; k++)
 		ap_buf_free(&scripts[k]);

@@ -17,6 +17,7 @@
 #include "base/version.h"
 #include "check/autocheck.h"
 #include "check/catalog.h"
+#include "check/limits.h"
 #include "check/numeric.h"
 #include "check/spec.h"
 #include "check/sweep.h"
@@ -373,10 +374,11 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	return rc;
 }
 
-/* What depth probe and numeric need: the family specs and the tolerance
- * overrides (the built-in ones), loaded before anything runs. */
+/* What depth probe and numeric need: the family specs, the tolerance
+ * overrides and the backend limits (the built-in ones), loaded before
+ * anything runs. */
 static int load_checks(const struct sweep_opts *o, struct ap_specs *specs,
-		       struct ap_tolerances *tols)
+		       struct ap_tolerances *tols, struct ap_limits *lims)
 {
 	struct ap_buf err = { 0 };
 	int r = 0;
@@ -386,8 +388,12 @@ static int load_checks(const struct sweep_opts *o, struct ap_specs *specs,
 		r = ap_fail(r, "specs", &err);
 	else if ((r = ap_tolerances_load(tols, NULL, &err)))
 		r = ap_fail(r, "tolerances", &err);
-	else
+	else if ((r = ap_limits_load(lims, NULL, &err)))
+		r = ap_fail(r, "limits", &err);
+	if (!r) {
 		ap_numeric_use_tolerances(tols, NULL);
+		ap_numeric_use_limits(lims);
+	}
 	ap_buf_free(&err);
 	return r;
 }
@@ -402,6 +408,7 @@ int ap_cmd_sweep(int argc, char **argv)
 	struct ap_buf dir = { 0 };
 	struct ap_specs specs = { 0 };
 	struct ap_tolerances tols = { 0 };
+	struct ap_limits lims = { 0 };
 	int rc = sweep_parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
@@ -409,12 +416,14 @@ int ap_cmd_sweep(int argc, char **argv)
 	struct ap_autocheck ac = { .specs = &specs, .numeric = !strcmp(o.depth, "numeric"),
 				   .max_samples = o.samples, .limit_s = o.timeout_s,
 				   .start_s = 300 };
-	if (!(rc = load_checks(&o, &specs, &tols)) &&
+	if (!(rc = load_checks(&o, &specs, &tols, &lims)) &&
 	    !(rc = sweep_setup(&o, &envs, &cat, &shard, &dir)) &&
 	    !(rc = prepare_dir(ap_buf_str(&dir), o.resume)))
 		rc = sweep_run(&o, &envs, &cat, shard, ap_buf_str(&dir), &ac);
 	ap_numeric_use_tolerances(NULL, NULL);
+	ap_numeric_use_limits(NULL);
 	ap_tolerances_free(&tols);
+	ap_limits_free(&lims);
 	ap_specs_free(&specs);
 	ap_catalog_free(&cat);
 	ap_envs_free(&envs);

@@ -24,7 +24,9 @@
  * ("out[0]", "grad[1]"), dtype, dtype_expected, dtype_match, shape_match,
  * numel, mismatches, first_mismatch, max_abs, max_rel, worst_ratio, rtol,
  * atol, tol_source, digest, digest_expected}] and exception {seen,
- * expected} (the exception type each side raised, null for none). A number
+ * expected} (the exception type each side raised, null for none); one that
+ * a known limit of the backend excused (NOTRUN, check/limits.h) adds limit
+ * {name, backend, what, reason, where, seen}. A number
  * JSON cannot hold is {"$float": "inf"} (or "nan").
  *
  * This module owns that shape: other modules build a bundle and ask questions

@@ -253,6 +253,24 @@ static void html_env_numeric(const json_t *e, enum ap_lang l, struct ap_buf *out
 	ap_buf_adds(out, "</ul></li>");
 }
 
+/* The known backend limits applied, as report.md has them. */
+static void html_env_limits(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *r;
+	if (!json_array_size(json_object_get(e, "limits")))
+		return;
+	ap_buf_addf(out, "<li>%s:<ul>", W(l, M_LIMITS));
+	json_array_foreach(json_object_get(e, "limits"), i, r) {
+		ap_buf_addf(out, "<li class=\"limit\"><code>%s</code> (%s, %s): ", T(r, "name"),
+			    T(r, "backend"), T(r, "what"));
+		ap_buf_addf(out, W(l, M_LIMIT_ROW), (long long)json_integer_value(
+			json_object_get(r, "samples")));
+		ap_buf_addf(out, "; %s (<code>%s</code>)</li>", T(r, "reason"), T(r, "where"));
+	}
+	ap_buf_adds(out, "</ul></li>");
+}
+
 static void html_env_facts(const json_t *e, enum ap_lang l, struct ap_buf *out)
 {
 	const json_t *p = json_object_get(e, "probes");
@@ -283,6 +301,7 @@ static void html_env_facts(const json_t *e, enum ap_lang l, struct ap_buf *out)
 	html_checks(e, 0, l, out);
 	ap_buf_adds(out, "</ul></li>");
 	html_env_numeric(e, l, out);
+	html_env_limits(e, l, out);
 	ap_buf_addf(out, "<li>%s: %lld</li><li>%s:<ul>", W(l, M_EXIT),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
 	json_array_foreach(json_object_get(e, "evidence"), i, v)

@@ -131,6 +131,33 @@ static json_t *model_numeric(const json_t *b)
 	return rows;
 }
 
+/* The known backend limits (check/limits.h) b's numeric checks applied:
+ * [{name, backend, what, reason, where, samples}], in the order first seen. */
+static json_t *model_limits(const json_t *b)
+{
+	json_t *rows = json_array(), *index = json_object(), *c;
+	size_t i;
+	json_array_foreach(json_object_get(b, "checks"), i, c) {
+		const json_t *l = json_object_get(c, "limit");
+		const char *name = json_string_value(json_object_get(l, "name"));
+		if (!name || strcmp(ap_json_text(c, "status"), "NOTRUN"))
+			continue;
+		json_t *row = json_object_get(index, name);
+		if (!row) {
+			row = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:i}", "name", name, "backend",
+					json_object_get(l, "backend"), "what", json_object_get(l, "what"),
+					"reason", json_object_get(l, "reason"), "where",
+					json_object_get(l, "where"), "samples", 0);
+			json_object_set_new(index, name, row);
+			json_array_append(rows, row);
+		}
+		json_object_set_new(row, "samples", json_integer(
+			json_integer_value(json_object_get(row, "samples")) + 1));
+	}
+	json_decref(index);
+	return rows;
+}
+
 static json_t *model_env(const struct ap_sub_env *e)
 {
 	const json_t *b = e->bundle, *fp = json_object_get(b, "fingerprint");
@@ -149,7 +176,8 @@ static json_t *model_env(const struct ap_sub_env *e)
 	ap_bundle_probe_counts(b, &passed, &total);
 	const json_t *err = json_object_get(b, "error");
 	return json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:O?, s:o, s:O?, s:b,"
-			 " s:O?, s:i, s:{s:i, s:i}, s:o, s:O?, s:o, s:O?, s:O?, s:O?, s:O?, s:O?, s:o}",
+			 " s:O?, s:i, s:{s:i, s:i}, s:o, s:O?, s:o, s:O?, s:O?, s:O?, s:O?, s:O?, s:o,"
+			 " s:o}",
 		"name", e->name, "label", json_object_get(env, "label"),
 		"device", json_object_get(env, "device"), "verdict", json_object_get(b, "verdict"),
 		"verdict_reasons", json_object_get(b, "verdict_reasons"),
@@ -166,7 +194,7 @@ static json_t *model_env(const struct ap_sub_env *e)
 		"differences", json_object_get(json_object_get(b, "comparison"), "differences"),
 		"reference", json_object_get(json_object_get(b, "comparison"), "reference"),
 		"os", json_object_get(json_object_get(fp, "os"), "name"),
-		"numeric", model_numeric(b));
+		"numeric", model_numeric(b), "limits", model_limits(b));
 }
 
 /* The focused checks in words, and the official nodes with the versions at
@@ -608,6 +636,23 @@ static void md_env_numeric(const json_t *e, enum ap_lang l, struct ap_buf *out)
 	}
 }
 
+/* The known backend limits applied, each with the samples it excused. */
+static void md_env_limits(const json_t *e, enum ap_lang l, struct ap_buf *out)
+{
+	size_t i;
+	json_t *r;
+	if (!json_array_size(json_object_get(e, "limits")))
+		return;
+	ap_buf_addf(out, "- %s:\n", W(l, M_LIMITS));
+	json_array_foreach(json_object_get(e, "limits"), i, r) {
+		ap_buf_addf(out, "  - %s (%s, %s): ", C(ap_json_text(r, "name")),
+			    E(ap_json_text(r, "backend")), E(ap_json_text(r, "what")));
+		ap_buf_addf(out, W(l, M_LIMIT_ROW), (long long)json_integer_value(
+			json_object_get(r, "samples")));
+		ap_buf_addf(out, "; %s (%s)\n", E(ap_json_text(r, "reason")), C(ap_json_text(r, "where")));
+	}
+}
+
 static void md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out)
 {
 	size_t i;
@@ -674,6 +719,7 @@ static void md_env(const json_t *e, enum ap_lang l, struct ap_buf *out)
 			    W(l, M_VERDICT), E(ap_json_text(e, "verdict")));
 	md_env_checks(e, l, out);
 	md_env_numeric(e, l, out);
+	md_env_limits(e, l, out);
 	ap_buf_addf(out, "- %s: %lld\n- %s:\n", W(l, M_EXIT),
 		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
 	json_array_foreach(json_object_get(e, "evidence"), i, v)

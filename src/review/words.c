@@ -81,6 +81,10 @@ static const char *const ap_words[M_COUNT][2] = {
 			    "%sx the tolerance (rtol %s, atol %s)" },
 	[M_NUMERIC_CHART] = { "数值检查：误差与容差之比（对数刻度，1e-6 至 1e2）",
 			      "Numeric checks: error / tolerance (log scale, 1e-6 to 1e2)" },
+	[M_LIMITS] = { "已知的后端限制（这些样本在设备上未运行，不计为不一致）",
+		       "Known backend limits applied (those samples are not run on the device, "
+		       "not counted as inconsistent)" },
+	[M_LIMIT_ROW] = { "未运行的样本：%lld", "samples not run: %lld" },
 };
 
 const char *ap_word(enum ap_lang l, enum ap_msg m)

@@ -7,7 +7,7 @@
  * M_DIFF, M_SIG_SAME, M_SIG_OTHER and M_SIG_AS take a string (escaped for the
  * output), M_STEPS a size_t, M_STEPS_DIFFER two (steps, differing steps), and
  * M_NUMERIC_ROW nine strings (samples, passed, failed, not run, max_abs,
- * max_rel, worst ratio, rtol, atol).
+ * max_rel, worst ratio, rtol, atol), M_LIMIT_ROW a long long (samples).
  */
 #ifndef AP_WORDS_H
 #define AP_WORDS_H
@@ -28,7 +28,7 @@ enum ap_msg {
 	M_SIGS, M_SIG_REF, M_SIG_SAME, M_SIG_OTHER, M_SIG_AS, M_SIG_NONE, M_SIG_ENV, M_SIG_STATUS,
 	M_SIG_SOURCE, M_SIG_TEXT, M_SIG_AGAINST, M_SIG_DIFFS,
 	/* numeric checks */
-	M_NUMERIC, M_NUMERIC_ROW, M_NUMERIC_CHART, M_COUNT
+	M_NUMERIC, M_NUMERIC_ROW, M_NUMERIC_CHART, M_LIMITS, M_LIMIT_ROW, M_COUNT
 };
 
 /* The word m in language l (never NULL). */

@@ -3,7 +3,7 @@
 # an --out where evidence cannot be written, input files that are not regular
 # files. Needs no environment: each is refused before one is entered.
 . "$(dirname "$0")/lib.sh"
-plan 86
+plan 91
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 
 # Every option that takes a value, in every subcommand, says that it needs one.
@@ -12,7 +12,7 @@ needs() { # NAME OPTION CMD...
 	run 2 "${name}_without_value_is_a_usage_error" "$@" "$opt"
 	contains "$err" "option '$opt' needs a value" "${name}_without_value_says_it_needs_one"
 }
-for o in --envs --env --root --out --reference --timeout --script --specs --torch-src --claimed; do
+for o in --envs --env --root --out --reference --timeout --script --specs --torch-src --claimed --limits; do
 	needs "check_${o#--}" "$o" "$APIPARITY" check $TARGET
 done
 for o in --lang --docs --format; do needs "report_${o#--}" "$o" "$APIPARITY" report "$T"; done
@@ -31,6 +31,13 @@ run 4 malformed_tolerances_file_is_a_config_error "$APIPARITY" check $TARGET --e
 contains "$err" "badtol.ini:3: rtol: 'abc' is not a number" malformed_tolerances_file_names_its_line
 run 4 tolerances_directory_is_refused "$APIPARITY" check $TARGET --env trixie --tolerances "$T" --out "$T/tol"
 contains "$err" "tolerances: .*Is a directory" tolerances_directory_is_named
+# A known limit without its reason is a malformed limits file: one line,
+# naming the file, the line and what is missing; the configuration's code.
+printf '[openreg-str]\nbackend = openreg\nop = *\nwhat = str arguments\nraises = RuntimeError: Cannot send\n' > "$T/nolimitreason.ini"
+run 4 limit_without_reason_is_a_config_error "$APIPARITY" check $TARGET --env trixie --limits "$T/nolimitreason.ini" --out "$T/lim"
+equals "$err" "apiparity: limits: malformed configuration: $T/nolimitreason.ini:1: [openreg-str] has no reason (every limit says why it is the backend's)" \
+	limit_without_reason_is_one_line_naming_it
+equals "$out" "" limit_without_reason_claims_no_verdict
 
 run 2 empty_out_is_a_usage_error "$APIPARITY" check $TARGET --env trixie --out ""
 contains "$err" "^apiparity: check: --out wants a directory, not an empty string" empty_out_is_explained

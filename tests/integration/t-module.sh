@@ -4,7 +4,7 @@
 # same parameters; forward outputs and the gradients of the inputs and the
 # parameters compared device against CPU and across environments.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 21
 
 # num DIR ENV EXPR - the numeric checks of ENV, by Python expression on n
 # (the list of them).
@@ -38,6 +38,12 @@ needs trixie sid -- across_versions
 # On upstream's out-of-tree backend: a module without parameters is consistent;
 # nn.Linear's parameters reach the device as plain tensors, so its samples
 # without a bias compare openreg against CPU, parameter gradients included.
+# The gradient of a bias is a reduction given a bool (keepdim), which
+# openreg's device pipe cannot carry: a known limit of the backend
+# (specs/backend-limits.ini), so those samples are NOTRUN naming it, and
+# nn.Linear is consistent on the samples compared. The device trace covers
+# the forward only: with it around the backward, openreg aborted the runner
+# there (SIGABRT) instead of raising.
 on_openreg() {
 	run 0 gelu_module_is_consistent_on_openreg "$APIPARITY" check torch.nn.GELU --env trixie --env trixie-openreg --no-official --out "$T/gelu"
 	contains "$out" "^trixie-openreg .* openreg x[0-9]+ .* consistent$" openreg_row_is_consistent
@@ -45,11 +51,19 @@ on_openreg() {
 		"(['PASS'], True)" gelu_samples_compare_openreg_against_cpu
 	equals "$(field "$T/gelu/trixie-openreg/bundle.json" '"openreg" in b["device_trace"]["tensor_devices"]')" True \
 		device_trace_sees_openreg_tensors
-	"$APIPARITY" check torch.nn.Linear --env trixie --env trixie-openreg --no-official --out "$T/lor" > /dev/null 2>&1
+	run 0 linear_is_consistent_on_openreg "$APIPARITY" check torch.nn.Linear --env trixie --env trixie-openreg --no-official --out "$T/lor"
+	contains "$out" "^trixie-openreg .* openreg x[0-9]+ .* consistent$" linear_openreg_row_is_consistent
 	equals "$(num "$T/lor" trixie-openreg '[(c["status"], [m["output"] for m in c["measurements"]]) for c in n if c["name"] == "nn.Linear float32 sample#1 openreg vs cpu"]')" \
 		"[('PASS', ['out[0]', 'grad[0]', 'grad[1]'])]" linear_without_bias_compares_weight_gradient_on_openreg
 	equals "$(num "$T/lor" trixie-openreg 'len([c for c in n if c["device"] == "openreg"]) == len([c for c in n if c["across"] == "trixie"]) > 0')" True \
 		every_sample_has_its_result_on_openreg
+	equals "$(num "$T/lor" trixie-openreg 'sorted(set((c["status"], (c.get("limit") or {}).get("name")) for c in n if c["device"] == "openreg"))')" \
+		"[('NOTRUN', 'openreg-bool-arguments'), ('PASS', None)]" linear_bias_samples_are_the_bool_limit_and_no_crash
+	contains "$(num "$T/lor" trixie-openreg '[c["limit"]["seen"] for c in n if c["status"] == "NOTRUN"][0]')" \
+		"^raised RuntimeError on openreg \(Cannot send object of type <class 'bool'> over openreg device pipe" \
+		linear_limit_keeps_what_the_device_said
+	contains "$out" "^  trixie-openreg: [0-9]+ samples? not run on openreg, known limit openreg-bool-arguments \(bool arguments\): " \
+		linear_summary_names_the_limit
 }
 needs trixie trixie-openreg -- on_openreg
 

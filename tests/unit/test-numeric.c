@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "check/limits.h"
 #include "check/numeric.h"
 #include "check/tolerances.h"
 
@@ -177,6 +178,69 @@ static void another_dtype_or_exception_fails(void **state)
 	json_decref(s);
 }
 
+static json_t *raised(const char *type, const char *message)
+{
+	return json_pack("{s:s, s:s, s:s}", "status", "raised", "exception", type, "message", message);
+}
+
+/* A known limit of the backend excuses the very failure it describes, on
+ * the target it names: NOTRUN, naming the backend and the reason, keeping
+ * what the device said. Any other failure stays a failure. */
+static void a_known_limit_excuses_only_its_failure(void **state)
+{
+	(void)state;
+	static const char ini[] = "[npu-str]\nbackend = npu\nop = torch.nn.functional.*\n"
+				  "what = str arguments\nraises = RuntimeError: cannot send str\n"
+				  "reason = the npu pipe takes no str\n";
+	struct ap_limits l = { 0 };
+	struct ap_buf err = { 0 };
+	assert_int_equal(ap_limits_parse(&l, ini, sizeof(ini) - 1, "lim.ini", &err), 0);
+	json_t *s = sample("float32", "sample");
+	json_t *str = frame2(ok_part(ONE_TWO), raised("RuntimeError", "x: cannot send str here"));
+	ap_numeric_use_tolerances(NULL, "torch.nn.functional.gelu");
+	ap_numeric_use_limits(&l);
+	json_t *c = one_check(s, str, "npu");
+	assert_string_equal(text(c, "status"), "NOTRUN");
+	assert_string_equal(text(c, "reason"), "known limit of npu: the npu pipe takes no str");
+	json_t *lim = json_object_get(c, "limit");
+	assert_string_equal(text(lim, "name"), "npu-str");
+	assert_string_equal(text(lim, "what"), "str arguments");
+	assert_string_equal(text(lim, "where"), "lim.ini:1");
+	assert_string_equal(text(lim, "seen"), "raised RuntimeError on npu (x: cannot send str here), "
+			    "did not raise on cpu");
+	json_decref(c);
+
+	/* not excused: a wrong number, another message, another exception type,
+	 * the CPU raising too, an operator the limit does not name, no limits */
+	json_t *other[] = {
+		frame2(ok_part(ONE_TWO), ok_part(ONE_TWO_OFF)),
+		frame2(ok_part(ONE_TWO), raised("RuntimeError", "cannot send bool")),
+		frame2(ok_part(ONE_TWO), raised("TypeError", "cannot send str")),
+		frame2(raised("ValueError", "bad"), raised("RuntimeError", "cannot send str")),
+	};
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		c = one_check(s, other[i], "npu");
+		if (strcmp(text(c, "status"), "FAIL") || json_object_get(c, "limit"))
+			fail_msg("case %zu: %s: %s", i, text(c, "status"), text(c, "reason"));
+		json_decref(c);
+		json_decref(other[i]);
+	}
+	ap_numeric_use_tolerances(NULL, "torch.matmul");
+	c = one_check(s, str, "npu");
+	assert_string_equal(text(c, "status"), "FAIL");
+	json_decref(c);
+	ap_numeric_use_tolerances(NULL, "torch.nn.functional.gelu");
+	ap_numeric_use_limits(NULL);
+	c = one_check(s, str, "npu");
+	assert_string_equal(text(c, "status"), "FAIL");
+	json_decref(c);
+	ap_numeric_use_tolerances(NULL, NULL);
+	json_decref(str);
+	json_decref(s);
+	ap_limits_free(&l);
+	ap_buf_free(&err);
+}
+
 static void notrun_keeps_its_reason_and_a_lost_sample_its_status(void **state)
 {
 	(void)state;
@@ -261,6 +325,7 @@ int main(void)
 		cmocka_unit_test(device_off_by_1e_3_fails_naming_the_errors),
 		cmocka_unit_test(an_override_widens_the_tolerance_and_names_its_reason),
 		cmocka_unit_test(another_dtype_or_exception_fails),
+		cmocka_unit_test(a_known_limit_excuses_only_its_failure),
 		cmocka_unit_test(notrun_keeps_its_reason_and_a_lost_sample_its_status),
 		cmocka_unit_test(cpu_alone_keeps_the_digests),
 		cmocka_unit_test(cross_check_compares_cpu_with_the_reference),

@@ -319,6 +319,40 @@ static void numeric_checks_verify_and_fail_like_probes(void **state)
 	json_decref(b);
 }
 
+/* A device sample NOTRUN as a known limit of its backend. */
+static json_t *excused(void)
+{
+	json_t *c = numeric("NOTRUN", NULL, 1);
+	json_object_set_new(c, "against", json_string("cpu"));
+	json_object_set_new(c, "reason", json_string("known limit of npu: no str"));
+	json_object_set_new(c, "limit", json_pack("{s:s}", "name", "npu-str"));
+	return c;
+}
+
+/* Samples a known limit excused neither verify nor fail: the verdict is the
+ * compared samples', and with none compared on the device, unverified. */
+static void known_limits_leave_the_verdict_to_the_samples_compared(void **state)
+{
+	(void)state;
+	json_t *on_device = numeric("PASS", NULL, 1);
+	json_object_set_new(on_device, "against", json_string("cpu"));
+	json_t *b = bundle(json_pack("[o, o]", on_device, excused()));
+	ap_verdict_decide(b);
+	assert_string_equal(verdict_of(b), "consistent");
+	json_decref(b);
+	/* only the CPU compared (with another environment's): unverified */
+	b = bundle(json_pack("[o, o]", numeric("PASS", "sid", 1), excused()));
+	ap_verdict_decide(b);
+	assert_string_equal(verdict_of(b), "unverified");
+	assert_true(reason_has(b, "no sample was compared on the device", "known limit", NULL));
+	json_decref(b);
+	/* a failure beside them is still an inconsistency */
+	b = bundle(json_pack("[o, o, o]", numeric("PASS", NULL, 1), excused(), numeric("FAIL", NULL, 1)));
+	ap_verdict_decide(b);
+	assert_string_equal(verdict_of(b), "inconsistent");
+	json_decref(b);
+}
+
 static void cpu_differing_from_the_reference_is_a_limit_only_across_versions(void **state)
 {
 	(void)state;
@@ -632,6 +666,7 @@ int main(void)
 		cmocka_unit_test(crash_error_and_timeout_are_failures_too),
 		cmocka_unit_test(numeric_checks_verify_and_fail_like_probes),
 		cmocka_unit_test(cpu_differing_from_the_reference_is_a_limit_only_across_versions),
+		cmocka_unit_test(known_limits_leave_the_verdict_to_the_samples_compared),
 		cmocka_unit_test(trace_difference_is_inconsistent_with_step_values_and_reference),
 		cmocka_unit_test(patched_target_passing_every_probe_is_consistent_with_limits),
 		cmocka_unit_test(patched_target_with_a_failure_is_inconsistent),
