@@ -2,7 +2,7 @@
 # The shape of the tree: layers, build hygiene, headers, and the exit-code
 # table documented where the code says it is.
 . "$(dirname "$0")/lib.sh"
-plan 9
+plan 10
 cd "$TOP"
 
 # The include rules (tests/check-layers prints TAP of its own; re-numbered here).
@@ -57,4 +57,13 @@ while IFS='|' read -r c text; do
 	case "$m" in *"$text"*) ;; *) differ="$differ man:$c" ;; esac
 done <<< "$help"
 equals "$differ" "" readme_and_man_page_give_help_s_meaning_for_each_code
+
+# Every mutant still applies to the tree as it is: a merge that moves the
+# mutated line must be caught here, by make check, and not first by the
+# 20-minute `make mutants` at the end of CI.
+stale=""
+for p in tests/mutants/*.patch; do
+	patch -p1 --dry-run -s --fuzz=0 -d "$TOP" < "$p" > /dev/null 2>&1 || stale="$stale $(basename "$p")"
+done
+equals "$stale" "" every_mutant_applies_to_the_tree
 done_testing
