@@ -85,3 +85,13 @@ int ap_dotted_name_ok(const char *s, size_t max)
 	}
 	return 1;
 }
+
+int ap_word_ok(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return 0;
+	return 1;
+}

@@ -42,4 +42,8 @@ int ap_text_fputs(const char *s, int flags, FILE *f);
  * code, paths and remote command lines as it is. */
 int ap_dotted_name_ok(const char *s, size_t max);
 
+/* Whether s is one word of a data file (an operator pattern, a device or
+ * backend, an exception type): not empty, no space, no control byte. */
+int ap_word_ok(const char *s);
+
 #endif

@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "base/fsutil.h"
 #include "base/ini.h"
+#include "base/text.h"
 
 #define AP_LIMITS_FILE_MAX (1u << 20)
 #define BUILTIN_NAME "specs/backend-limits.ini"
@@ -39,18 +40,6 @@ static void limit_free(struct ap_limit *l)
 	free(l->where);
 }
 
-/* A backend, an operator pattern or an exception type: one word, no spaces
- * or control bytes. */
-static int word_ok(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if ((unsigned char)*s <= ' ' || *s == 0x7f)
-			return 0;
-	return 1;
-}
-
 static struct entry *current(struct parse *p, const struct ap_ini_key *k)
 {
 	if (p->n && p->v[p->n - 1].line == k->section_line)
@@ -79,7 +68,7 @@ static int set_raises(struct entry *e, const char *val, struct ap_buf *err)
 	e->l.message = strdup(text);
 	if (!e->l.exception || !e->l.message)
 		return ap_ini_fail(err, "out of memory");
-	if (!word_ok(e->l.exception) || !*e->l.message)
+	if (!ap_word_ok(e->l.exception) || !*e->l.message)
 		return ap_ini_fail(err, "raises: '%s' is not TYPE: TEXT (the exception type "
 				   "the device raises and text of its message)", val);
 	return 0;
@@ -93,7 +82,7 @@ static int set_key(struct entry *e, int key, const char *val, struct ap_buf *err
 	switch (key) {
 	case K_BACKEND:
 	case K_OP:
-		if (!word_ok(val))
+		if (!ap_word_ok(val))
 			return ap_ini_fail(err, "%s: '%s' is not a name%s", keys[key], val,
 					   key == K_OP ? " (or a pattern, or *)" : "");
 		if (!(*(key == K_OP ? &e->l.op : &e->l.backend) = strdup(val)))

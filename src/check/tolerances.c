@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "base/fsutil.h"
 #include "base/ini.h"
+#include "base/text.h"
 
 #define AP_TOLERANCES_FILE_MAX (1u << 20)
 #define BUILTIN_NAME "specs/tolerances.ini"
@@ -52,17 +53,6 @@ static int number(const char *s, double *out)
 	return 0;
 }
 
-/* An operator or device name: no spaces, no control bytes. */
-static int word_ok(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if ((unsigned char)*s <= ' ' || *s == 0x7f)
-			return 0;
-	return 1;
-}
-
 static struct entry *current(struct parse *p, const struct ap_ini_key *k)
 {
 	if (p->n && p->v[p->n - 1].line == k->section_line)
@@ -87,7 +77,7 @@ static int set_key(struct entry *e, int key, const char *val, struct ap_buf *err
 	switch (key) {
 	case K_OP:
 	case K_DEVICE:
-		if (!word_ok(val))
+		if (!ap_word_ok(val))
 			return ap_ini_fail(err, "%s: '%s' is not a name (or *)", keys[key],
 					   val);
 		if (!(*(key == K_OP ? &e->o.op : &e->o.device) = strdup(val)))

@@ -103,6 +103,18 @@ static void dotted_names_are_identifiers_joined_by_single_dots(void **state)
 	assert_false(ap_dotted_name_ok("abcde", 4));
 }
 
+static void words_have_no_space_or_control_byte(void **state)
+{
+	(void)state;
+	assert_true(ap_word_ok("nn.functional.*"));
+	assert_true(ap_word_ok("RuntimeError"));
+	assert_false(ap_word_ok(""));
+	assert_false(ap_word_ok("two words"));
+	assert_false(ap_word_ok("tab\there"));
+	assert_false(ap_word_ok("del\x7f"));
+	assert_false(ap_word_ok("line\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -113,6 +125,7 @@ int main(void)
 		cmocka_unit_test(term_shows_c1_controls_nul_and_bad_utf8_but_keeps_good_utf8),
 		cmocka_unit_test(text_line_of_null_writes_nothing),
 		cmocka_unit_test(dotted_names_are_identifiers_joined_by_single_dots),
+		cmocka_unit_test(words_have_no_space_or_control_byte),
 	};
 	return cmocka_run_group_tests_name("text", tests, NULL, NULL);
 }
