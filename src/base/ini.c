@@ -22,6 +22,24 @@ int ap_ini_fail(struct ap_buf *err, const char *fmt, ...)
 	return -1;
 }
 
+int ap_ini_key_index(const char *const *keys, const struct ap_ini_key *k, unsigned *seen,
+		     struct ap_buf *err)
+{
+	int i = 0;
+	while (keys[i] && strcmp(keys[i], k->key))
+		i++;
+	if (!keys[i]) {
+		ap_buf_addf(err, "unknown key '%s' (known: ", k->key);
+		for (int j = 0; keys[j]; j++)
+			ap_buf_addf(err, "%s%s", j ? ", " : "", keys[j]);
+		return ap_ini_fail(err, ")");
+	}
+	if (*seen & (1u << i))
+		return ap_ini_fail(err, "key '%s' given twice in [%s]", k->key, k->section);
+	*seen |= 1u << i;
+	return i;
+}
+
 static char *rstrip(char *s)
 {
 	size_t n = strlen(s);

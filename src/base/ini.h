@@ -33,6 +33,13 @@ typedef int ap_ini_fn(void *ctx, struct ap_ini_key *k, struct ap_buf *err);
 __attribute__((format(printf, 2, 3)))
 int ap_ini_fail(struct ap_buf *err, const char *fmt, ...);
 
+/* The index of k's key in keys (NULL-terminated), marked in *seen (a bit
+ * per index); -1 with the reason in err when it is none of them ("unknown
+ * key 'x' (known: a, b, ...)") or *seen already has it (given twice in its
+ * section). */
+int ap_ini_key_index(const char *const *keys, const struct ap_ini_key *k, unsigned *seen,
+		     struct ap_buf *err);
+
 /* Parses the len bytes at text (changed in place; text[len] must be NUL),
  * calling fn for each key in order. 0, or -AP_ECONFIG with
  * "file:line: why" in err (file as named); err is replaced, not appended to. */

@@ -120,16 +120,8 @@ static int on_key(void *ctx, struct ap_ini_key *k, struct ap_buf *err)
 	struct entry *e = current(p, k);
 	if (!e)
 		return ap_ini_fail(err, "out of memory");
-	int key = 0;
-	while (keys[key] && strcmp(keys[key], k->key))
-		key++;
-	if (!keys[key])
-		return ap_ini_fail(err, "unknown key '%s' (known: op, dtype, device, rtol, "
-				   "atol, equal_nan, reason)", k->key);
-	if (e->seen & (1u << key))
-		return ap_ini_fail(err, "key '%s' given twice in [%s]", k->key, e->section);
-	e->seen |= 1u << key;
-	return set_key(e, key, k->value, err);
+	int key = ap_ini_key_index(keys, k, &e->seen, err);
+	return key < 0 ? key : set_key(e, key, k->value, err);
 }
 
 /* A whole section: everything needed is there, and no earlier one claims the
