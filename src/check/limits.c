@@ -7,6 +7,7 @@
 #include "base/err.h"
 #include "base/fsutil.h"
 #include "base/ini.h"
+#include "base/jsonutil.h"
 #include "base/text.h"
 
 #define AP_LIMITS_FILE_MAX (1u << 20)
@@ -223,4 +224,29 @@ void ap_limits_free(struct ap_limits *l)
 		limit_free(&l->v[i]);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+json_t *ap_limits_applied(const json_t *checks)
+{
+	json_t *rows = json_array(), *index = json_object(), *c;
+	size_t i;
+	json_array_foreach(checks, i, c) {
+		const json_t *l = json_object_get(c, "limit");
+		const char *name = json_string_value(json_object_get(l, "name"));
+		if (!name || strcmp(ap_json_text(c, "status"), "NOTRUN"))
+			continue;
+		json_t *row = json_object_get(index, name);
+		if (!row) {
+			row = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:i}", "name", name, "backend",
+					json_object_get(l, "backend"), "what", json_object_get(l, "what"),
+					"reason", json_object_get(l, "reason"), "where",
+					json_object_get(l, "where"), "samples", 0);
+			json_object_set_new(index, name, row);
+			json_array_append(rows, row);
+		}
+		json_object_set_new(row, "samples", json_integer(
+			json_integer_value(json_object_get(row, "samples")) + 1));
+	}
+	json_decref(index);
+	return rows;
 }

@@ -23,6 +23,8 @@
 #ifndef AP_LIMITS_H
 #define AP_LIMITS_H
 
+#include <jansson.h>
+
 #include "base/buf.h"
 
 struct ap_limit {
@@ -61,6 +63,12 @@ const struct ap_limit *ap_limit_match(const struct ap_limits *l, const char *dev
 				      const char *message);
 
 void ap_limits_free(struct ap_limits *l);
+
+/* The limits that excused checks of a bundle (its "checks": NOTRUN with a
+ * "limit"), one row each in the order first seen: [{name, backend, what,
+ * reason, where, samples}], samples the number it excused. A new reference;
+ * NULL only when out of memory. */
+json_t *ap_limits_applied(const json_t *checks);
 
 /* The built-in limits file (specs/backend-limits.ini). */
 extern const char ap_default_limits[];

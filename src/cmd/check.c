@@ -634,32 +634,18 @@ static void print_note(const char *env, const char *text)
  * number: the verdict stands on the others, and says so. */
 static void print_limits(const struct ap_check_job *j)
 {
-	json_t *seen = json_object(), *c, *l;
-	const char *name;
+	json_t *rows = ap_limits_applied(json_object_get(j->b, "checks")), *l;
 	size_t i;
-	json_array_foreach(json_object_get(j->b, "checks"), i, c) {
-		name = json_string_value(json_object_get(json_object_get(c, "limit"), "name"));
-		if (!name || strcmp(ap_json_text(c, "status"), "NOTRUN"))
-			continue;
-		json_t *n = json_object_get(seen, name);
-		if (!n)
-			json_object_set_new(seen, name, json_pack("{s:O, s:i}", "limit",
-								   json_object_get(c, "limit"), "n", 0));
-		n = json_object_get(seen, name);
-		json_object_set_new(n, "n", json_integer(json_integer_value(json_object_get(n, "n")) + 1));
-	}
-	json_object_foreach(seen, name, c) {
+	json_array_foreach(rows, i, l) {
 		struct ap_buf line = { 0 };
-		l = json_object_get(c, "limit");
-		long long n = (long long)json_integer_value(json_object_get(c, "n"));
+		long long n = (long long)json_integer_value(json_object_get(l, "samples"));
 		ap_buf_addf(&line, "%lld sample%s not run on %s, known limit %s (%s): %s", n,
-			    n == 1 ? "" : "s",
-			    ap_json_text(l, "backend"), name, ap_json_text(l, "what"),
-			    ap_json_text(l, "reason"));
+			    n == 1 ? "" : "s", ap_json_text(l, "backend"), ap_json_text(l, "name"),
+			    ap_json_text(l, "what"), ap_json_text(l, "reason"));
 		print_note(j->env->name, ap_buf_str(&line));
 		ap_buf_free(&line);
 	}
-	json_decref(seen);
+	json_decref(rows);
 }
 
 static void print_notes(const struct ap_check_job *j)

@@ -7,6 +7,7 @@
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
 #include "review/escape.h"
+#include "check/limits.h"
 #include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
@@ -131,33 +132,6 @@ static json_t *model_numeric(const json_t *b)
 	return rows;
 }
 
-/* The known backend limits (check/limits.h) b's numeric checks applied:
- * [{name, backend, what, reason, where, samples}], in the order first seen. */
-static json_t *model_limits(const json_t *b)
-{
-	json_t *rows = json_array(), *index = json_object(), *c;
-	size_t i;
-	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const json_t *l = json_object_get(c, "limit");
-		const char *name = json_string_value(json_object_get(l, "name"));
-		if (!name || strcmp(ap_json_text(c, "status"), "NOTRUN"))
-			continue;
-		json_t *row = json_object_get(index, name);
-		if (!row) {
-			row = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:i}", "name", name, "backend",
-					json_object_get(l, "backend"), "what", json_object_get(l, "what"),
-					"reason", json_object_get(l, "reason"), "where",
-					json_object_get(l, "where"), "samples", 0);
-			json_object_set_new(index, name, row);
-			json_array_append(rows, row);
-		}
-		json_object_set_new(row, "samples", json_integer(
-			json_integer_value(json_object_get(row, "samples")) + 1));
-	}
-	json_decref(index);
-	return rows;
-}
-
 static json_t *model_env(const struct ap_sub_env *e)
 {
 	const json_t *b = e->bundle, *fp = json_object_get(b, "fingerprint");
@@ -194,7 +168,7 @@ static json_t *model_env(const struct ap_sub_env *e)
 		"differences", json_object_get(json_object_get(b, "comparison"), "differences"),
 		"reference", json_object_get(json_object_get(b, "comparison"), "reference"),
 		"os", json_object_get(json_object_get(fp, "os"), "name"),
-		"numeric", model_numeric(b), "limits", model_limits(b));
+		"numeric", model_numeric(b), "limits", ap_limits_applied(json_object_get(b, "checks")));
 }
 
 /* The focused checks in words, and the official nodes with the versions at
