@@ -9,20 +9,18 @@
 #include "base/text.h"
 #include "check/autocheck.h"
 #include "check/numeric.h"
+#include "evidence/bundle.h"
 #include "evidence/matrix.h"
 
 /* Added to a limit the worker keeps itself, so that its own answer
  * (TIMEOUT of a probe, a sample lost) comes before ours. */
 #define MARGIN_S 30
 
-/* The statuses of a summary, best first; a check's outcome moves the
- * summary to the worse of the two. */
-enum { S_NOTRUN, S_OK, S_BAD, S_TIMEOUT, S_CRASH, NS };
-static const char *const snames[NS] = { "not-run", "consistent", "inconsistent", "timeout",
-					"crash" };
+/* The statuses of a summary (enum ap_line_check), best first; a check's
+ * outcome moves the summary to the worse of the two. */
 
 struct tally {
-	int worst;
+	enum ap_line_check worst;
 	struct ap_buf reason;   /* the first check of the worst status */
 	size_t n[5];            /* checks, passed, failed, notrun, samples */
 	const char *family;
@@ -30,38 +28,37 @@ struct tally {
 	struct ap_sha256 *digest; /* of the samples' CPU results, or NULL */
 };
 
-static int rank(const char *status)
+static enum ap_line_check rank(enum ap_status status)
 {
-	if (!strcmp(status, "PASS"))
-		return S_OK;
-	if (!strcmp(status, "NOTRUN"))
-		return S_NOTRUN;
-	if (!strcmp(status, "CRASH"))
-		return S_CRASH;
-	if (!strcmp(status, "TIMEOUT"))
-		return S_TIMEOUT;
-	return S_BAD; /* FAIL, ERROR, anything else */
+	switch (status) {
+	case AP_PASS: return AP_LCHECK_CONSISTENT;
+	case AP_NOTRUN: return AP_LCHECK_NOTRUN;
+	case AP_CRASH: return AP_LCHECK_CRASH;
+	case AP_TIMEOUT: return AP_LCHECK_TIMEOUT;
+	default: return AP_LCHECK_INCONSISTENT; /* FAIL, ERROR, anything else */
+	}
 }
 
-/* Counts one check's outcome (status as a check has it: PASS, FAIL, ...). */
-static void count(struct tally *t, const char *name, const char *status, const char *why)
+/* Counts one check's outcome. */
+static void count(struct tally *t, const char *name, enum ap_status status, const char *why)
 {
-	int s = rank(status);
+	enum ap_line_check s = rank(status);
 	t->n[0]++;
-	t->n[1] += s == S_OK;
-	t->n[2] += s >= S_BAD;
-	t->n[3] += s == S_NOTRUN;
-	if (s > t->worst || (s == t->worst && !t->reason.len && s != S_OK)) {
+	t->n[1] += s == AP_LCHECK_CONSISTENT;
+	t->n[2] += s >= AP_LCHECK_INCONSISTENT;
+	t->n[3] += s == AP_LCHECK_NOTRUN;
+	if (s > t->worst || (s == t->worst && !t->reason.len && s != AP_LCHECK_CONSISTENT)) {
 		t->worst = s;
 		ap_buf_reset(&t->reason);
-		if (s != S_OK)
-			ap_buf_addf(&t->reason, "%s: %s", name, why && *why ? why : status);
+		if (s != AP_LCHECK_CONSISTENT)
+			ap_buf_addf(&t->reason, "%s: %s", name,
+				    why && *why ? why : ap_status_name(status));
 	}
 }
 
 static void count_check(struct tally *t, const json_t *c)
 {
-	count(t, ap_json_text(c, "name"), ap_json_text(c, "status"),
+	count(t, ap_json_text(c, "name"), ap_check_status(c),
 	      json_string_value(json_object_get(c, "reason")));
 }
 
@@ -85,7 +82,7 @@ static int call(struct ap_worker *w, json_t *req, json_t **reply, int limit_s)
 /* After a call: r when the worker died or hung (the API's crash or
  * timeout); else 0, a failed answer (an exception in the worker, an
  * unreadable frame) counted as check name's status. */
-static int harness(struct ap_worker *w, int r, const char *name, const char *status,
+static int harness(struct ap_worker *w, int r, const char *name, enum ap_status status,
 		   struct tally *t)
 {
 	if (!r || !ap_worker_alive(w))
@@ -107,10 +104,10 @@ static int run_probe(struct ap_worker *w, const struct ap_autocheck *o, const st
 	int r = call(w, ap_probe_request(p->name, p->code, bind, o->limit_s), &res,
 		     o->limit_s + MARGIN_S);
 	if (!r)
-		count(t, p->name, ap_json_text(res, "status"),
+		count(t, p->name, ap_check_status(res),
 		      json_string_value(json_object_get(res, "reason")));
 	json_decref(res);
-	return harness(w, r, p->name, "ERROR", t);
+	return harness(w, r, p->name, AP_ERROR, t);
 }
 
 static int run_family(struct ap_worker *w, const struct ap_autocheck *o, const char *cls,
@@ -126,7 +123,7 @@ static int run_family(struct ap_worker *w, const struct ap_autocheck *o, const c
 	for (size_t i = 0; !r && i < f->nprobes; i++) {
 		const struct ap_probe *p = &f->probes[i];
 		if (p->needs && !ap_member_has_trait(m, p->needs))
-			count(t, p->name, "NOTRUN", "not-applicable");
+			count(t, p->name, AP_NOTRUN, "not-applicable");
 		else
 			r = run_probe(w, o, p, bind, t);
 	}
@@ -180,7 +177,7 @@ static void judge_frames(const struct ap_autocheck *o, const json_t *samples,
 		if (json_is_null(f)) {
 			json_decref(f);
 			f = json_pack("{s:I, s:{s:s, s:s}}", "i", (json_int_t)k, "lost", "status",
-				      "ERROR", "reason", failed ? "the worker failed before its result" :
+				      ap_status_name(AP_ERROR), "reason", failed ? "the worker failed before its result" :
 				      "unreadable result frame");
 		}
 		ap_numeric_device_checks(s, f, o->devices, AP_NUMERIC_SEED, checks);
@@ -225,8 +222,8 @@ static json_t *make_samples(struct ap_worker *w, const struct ap_autocheck *o, c
 	*r = call(w, ap_numeric_samples_request(api, o->max_samples, AP_NUMERIC_SEED), &reply,
 		  o->limit_s);
 	if (!*r && !(samples = ap_numeric_prepare(reply, &why)))
-		count(t, "numeric samples", "ERROR", ap_buf_str(&why));
-	*r = harness(w, *r, "numeric samples", "ERROR", t);
+		count(t, "numeric samples", AP_ERROR, ap_buf_str(&why));
+	*r = harness(w, *r, "numeric samples", AP_ERROR, t);
 	while (json_array_size(samples) > AP_AUTOCHECK_SAMPLES_MAX)
 		json_array_remove(samples, json_array_size(samples) - 1);
 	json_decref(reply);
@@ -256,19 +253,19 @@ static int run_numeric(struct ap_worker *w, const struct ap_autocheck *o, const 
 	int r = call(w, ap_numeric_opinfo_request(api, o->devices), &info, o->limit_s);
 	if (r || !ap_numeric_covered(info)) {
 		json_decref(info);
-		return harness(w, r, "opinfo", "NOTRUN", t);
+		return harness(w, r, "opinfo", AP_NOTRUN, t);
 	}
 	t->operators = operators(info);
 	json_decref(info);
 	if (!o->numeric) {
-		count(t, "numeric", "NOTRUN", "the OpInfo samples run at --depth numeric");
+		count(t, "numeric", AP_NOTRUN, "the OpInfo samples run at --depth numeric");
 		return 0;
 	}
 	json_t *samples = make_samples(w, o, api, t, &r);
 	if (json_array_size(samples))
 		r = run_samples(w, o, api, samples, t);
 	else if (samples)
-		count(t, "numeric", "NOTRUN", "no sample of this dtype set runs on CPU here");
+		count(t, "numeric", AP_NOTRUN, "no sample of this dtype set runs on CPU here");
 	json_decref(samples);
 	return r;
 }
@@ -281,7 +278,7 @@ static json_t *summary(struct tally *t, int r, const struct ap_buf *detail)
 {
 	char hex[65];
 	if (r) {
-		t->worst = r == -AP_ETIMEOUT ? S_TIMEOUT : S_CRASH;
+		t->worst = r == -AP_ETIMEOUT ? AP_LCHECK_TIMEOUT : AP_LCHECK_CRASH;
 		ap_buf_reset(&t->reason);
 		ap_buf_addf(&t->reason, "the worker %s during its checks: ",
 			    r == -AP_ETIMEOUT ? "stopped answering" : "died");
@@ -293,7 +290,7 @@ static json_t *summary(struct tally *t, int r, const struct ap_buf *detail)
 	if (!t->n[0] && !r)
 		ap_buf_adds(&t->reason, "no check applies: no family has it, and no OpInfo or "
 			    "ModuleInfo entry stands for it");
-	return ap_matrix_check(snames[t->worst], t->reason.len ? ap_buf_str(&t->reason) : NULL,
+	return ap_matrix_check(t->worst, t->reason.len ? ap_buf_str(&t->reason) : NULL,
 			       t->family, json_incref(t->operators), t->n,
 			       t->digest ? hex : NULL);
 }

@@ -9,6 +9,7 @@
 #include "base/ini.h"
 #include "base/jsonutil.h"
 #include "base/text.h"
+#include "evidence/bundle.h"
 
 #define AP_LIMITS_FILE_MAX (1u << 20)
 #define BUILTIN_NAME "specs/backend-limits.ini"
@@ -233,7 +234,7 @@ json_t *ap_limits_applied(const json_t *checks)
 	json_array_foreach(checks, i, c) {
 		const json_t *l = json_object_get(c, "limit");
 		const char *name = json_string_value(json_object_get(l, "name"));
-		if (!name || strcmp(ap_json_text(c, "status"), "NOTRUN"))
+		if (!name || ap_check_status(c) != AP_NOTRUN)
 			continue;
 		json_t *row = json_object_get(index, name);
 		if (!row) {

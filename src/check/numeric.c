@@ -363,28 +363,28 @@ static void compare_parts(json_t *c, const json_t *a, const json_t *e, const cha
 {
 	const char *sa = ap_json_text(a, "status"), *se = ap_json_text(e, "status");
 	struct ap_buf why = { 0 };
-	const char *st = "PASS";
+	enum ap_status st = AP_PASS;
 	int ra = !strcmp(sa, "raised"), re = !strcmp(se, "raised"), errors = 0;
 	if (ra || re) {
 		const char *xa = ra ? ap_json_text(a, "exception") : NULL;
 		const char *xe = re ? ap_json_text(e, "exception") : NULL;
 		ap_numeric_set_exception(c, xa, xe);
 		if (!ra || !re || strcmp(xa, xe)) {
-			st = "FAIL";
+			st = AP_FAIL;
 			say_raised(a, where, &why);
 			ap_buf_adds(&why, ", ");
 			say_raised(e, against, &why);
 		}
 	} else if (strcmp(sa, "ok") || strcmp(se, "ok")) {
-		st = "ERROR";
+		st = AP_ERROR;
 		ap_buf_addf(&why, "%s part: %s; %s part: %s", where, ap_json_text(a, "status"),
 			    against, ap_json_text(e, "status"));
 	} else {
 		int bad = measure_list(c, "outputs", "out", where, a, e, &errors, &why);
 		bad += measure_list(c, "grads", "grad", where, a, e, &errors, &why);
-		st = errors ? "ERROR" : bad ? "FAIL" : "PASS";
+		st = errors ? AP_ERROR : bad ? AP_FAIL : AP_PASS;
 	}
-	json_object_set_new(c, "status", json_string(st));
+	ap_check_set_status(c, st);
 	json_object_set_new(c, "reason", why.len ? json_string(ap_buf_str(&why)) : json_null());
 	ap_buf_free(&why);
 }
@@ -437,32 +437,32 @@ static int not_compared(json_t *c, const json_t *frame, const json_t *a, const c
 			const json_t *e, const char *against)
 {
 	const json_t *lost = json_object_get(frame, "lost");
-	const char *st = NULL;
+	enum ap_status st = AP_STATUS_UNKNOWN;
 	struct ap_buf why = { 0 };
 	if (lost) {
-		const char *s = ap_json_text(lost, "status");
-		st = !strcmp(s, "CRASH") || !strcmp(s, "TIMEOUT") ? s : "ERROR";
+		enum ap_status s = ap_check_status(lost);
+		st = s == AP_CRASH || s == AP_TIMEOUT ? s : AP_ERROR;
 		ap_buf_addf(&why, "the sample was lost: %s", ap_json_text(lost, "reason"));
 	} else if (!e || !a) {
-		st = "ERROR";
+		st = AP_ERROR;
 		ap_buf_addf(&why, "no result from %s", !a ? where : against);
 	} else if (!strcmp(ap_json_text(e, "status"), "notrun") ||
 		   !strcmp(ap_json_text(a, "status"), "notrun")) {
-		st = "NOTRUN";
+		st = AP_NOTRUN;
 		ap_buf_adds(&why, ap_json_text(!strcmp(ap_json_text(e, "status"), "notrun") ? e : a,
 					       "reason"));
 	} else if (!strcmp(ap_json_text(e, "status"), "error") ||
 		   !strcmp(ap_json_text(a, "status"), "error")) {
-		st = "ERROR";
+		st = AP_ERROR;
 		ap_buf_adds(&why, ap_json_text(!strcmp(ap_json_text(e, "status"), "error") ? e : a,
 					       "reason"));
 	}
-	if (st) {
-		json_object_set_new(c, "status", json_string(st));
+	if (st != AP_STATUS_UNKNOWN) {
+		ap_check_set_status(c, st);
 		json_object_set_new(c, "reason", json_string(ap_buf_str(&why)));
 	}
 	ap_buf_free(&why);
-	return st != NULL;
+	return st != AP_STATUS_UNKNOWN;
 }
 
 /* Check c of device part a against the CPU part e, failed where the CPU
@@ -471,7 +471,7 @@ static int not_compared(json_t *c, const json_t *frame, const json_t *a, const c
  * BACKEND: REASON", and keeps the limit and what the device said. */
 static void apply_limit(json_t *c, const json_t *a, const json_t *e, const char *device)
 {
-	if (strcmp(ap_json_text(c, "status"), "FAIL") || strcmp(ap_json_text(e, "status"), "ok"))
+	if (ap_check_status(c) != AP_FAIL || strcmp(ap_json_text(e, "status"), "ok"))
 		return;
 	int raised = !strcmp(ap_json_text(a, "status"), "raised");
 	const struct ap_limit *l = ap_limit_match(limits, device, current_op(),
@@ -485,7 +485,7 @@ static void apply_limit(json_t *c, const json_t *a, const json_t *e, const char 
 						  l->name, "backend", l->backend, "what", l->what,
 						  "reason", l->reason, "where", l->where, "seen",
 						  json_object_get(c, "reason")));
-	json_object_set_new(c, "status", json_string("NOTRUN"));
+	ap_check_set_status(c, AP_NOTRUN);
 	json_object_set_new(c, "reason", json_string(ap_buf_str(&why)));
 	ap_buf_free(&why);
 }
@@ -502,7 +502,7 @@ void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const c
 		const char *dev = n ? d[i] : "cpu";
 		struct ap_buf name = { 0 };
 		ap_buf_addf(&name, "%s %s%s", ap_json_text(sample, "id"), dev, n ? " vs cpu" : "");
-		json_t *c = ap_numeric_check_new(ap_buf_str(&name), "PASS", NULL, &m, dev,
+		json_t *c = ap_numeric_check_new(ap_buf_str(&name), AP_PASS, NULL, &m, dev,
 						 n ? "cpu" : NULL, NULL, 1);
 		const json_t *p = part(frame, dev);
 		if (!c)
@@ -534,11 +534,11 @@ json_t *ap_numeric_cross_check(const json_t *sample, const json_t *frame,
 	meta_of(sample, seed, &m);
 	ap_buf_addf(&name, "%s cpu vs %s", ap_json_text(sample, "id"), ref_env);
 	ap_buf_addf(&ref, "cpu of %s", ref_env);
-	json_t *c = ap_numeric_check_new(ap_buf_str(&name), "PASS", NULL, &m, "cpu", "cpu",
+	json_t *c = ap_numeric_check_new(ap_buf_str(&name), AP_PASS, NULL, &m, "cpu", "cpu",
 					 ref_env, same_torch);
 	const json_t *a = part(frame, "cpu"), *e = ref_frame ? part(ref_frame, "cpu") : NULL;
 	if (c && ref_frame && json_object_get(ref_frame, "lost") && !json_object_get(frame, "lost")) {
-		json_object_set_new(c, "status", json_string("NOTRUN"));
+		ap_check_set_status(c, AP_NOTRUN);
 		json_object_set_new(c, "reason", json_string("the sample was lost in the reference"));
 	} else if (c && !not_compared(c, frame, a, "cpu", e, ap_buf_str(&ref)))
 		compare_parts(c, a, e, "cpu", ap_buf_str(&ref));

@@ -123,7 +123,7 @@ json_t *ap_claim_check(const char *claimed, const json_t *nodes, const char *ver
 			    same.len ? "; the same test name exists as " : "; no test has that name",
 			    ap_buf_str(&same));
 	json_t *c = json_pack("{s:s, s:s, s:s, s:s?, s:[], s:i, s:s, s:b}", "name", ap_buf_str(&name),
-			      "kind", "claim", "status", exists ? "PASS" : "WARN", "reason",
+			      "kind", "claim", "status", ap_status_name(exists ? AP_PASS : AP_WARN), "reason",
 			      exists ? NULL : ap_buf_str(&reason), "trace", "duration_ms", 0,
 			      "node", claimed, "exists", exists);
 	if (!exists)
@@ -231,59 +231,63 @@ static void exception_line(const char *tb, struct ap_buf *out)
 }
 
 /* A module-level test function: what it raised, if anything. */
-static const char *function_outcome(const json_t *raised, struct ap_buf *reason)
+static enum ap_status function_outcome(const json_t *raised, struct ap_buf *reason)
 {
 	const char *type = json_string_value(json_object_get(raised, "type"));
 	if (!raised || json_is_null(raised))
-		return "PASS";
+		return AP_PASS;
 	ap_buf_adds(reason, ap_json_text(raised, "text"));
 	if (json_is_true(json_object_get(raised, "assertion")))
-		return "FAIL";
-	return type && (!strcmp(type, "Skipped") || !strcmp(type, "SkipTest")) ? "SKIP" : "ERROR";
+		return AP_FAIL;
+	return type && (!strcmp(type, "Skipped") || !strcmp(type, "SkipTest")) ? AP_SKIP : AP_ERROR;
 }
 
 /* A unittest TestResult: errors first, then failures, as unittest reports. */
-static const char *unittest_outcome(const json_t *u, struct ap_buf *reason)
+static enum ap_status unittest_outcome(const json_t *u, struct ap_buf *reason)
 {
 	json_int_t errors = json_integer_value(json_object_get(u, "errors"));
 	json_int_t failures = json_integer_value(json_object_get(u, "failures"));
 	if (errors || failures) {
 		exception_line(json_string_value(json_object_get(u, errors ? "error" : "failure")),
 			       reason);
-		return errors ? "ERROR" : "FAIL";
+		return errors ? AP_ERROR : AP_FAIL;
 	}
 	if (json_integer_value(json_object_get(u, "unexpected_successes"))) {
 		ap_buf_adds(reason, "unexpected success");
-		return "FAIL";
+		return AP_FAIL;
 	}
 	if (json_integer_value(json_object_get(u, "skipped"))) {
 		ap_buf_adds(reason, ap_json_text(u, "skip"));
-		return "SKIP";
+		return AP_SKIP;
 	}
 	if (json_integer_value(json_object_get(u, "expected_failures"))) {
 		ap_buf_adds(reason, "expected failure");
-		return "PASS";
+		return AP_PASS;
 	}
 	if (!json_integer_value(json_object_get(u, "tests_run"))) {
 		ap_buf_adds(reason, "no test ran");
-		return "NOTRUN";
+		return AP_NOTRUN;
 	}
-	return "PASS";
+	return AP_PASS;
 }
 
-const char *ap_official_outcome(const json_t *res, struct ap_buf *reason)
+enum ap_status ap_official_outcome(const json_t *res, struct ap_buf *reason)
 {
 	const char *status = json_string_value(json_object_get(res, "status"));
 	const json_t *u = json_object_get(res, "unittest");
 	if (status) {
 		const char *why = json_string_value(json_object_get(res, "reason"));
+		enum ap_status st = ap_status_parse(status);
 		ap_buf_adds(reason, why ? why : "");
-		return status;
+		if (st == AP_STATUS_UNKNOWN)
+			ap_buf_addf(reason, "%sthe worker reported no status apiparity knows",
+				    why && *why ? "; " : "");
+		return st == AP_STATUS_UNKNOWN ? AP_ERROR : st;
 	}
 	if (json_is_false(json_object_get(res, "defined"))) {
 		ap_buf_addf(reason, "not-defined: %s.%s does not exist after import (a conditional "
 			    "or generated test)", ap_json_text(res, "class"), ap_json_text(res, "test"));
-		return "NOTRUN";
+		return AP_NOTRUN;
 	}
 	if (json_object_get(res, "function"))
 		return function_outcome(json_object_get(json_object_get(res, "function"), "raised"),
@@ -291,7 +295,7 @@ const char *ap_official_outcome(const json_t *res, struct ap_buf *reason)
 	if (u)
 		return unittest_outcome(u, reason);
 	ap_buf_adds(reason, "the worker reported no outcome");
-	return "ERROR";
+	return AP_ERROR;
 }
 
 json_t *ap_official_check(const char *file, const json_t *res)
@@ -299,9 +303,9 @@ json_t *ap_official_check(const char *file, const json_t *res)
 	struct ap_buf node = { 0 }, reason = { 0 };
 	ap_nodeid_format(file, json_string_value(json_object_get(res, "class")),
 			 json_string_value(json_object_get(res, "test")), &node);
-	const char *status = ap_official_outcome(res, &reason);
+	enum ap_status status = ap_official_outcome(res, &reason);
 	json_t *c = json_pack("{s:s, s:s, s:s, s:s?, s:[], s:O?, s:O?}", "name",
-			      ap_buf_str(&node), "kind", "official", "status", status,
+			      ap_buf_str(&node), "kind", "official", "status", ap_status_name(status),
 			      "reason", reason.len ? ap_buf_str(&reason) : NULL,
 			      "trace", "duration_ms", json_object_get(res, "duration_ms"),
 			      "output", json_object_get(res, "output"));
@@ -500,7 +504,7 @@ static int official_claim(struct ap_testindex *ix, const struct ap_official_opts
 	json_t *nodes = NULL;
 	struct ap_buf base = { 0 };
 	if (ap_nodeid_parse(o->claimed, &n)) {
-		json_array_append_new(checks, ap_check_new("claimed", "claim", "WARN",
+		json_array_append_new(checks, ap_check_new("claimed", "claim", AP_WARN,
 			"not a node id (want test/FILE.py::Class::test)"));
 		return 0;
 	}
@@ -592,7 +596,7 @@ static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 	if (!r && (why || !o->run)) {
 		json_array_foreach(nodes, i, nd) {
 			json_t *res = json_pack("{s:O, s:O, s:s, s:s?, s:i, s:s}", "class",
-				json_array_get(nd, 0), "test", json_array_get(nd, 1), "status", "NOTRUN",
+				json_array_get(nd, 0), "test", json_array_get(nd, 1), "status", ap_status_name(AP_NOTRUN),
 				"reason", why ? why : "ready: the modules it imports are present (tests find neither imports nor runs it)",
 				"duration_ms", 0, "output", "");
 			json_array_append_new(checks, ap_official_check(file, res));
@@ -634,7 +638,7 @@ static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 			json_array_foreach(nodes, i, nd) {
 				json_t *res = json_pack("{s:O, s:O, s:s, s:s, s:i}", "class",
 					json_array_get(nd, 0), "test", json_array_get(nd, 1), "status",
-					"NOTRUN", "reason", why, "duration_ms", 0);
+					ap_status_name(AP_NOTRUN), "reason", why, "duration_ms", 0);
 				json_array_append_new(checks, ap_official_check(file, res));
 				json_decref(res);
 			}
@@ -1014,7 +1018,7 @@ int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
 	*found = p->found;
 	p->found = NULL;
 	if (!json_object_size(p->by_file))
-		json_array_append_new(checks, ap_check_new("official", "official", "NOTRUN",
+		json_array_append_new(checks, ap_check_new("official", "official", AP_NOTRUN,
 			"no-test: no upstream test uses this target"));
 	json_object_foreach(p->by_file, file, nodes) {
 		int mine = p->file && !strcmp(file, p->file);

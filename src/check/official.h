@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "base/outcome.h"
 #include "check/testindex.h"
 
 #define AP_OFFICIAL_MAX 10   /* official tests a check runs, at most */
@@ -73,7 +74,7 @@ char *ap_preflight_reason(const json_t *pre);
  * import), or a "status" of its own for a test process that reported
  * nothing (TIMEOUT, CRASH, ERROR). Fills reason (empty for none) and returns
  * the status. */
-const char *ap_official_outcome(const json_t *result, struct ap_buf *reason);
+enum ap_status ap_official_outcome(const json_t *result, struct ap_buf *reason);
 
 /* A check object (kind "official") for one result of tests_run, its status
  * and reason from ap_official_outcome(). */

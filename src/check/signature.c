@@ -297,9 +297,9 @@ static json_t *reference_check(json_t *const *b, size_t n, size_t ref)
 	}
 	json_t *detail = json_pack("{s:n, s:o, s:O?}", "reference", "compared", compared, "source",
 				   json_object_get(sig, "source"));
-	const char *st = "PASS";
+	enum ap_status st = AP_PASS;
 	if (!has_source(sig)) {
-		st = "NOTRUN";
+		st = AP_NOTRUN;
 		ap_buf_addf(&why, "no-signature: %s", ap_json_text(sig, "why"));
 	}
 	json_t *c = ap_check_signature_new(st, why.len ? ap_buf_str(&why) : NULL, detail);
@@ -337,7 +337,7 @@ json_t *ap_signature_check(json_t *const *b, size_t n, size_t i, int ref)
 	const char *here = ap_bundle_torch_version(b[i]);
 	int same = same_release(here, ap_bundle_torch_version(b[ref]));
 	struct ap_buf why = { 0 };
-	const char *st = "NOTRUN";
+	enum ap_status st = AP_NOTRUN;
 	json_t *diffs = NULL;
 	if (!has_source(sig) && !has_source(rsig))
 		ap_buf_addf(&why, "no-signature: %s", ap_json_text(sig, "why"));
@@ -347,10 +347,10 @@ json_t *ap_signature_check(json_t *const *b, size_t n, size_t i, int ref)
 	else if (!(diffs = ap_signature_diff(rsig, sig)))
 		return NULL;
 	else if (json_array_size(diffs)) {
-		st = same ? "FAIL" : "WARN";
+		st = same ? AP_FAIL : AP_WARN;
 		diff_reason(diffs, refname, same, here, &why);
 	} else
-		st = "PASS";
+		st = AP_PASS;
 	json_t *detail = json_pack("{s:s, s:s?, s:b, s:O?, s:o}", "reference", refname, "torch",
 				   here, "same_torch", same, "source",
 				   json_object_get(sig, "source"), "differences",

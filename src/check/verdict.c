@@ -8,12 +8,6 @@
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 
-int ap_status_failed(const char *s)
-{
-	return s && (!strcmp(s, "FAIL") || !strcmp(s, "ERROR") || !strcmp(s, "CRASH") ||
-		     !strcmp(s, "TIMEOUT"));
-}
-
 static const json_t *find_check(const json_t *checks, const char *name)
 {
 	size_t i;
@@ -116,7 +110,7 @@ static int official_limit(const json_t *c)
 {
 	const char *kind = json_string_value(json_object_get(c, "kind"));
 	const char *ref = json_string_value(json_object_get(c, "reference_status"));
-	return kind && !strcmp(kind, "official") && !(ref && !strcmp(ref, "PASS"));
+	return kind && !strcmp(kind, "official") && !ap_status_is(ref, AP_PASS);
 }
 
 /* A signature that differs from a reference at another torch release: the
@@ -124,7 +118,7 @@ static int official_limit(const json_t *c)
  * check/signature.h). */
 static int signature_limit(const json_t *c, json_t *reasons)
 {
-	if (!ap_is_signature_check(c) || strcmp(ap_json_text(c, "status"), "WARN"))
+	if (!ap_is_signature_check(c) || ap_check_status(c) != AP_WARN)
 		return 0;
 	ap_reason_add(reasons, "signature: %s (a limit: another torch release)",
 		      ap_json_text(c, "reason"));
@@ -137,8 +131,7 @@ static int signature_limit(const json_t *c, json_t *reasons)
 static int numeric_limit(const json_t *c)
 {
 	const char *kind = json_string_value(json_object_get(c, "kind"));
-	const char *st = json_string_value(json_object_get(c, "status"));
-	return kind && !strcmp(kind, "numeric") && st && !strcmp(st, "FAIL") &&
+	return kind && !strcmp(kind, "numeric") && ap_check_status(c) == AP_FAIL &&
 	       json_is_string(json_object_get(c, "across")) &&
 	       json_is_false(json_object_get(c, "same_torch"));
 }
@@ -155,20 +148,21 @@ static int verifies(const json_t *c)
  * passed, or a signature compared with another environment's. */
 static int verified(const json_t *c)
 {
-	const char *st = ap_json_text(c, "status");
+	enum ap_status st = ap_check_status(c);
 	if (ap_is_signature_check(c))
-		return !strcmp(st, "PASS") || !strcmp(st, "WARN");
-	return !strcmp(st, "PASS") && verifies(c);
+		return st == AP_PASS || st == AP_WARN;
+	return st == AP_PASS && verifies(c);
 }
 
-/* A numeric check of a device against its CPU: its status, or NULL. */
-static const char *device_numeric(const json_t *c)
+/* A numeric check of a device against its CPU: its status, or
+ * AP_STATUS_UNKNOWN for any other check. */
+static enum ap_status device_numeric(const json_t *c)
 {
 	const char *kind = json_string_value(json_object_get(c, "kind"));
 	const char *against = json_string_value(json_object_get(c, "against"));
 	return kind && !strcmp(kind, "numeric") && against && !strcmp(against, "cpu") &&
 	       !json_is_string(json_object_get(c, "across")) ?
-	       json_string_value(json_object_get(c, "status")) : NULL;
+	       ap_check_status(c) : AP_STATUS_UNKNOWN;
 }
 
 /* Whether b's devices ran samples that a known limit of the backend excused
@@ -180,9 +174,9 @@ static int only_limits_on_the_device(const json_t *b)
 	json_t *c;
 	int excused = 0, passed = 0;
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *st = device_numeric(c);
-		excused += st && !strcmp(st, "NOTRUN") && json_object_get(c, "limit");
-		passed += st && !strcmp(st, "PASS");
+		enum ap_status st = device_numeric(c);
+		excused += st == AP_NOTRUN && json_object_get(c, "limit");
+		passed += st == AP_PASS;
 	}
 	return excused && !passed;
 }
@@ -194,7 +188,7 @@ static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *lim
 	int failed = 0;
 	*passed = 0;
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *st = json_string_value(json_object_get(c, "status"));
+		enum ap_status st = ap_check_status(c);
 		const char *why = json_string_value(json_object_get(c, "reason"));
 		const char *ref = json_string_value(json_object_get(c, "reference_status"));
 		*passed += verified(c);
@@ -218,12 +212,13 @@ static int failed_checks(const json_t *b, json_t *reasons, int *passed, int *lim
 			(*limits)++;
 			ap_reason_add(reasons, "official test %s: %s: %s (%s in the reference, so not "
 				  "counted against the API)", json_string_value(json_object_get(c, "name")),
-				  st, why ? why : "-", ref ? ref : "not run");
+				  ap_status_name(st), why ? why : "-", ref ? ref : "not run");
 			continue;
 		}
 		failed++;
 		ap_reason_add(reasons, "check %s: %s: %s",
-			  json_string_value(json_object_get(c, "name")), st, why ? why : "-");
+			  json_string_value(json_object_get(c, "name")), ap_status_name(st),
+			  why ? why : "-");
 	}
 	return failed;
 }
@@ -271,15 +266,15 @@ void ap_verdict_decide(json_t *b)
 	json_t *reasons = json_array();
 	const json_t *err = json_object_get(b, "error");
 	const json_t *res = json_object_get(b, "resolution");
-	const char *v;
+	enum ap_verdict v;
 	int passed = 0, limits = 0;
 
 	if (ap_bundle_failed(b)) {
-		v = "unverified";
+		v = AP_UNVERIFIED;
 		ap_reason_add(reasons, "environment could not be used: %s",
 			  json_string_value(json_object_get(err, "message")));
 	} else if (!ap_resolved(res)) {
-		v = "unverified";
+		v = AP_UNVERIFIED;
 		ap_reason_add(reasons, "%s is absent in this version",
 			  json_string_value(json_object_get(b, "target")));
 	} else {
@@ -291,18 +286,18 @@ void ap_verdict_decide(json_t *b)
 			ap_reason_add(reasons, "the target is changed by a plugin after torch is "
 				  "imported alone");
 		if (bad)
-			v = "inconsistent";
+			v = AP_INCONSISTENT;
 		else if (!passed) {
-			v = "unverified";
+			v = AP_UNVERIFIED;
 			ap_reason_add(reasons, "no probe or numeric check applies to this target");
 		} else if (only_limits_on_the_device(b)) {
-			v = "unverified";
+			v = AP_UNVERIFIED;
 			ap_reason_add(reasons, "no sample was compared on the device: each one that "
 				      "ran there is a known limit of its backend");
 		} else
-			v = patched || limits ? "consistent-with-limits" : "consistent";
+			v = patched || limits ? AP_CONSISTENT_WITH_LIMITS : AP_CONSISTENT;
 	}
-	json_object_set_new(b, "verdict", json_string(v));
+	json_object_set_new(b, "verdict", json_string(ap_verdict_name(v)));
 	json_object_set_new(b, "verdict_reasons", reasons);
 }
 

@@ -5,8 +5,7 @@
  * step by step: a differing step is an inconsistency even when no assertion
  * was written for it.
  *
- * Verdicts: "consistent", "consistent-with-limits", "inconsistent",
- * "unverified".
+ * Verdicts: enum ap_verdict (base/outcome.h).
  *
  * Numeric checks (check/numeric.h) count as probes do: a PASS verifies, and
  * a FAIL, CRASH, TIMEOUT or ERROR is an inconsistency, with the check's
@@ -55,8 +54,5 @@ void ap_verdict_judge(json_t *const *b, size_t n, const char *reference);
 
 /* Appends a formatted reason (a string) to the array reasons. */
 void ap_reason_add(json_t *reasons, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Whether a status is a failed outcome (FAIL, ERROR, CRASH, TIMEOUT). */
-int ap_status_failed(const char *status);
 
 #endif

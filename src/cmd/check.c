@@ -15,7 +15,7 @@
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
 #include "base/pool.h"
-#include "base/status.h"
+#include "base/statusline.h"
 #include "check/limits.h"
 #include "check/numeric.h"
 #include "check/tolerances.h"
@@ -72,7 +72,7 @@ struct ap_check_job {
 	const struct ap_specs *specs;
 	const char *target;
 	const struct ap_buf *scripts; /* the --script sources, o->nscripts of them */
-	struct ap_status *status;
+	struct ap_statusline *status;
 	size_t idx;
 	struct ap_buf dir;
 	json_t *b;            /* the bundle */
@@ -110,7 +110,7 @@ static void job_fail(struct ap_check_job *j, int err, const struct ap_buf *detai
 	ap_text_term(&msg, ap_buf_str(detail), detail->len, AP_TEXT_BLOCK);
 	job_journal(j, "error", (json_t *)ap_bundle_set_error(j->b, err, ap_buf_str(&msg)));
 	ap_buf_free(&msg);
-	ap_status_set(j->status, j->idx, "%s: %s", ap_strerror(err), ap_buf_str(detail));
+	ap_statusline_set(j->status, j->idx, "%s: %s", ap_strerror(err), ap_buf_str(detail));
 }
 
 /* Adds a check decided here, not measured (NOTRUN for a reason). */
@@ -126,13 +126,13 @@ static int job_probe(struct ap_check_job *j, struct ap_worker *w, const char *na
 {
 	json_t *req = ap_probe_request(name, code, bind, j->o->timeout_s);
 	json_t *res = NULL;
-	ap_status_set(j->status, j->idx, "%s %s ...", kind, name);
+	ap_statusline_set(j->status, j->idx, "%s %s ...", kind, name);
 	int r = req ? ap_worker_call(w, req, &res) : -ENOMEM;
 	json_decref(req);
 	if (r == -AP_EPROTO && ap_worker_alive(w)) {
 		/* The framing held: this probe's answer is lost, not the session. */
 		json_decref(res);
-		res = ap_check_new(name, kind, "ERROR", "unreadable result frame");
+		res = ap_check_new(name, kind, AP_ERROR, "unreadable result frame");
 		json_object_set_new(res, "detail", json_string(ap_buf_str(&w->detail)));
 		ap_buf_reset(&w->detail);
 		r = res ? 0 : -ENOMEM;
@@ -148,7 +148,7 @@ static int job_probe(struct ap_check_job *j, struct ap_worker *w, const char *na
 		json_object_set(res, "says", (json_t *)says);
 	ap_bundle_add_check(j->b, res);
 	job_journal(j, "check", res);
-	ap_status_set(j->status, j->idx, "%s %s %s", kind, name,
+	ap_statusline_set(j->status, j->idx, "%s %s %s", kind, name,
 		      json_string_value(json_object_get(res, "status")));
 	json_decref(res);
 	return 0;
@@ -162,7 +162,7 @@ static int job_family(struct ap_check_job *j, struct ap_worker *w, const json_t 
 	if (!f) {
 		struct ap_buf why = { 0 };
 		ap_buf_addf(&why, "no-family: no spec has a member for %s", cls ? cls : "?");
-		job_add(j, ap_check_new("family", "plan", "NOTRUN", ap_buf_str(&why)));
+		job_add(j, ap_check_new("family", "plan", AP_NOTRUN, ap_buf_str(&why)));
 		ap_buf_free(&why);
 		return 0;
 	}
@@ -175,7 +175,7 @@ static int job_family(struct ap_check_job *j, struct ap_worker *w, const json_t 
 		if (p->needs && !ap_member_has_trait(m, p->needs)) {
 			struct ap_buf why = { 0 };
 			ap_buf_addf(&why, "not-applicable: %s has no trait '%s'", m->cls, p->needs);
-			json_t *c = ap_check_new(p->name, "probe", "NOTRUN", ap_buf_str(&why));
+			json_t *c = ap_check_new(p->name, "probe", AP_NOTRUN, ap_buf_str(&why));
 			json_object_set(c, "says", says);
 			job_add(j, c);
 			ap_buf_free(&why);
@@ -243,10 +243,10 @@ static int job_official_end(struct ap_check_job *j, struct ap_worker *w, struct 
 	struct ap_buf log = { 0 }, path = { 0 };
 	const char *ver = json_string_value(json_object_get(jo->pkg, "version"));
 	if (!jo->planned) {
-		job_add(j, ap_check_new("official", "official", "NOTRUN", ap_buf_str(&jo->why)));
+		job_add(j, ap_check_new("official", "official", AP_NOTRUN, ap_buf_str(&jo->why)));
 		return 0;
 	}
-	ap_status_set(j->status, j->idx, "official tests");
+	ap_statusline_set(j->status, j->idx, "official tests");
 	size_t before = json_array_size(checks);
 	int r = ap_official_finish(w, &jo->o, &jo->plan, checks, &found, &log);
 	for (size_t k = before; k < json_array_size(checks); k++)
@@ -271,7 +271,7 @@ static int job_official_end(struct ap_check_job *j, struct ap_worker *w, struct 
 static int job_opinfo(struct ap_check_job *j, struct ap_worker *w)
 {
 	json_t *req = ap_numeric_opinfo_request(j->target, j->env->device);
-	ap_status_set(j->status, j->idx, "looking for %s in OpInfo", j->target);
+	ap_statusline_set(j->status, j->idx, "looking for %s in OpInfo", j->target);
 	int r = req ? ap_worker_call(w, req, &j->opinfo) : -ENOMEM;
 	json_decref(req);
 	if (r)
@@ -299,7 +299,7 @@ static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 				"plugins", ap_plugin_modules(j->env));
 	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request(j->env);
 	struct job_official jo = { 0 };
-	ap_status_set(j->status, j->idx, "importing torch, resolving %s", j->target);
+	ap_statusline_set(j->status, j->idx, "importing torch, resolving %s", j->target);
 	int r = ap_worker_call(w, req, &res);
 	json_decref(req);
 	int found = !r && ap_resolved(res), official = found && !j->o->no_official;
@@ -318,7 +318,7 @@ static int job_measure(struct ap_check_job *j, struct ap_worker *w)
 	if (r)
 		job_fail(j, r, &w->detail);
 	else if (!found)
-		job_add(j, ap_check_new("resolve", "resolution", "NOTRUN", "absent-in-this-version"));
+		job_add(j, ap_check_new("resolve", "resolution", AP_NOTRUN, "absent-in-this-version"));
 	else
 		r = job_family(j, w, res);
 	if (!r && found && !ap_bundle_family(j->b))
@@ -371,7 +371,7 @@ static void numeric_frame(void *ctx, json_t *frame)
 	json_array_foreach(checks, i, c)
 		job_numeric_add(j, json_incref(c));
 	json_decref(checks);
-	ap_status_set(j->status, j->idx, "numeric: %ld of %zu samples", k + 1,
+	ap_statusline_set(j->status, j->idx, "numeric: %ld of %zu samples", k + 1,
 		      json_array_size(j->samples));
 }
 
@@ -386,7 +386,7 @@ static void numeric_job_run(void *item)
 		json_array_append_new(j->frames, json_null());
 	json_t *req = ap_numeric_run_request(j->target, j->samples, j->env->device,
 					     j->o->timeout_s, j->o->answer_s);
-	ap_status_set(j->status, j->idx, "numeric: running %zu samples",
+	ap_statusline_set(j->status, j->idx, "numeric: running %zu samples",
 		      json_array_size(j->samples));
 	/* The first frame comes once the devices have started and a sample ran. */
 	int saved = j->w.timeout_ms;
@@ -400,7 +400,8 @@ static void numeric_job_run(void *item)
 	for (size_t k = 0; k < json_array_size(j->samples); k++) {
 		if (!json_is_null(json_array_get(j->frames, k)))
 			continue;
-		json_t *lost = json_pack("{s:i, s:{s:s, s:s}}", "i", (int)k, "lost", "status", "ERROR",
+		json_t *lost = json_pack("{s:i, s:{s:s, s:s}}", "i", (int)k, "lost", "status",
+					 ap_status_name(AP_ERROR),
 					 "reason", r ? "the worker failed before its result" :
 					 "unreadable result frame");
 		json_t *checks = json_array(), *c;
@@ -414,7 +415,7 @@ static void numeric_job_run(void *item)
 	}
 	if (r)
 		job_fail(j, r, &j->w.detail);
-	ap_status_set(j->status, j->idx, r ? "failed" : "done");
+	ap_statusline_set(j->status, j->idx, r ? "failed" : "done");
 }
 
 /* Where nothing stands for the target in OpInfo, says so in each
@@ -423,7 +424,7 @@ static void numeric_none(struct ap_check_job *jobs, size_t n, const char *why)
 {
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].opinfo && !jobs[i].err)
-			job_add(&jobs[i], ap_check_new("numeric", "plan", "NOTRUN", why));
+			job_add(&jobs[i], ap_check_new("numeric", "plan", AP_NOTRUN, why));
 }
 
 /* The reference makes the samples (they are the same bytes everywhere);
@@ -444,7 +445,7 @@ static json_t *make_samples(struct ap_check_job *jobs, size_t n, const struct ap
 		return NULL;
 	}
 	json_t *req = ap_numeric_samples_request(rj->target, o->samples, AP_NUMERIC_SEED);
-	ap_status_set(rj->status, rj->idx, "numeric: making the samples");
+	ap_statusline_set(rj->status, rj->idx, "numeric: making the samples");
 	int r = req ? ap_worker_call(&rj->w, req, &reply) : -ENOMEM;
 	json_decref(req);
 	json_t *samples = r ? NULL : ap_numeric_prepare(reply, &why);
@@ -457,7 +458,7 @@ static json_t *make_samples(struct ap_check_job *jobs, size_t n, const struct ap
 	if (r)
 		job_fail(rj, r, &rj->w.detail);
 	else if (!samples)
-		job_numeric_add(rj, ap_check_new("numeric samples", "numeric", "ERROR",
+		job_numeric_add(rj, ap_check_new("numeric samples", "numeric", AP_ERROR,
 						 ap_buf_str(&why)));
 	for (size_t i = 0; samples && i < n; i++)
 		ap_bundle_set_operators(jobs[i].b, rj->env->name, AP_NUMERIC_SEED, o->samples,
@@ -547,7 +548,7 @@ static void check_job_run(void *item)
 	}
 	ap_buf_free(&path);
 	job_journal(j, "start", json_object_get(j->b, "env"));
-	ap_status_set(j->status, j->idx, "starting the worker");
+	ap_statusline_set(j->status, j->idx, "starting the worker");
 	r = ap_official_env(j->env, j->o->torch_src, &j->run_env);
 	r = r ? r : ap_worker_start(w, &j->run_env, j->o->answer_s * 1000);
 	if (r)
@@ -557,7 +558,7 @@ static void check_job_run(void *item)
 		if (w->timeout_ms < j->o->answer_s * 1000)
 			w->timeout_ms = j->o->answer_s * 1000;
 		j->live = !job_measure(j, w);
-		ap_status_set(j->status, j->idx, j->live ? "done" : "failed");
+		ap_statusline_set(j->status, j->idx, j->live ? "done" : "failed");
 	}
 	meet(j, 0, numeric_plan);
 	j->samples = j->sync->samples;
@@ -565,7 +566,7 @@ static void check_job_run(void *item)
 	meet(j, 1, numeric_across);
 	job_end(j);
 	if (j->live || !j->err)
-		ap_status_set(j->status, j->idx, j->err ? "failed" : "done");
+		ap_statusline_set(j->status, j->idx, j->err ? "failed" : "done");
 }
 
 /* Judges the environments together, once every job has ended. */
@@ -652,11 +653,11 @@ static void print_notes(const struct ap_check_job *j)
 {
 	const json_t *reasons = json_object_get(j->b, "verdict_reasons");
 	const json_t *res = json_object_get(j->b, "resolution");
-	const char *v = json_string_value(json_object_get(j->b, "verdict"));
+	enum ap_verdict v = ap_bundle_verdict(j->b);
 	struct ap_buf line = { 0 };
 	size_t i;
 	json_t *x;
-	for (i = 0; v && strcmp(v, "consistent") && i < json_array_size(reasons) && i < 5; i++)
+	for (i = 0; v != AP_VERDICT_UNKNOWN && v != AP_CONSISTENT && i < json_array_size(reasons) && i < 5; i++)
 		print_note(j->env->name, json_string_value(json_array_get(reasons, i)));
 	print_limits(j);
 	if (res && !ap_bundle_resolved(j->b) && json_array_size(json_object_get(res, "nearest"))) {
@@ -668,7 +669,7 @@ static void print_notes(const struct ap_check_job *j)
 	}
 	json_array_foreach(json_object_get(j->b, "checks"), i, x) {
 		const char *why = json_string_value(json_object_get(x, "reason"));
-		if (strcmp(ap_json_text(x, "kind"), "claim") || !strcmp(ap_json_text(x, "status"), "PASS"))
+		if (strcmp(ap_json_text(x, "kind"), "claim") || ap_check_status(x) == AP_PASS)
 			continue;
 		ap_buf_reset(&line);
 		ap_buf_addf(&line, "claimed node id %s: %s", ap_json_text(x, "node"),
@@ -747,12 +748,12 @@ static int check_exit(const struct ap_check_job *jobs, size_t n, int require_pre
 			rc = rc == AP_EXIT_OK || rc == AP_EXIT_FAILED ? AP_EXIT_IO : rc;
 		}
 		ap_buf_free(&what);
-		const char *v = json_string_value(json_object_get(jobs[i].b, "verdict"));
+		enum ap_verdict v = ap_bundle_verdict(jobs[i].b);
 		int absent = !ap_bundle_resolved(jobs[i].b);
-		if (rc == AP_EXIT_OK && v && (!strcmp(v, "inconsistent") ||
-					      (require_present && absent && !jobs[i].err)))
+		if (rc == AP_EXIT_OK && v != AP_VERDICT_UNKNOWN &&
+		    (v == AP_INCONSISTENT || (require_present && absent && !jobs[i].err)))
 			rc = AP_EXIT_FAILED;
-		verified |= v && strcmp(v, "unverified");
+		verified |= v != AP_VERDICT_UNKNOWN && v != AP_UNVERIFIED;
 	}
 	/* 0 means verified and consistent: where nothing could be checked (a
 	 * misspelled target, a target no family covers), say so. */
@@ -1061,7 +1062,7 @@ int ap_cmd_check(int argc, char **argv)
 		names[i] = jobs[i].env->name;
 		jobs[i].scripts = scripts;
 	}
-	struct ap_status *st = ap_status_new(names, o.nnames, stderr);
+	struct ap_statusline *st = ap_statusline_new(names, o.nnames, stderr);
 	for (size_t i = 0; i < o.nnames; i++)
 		jobs[i].status = st;
 	struct ap_numeric_sync sync = { .mu = PTHREAD_MUTEX_INITIALIZER,
@@ -1070,7 +1071,7 @@ int ap_cmd_check(int argc, char **argv)
 		jobs[i].sync = &sync;
 	ap_pool_run(jobs, o.nnames, sizeof(*jobs), check_job_run);
 	json_decref(sync.samples);
-	ap_status_free(st);
+	ap_statusline_free(st);
 	for (size_t i = 0; i < o.nnames; i++)
 		ap_print_warnings(&jobs[i].warn);
 	judge(jobs, o.nnames, o.reference);

@@ -23,13 +23,13 @@ static json_t *docs_products(const struct ap_submission *s, struct ap_buf *limit
 	json_t *out = json_array();
 	for (size_t i = 0; i < s->n; i++) {
 		const json_t *b = s->v[i].bundle;
-		const char *v = json_string_value(json_object_get(b, "verdict"));
+		enum ap_verdict v = ap_bundle_verdict(b);
 		const char *label = json_string_value(json_object_get(json_object_get(b, "env"), "label"));
-		if (!v || !strcmp(v, "unverified"))
+		if (v == AP_VERDICT_UNKNOWN || v == AP_UNVERIFIED)
 			continue;
 		json_array_append_new(out, json_pack("{s:s, s:b}", "product", label ? label : s->v[i].name,
-						     "supported", strcmp(v, "inconsistent") != 0));
-		if (!strcmp(v, "consistent-with-limits"))
+						     "supported", v != AP_INCONSISTENT));
+		if (v == AP_CONSISTENT_WITH_LIMITS)
 			ap_buf_addf(limits, "%s%s: %s", limits->len ? "; " : "", label ? label : s->v[i].name,
 				    json_string_value(json_array_get(json_object_get(b, "verdict_reasons"), 0)));
 	}

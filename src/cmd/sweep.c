@@ -12,7 +12,7 @@
 #include "base/err.h"
 #include "base/fsutil.h"
 #include "base/pool.h"
-#include "base/status.h"
+#include "base/statusline.h"
 #include "base/text.h"
 #include "base/version.h"
 #include "check/autocheck.h"
@@ -169,7 +169,7 @@ static int prepare_dir(const char *dir, int resume)
 /* --- progress: one line per entry, with an ETA on a terminal ------------ */
 
 struct progress {
-	struct ap_status *st;
+	struct ap_statusline *st;
 	int tty;
 };
 
@@ -178,10 +178,10 @@ static void on_progress(void *ctx, size_t env, const struct ap_sweep_progress *p
 	struct progress *g = ctx;
 	double left = p->done ? p->elapsed / (double)p->done * (double)(p->total - p->done) : 0;
 	if (g->tty)
-		ap_status_set(g->st, env, "%s: %zu APIs, %s [%zu/%zu] ETA %.0f s", p->entry, p->apis,
+		ap_statusline_set(g->st, env, "%s: %zu APIs, %s [%zu/%zu] ETA %.0f s", p->entry, p->apis,
 			      p->status, p->done, p->total, left);
 	else
-		ap_status_set(g->st, env, "%s: %zu APIs, %s, %.2f s [%zu/%zu]", p->entry, p->apis,
+		ap_statusline_set(g->st, env, "%s: %zu APIs, %s, %.2f s [%zu/%zu]", p->entry, p->apis,
 			      p->status, p->secs, p->done, p->total);
 }
 
@@ -226,8 +226,9 @@ static int write_meta(const char *dir, const json_t *meta, struct ap_buf *err)
 /* At depth probe and numeric, per environment: its APIs' check statuses. */
 static void print_checks(const struct ap_sweep_env *e, size_t n, const json_t *lines)
 {
-	static const char *const st[] = { "consistent", "inconsistent", "not-run", "crash",
-					  "timeout" };
+	static const enum ap_line_check st[] = { AP_LCHECK_CONSISTENT, AP_LCHECK_INCONSISTENT,
+						 AP_LCHECK_NOTRUN, AP_LCHECK_CRASH,
+						 AP_LCHECK_TIMEOUT };
 	for (size_t i = 0; i < n; i++) {
 		size_t c[5] = { 0 }, k, all = 0;
 		json_t *l;
@@ -249,7 +250,7 @@ static void print_summary(const struct ap_sweep_env *e, size_t n, const json_t *
 			  const char *dir)
 {
 	printf("\n%-10s %-16s %7s %7s %7s %7s %9s %8s\n", "ENV", "TORCH", "PRESENT", "ABSENT",
-	       "NOTRUN", "WALKED", "RESUMED", "RESTARTS");
+	       ap_status_name(AP_NOTRUN), "WALKED", "RESUMED", "RESTARTS");
 	for (size_t i = 0; i < n; i++) {
 		size_t c[3] = { 0 };
 		size_t k;
@@ -257,8 +258,8 @@ static void print_summary(const struct ap_sweep_env *e, size_t n, const json_t *
 		json_array_foreach(lines, k, l) {
 			if (strcmp(json_string_value(json_object_get(l, "env")), e[i].env->name))
 				continue;
-			const char *v = json_string_value(json_object_get(l, "verdict"));
-			c[!strcmp(v, "absent") ? 1 : !strcmp(v, "not-run") ? 2 : 0]++;
+			enum ap_line_verdict v = ap_matrix_verdict(l);
+			c[v == AP_LINE_ABSENT ? 1 : v == AP_LINE_NOTRUN ? 2 : 0]++;
 		}
 		struct ap_buf row = { 0 };
 		const char *torch = json_string_value(json_object_get(e[i].info, "torch"));
@@ -350,10 +351,10 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	json_t *meta = sweep_meta(o, cat, shard, e, o->nnames, "running");
 	int io = write_meta(dir, meta, &err);
 	json_decref(meta);
-	g.st = ap_status_new(o->names, o->nnames, stderr);
+	g.st = ap_statusline_new(o->names, o->nnames, stderr);
 	if (!io)
 		ap_pool_run(e, o->nnames, sizeof(e[0]), ap_sweep_env_run);
-	ap_status_free(g.st);
+	ap_statusline_free(g.st);
 	int failed = io;
 	for (size_t i = 0; i < o->nnames; i++)
 		failed |= e[i].err | e[i].io_err;

@@ -256,8 +256,7 @@ static int tests_find(const struct ap_tests_opts *o, const char *target)
 			print_found(found, checks);
 		ap_buf_free(&log);
 		for (size_t i = 0; !rc && i < json_array_size(checks); i++)
-			if (!strcmp(json_string_value(json_object_get(json_array_get(checks, i),
-								      "status")), "WARN"))
+			if (ap_check_status(json_array_get(checks, i)) == AP_WARN)
 				rc = AP_EXIT_FAILED;
 	}
 	json_decref(pkg);
@@ -291,7 +290,8 @@ static int print_run(const json_t *ran, const char *file, const char *logpath)
 		printf("%-7s %s%s%s (%lld ms)\n", st, json_string_value(json_object_get(c, "name")),
 		       why ? ": " : "", why ? why : "",
 		       (long long)json_integer_value(json_object_get(c, "duration_ms")));
-		counts[!strcmp(st, "PASS") ? 0 : ap_status_failed(st) ? 1 : 2]++;
+		enum ap_status s = ap_status_parse(st);
+		counts[s == AP_PASS ? 0 : ap_status_failed(s) ? 1 : 2]++;
 		json_decref(c);
 	}
 	printf("%s: import %lld ms; %d passed, %d failed, %d skipped or not run\n", file,

@@ -38,14 +38,29 @@ json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order
 	return b;
 }
 
-json_t *ap_check_new(const char *name, const char *kind, const char *status,
+json_t *ap_check_new(const char *name, const char *kind, enum ap_status status,
 		     const char *reason)
 {
 	return json_pack("{s:s, s:s, s:s, s:s?, s:[], s:i}", "name", name, "kind", kind,
-			 "status", status, "reason", reason, "trace", "duration_ms", 0);
+			 "status", ap_status_name(status), "reason", reason, "trace", "duration_ms", 0);
 }
 
-json_t *ap_check_signature_new(const char *status, const char *reason, json_t *detail)
+enum ap_verdict ap_bundle_verdict(const json_t *b)
+{
+	return ap_verdict_parse(json_string_value(json_object_get(b, "verdict")));
+}
+
+enum ap_status ap_check_status(const json_t *c)
+{
+	return ap_status_parse(json_string_value(json_object_get(c, "status")));
+}
+
+void ap_check_set_status(json_t *c, enum ap_status st)
+{
+	json_object_set_new(c, "status", json_string(ap_status_name(st)));
+}
+
+json_t *ap_check_signature_new(enum ap_status status, const char *reason, json_t *detail)
 {
 	json_t *c = ap_check_new("signature", "signature", status, reason);
 	if (c)
@@ -55,7 +70,7 @@ json_t *ap_check_signature_new(const char *status, const char *reason, json_t *d
 	return c;
 }
 
-json_t *ap_numeric_check_new(const char *name, const char *status, const char *reason,
+json_t *ap_numeric_check_new(const char *name, enum ap_status status, const char *reason,
 			     const struct ap_numeric_meta *m, const char *device,
 			     const char *against, const char *across, int same_torch)
 {
@@ -209,12 +224,13 @@ void ap_bundle_probe_counts(const json_t *b, int *passed, int *total)
 	json_t *c;
 	*passed = *total = 0;
 	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *kind = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
+		const char *kind = ap_json_text(c, "kind");
+		enum ap_status st = ap_check_status(c);
 		if ((strcmp(kind, "probe") && strcmp(kind, "script") && strcmp(kind, "numeric")) ||
-		    !strcmp(st, "NOTRUN"))
+		    st == AP_NOTRUN)
 			continue;
 		(*total)++;
-		*passed += !strcmp(st, "PASS");
+		*passed += st == AP_PASS;
 	}
 }
 

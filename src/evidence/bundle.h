@@ -39,6 +39,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "base/outcome.h"
 #include "env/envs.h"
 
 #define AP_BUNDLE_SCHEMA "apiparity.bundle/1"
@@ -53,7 +54,7 @@ json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order
 
 /* A new check object: {name, kind, status, reason (null when NULL),
  * trace: [], duration_ms: 0}. */
-json_t *ap_check_new(const char *name, const char *kind, const char *status,
+json_t *ap_check_new(const char *name, const char *kind, enum ap_status status,
 		     const char *reason);
 
 /* What a numeric check is about: one OpInfo sample. */
@@ -66,7 +67,7 @@ struct ap_numeric_meta {
 /* A new numeric check (see above): ap_check_new's fields, the sample's,
  * device, against and across (NULL: null), same_torch, and outputs,
  * measurements empty, exception null. NULL when out of memory. */
-json_t *ap_numeric_check_new(const char *name, const char *status, const char *reason,
+json_t *ap_numeric_check_new(const char *name, enum ap_status status, const char *reason,
 			     const struct ap_numeric_meta *m, const char *device,
 			     const char *against, const char *across, int same_torch);
 
@@ -91,6 +92,12 @@ void ap_numeric_add_output(json_t *c, const char *output, const char *dtype, jso
 
 /* Sets check c's exception: the type each side raised (NULL: none). */
 void ap_numeric_set_exception(json_t *c, const char *seen, const char *expected);
+
+/* Check c's status; AP_STATUS_UNKNOWN when it has none or another word. */
+enum ap_status ap_check_status(const json_t *c);
+
+/* Sets check c's status to st. */
+void ap_check_set_status(json_t *c, enum ap_status st);
 
 /* Appends check c to b's checks (b takes a new reference; c stays the
  * caller's). */
@@ -129,7 +136,7 @@ void ap_bundle_finish(json_t *b);
 
 /* A new signature check (see check/signature.h): ap_check_new("signature",
  * "signature", status, reason) with signature = detail (stolen). */
-json_t *ap_check_signature_new(const char *status, const char *reason, json_t *detail);
+json_t *ap_check_signature_new(enum ap_status status, const char *reason, json_t *detail);
 
 /* --- asking ------------------------------------------------------------- */
 
@@ -148,6 +155,9 @@ const char *ap_bundle_torch_version(const json_t *b);
 
 /* b's environment name, "-" when missing. */
 const char *ap_bundle_env_name(const json_t *b);
+
+/* b's verdict; AP_VERDICT_UNKNOWN before it is decided. */
+enum ap_verdict ap_bundle_verdict(const json_t *b);
 
 /* Whether the environment of b failed (b.error is set). */
 int ap_bundle_failed(const json_t *b);

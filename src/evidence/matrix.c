@@ -18,12 +18,6 @@ static const char *const line_keys[] = {
 static const char *const statuses[] = {
 	"present", "absent", "import-error", "crash", "timeout", "error", NULL,
 };
-static const char *const verdicts[] = {
-	"consistent", "inconsistent", "not-run", "absent", NULL,
-};
-static const char *const check_statuses[] = {
-	"consistent", "inconsistent", "not-run", "crash", "timeout", NULL,
-};
 static const char *const check_counts[] = { "checks", "passed", "failed", "notrun", "samples" };
 #define NCOUNTS (sizeof(check_counts) / sizeof(check_counts[0]))
 
@@ -57,10 +51,11 @@ static const char *str(const json_t *l, const char *key)
 	return json_string_value(json_object_get(l, key));
 }
 
-json_t *ap_matrix_check(const char *status, const char *reason, const char *family,
+json_t *ap_matrix_check(enum ap_line_check status, const char *reason, const char *family,
 			json_t *operators, const size_t counts[5], const char *digest)
 {
-	json_t *c = json_pack("{s:s, s:s?, s:s?, s:o?}", "status", status, "reason", reason,
+	json_t *c = json_pack("{s:s, s:s?, s:s?, s:o?}", "status", ap_line_check_name(status),
+			      "reason", reason,
 			      "family", family, "operators", operators);
 	if (!c)
 		return NULL;
@@ -70,26 +65,32 @@ json_t *ap_matrix_check(const char *status, const char *reason, const char *fami
 	return c;
 }
 
-int ap_matrix_check_is(const json_t *line, const char *st)
+int ap_matrix_check_is(const json_t *line, enum ap_line_check st)
 {
 	const char *s = str(json_object_get(line, "check"), "status");
-	return s && !strcmp(s, st);
+	return s && ap_line_check_parse(s) == st;
 }
 
-/* qsort has no context argument: the order of environments travels here.
- * Sorting happens in commands, one at a time. */
-static __thread const char *const *sort_envs;
-static __thread size_t sort_nenvs;
-
-static size_t env_pos(const char *env)
+enum ap_line_verdict ap_matrix_verdict(const json_t *line)
 {
-	for (size_t i = 0; env && i < sort_nenvs; i++)
-		if (!strcmp(sort_envs[i], env))
-			return i;
-	return sort_nenvs;
+	return ap_line_verdict_parse(str(line, "verdict"));
 }
 
-static int line_cmp(const void *a, const void *b)
+/* The order of environments that line_cmp sorts by (qsort_r's context). */
+struct env_order {
+	const char *const *envs;
+	size_t n;
+};
+
+static size_t env_pos(const struct env_order *o, const char *env)
+{
+	for (size_t i = 0; env && i < o->n; i++)
+		if (!strcmp(o->envs[i], env))
+			return i;
+	return o->n;
+}
+
+static int line_cmp(const void *a, const void *b, void *ctx)
 {
 	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
 	int c = strcmp(str(x, "api") ? str(x, "api") : "", str(y, "api") ? str(y, "api") : "");
@@ -98,7 +99,7 @@ static int line_cmp(const void *a, const void *b)
 			   str(y, "module") ? str(y, "module") : "");
 	if (c)
 		return c;
-	size_t px = env_pos(str(x, "env")), py = env_pos(str(y, "env"));
+	size_t px = env_pos(ctx, str(x, "env")), py = env_pos(ctx, str(y, "env"));
 	if (px != py)
 		return px < py ? -1 : 1;
 	return strcmp(str(x, "env") ? str(x, "env") : "", str(y, "env") ? str(y, "env") : "");
@@ -112,9 +113,8 @@ void ap_matrix_sort(json_t *lines, const char *const *envs, size_t nenvs)
 		return;
 	for (size_t i = 0; i < n; i++)
 		v[i] = json_incref(json_array_get(lines, i));
-	sort_envs = envs;
-	sort_nenvs = nenvs;
-	qsort(v, n, sizeof(*v), line_cmp);
+	struct env_order o = { envs, nenvs };
+	qsort_r(v, n, sizeof(*v), line_cmp, &o);
 	json_array_clear(lines);
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(lines, v[i]);
@@ -126,9 +126,9 @@ static int present(const json_t *l)
 	return str(l, "status") && !strcmp(str(l, "status"), "present");
 }
 
-static void set_verdict(json_t *l, const char *verdict, char *reason)
+static void set_verdict(json_t *l, enum ap_line_verdict verdict, char *reason)
 {
-	json_object_set_new(l, "verdict", json_string(verdict));
+	json_object_set_new(l, "verdict", json_string(ap_line_verdict_name(verdict)));
 	json_object_set_new(l, "reason", reason ? json_string(reason) : json_null());
 	free(reason);
 }
@@ -144,8 +144,8 @@ static char *why(const char *what, const char *env)
 /* Whether the line's own checks failed there (see matrix.h). */
 static int check_failed(const json_t *l)
 {
-	return ap_matrix_check_is(l, "inconsistent") || ap_matrix_check_is(l, "crash") ||
-	       ap_matrix_check_is(l, "timeout");
+	return ap_matrix_check_is(l, AP_LCHECK_INCONSISTENT) || ap_matrix_check_is(l, AP_LCHECK_CRASH) ||
+	       ap_matrix_check_is(l, AP_LCHECK_TIMEOUT);
 }
 
 /* "check STATUS: REASON" as a new string. */
@@ -174,22 +174,22 @@ static void judge_api(json_t *lines, size_t from, size_t to, const char *referen
 		const char *st = str(l, "status");
 		const char *renv = ref ? str(ref, "env") : "";
 		if (!strcmp(st, "absent"))
-			set_verdict(l, "absent", strdup("absent in this environment's torch"));
+			set_verdict(l, AP_LINE_ABSENT, strdup("absent in this environment's torch"));
 		else if (!present(l))
 			/* the walk's own error says why; kept as it is, so judging
 			 * twice changes nothing */
-			set_verdict(l, "not-run", json_is_string(json_object_get(l, "reason")) ?
+			set_verdict(l, AP_LINE_NOTRUN, json_is_string(json_object_get(l, "reason")) ?
 				    strdup(str(l, "reason")) : why("not measured: ", st));
 		else if (l != ref &&
 			 !json_equal(json_object_get(l, "kind"), json_object_get(ref, "kind")))
-			set_verdict(l, "inconsistent", why("kind differs from ", renv));
+			set_verdict(l, AP_LINE_INCONSISTENT, why("kind differs from ", renv));
 		else if (l != ref && !json_equal(json_object_get(l, "signature"),
 						 json_object_get(ref, "signature")))
-			set_verdict(l, "inconsistent", why("signature differs from ", renv));
+			set_verdict(l, AP_LINE_INCONSISTENT, why("signature differs from ", renv));
 		else if (check_failed(l))
-			set_verdict(l, "inconsistent", check_why(l));
+			set_verdict(l, AP_LINE_INCONSISTENT, check_why(l));
 		else
-			set_verdict(l, "consistent", NULL);
+			set_verdict(l, AP_LINE_CONSISTENT, NULL);
 	}
 }
 
@@ -253,7 +253,7 @@ static const char *check_problem(const json_t *c)
 	const json_t *x;
 	if (!c || json_is_null(c))
 		return NULL;
-	if (!json_is_object(c) || !one_of(str(c, "status"), check_statuses))
+	if (!json_is_object(c) || ap_line_check_parse(str(c, "status")) == AP_LINE_CHECK_UNKNOWN)
 		return "check must be null or an object whose status is one of consistent, "
 		       "inconsistent, not-run, crash, timeout";
 	if (!opt_str(json_object_get(c, "reason")) || !opt_str(json_object_get(c, "family")) ||
@@ -290,7 +290,8 @@ static const char *line_problem(const json_t *l)
 	if (!one_of(str(l, "status"), statuses))
 		return "status is not one of present, absent, import-error, crash, timeout, error";
 	const json_t *v = json_object_get(l, "verdict");
-	if (v && !json_is_null(v) && !one_of(json_string_value(v), verdicts))
+	if (v && !json_is_null(v) &&
+	    ap_line_verdict_parse(json_string_value(v)) == AP_LINE_VERDICT_UNKNOWN)
 		return "verdict is not one of consistent, inconsistent, not-run, absent";
 	static const char *const strs[] = { "key", "owner", "kind", "file", "reason" };
 	for (size_t k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)

@@ -83,6 +83,7 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "base/outcome.h"
 
 #define AP_MATRIX_SCHEMA "apiparity.matrix/1"
 #define AP_MATRIX_NAME "matrix.jsonl"
@@ -103,11 +104,14 @@ json_t *ap_matrix_line(const char *env, const char *module, const char *api, con
 /* The check of a line (see above), its keys in that order; counts are
  * checks, passed, failed, notrun, samples. operators is taken (may be NULL);
  * the strings may be NULL but status. NULL when out of memory. */
-json_t *ap_matrix_check(const char *status, const char *reason, const char *family,
+json_t *ap_matrix_check(enum ap_line_check status, const char *reason, const char *family,
 			json_t *operators, const size_t counts[5], const char *digest);
 
 /* Whether check (a line's, or NULL) is there and has status st. */
-int ap_matrix_check_is(const json_t *line, const char *st);
+int ap_matrix_check_is(const json_t *line, enum ap_line_check st);
+
+/* The line's verdict; AP_LINE_VERDICT_UNKNOWN when it has none yet. */
+enum ap_line_verdict ap_matrix_verdict(const json_t *line);
 
 /* Sorts lines (an array of lines) by api, module, then the position of their
  * env in envs (names; an env not in envs sorts last, by name). */

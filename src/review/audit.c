@@ -42,12 +42,12 @@ static json_t *api_products(const json_t *meta, const json_t *lines, size_t from
 	json_array_foreach(json_object_get(meta, "envs"), i, e) {
 		for (size_t k = from; k < to; k++) {
 			const json_t *l = json_array_get(lines, k);
-			const char *v = s_(l, "verdict");
-			if (!v || strcmp(s_(l, "env"), s_(e, "name")) ||
-			    (strcmp(v, "consistent") && strcmp(v, "inconsistent")))
+			enum ap_line_verdict v = ap_matrix_verdict(l);
+			if (v == AP_LINE_VERDICT_UNKNOWN || strcmp(s_(l, "env"), s_(e, "name")) ||
+			    (v != AP_LINE_CONSISTENT && v != AP_LINE_INCONSISTENT))
 				continue;
 			json_array_append_new(out, json_pack("{s:s, s:b}", "product", product_of(e),
-							     "supported", !strcmp(v, "consistent")));
+							     "supported", v == AP_LINE_CONSISTENT));
 		}
 	}
 	return out;
@@ -422,11 +422,12 @@ static void audit_claims(struct audit *a, const json_t *e, const char *name, con
 			continue;
 		matched++;
 		const json_t *l = in_env(ls, env);
-		const char *v = l ? ap_json_text(l, "verdict") : "absent";
-		if (claim && (!strcmp(v, "inconsistent") || !strcmp(v, "absent")))
+		const char *v = l ? ap_json_text(l, "verdict") : ap_line_verdict_name(AP_LINE_ABSENT);
+		enum ap_line_verdict lv = ap_line_verdict_parse(v);
+		if (claim && (lv == AP_LINE_INCONSISTENT || lv == AP_LINE_ABSENT))
 			ap_buf_addf(&bad, "%s%s says supported, measured %s in %s", bad.len ? "; " : "",
 				    json_string_value(prod), v, env);
-		else if (!claim && !strcmp(v, "consistent"))
+		else if (!claim && lv == AP_LINE_CONSISTENT)
 			ap_buf_addf(&bad, "%s%s says not supported, measured consistent in %s",
 				    bad.len ? "; " : "", json_string_value(prod), env);
 	}
@@ -478,7 +479,7 @@ static void audit_entry(struct audit *a, const json_t *e)
 		if (envs_where(ls, "status", "import-error", &d))
 			finding(a, e, ap_buf_str(&name), api, "optional-dependency",
 				s_(json_array_get(ls, 0), "reason") ? s_(json_array_get(ls, 0), "reason") : "");
-		else if (envs_where(ls, "verdict", "not-run", &d))
+		else if (envs_where(ls, "verdict", ap_line_verdict_name(AP_LINE_NOTRUN), &d))
 			finding(a, e, ap_buf_str(&name), api, "not-measured", "its walk failed");
 		else
 			finding(a, e, ap_buf_str(&name), api, "absent", "absent in every measured torch");
@@ -513,7 +514,8 @@ static void audit_missing(struct audit *a, const json_t *e)
 		const char *mapi = json_string_value(json_array_get(apis, 0));
 		const json_t *ls = json_object_get(a->by_api, mapi);
 		struct ap_buf envs = { 0 }, d = { 0 }, sub = { 0 };
-		if (any_listed(a, apis) || !envs_where(ls, "verdict", "consistent", &envs)) {
+		if (any_listed(a, apis) ||
+		    !envs_where(ls, "verdict", ap_line_verdict_name(AP_LINE_CONSISTENT), &envs)) {
 			ap_buf_free(&envs);
 			continue;
 		}

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/jsonutil.h"
+#include "base/outcome.h"
 #include "check/verdict.h"
 #include "review/escape.h"
 #include "review/html.h"
@@ -99,11 +100,11 @@ static void html_banner(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	ap_buf_addf(out, "</h1>\n<p class=\"verdict\" id=\"verdict\">%s: <strong>%s</strong></p>\n<p>",
 		    W(l, M_VERDICT), X(verdict));
 	ap_buf_addf(out, "%s: ", W(l, M_PASSED_IN));
-	ap_escape_list(json_object_get(c, "consistent"), ap_escape_xml, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_CONSISTENT)), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, " · %s: ", W(l, M_FAILED_IN));
-	ap_escape_list(json_object_get(c, "inconsistent"), ap_escape_xml, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_INCONSISTENT)), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, " · %s: ", W(l, M_UNVERIFIED_IN));
-	ap_escape_list(json_object_get(c, "unverified"), ap_escape_xml, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_UNVERIFIED)), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_adds(out, "</p></header>\n");
 }
 
@@ -151,8 +152,9 @@ static void html_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	}
 	ap_buf_addf(out, "</tbody></table></figure>\n<p class=\"legend\">%s:", W(l, M_LEGEND));
 	const struct ap_style *s = ap_palette(&n);
-	for (i = 0; i < n && s[i].name; i++)
-		ap_buf_addf(out, " <span class=\"%s\">%s</span>", s[i].cls, s[i].name);
+	for (i = 0; i < n && i < AP_STATUS_COUNT; i++)
+		ap_buf_addf(out, " <span class=\"%s\">%s</span>", s[i].cls,
+			    ap_status_name((enum ap_status)i));
 	ap_buf_adds(out, "</p></section>\n");
 }
 
@@ -206,7 +208,7 @@ static void html_checks(const json_t *e, int official, enum ap_lang l, struct ap
 		if (!strcmp(ap_json_text(c, "kind"), "official") != !!official)
 			continue;
 		/* numeric checks are summed per row (html_env_numeric) but failures */
-		if (!strcmp(ap_json_text(c, "kind"), "numeric") && !ap_status_failed(st))
+		if (!strcmp(ap_json_text(c, "kind"), "numeric") && !ap_status_failed(ap_status_parse(st)))
 			continue;
 		ap_buf_addf(out, "<li><span class=\"%s\">%s</span> <code>%s</code>%s%s</li>",
 			    ap_status_style(st)->cls, X(st), T(c, "name"), reason ? ": " : "",
@@ -417,11 +419,11 @@ static void html_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	json_t *e, *r;
 	ap_buf_addf(out, "<section id=\"conclusion\"><h2>%s</h2>\n<ul><li>%s: <strong>%s</strong></li>"
 		    "<li>%s: ", W(l, M_CONCLUSION), W(l, M_VERDICT), T(c, "verdict"), W(l, M_PASSED_IN));
-	ap_escape_list(json_object_get(c, "consistent"), ap_escape_xml, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_CONSISTENT)), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, "</li><li>%s: ", W(l, M_FAILED_IN));
-	ap_escape_list(json_object_get(c, "inconsistent"), ap_escape_xml, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_INCONSISTENT)), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, "</li><li>%s: ", W(l, M_UNVERIFIED_IN));
-	ap_escape_list(json_object_get(c, "unverified"), ap_escape_xml, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_UNVERIFIED)), ap_escape_xml, W(l, M_NONE), out);
 	ap_buf_addf(out, "</li><li>%s:<ul>", W(l, M_REASONS));
 	json_array_foreach(json_object_get(m, "environments"), i, e)
 		json_array_foreach(json_object_get(e, "verdict_reasons"), k, r)

@@ -48,8 +48,7 @@ static int env_exit_code(const json_t *b)
 	if (ap_bundle_failed(b))
 		return (int)json_integer_value(json_object_get(json_object_get(b, "error"),
 							       "exit_code"));
-	const char *v = ap_json_text(b, "verdict");
-	return !strcmp(v, "inconsistent") ? 1 : 0;
+	return ap_bundle_verdict(b) == AP_INCONSISTENT ? 1 : 0;
 }
 
 static json_t *model_checks(const json_t *b)
@@ -107,9 +106,8 @@ static json_t *model_numeric(const json_t *b)
 			json_array_append(rows, row);
 		}
 		ap_buf_free(&key);
-		const char *st = ap_json_text(c, "status");
-		const char *field = !strcmp(st, "PASS") ? "passed" : !strcmp(st, "NOTRUN") ?
-			"notrun" : "failed";
+		enum ap_status st = ap_check_status(c);
+		const char *field = st == AP_PASS ? "passed" : st == AP_NOTRUN ? "notrun" : "failed";
 		json_object_set_new(row, "samples", json_integer(
 			json_integer_value(json_object_get(row, "samples")) + 1));
 		json_object_set_new(row, field, json_integer(
@@ -248,7 +246,8 @@ static json_t *model_docs(const json_t *docs, const char *target, const json_t *
 		compared++;
 		const char *v = ap_json_text(e, "verdict");
 		int supported = json_is_true(json_object_get(p, "supported"));
-		int works = !strcmp(v, "consistent") || !strcmp(v, "consistent-with-limits");
+		enum ap_verdict ve = ap_verdict_parse(v);
+		int works = ve == AP_CONSISTENT || ve == AP_CONSISTENT_WITH_LIMITS;
 		if (supported != works)
 			json_array_append_new(contra, json_pack("{s:s, s:b, s:s, s:s}", "product",
 				ap_json_text(p, "product"), "claimed", supported, "env", ap_json_text(e, "name"),
@@ -264,14 +263,14 @@ static json_t *model_conclusion(const json_t *envs)
 	size_t i;
 	json_t *e;
 	json_array_foreach(envs, i, e) {
-		const char *v = ap_json_text(e, "verdict");
-		json_array_append(!strcmp(v, "inconsistent") ? bad : !strcmp(v, "unverified") ? unv : ok,
+		enum ap_verdict v = ap_bundle_verdict(e);
+		json_array_append(v == AP_INCONSISTENT ? bad : v == AP_UNVERIFIED ? unv : ok,
 				  json_object_get(e, "name"));
 	}
-	const char *overall = json_array_size(bad) ? "inconsistent"
-			    : json_array_size(ok) ? "consistent" : "unverified";
-	return json_pack("{s:s, s:o, s:o, s:o}", "verdict", overall, "consistent", ok,
-			 "inconsistent", bad, "unverified", unv);
+	enum ap_verdict overall = json_array_size(bad) ? AP_INCONSISTENT
+				: json_array_size(ok) ? AP_CONSISTENT : AP_UNVERIFIED;
+	return json_pack("{s:s, s:o, s:o, s:o}", "verdict", ap_verdict_name(overall),
+			 ap_verdict_name(AP_CONSISTENT), ok, ap_verdict_name(AP_INCONSISTENT), bad, ap_verdict_name(AP_UNVERIFIED), unv);
 }
 
 /* The check named kind/name in environment e, or NULL. */
@@ -634,7 +633,7 @@ static void md_env_checks(const json_t *e, enum ap_lang l, struct ap_buf *out)
 	json_array_foreach(json_object_get(e, "checks"), i, c) {
 		const char *kind = ap_json_text(c, "kind");
 		if (!strcmp(kind, "official") || (!strcmp(kind, "numeric") &&
-						   !ap_status_failed(ap_json_text(c, "status"))))
+						   !ap_status_failed(ap_check_status(c))))
 			continue;
 		const char *reason = json_string_value(json_object_get(c, "reason"));
 		ap_buf_addf(out, "  - %s %s", E(ap_json_text(c, "status")), C(ap_json_text(c, "name")));
@@ -808,11 +807,11 @@ static void md_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
 	json_t *e, *r;
 	ap_buf_addf(out, "\n## %s\n\n- %s: **%s**\n- %s: ", W(l, M_CONCLUSION), W(l, M_VERDICT),
 		    E(ap_json_text(c, "verdict")), W(l, M_PASSED_IN));
-	ap_escape_list(json_object_get(c, "consistent"), ap_escape_md, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_CONSISTENT)), ap_escape_md, W(l, M_NONE), out);
 	ap_buf_addf(out, "\n- %s: ", W(l, M_FAILED_IN));
-	ap_escape_list(json_object_get(c, "inconsistent"), ap_escape_md, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_INCONSISTENT)), ap_escape_md, W(l, M_NONE), out);
 	ap_buf_addf(out, "\n- %s: ", W(l, M_UNVERIFIED_IN));
-	ap_escape_list(json_object_get(c, "unverified"), ap_escape_md, W(l, M_NONE), out);
+	ap_escape_list(json_object_get(c, ap_verdict_name(AP_UNVERIFIED)), ap_escape_md, W(l, M_NONE), out);
 	ap_buf_addf(out, "\n- %s:\n", W(l, M_REASONS));
 	json_array_foreach(json_object_get(m, "environments"), i, e) {
 		size_t k;
@@ -854,8 +853,9 @@ static void junit_case(const char *env, const json_t *c, struct ap_buf *out)
 	ap_buf_adds(out, "\" name=\"");
 	ap_escape_xml(ap_json_text(c, "name"), out);
 	ap_buf_addf(out, "\" time=\"%.3f\">", json_integer_value(json_object_get(c, "duration_ms")) / 1000.0);
-	const char *tag = !strcmp(st, "FAIL") ? "failure" : ap_status_failed(st) ? "error"
-			: !strcmp(st, "PASS") ? NULL : "skipped";
+	enum ap_status s = ap_status_parse(st);
+	const char *tag = s == AP_FAIL ? "failure" : ap_status_failed(s) ? "error"
+			: s == AP_PASS ? NULL : "skipped";
 	if (tag) {
 		ap_buf_addf(out, "<%s message=\"", tag);
 		ap_escape_xml(st, out);
@@ -878,11 +878,11 @@ void ap_report_junit(const json_t *m, struct ap_buf *out)
 	json_array_foreach(json_object_get(m, "environments"), i, e) {
 		int n = 0, fail = 0, err = 0, skip = 0;
 		json_array_foreach(json_object_get(e, "checks"), k, c) {
-			const char *st = ap_json_text(c, "status");
+			enum ap_status st = ap_check_status(c);
 			n++;
-			fail += !strcmp(st, "FAIL");
-			err += ap_status_failed(st) && strcmp(st, "FAIL");
-			skip += !ap_status_failed(st) && strcmp(st, "PASS");
+			fail += st == AP_FAIL;
+			err += ap_status_failed(st) && st != AP_FAIL;
+			skip += !ap_status_failed(st) && st != AP_PASS;
 		}
 		ap_buf_adds(out, "  <testsuite name=\"");
 		ap_escape_xml(ap_json_text(e, "name"), out);

@@ -208,10 +208,10 @@ static void review_checks(const struct ap_sub_env *e, const json_t *policy, json
 		const char *kd = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
 		const char *why = json_string_value(json_object_get(c, "reason"));
 		official += !strcmp(kd, "official");
-		if (!strcmp(kd, "claim") && strcmp(st, "PASS"))
+		if (!strcmp(kd, "claim") && !ap_status_is(st, AP_PASS))
 			ap_reason_add(reasons, "%s: claimed node id %s: %s", e->name,
 			       ap_json_text(c, "node"), why ? why : "not valid");
-		else if (!strcmp(kd, "official") && !strcmp(st, "NOTRUN") && !why)
+		else if (!strcmp(kd, "official") && ap_status_is(st, AP_NOTRUN) && !why)
 			ap_reason_add(reasons, "%s: official test %s was not run and no reason is given",
 			       e->name, ap_json_text(c, "name"));
 		else if (!status_allowed(policy, kd, st))
@@ -326,7 +326,7 @@ static void field_diffs(const json_t *c, const json_t *m, struct ap_buf *out)
 static int unmeasured_decision(const json_t *c)
 {
 	static const char *const kinds[] = { "plan", "probe", "resolution", "official", NULL };
-	if (strcmp(ap_json_text(c, "status"), "NOTRUN"))
+	if (ap_check_status(c) != AP_NOTRUN)
 		return 0;
 	for (size_t i = 0; kinds[i]; i++)
 		if (!strcmp(ap_json_text(c, "kind"), kinds[i]))
@@ -450,7 +450,7 @@ static void review_official_log(const struct ap_sub_env *e, json_t *reasons)
 	json_t *c;
 	ap_buf_addf(&path, "%s/official.log", e->dir);
 	json_array_foreach(json_object_get(e->bundle, "checks"), i, c) {
-		if (strcmp(ap_json_text(c, "kind"), "official") || !strcmp(ap_json_text(c, "status"), "NOTRUN"))
+		if (strcmp(ap_json_text(c, "kind"), "official") || ap_check_status(c) == AP_NOTRUN)
 			continue;
 		if (r == 1)
 			r = ap_read_bounded(ap_buf_str(&path), OFFICIAL_LOG_MAX, O_NOFOLLOW, &log);

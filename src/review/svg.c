@@ -2,63 +2,57 @@
 #include <string.h>
 
 #include "base/jsonutil.h"
+#include "base/outcome.h"
 #include "review/escape.h"
 #include "review/svg.h"
 
 /* ------------------------------------------------------------ the palette */
 
-/* Statuses, then the two fallbacks; their order is the legend's. */
-static const struct ap_style ap_status_styles[] = {
-	{ "PASS", "st-pass", "#1a7f37", "#ffffff" },
-	{ "FAIL", "st-fail", "#cf222e", "#ffffff" },
-	{ "ERROR", "st-error", "#bc4c00", "#ffffff" },
-	{ "CRASH", "st-crash", "#8250df", "#ffffff" },
-	{ "TIMEOUT", "st-timeout", "#953800", "#ffffff" },
-	{ "WARN", "st-warn", "#d4a72c", "#1f2328" },
-	{ "NOTRUN", "st-notrun", "#d0d7de", "#1f2328" },
-	{ "SKIP", "st-skip", "#eaeef2", "#1f2328" },
-	{ NULL, "st-none", "#ffffff", "#6e7781" },       /* the environment has no such check */
-	{ "", "st-other", "#afb8c1", "#1f2328" },        /* a status this version does not know */
+/* Statuses in enum order, then the two fallbacks; then the verdicts and
+ * theirs. The order is the legend's and the stylesheet's. */
+#define ST_NONE AP_STATUS_COUNT         /* the environment has no such check */
+#define ST_OTHER (AP_STATUS_COUNT + 1)  /* a status this version does not know */
+#define V_FIRST (AP_STATUS_COUNT + 2)
+#define V_OTHER (V_FIRST + AP_VERDICT_COUNT)
+#define N_STYLES (V_OTHER + 1)
+
+static const struct ap_style palette[N_STYLES] = {
+	[AP_PASS] = { "st-pass", "#1a7f37", "#ffffff" },
+	[AP_FAIL] = { "st-fail", "#cf222e", "#ffffff" },
+	[AP_ERROR] = { "st-error", "#bc4c00", "#ffffff" },
+	[AP_CRASH] = { "st-crash", "#8250df", "#ffffff" },
+	[AP_TIMEOUT] = { "st-timeout", "#953800", "#ffffff" },
+	[AP_WARN] = { "st-warn", "#d4a72c", "#1f2328" },
+	[AP_NOTRUN] = { "st-notrun", "#d0d7de", "#1f2328" },
+	[AP_SKIP] = { "st-skip", "#eaeef2", "#1f2328" },
+	[ST_NONE] = { "st-none", "#ffffff", "#6e7781" },
+	[ST_OTHER] = { "st-other", "#afb8c1", "#1f2328" },
+	/* Unverified is amber, a question; only consistent is green. */
+	[V_FIRST + AP_CONSISTENT] = { "v-consistent", "#1a7f37", "#ffffff" },
+	[V_FIRST + AP_CONSISTENT_WITH_LIMITS] = { "v-limits", "#0e6f86", "#ffffff" },
+	[V_FIRST + AP_INCONSISTENT] = { "v-inconsistent", "#cf222e", "#ffffff" },
+	[V_FIRST + AP_UNVERIFIED] = { "v-unverified", "#9a6700", "#ffffff" },
+	[V_OTHER] = { "v-other", "#6e7781", "#ffffff" },
 };
-
-/* Unverified is amber, a question; only consistent is green. */
-static const struct ap_style ap_verdict_styles[] = {
-	{ "consistent", "v-consistent", "#1a7f37", "#ffffff" },
-	{ "consistent-with-limits", "v-limits", "#0e6f86", "#ffffff" },
-	{ "inconsistent", "v-inconsistent", "#cf222e", "#ffffff" },
-	{ "unverified", "v-unverified", "#9a6700", "#ffffff" },
-	{ "", "v-other", "#6e7781", "#ffffff" },
-};
-
-#define N_STATUS (sizeof(ap_status_styles) / sizeof(ap_status_styles[0]))
-#define N_VERDICT (sizeof(ap_verdict_styles) / sizeof(ap_verdict_styles[0]))
-
-static struct ap_style ap_all_styles[N_STATUS + N_VERDICT];
 
 const struct ap_style *ap_status_style(const char *status)
 {
+	enum ap_status s = ap_status_parse(status);
 	if (!status)
-		return &ap_status_styles[N_STATUS - 2];
-	for (size_t i = 0; i < N_STATUS - 2; i++)
-		if (!strcmp(ap_status_styles[i].name, status))
-			return &ap_status_styles[i];
-	return &ap_status_styles[N_STATUS - 1];
+		return &palette[ST_NONE];
+	return &palette[s == AP_STATUS_UNKNOWN ? ST_OTHER : (int)s];
 }
 
 const struct ap_style *ap_verdict_style(const char *verdict)
 {
-	for (size_t i = 0; verdict && i < N_VERDICT - 1; i++)
-		if (!strcmp(ap_verdict_styles[i].name, verdict))
-			return &ap_verdict_styles[i];
-	return &ap_verdict_styles[N_VERDICT - 1];
+	enum ap_verdict v = ap_verdict_parse(verdict);
+	return &palette[v == AP_VERDICT_UNKNOWN ? V_OTHER : V_FIRST + (int)v];
 }
 
 const struct ap_style *ap_palette(size_t *n)
 {
-	memcpy(ap_all_styles, ap_status_styles, sizeof(ap_status_styles));
-	memcpy(ap_all_styles + N_STATUS, ap_verdict_styles, sizeof(ap_verdict_styles));
-	*n = N_STATUS + N_VERDICT;
-	return ap_all_styles;
+	*n = N_STYLES;
+	return palette;
 }
 
 /* ------------------------------------------------------------ the card */

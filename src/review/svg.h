@@ -20,7 +20,6 @@
 #include "review/words.h"
 
 struct ap_style {
-	const char *name;  /* the status or verdict ("PASS", "unverified") */
 	const char *cls;   /* its CSS class ("st-pass", "v-unverified") */
 	const char *fill;  /* background, #rrggbb */
 	const char *ink;   /* text on that background, #rrggbb */
@@ -33,7 +32,9 @@ const struct ap_style *ap_status_style(const char *status);
 /* The style of an environment's or the report's verdict. Never NULL. */
 const struct ap_style *ap_verdict_style(const char *verdict);
 
-/* Every style of the palette, statuses then verdicts; *n is their count. */
+/* Every style of the palette: the statuses in enum ap_status order (so
+ * style i is status i's, i < AP_STATUS_COUNT), their fallbacks, then the
+ * verdicts; *n is their count. */
 const struct ap_style *ap_palette(size_t *n);
 
 /* The lines of environment env's evidence card, in order: the command, the

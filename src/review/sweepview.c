@@ -12,17 +12,15 @@
 #include "review/escape.h"
 #include "review/sweepview.h"
 
-enum { V_OK, V_BAD, V_NOTRUN, V_ABSENT, NV };
-static const char *const vnames[NV] = { "consistent", "inconsistent", "not-run", "absent" };
+/* The summary's columns: the line verdicts, in enum ap_line_verdict order. */
+enum { V_OK = AP_LINE_CONSISTENT, V_BAD = AP_LINE_INCONSISTENT, V_NOTRUN = AP_LINE_NOTRUN,
+       V_ABSENT = AP_LINE_ABSENT, NV = AP_LINE_VERDICT_COUNT };
 static const char *const vcolors[NV] = { "#2e7d32", "#c62828", "#9e9e9e", "#e0e0e0" };
 
 static int verdict_index(const json_t *l)
 {
-	const char *v = json_string_value(json_object_get(l, "verdict"));
-	for (int i = 0; v && i < NV; i++)
-		if (!strcmp(v, vnames[i]))
-			return i;
-	return V_NOTRUN;
+	enum ap_line_verdict v = ap_matrix_verdict(l);
+	return v == AP_LINE_VERDICT_UNKNOWN ? V_NOTRUN : (int)v;
 }
 
 /* A line's part of the summary: its verdict, except that at depth probe and
@@ -31,7 +29,7 @@ static int verdict_index(const json_t *l)
 static int vindex(const json_t *l)
 {
 	int v = verdict_index(l);
-	return v == V_OK && ap_matrix_check_is(l, "not-run") ? V_NOTRUN : v;
+	return v == V_OK && ap_matrix_check_is(l, AP_LCHECK_NOTRUN) ? V_NOTRUN : v;
 }
 
 /* module -> {env -> [4 counts], "": [4 counts, all environments]}, in the
@@ -148,7 +146,7 @@ static void svg_bar(const json_t *c, struct ap_buf *out)
 	ap_buf_adds(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"14\" "
 		    "role=\"img\"><title>");
 	for (int v = 0; v < NV; v++)
-		ap_buf_addf(out, "%s%s %lld", v ? ", " : "", vnames[v], (long long)count(c, v));
+		ap_buf_addf(out, "%s%s %lld", v ? ", " : "", ap_line_verdict_name((enum ap_line_verdict)v), (long long)count(c, v));
 	ap_buf_adds(out, "</title>");
 	for (int v = 0; total && v < NV; v++) {
 		double w = 300.0 * (double)count(c, v) / (double)total;
@@ -224,7 +222,7 @@ void ap_sweepview_html(const json_t *meta, const json_t *lines, struct ap_buf *o
 	}
 	ap_buf_adds(out, "</table>\n<h2>Per module</h2>\n<p class=\"key\">");
 	for (int v = 0; v < NV; v++)
-		ap_buf_addf(out, "<span style=\"background:%s\"></span>%s ", vcolors[v], vnames[v]);
+		ap_buf_addf(out, "<span style=\"background:%s\"></span>%s ", vcolors[v], ap_line_verdict_name((enum ap_line_verdict)v));
 	ap_buf_adds(out, "</p>\n<table><tr><th>module</th><th>environment</th><th>consistent</th>"
 		    "<th>inconsistent</th><th>not run</th><th>absent</th><th></th></tr>\n");
 	json_object_foreach(s, mod, m) {

@@ -31,7 +31,7 @@ static json_t *bundle(const char *name, int resolved, int failed)
 
 static void add(json_t *b, const char *name, const char *kind, const char *status)
 {
-	json_t *c = ap_check_new(name, kind, status, NULL);
+	json_t *c = ap_check_new(name, kind, ap_status_parse(status), NULL);
 	ap_bundle_add_check(b, c);
 	json_decref(c);
 }
@@ -56,8 +56,8 @@ static void new_bundle_has_every_section_and_the_schema(void **state)
 static void check_object_has_a_null_reason_when_none_is_given(void **state)
 {
 	(void)state;
-	json_t *c = ap_check_new("resolve", "resolution", "NOTRUN", NULL);
-	json_t *d = ap_check_new("family", "plan", "NOTRUN", "no-family: none");
+	json_t *c = ap_check_new("resolve", "resolution", AP_NOTRUN, NULL);
+	json_t *d = ap_check_new("family", "plan", AP_NOTRUN, "no-family: none");
 	assert_true(json_is_null(json_object_get(c, "reason")));
 	assert_string_equal(ap_json_text(d, "reason"), "no-family: none");
 	assert_int_equal(json_array_size(json_object_get(d, "trace")), 0);

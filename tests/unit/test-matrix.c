@@ -107,7 +107,8 @@ static void verdicts_follow_each_apis_reference(void **state)
 static void failed_checks_make_a_line_inconsistent(void **state)
 {
 	(void)state;
-	static const char *const st[] = { "consistent", "crash", "not-run", "timeout" };
+	static const enum ap_line_check st[] = { AP_LCHECK_CONSISTENT, AP_LCHECK_CRASH,
+						 AP_LCHECK_NOTRUN, AP_LCHECK_TIMEOUT };
 	json_t *l = json_array();
 	for (size_t i = 0; i < 3; i++) {
 		json_t *x = line(envs[i], "torch.m.relu", "present", "function", "relu(x)");
@@ -128,8 +129,8 @@ static void failed_checks_make_a_line_inconsistent(void **state)
 			    "check crash: s#0: SIGSEGV");
 	assert_string_equal(verdict(l, 2), "consistent");
 	assert_string_equal(verdict(l, 3), "inconsistent");
-	assert_true(ap_matrix_check_is(json_array_get(l, 2), "not-run"));
-	assert_false(ap_matrix_check_is(json_array_get(l, 2), "crash"));
+	assert_true(ap_matrix_check_is(json_array_get(l, 2), AP_LCHECK_NOTRUN));
+	assert_false(ap_matrix_check_is(json_array_get(l, 2), AP_LCHECK_CRASH));
 	struct ap_buf out = { 0 };
 	assert_int_equal(ap_matrix_render(l, &out), 0);
 	assert_non_null(strstr(ap_buf_str(&out), "\"check\":{\"status\":\"crash\",\"reason\":"

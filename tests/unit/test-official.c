@@ -586,7 +586,7 @@ static const char *outcome(const char *result_json, char *why, size_t n)
 	struct ap_buf reason = { 0 };
 	json_t *res = json_loads(result_json, 0, NULL);
 	assert_non_null(res);
-	snprintf(status, sizeof(status), "%s", ap_official_outcome(res, &reason));
+	snprintf(status, sizeof(status), "%s", ap_status_name(ap_official_outcome(res, &reason)));
 	snprintf(why, n, "%s", ap_buf_str(&reason));
 	ap_buf_free(&reason);
 	json_decref(res);

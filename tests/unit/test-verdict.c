@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "base/outcome.h"
 #include "check/verdict.h"
 
 #define TARGET "torch.autograd.grad_mode.no_grad"
@@ -447,14 +448,14 @@ static void deciding_again_replaces_the_verdict(void **state)
 static void failed_statuses_are_fail_error_crash_and_timeout(void **state)
 {
 	(void)state;
-	assert_true(ap_status_failed("FAIL"));
-	assert_true(ap_status_failed("ERROR"));
-	assert_true(ap_status_failed("CRASH"));
-	assert_true(ap_status_failed("TIMEOUT"));
-	assert_false(ap_status_failed("PASS"));
-	assert_false(ap_status_failed("NOTRUN"));
-	assert_false(ap_status_failed("fail"));
-	assert_false(ap_status_failed(NULL));
+	assert_true(ap_status_failed(ap_status_parse("FAIL")));
+	assert_true(ap_status_failed(ap_status_parse("ERROR")));
+	assert_true(ap_status_failed(ap_status_parse("CRASH")));
+	assert_true(ap_status_failed(ap_status_parse("TIMEOUT")));
+	assert_false(ap_status_failed(ap_status_parse("PASS")));
+	assert_false(ap_status_failed(ap_status_parse("NOTRUN")));
+	assert_false(ap_status_failed(ap_status_parse("fail")));
+	assert_false(ap_status_failed(ap_status_parse(NULL)));
 }
 
 /* ---- ap_adaptation_decide ---- */

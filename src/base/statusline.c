@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include "base/buf.h"
-#include "base/status.h"
+#include "base/statusline.h"
 #include "base/text.h"
 
-struct ap_status {
+struct ap_statusline {
 	pthread_mutex_t lock;
 	const char *const *names;
 	struct ap_buf *lines;
@@ -17,9 +17,9 @@ struct ap_status {
 	int drawn;
 };
 
-struct ap_status *ap_status_new(const char *const *names, size_t n, FILE *out)
+struct ap_statusline *ap_statusline_new(const char *const *names, size_t n, FILE *out)
 {
-	struct ap_status *s = calloc(1, sizeof(*s));
+	struct ap_statusline *s = calloc(1, sizeof(*s));
 	if (!s || !(s->lines = calloc(n ? n : 1, sizeof(*s->lines)))) {
 		free(s);
 		return NULL;
@@ -32,7 +32,7 @@ struct ap_status *ap_status_new(const char *const *names, size_t n, FILE *out)
 	return s;
 }
 
-static void status_redraw(struct ap_status *s)
+static void status_redraw(struct ap_statusline *s)
 {
 	if (s->drawn)
 		fprintf(s->out, "\033[%zuA", s->n);
@@ -42,7 +42,7 @@ static void status_redraw(struct ap_status *s)
 	fflush(s->out);
 }
 
-void ap_status_set(struct ap_status *s, size_t i, const char *fmt, ...)
+void ap_statusline_set(struct ap_statusline *s, size_t i, const char *fmt, ...)
 {
 	va_list ap;
 	if (!s || i >= s->n)
@@ -65,7 +65,7 @@ void ap_status_set(struct ap_status *s, size_t i, const char *fmt, ...)
 	pthread_mutex_unlock(&s->lock);
 }
 
-void ap_status_free(struct ap_status *s)
+void ap_statusline_free(struct ap_statusline *s)
 {
 	if (!s)
 		return;
