@@ -32,13 +32,13 @@ for h in src/*.h src/*/*.h; do
 done
 equals "$open" "" every_header_guard_encloses_the_whole_header
 
-# Each folder of src/ says what it is for, in its README line.
+# Each folder of src/ says what it is for, in its line of the layout guide.
 undocumented=""
 for d in src/*/; do
 	d=${d%/}; d=${d#src/}
-	grep -Eq "^  - \`$d/\`" README.md || undocumented="$undocumented $d"
+	grep -Eq "^  - \`$d/\`" docs/layout.md || undocumented="$undocumented $d"
 done
-equals "$undocumented" "" readme_layout_names_every_folder_of_src
+equals "$undocumented" "" layout_guide_names_every_folder_of_src
 
 # Exit codes: --help prints the table of src/base/err.c; the README table and
 # the man page's EXIT STATUS list the same codes, with the same meanings.
