@@ -30,6 +30,13 @@ static const char *const line_check_names[AP_LINE_CHECK_COUNT] = {
 	[AP_LCHECK_CRASH] = "crash",
 };
 
+static const char *const kind_names[AP_KIND_COUNT] = {
+	[AP_KIND_PROBE] = "probe",           [AP_KIND_SCRIPT] = "script",
+	[AP_KIND_NUMERIC] = "numeric",       [AP_KIND_OFFICIAL] = "official",
+	[AP_KIND_CLAIM] = "claim",           [AP_KIND_SIGNATURE] = "signature",
+	[AP_KIND_RESOLUTION] = "resolution", [AP_KIND_PLAN] = "plan",
+};
+
 static const char *name_of(const char *const *names, int n, int v)
 {
 	return v >= 0 && v < n ? names[v] : "?";
@@ -61,6 +68,21 @@ const char *ap_line_verdict_name(enum ap_line_verdict v)
 const char *ap_line_check_name(enum ap_line_check c)
 {
 	return name_of(line_check_names, AP_LINE_CHECK_COUNT, (int)c);
+}
+
+const char *ap_check_kind_name(enum ap_check_kind k)
+{
+	return name_of(kind_names, AP_KIND_COUNT, (int)k);
+}
+
+enum ap_check_kind ap_check_kind_parse(const char *word)
+{
+	return (enum ap_check_kind)parse(kind_names, AP_KIND_COUNT, word);
+}
+
+int ap_kind_verifies(enum ap_check_kind k)
+{
+	return k == AP_KIND_PROBE || k == AP_KIND_SCRIPT || k == AP_KIND_NUMERIC;
 }
 
 enum ap_status ap_status_parse(const char *word)

@@ -57,18 +57,38 @@ enum ap_line_check {
 	AP_LINE_CHECK_UNKNOWN = -1,
 };
 
+/* What a check is (bundle.h: a check's "kind"). */
+enum ap_check_kind {
+	AP_KIND_PROBE,      /* a family spec's probe */
+	AP_KIND_SCRIPT,     /* a --script of the user's */
+	AP_KIND_NUMERIC,    /* one OpInfo sample, compared (check/numeric.h) */
+	AP_KIND_OFFICIAL,   /* an upstream test */
+	AP_KIND_CLAIM,      /* a --claimed node id */
+	AP_KIND_SIGNATURE,  /* the signature against the reference's */
+	AP_KIND_RESOLUTION, /* the target's resolution */
+	AP_KIND_PLAN,       /* what was planned and why not run */
+	AP_KIND_COUNT,
+	AP_KIND_UNKNOWN = -1,
+};
+
 /* The word of each value ("PASS", "consistent-with-limits", "not-run");
  * "?" for a value outside its enum. */
 const char *ap_status_name(enum ap_status s);
 const char *ap_verdict_name(enum ap_verdict v);
 const char *ap_line_verdict_name(enum ap_line_verdict v);
 const char *ap_line_check_name(enum ap_line_check c);
+const char *ap_check_kind_name(enum ap_check_kind k);
 
 /* The value a word names; the *_UNKNOWN value for NULL or any other word. */
 enum ap_status ap_status_parse(const char *word);
 enum ap_verdict ap_verdict_parse(const char *word);
 enum ap_line_verdict ap_line_verdict_parse(const char *word);
 enum ap_line_check ap_line_check_parse(const char *word);
+enum ap_check_kind ap_check_kind_parse(const char *word);
+
+/* Whether a check of kind k verifies behaviour when it passes: a probe, a
+ * script or a numeric check. */
+int ap_kind_verifies(enum ap_check_kind k);
 
 /* Whether a status is a failed outcome: FAIL, ERROR, CRASH or TIMEOUT. */
 int ap_status_failed(enum ap_status s);

@@ -179,6 +179,56 @@ void ap_bundle_set_comparison(json_t *b, const char *reference, json_t *differen
 	json_object_set_new(b, "comparison", cmp);
 }
 
+void ap_bundle_set_verdict(json_t *b, enum ap_verdict v, json_t *reasons)
+{
+	json_object_set_new(b, "verdict", json_string(ap_verdict_name(v)));
+	json_object_set_new(b, "verdict_reasons", reasons);
+}
+
+static json_t *counts_object(const struct ap_count_view *c, size_t n)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, c[i].name, json_integer((json_int_t)c[i].n));
+	return o;
+}
+
+void ap_bundle_set_device_trace(json_t *b, const struct ap_device_trace_view *dt)
+{
+	json_object_set_new(b, "device_trace", json_pack(
+		"{s:b, s:s?, s:o, s:o}", "available", dt->available, "why",
+		dt->available ? NULL : dt->why, "ops", counts_object(dt->ops, dt->nops),
+		"tensor_devices", counts_object(dt->devices, dt->ndevices)));
+}
+
+void ap_bundle_set_adaptation(json_t *b, int independent, int patched, int traced,
+			      const char *conclusion_en, const char *conclusion_zh)
+{
+	json_object_set_new(b, "adaptation", json_pack(
+		"{s:b, s:b, s:b, s:s, s:s}", "device_independent", independent, "patched",
+		patched, "traced", traced, "conclusion_en", conclusion_en, "conclusion_zh",
+		conclusion_zh));
+}
+
+void ap_difference_add(json_t *out, const char *check, const char *step,
+		       const json_t *expected, const json_t *seen)
+{
+	json_array_append_new(out, json_pack("{s:s, s:s, s:O, s:O}", "check", check,
+					     "step", step, "expected",
+					     expected ? expected : json_null(),
+					     "seen", seen ? seen : json_null()));
+}
+
+void ap_check_set_reference_status(json_t *c, const json_t *status)
+{
+	json_object_set(c, "reference_status", (json_t *)status);
+}
+
+json_t *ap_bundle_checks(const json_t *b)
+{
+	return json_object_get(b, "checks");
+}
+
 void ap_bundle_finish(json_t *b)
 {
 	char now[32];

@@ -41,6 +41,7 @@
 #include "base/buf.h"
 #include "base/outcome.h"
 #include "env/envs.h"
+#include "evidence/view.h"
 
 #define AP_BUNDLE_SCHEMA "apiparity.bundle/1"
 
@@ -130,6 +131,31 @@ void ap_bundle_set_official(json_t *b, const char *root, const char *version,
 /* b.comparison: the reference's name and the trace differences from it
  * (stolen), or {} when reference is NULL (nothing to compare with). */
 void ap_bundle_set_comparison(json_t *b, const char *reference, json_t *differences);
+
+/* b.verdict and b.verdict_reasons (an array of strings, stolen). */
+void ap_bundle_set_verdict(json_t *b, enum ap_verdict v, json_t *reasons);
+
+/* b.device_trace: {available, why (null when available), ops, tensor_devices}
+ * from dt (counts in dt's order). */
+void ap_bundle_set_device_trace(json_t *b, const struct ap_device_trace_view *dt);
+
+/* b.adaptation: whether the target is device-independent, patched, traced,
+ * and the conclusion in English and Chinese. */
+void ap_bundle_set_adaptation(json_t *b, int independent, int patched, int traced,
+			      const char *conclusion_en, const char *conclusion_zh);
+
+/* Appends a trace difference {check, step, expected, seen} to the array out
+ * (a comparison's differences); a NULL value is null, and nothing is added
+ * when check or step is NULL. */
+void ap_difference_add(json_t *out, const char *check, const char *step,
+		       const json_t *expected, const json_t *seen);
+
+/* Sets official check c's reference_status to status (a string or null; NULL
+ * sets nothing). */
+void ap_check_set_reference_status(json_t *c, const json_t *status);
+
+/* b's checks, an array (b's reference), or NULL. */
+json_t *ap_bundle_checks(const json_t *b);
 
 /* b.finished_utc: now. */
 void ap_bundle_finish(json_t *b);

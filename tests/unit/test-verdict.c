@@ -649,6 +649,40 @@ static void judging_against_a_named_reference_that_failed_compares_nothing(void 
 		json_decref(b[i]);
 }
 
+/* An official test of status st here, and ref in the reference (NULL: not
+ * run there), beside a passing probe. */
+static json_t *with_official(const char *st, const char *ref)
+{
+	json_t *o = check("test/test_autograd.py::TestAutograd::test_x", st, NULL);
+	json_object_set_new(o, "kind", json_string("official"));
+	json_object_set_new(o, "reference_status", ref ? json_string(ref) : json_null());
+	return bundle(json_pack("[o, o]", check("a", "PASS", NULL), o));
+}
+
+static void official_failing_here_but_passing_in_the_reference_is_inconsistent(void **state)
+{
+	(void)state;
+	json_t *b = with_official("FAIL", "PASS");
+	ap_verdict_decide(b);
+	assert_string_equal(verdict_of(b), "inconsistent");
+	assert_true(reason_has(b, "check test/test_autograd.py", "FAIL", NULL));
+	json_decref(b);
+}
+
+static void official_failing_in_the_reference_too_is_a_limit(void **state)
+{
+	(void)state;
+	const char *refs[] = { "FAIL", NULL };
+	for (int i = 0; i < 2; i++) {
+		json_t *b = with_official("ERROR", refs[i]);
+		ap_verdict_decide(b);
+		assert_string_equal(verdict_of(b), "consistent-with-limits");
+		assert_true(reason_has(b, "official test", refs[i] ? "FAIL in the reference"
+				       : "not run in the reference", NULL));
+		json_decref(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +718,8 @@ int main(void)
 		cmocka_unit_test(absent_target_gets_no_adaptation),
 		cmocka_unit_test(judging_compares_each_environment_with_the_first_usable_one),
 		cmocka_unit_test(judging_against_a_named_reference_that_failed_compares_nothing),
+		cmocka_unit_test(official_failing_here_but_passing_in_the_reference_is_inconsistent),
+		cmocka_unit_test(official_failing_in_the_reference_too_is_a_limit),
 	};
 	return cmocka_run_group_tests_name("verdict", tests, NULL, NULL);
 }
