@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,29 +55,38 @@ int ap_usage(const char *fmt, ...)
 	return AP_EXIT_USAGE;
 }
 
-int ap_opt_bad(const char *cmd, int c, char **argv)
+int ap_cli_parse(const struct ap_optset *set, int argc, char **argv, void *opts)
 {
-	const char *opt = argv[optind - 1];
-	char shortopt[3] = { '-', (char)optopt, '\0' };
-	/* An unknown short option in a cluster ("-xk") is not all of argv[optind - 1]. */
-	if (c != ':' && strncmp(opt, "--", 2) && optopt > 0 && optopt < 128)
-		opt = shortopt;
-	if (c == ':')
-		return ap_usage("%s: option '%s' needs a value", cmd, opt);
-	return ap_usage("%s: unknown option '%s'", cmd, opt);
+	struct ap_buf err = { 0 };
+	int r = ap_opts_parse(set, argc, argv, opts, &err);
+	if (r == AP_OPTS_HELP) {
+		struct ap_buf help = { 0 };
+		ap_opts_help(set, &help);
+		fputs(ap_buf_str(&help), stdout);
+		ap_buf_free(&help);
+		r = -1;
+	} else if (r)
+		r = ap_usage("%s", ap_buf_str(&err));
+	ap_buf_free(&err);
+	return r;
 }
 
-int ap_opt_timeout(const char *arg, int *out)
+int ap_cli_wants_help(const char *arg)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (end == arg || *end || v <= 0 || v > 86400) {
-		ap_usage("--timeout wants a positive number of seconds (at most 86400), not '%s'",
-			 arg);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
+	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+int ap_cli_print_verbs(const struct ap_optset *const *sets)
+{
+	struct ap_buf out = { 0 };
+	for (size_t i = 0; sets[i]; i++)
+		ap_opts_usage(sets[i], &out);
+	fputs(ap_buf_str(&out), stdout);
+	if (sets[0])
+		printf("\nEach verb's options: apiparity %.*s VERB --help.\n",
+		       (int)strcspn(sets[0]->name, " "), sets[0]->name);
+	ap_buf_free(&out);
+	return AP_EXIT_OK;
 }
 
 int ap_cli_load_envs(struct ap_envs *envs, const char *envs_opt, const char *root_opt)

@@ -1,13 +1,16 @@
 /* cli.h - what every subcommand shares at the edge: where environments live,
  * the options that name them, and turning an error into one line and an exit
- * code. Only src/cmd/ and main.c include it; nothing here decides anything.
+ * code, and parsing a command's options by its table (base/opts.h). Only
+ * src/cmd/ and main.c include it; nothing here decides anything.
  */
 #ifndef AP_CLI_H
 #define AP_CLI_H
 
 #include "base/buf.h"
+#include "base/opts.h"
 #include "env/envs.h"
 
+#include <stddef.h>
 #include <stdio.h>
 
 #define AP_DEFAULT_ENV_ROOT "/var/cache/apiparity/envs"
@@ -30,14 +33,30 @@ void ap_print_warnings(const struct ap_buf *lines);
  * AP_EXIT_USAGE. */
 int ap_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The usage error for what getopt_long() returned instead of an option of
- * cmd (optstring must start with ':'): "option '--out' needs a value" for
- * ':', else "unknown option '--colour'". Returns AP_EXIT_USAGE. */
-int ap_opt_bad(const char *cmd, int c, char **argv);
+/* Parses argv (argv[0] the command or verb) by set into opts (base/opts.h).
+ * 0: optind is at the first operand; -1: --help was asked, and set's help is
+ * printed on stdout (the command exits 0); else AP_EXIT_USAGE after printing
+ * the usage error ("check: option '--out' needs a value"). */
+int ap_cli_parse(const struct ap_optset *set, int argc, char **argv, void *opts);
 
-/* Parses a --timeout value: a positive number of seconds. 0 and *out set, or
- * -1 after printing the usage error. */
-int ap_opt_timeout(const char *arg, int *out);
+/* Whether arg asks for help: --help or -h. */
+int ap_cli_wants_help(const char *arg);
+
+/* The --help of a command with verbs: the usage line of each verb of sets
+ * (NULL-terminated), and how to get one verb's help. Returns AP_EXIT_OK. */
+int ap_cli_print_verbs(const struct ap_optset *const *sets);
+
+/* The entries every command that reaches environments shares (type: the
+ * command's options struct, with fields envs, root and timeout_s). */
+#define AP_CLI_OPT_ENVS(type)                                                   \
+	{ "envs", "FILE", "the environments file (default $APIPARITY_ENVS, else "   \
+	  "the built-in reference environments)", offsetof(type, envs), NULL, 0 }
+#define AP_CLI_OPT_ROOT(type)                                                   \
+	{ "root", "DIR", "where environments are provisioned (default "             \
+	  "$APIPARITY_ENV_ROOT, else " AP_DEFAULT_ENV_ROOT ")", offsetof(type, root), \
+	  NULL, 0 }
+#define AP_CLI_OPT_TIMEOUT(type, help)                                          \
+	{ "timeout", "S", help, offsetof(type, timeout_s), ap_opt_seconds, 0 }
 
 /* Loads the environments file named by envs_opt/root_opt into envs (see
  * ap_env_root/ap_envs_file). 0, or the exit code after printing the error. */

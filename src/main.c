@@ -12,57 +12,48 @@
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *usage;  /* the lines --help shows */
+	const struct ap_optset *const *sets;  /* its verbs' options: --help's lines */
 } commands[] = {
-	{ "check", ap_cmd_check,
-	  "  check TARGET [--env NAME]... [--out DIR]      verify one API across environments\n"
-	  "        [--reference NAME] [--timeout S] [--script FILE]... [--specs DIR]\n"
-	  "        [--require-present] [--torch-src DIR] [--claimed NODEID] [--no-official]\n" },
-	{ "tests", ap_cmd_tests,
-	  "  tests fetch ENV                               get upstream's tests for ENV's torch\n"
-	  "  tests find TARGET --env ENV [--claimed NODEID] [--torch-src DIR]\n"
-	  "                                                the upstream tests that use TARGET\n"
-	  "  tests run FILE --env ENV [-k REGEX] [--timeout S] [--log FILE]\n"
-	  "                                                run a test file, a fork per test\n" },
-	{ "report", ap_cmd_report,
-	  "  report DIR [--lang zh|en] [--docs DOCSDIR] [--format md,html,json,junit]\n"
-	  "                                                the acceptance report of a submission\n" },
-	{ "verify", ap_cmd_verify,
-	  "  verify DIR [--policy FILE]                    review a submission: ACCEPT or\n"
-	  "                                                CHANGES-NEEDED (exit 0 or 1)\n" },
-	{ "sweep", ap_cmd_sweep,
-	  "  sweep [--env NAME]... --out DIR [--depth resolve|signature] [--resume]\n"
-	  "        [--shard I/N] [--catalog FILE] [--timeout S]\n"
-	  "                                                the support matrix of every public API\n" },
-	{ "merge", ap_cmd_merge,
-	  "  merge SHARDDIR... --out DIR                   join sweep shards, checksums verified\n" },
-	{ "diff", ap_cmd_diff,
-	  "  diff A[:ENV] B[:ENV]                          APIs added, removed and changed\n" },
-	{ "docs", ap_cmd_docs,
-	  "  docs entry DIR                                the native API docs entry, measured\n"
-	  "  docs generate DIR [--format table|list] [--out DOCSDIR]\n"
-	  "                                                support pages from a sweep\n"
-	  "  docs audit DOCSDIR DIR                        hand-written pages against a sweep\n" },
-	{ "env", ap_cmd_env,
-	  "  env create NAME --suite SUITE [--root DIR]   provision a reference environment\n"
-	  "  env show NAME... [--json]                     fingerprint environments\n"
-	  "  env list                                      list environments, reachable or not\n" },
+	{ "check", ap_cmd_check, ap_check_optsets },
+	{ "tests", ap_cmd_tests, ap_tests_optsets },
+	{ "report", ap_cmd_report, ap_report_optsets },
+	{ "verify", ap_cmd_verify, ap_verify_optsets },
+	{ "sweep", ap_cmd_sweep, ap_sweep_optsets },
+	{ "merge", ap_cmd_merge, ap_merge_optsets },
+	{ "diff", ap_cmd_diff, ap_diff_optsets },
+	{ "docs", ap_cmd_docs, ap_docs_optsets },
+	{ "env", ap_cmd_env, ap_env_optsets },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void print_help(void)
 {
-	fputs("usage: apiparity <command> [<args>]\n\ncommands:\n", stdout);
+	struct ap_buf out = { 0 };
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fputs(commands[i].usage, stdout);
-	fputs("\noptions of check, tests and env show/list: --envs FILE (default $APIPARITY_ENVS,\n"
-	      "  else the built-in reference environments), --root DIR (default\n"
-	      "  $APIPARITY_ENV_ROOT, else " AP_DEFAULT_ENV_ROOT "),\n"
-	      "  --timeout SECONDS (per worker answer)\n\nexit status:\n", stdout);
+		for (size_t k = 0; commands[i].sets[k]; k++)
+			ap_opts_synopsis(commands[i].sets[k], &out);
+	fputs("usage: apiparity <command> [<args>]\n\ncommands:\n", stdout);
+	fputs(ap_buf_str(&out), stdout);
+	fputs("\nWhat each option does: apiparity COMMAND --help. --envs FILE defaults to\n"
+	      "$APIPARITY_ENVS, else the built-in reference environments; --root DIR to\n"
+	      "$APIPARITY_ENV_ROOT, else " AP_DEFAULT_ENV_ROOT ".\n\nexit status:\n", stdout);
 	ap_print_exit_table(stdout);
 	fputs("\nSee the apiparity(1) manual page (docs/apiparity.1) for verdicts and evidence.\n",
 	      stdout);
+	ap_buf_free(&out);
+}
+
+/* apiparity help --options: each command's and verb's options, a line each
+ * (base/opts.h: ap_opts_list), for tests that hold the man page to them. */
+static void print_options(void)
+{
+	struct ap_buf out = { 0 };
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		for (size_t k = 0; commands[i].sets[k]; k++)
+			ap_opts_list(commands[i].sets[k], &out);
+	fputs(ap_buf_str(&out), stdout);
+	ap_buf_free(&out);
 }
 
 int main(int argc, char **argv)
@@ -71,6 +62,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2)
 		return ap_usage("no command given");
+	if (!strcmp(argv[1], "help") && argc == 3 && !strcmp(argv[2], "--options")) {
+		print_options();
+		return AP_EXIT_OK;
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		print_help();
 		return AP_EXIT_OK;

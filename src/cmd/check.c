@@ -767,13 +767,6 @@ static int check_exit(const struct ap_check_job *jobs, size_t n, int require_pre
 	return rc;
 }
 
-static const char ap_check_usage[] =
-	"usage: apiparity check TARGET [--envs FILE] [--env NAME]... [--reference NAME]\n"
-	"                       [--out DIR] [--timeout S] [--script FILE]... [--specs DIR]\n"
-	"                       [--require-present] [--torch-src DIR] [--claimed NODEID]\n"
-	"                       [--no-official] [--sign KEY] [--samples N]\n"
-	"                       [--tolerances FILE] [--limits FILE]\n";
-
 /* A dotted Python name: it is also written into probe code and paths. */
 static int target_ok(const char *t)
 {
@@ -791,65 +784,83 @@ static int samples_count(const char *s, int *out)
 	return 0;
 }
 
+/* --env NAME, once per environment. */
+static int check_add_env(void *opts, const struct ap_opt *opt, const char *arg,
+			 struct ap_buf *err)
+{
+	struct ap_check_opts *o = opts;
+	(void)opt;
+	if (o->nnames == AP_MAX_ENVS) {
+		ap_buf_addf(err, "check: at most %d environments", AP_MAX_ENVS);
+		return -EINVAL;
+	}
+	o->names[o->nnames++] = arg;
+	return 0;
+}
+
+/* --script FILE, once per script. */
+static int check_add_script(void *opts, const struct ap_opt *opt, const char *arg,
+			    struct ap_buf *err)
+{
+	struct ap_check_opts *o = opts;
+	(void)opt;
+	if (o->nscripts == AP_MAX_SCRIPTS) {
+		ap_buf_addf(err, "check: at most %d scripts", AP_MAX_SCRIPTS);
+		return -EINVAL;
+	}
+	o->scripts[o->nscripts++] = arg;
+	return 0;
+}
+
+static int check_samples(void *opts, const struct ap_opt *opt, const char *arg,
+			 struct ap_buf *err)
+{
+	(void)opt;
+	if (!samples_count(arg, &((struct ap_check_opts *)opts)->samples))
+		return 0;
+	ap_buf_addf(err, "check: --samples wants a number from 1 to %d", AP_NUMERIC_SAMPLES_MAX);
+	return -EINVAL;
+}
+
+#define AT(field) offsetof(struct ap_check_opts, field)
+static const struct ap_opt check_opts[] = {
+	AP_CLI_OPT_ENVS(struct ap_check_opts),
+	{ "env", "NAME", "an environment to check in (default: every one of the file but local)",
+	  0, check_add_env, AP_OPT_REPEAT },
+	{ "reference", "NAME", "the environment the others are compared with (default: the "
+	  "first where the target exists)", AT(reference), NULL, 0 },
+	{ "out", "DIR", "where the evidence goes (default out/TARGET)", AT(out), NULL, 0 },
+	AP_CLI_OPT_TIMEOUT(struct ap_check_opts, "seconds a probe may run (default 30)"),
+	{ "script", "FILE", "Python run like a probe, with TARGET, trace() and check()", 0,
+	  check_add_script, AP_OPT_REPEAT },
+	{ "specs", "DIR", "the family specs (default: the built-in ones)", AT(specs), NULL, 0 },
+	{ "require-present", NULL, "an environment where the target is absent fails the check",
+	  AT(require_present), NULL, 0 },
+	{ "torch-src", "DIR", "the torch source tree whose tests to run", AT(torch_src), NULL, 0 },
+	{ "claimed", "NODEID", "the official test the submission claims covers the target",
+	  AT(claimed), NULL, 0 },
+	{ "no-official", NULL, "runs no official tests", AT(no_official), NULL, 0 },
+	{ "sign", "KEY", "signs each manifest with this Ed25519 private key (PEM)", AT(sign),
+	  NULL, 0 },
+	{ "samples", "N", "at most N numeric samples per OpInfo entry, dtype and kind (default 4)",
+	  0, check_samples, 0 },
+	{ "tolerances", "FILE", "the numeric tolerance overrides (default: the built-in ones)",
+	  AT(tolerances), NULL, 0 },
+	{ "limits", "FILE", "the known backend limits (default: the built-in ones)", AT(limits),
+	  NULL, 0 },
+	AP_CLI_OPT_ROOT(struct ap_check_opts),
+};
+#undef AT
+
+static const struct ap_optset check_set = { "check", "TARGET",
+	"verify one API across environments", AP_OPTS(check_opts) };
+const struct ap_optset *const ap_check_optsets[] = { &check_set, NULL };
+
 static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "envs", required_argument, NULL, 'E' }, { "env", required_argument, NULL, 'e' },
-		{ "root", required_argument, NULL, 'r' }, { "out", required_argument, NULL, 'o' },
-		{ "reference", required_argument, NULL, 'R' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "script", required_argument, NULL, 's' }, { "specs", required_argument, NULL, 'S' },
-		{ "require-present", no_argument, NULL, 'p' }, { "help", no_argument, NULL, 'h' },
-		{ "torch-src", required_argument, NULL, 'T' },
-		{ "claimed", required_argument, NULL, 'C' },
-		{ "no-official", no_argument, NULL, 'N' },
-		{ "sign", required_argument, NULL, 'K' },
-		{ "samples", required_argument, NULL, 'n' },
-		{ "tolerances", required_argument, NULL, 'L' },
-		{ "limits", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'E': o->envs = optarg; break;
-		case 'r': o->root = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'R': o->reference = optarg; break;
-		case 's':
-			if (o->nscripts == AP_MAX_SCRIPTS)
-				return ap_usage("check: at most %d scripts", AP_MAX_SCRIPTS);
-			o->scripts[o->nscripts++] = optarg;
-			break;
-		case 'S': o->specs = optarg; break;
-		case 'p': o->require_present = 1; break;
-		case 'T': o->torch_src = optarg; break;
-		case 'C': o->claimed = optarg; break;
-		case 'N': o->no_official = 1; break;
-		case 'K': o->sign = optarg; break;
-		case 'L': o->tolerances = optarg; break;
-		case 'l': o->limits = optarg; break;
-		case 'n':
-			if (samples_count(optarg, &o->samples))
-				return ap_usage("check: --samples wants a number from 1 to %d",
-						AP_NUMERIC_SAMPLES_MAX);
-			break;
-		case 'h': fputs(ap_check_usage, stdout); return -1;
-		case 'e':
-			if (o->nnames == AP_MAX_ENVS)
-				return ap_usage("check: at most %d environments", AP_MAX_ENVS);
-			o->names[o->nnames++] = optarg;
-			break;
-		case 't':
-			if (ap_opt_timeout(optarg, &o->timeout_s))
-				return AP_EXIT_USAGE;
-			break;
-		default:
-			return ap_opt_bad("check", c, argv);
-		}
-	}
+	int r = ap_cli_parse(&check_set, argc, argv, o);
+	if (r)
+		return r;
 	if (argc - optind != 1)
 		return ap_usage("check: name exactly one TARGET, e.g. "
 				"torch.autograd.grad_mode.set_multithreading_enabled.clone");

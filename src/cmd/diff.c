@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/jsonutil.h"
@@ -56,17 +57,20 @@ static int side_load(struct side *s, const char *arg, const char *what)
 	return r;
 }
 
+static const struct ap_optset diff_set = { "diff", "A[:ENV] B[:ENV]",
+	"APIs added, removed and changed", NULL, 0 };
+const struct ap_optset *const ap_diff_optsets[] = { &diff_set, NULL };
+
 int ap_cmd_diff(int argc, char **argv)
 {
 	struct side a = { 0 }, b = { 0 };
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs("usage: apiparity diff A[:ENV] B[:ENV]\n", stdout);
-		return AP_EXIT_OK;
-	}
-	if (argc != 3)
+	int rc = ap_cli_parse(&diff_set, argc, argv, NULL);
+	if (rc)
+		return rc < 0 ? AP_EXIT_OK : rc;
+	if (argc - optind != 2)
 		return ap_usage("diff: want diff A[:ENV] B[:ENV] (sweep directories or matrix.jsonl)");
-	int rc = side_load(&a, argv[1], "diff A");
-	rc = rc ? rc : side_load(&b, argv[2], "diff B");
+	rc = side_load(&a, argv[optind], "diff A");
+	rc = rc ? rc : side_load(&b, argv[optind + 1], "diff B");
 	if (!rc) {
 		struct ap_buf out = { 0 };
 		json_t *d = ap_matrix_diff(a.lines, a.env, b.lines, b.env);

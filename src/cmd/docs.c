@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/fsutil.h"
 #include "cmd/cmd.h"
@@ -74,26 +75,41 @@ static int load_sweep(const char *dir, json_t **lines, json_t **meta, const char
 	return r;
 }
 
+struct docs_opts {
+	const char *format, *out;
+};
+
+#define AT(field) offsetof(struct docs_opts, field)
+static const struct ap_opt generate_opts[] = {
+	{ "format", "table|list", "the format of the backend's pages (default table)",
+	  AT(format), NULL, 0 },
+	{ "out", "DOCSDIR", "where the pages go (default DIR/docs)", AT(out), NULL, 0 },
+};
+#undef AT
+
+static const struct ap_optset entry_set = { "docs entry", "DIR",
+	"the native API docs entry, measured", NULL, 0 };
+static const struct ap_optset generate_set = { "docs generate", "DIR",
+	"support pages from a sweep", AP_OPTS(generate_opts) };
+static const struct ap_optset audit_set = { "docs audit", "DOCSDIR DIR",
+	"hand-written pages against a sweep", NULL, 0 };
+const struct ap_optset *const ap_docs_optsets[] = { &entry_set, &generate_set, &audit_set,
+						    NULL };
+
 /* docs generate DIR [--format table|list] [--out DOCSDIR] */
 static int docs_generate(int argc, char **argv)
 {
-	const char *format = "table", *dir = NULL, *out = NULL;
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--format") && i + 1 < argc)
-			format = argv[++i];
-		else if (!strcmp(argv[i], "--out") && i + 1 < argc)
-			out = argv[++i];
-		else if (argv[i][0] != '-' && !dir)
-			dir = argv[i];
-		else
-			return ap_usage("docs: want docs generate DIR [--format table|list] [--out DOCSDIR]");
-	}
-	if (!dir)
+	struct docs_opts o = { "table", NULL };
+	int r = ap_cli_parse(&generate_set, argc - 1, argv + 1, &o);
+	if (r)
+		return r < 0 ? AP_EXIT_OK : r;
+	if (argc - 1 - optind != 1)
 		return ap_usage("docs: want docs generate DIR [--format table|list] [--out DOCSDIR]");
+	const char *format = o.format, *dir = argv[1 + optind], *out = o.out;
 	if (strcmp(format, "table") && strcmp(format, "list"))
 		return ap_usage("docs generate: --format wants table or list, not '%s'", format);
 	json_t *lines = NULL, *meta = NULL, *pages, *text;
-	int r = load_sweep(dir, &lines, &meta, "docs generate");
+	r = load_sweep(dir, &lines, &meta, "docs generate");
 	if (r)
 		return r;
 	struct ap_buf outdir = { 0 }, path = { 0 }, err = { 0 };
@@ -128,13 +144,17 @@ static int docs_generate(int argc, char **argv)
 /* docs audit DOCSDIR DIR */
 static int docs_audit(int argc, char **argv)
 {
-	if (argc != 4)
+	int r = ap_cli_parse(&audit_set, argc - 1, argv + 1, NULL);
+	if (r)
+		return r < 0 ? AP_EXIT_OK : r;
+	if (argc - 1 - optind != 2)
 		return ap_usage("docs: want docs audit DOCSDIR DIR");
+	const char *docsdir = argv[1 + optind], *dir = argv[2 + optind];
 	struct ap_buf err = { 0 }, out = { 0 };
 	json_t *lines = NULL, *meta = NULL, *pages = NULL;
-	json_t *entries = ap_docs_load_pages(argv[2], &pages, &err);
-	int r = entries ? 0 : ap_fail(-AP_ECONFIG, "docs audit", &err);
-	r = r ? r : load_sweep(argv[3], &lines, &meta, "docs audit");
+	json_t *entries = ap_docs_load_pages(docsdir, &pages, &err);
+	r = entries ? 0 : ap_fail(-AP_ECONFIG, "docs audit", &err);
+	r = r ? r : load_sweep(dir, &lines, &meta, "docs audit");
 	if (!r) {
 		json_t *f = ap_docs_audit(entries, meta, lines);
 		ap_docs_pages_text(pages, &out);
@@ -152,17 +172,17 @@ static int docs_audit(int argc, char **argv)
 	return r;
 }
 
-int ap_cmd_docs(int argc, char **argv)
+/* docs entry DIR */
+static int docs_entry(int argc, char **argv)
 {
 	struct ap_submission s;
 	struct ap_buf err = { 0 }, out = { 0 }, limits = { 0 }, url = { 0 };
-	if (argc >= 2 && !strcmp(argv[1], "generate"))
-		return docs_generate(argc, argv);
-	if (argc >= 2 && !strcmp(argv[1], "audit"))
-		return docs_audit(argc, argv);
-	if (argc != 3 || strcmp(argv[1], "entry"))
+	int r = ap_cli_parse(&entry_set, argc - 1, argv + 1, NULL);
+	if (r)
+		return r < 0 ? AP_EXIT_OK : r;
+	if (argc - 1 - optind != 1)
 		return ap_usage("docs: want docs entry DIR, docs generate DIR or docs audit DOCSDIR DIR");
-	int r = ap_submission_load(&s, argv[2], &err);
+	r = ap_submission_load(&s, argv[1 + optind], &err);
 	if (r) {
 		r = ap_fail(r == -ENOENT ? -AP_ECONFIG : r, "docs entry", &err);
 		ap_buf_free(&err);
@@ -181,4 +201,17 @@ int ap_cmd_docs(int argc, char **argv)
 	ap_buf_free(&limits);
 	ap_buf_free(&url);
 	return AP_EXIT_OK;
+}
+
+int ap_cmd_docs(int argc, char **argv)
+{
+	if (argc >= 2 && ap_cli_wants_help(argv[1]))
+		return ap_cli_print_verbs(ap_docs_optsets);
+	if (argc >= 2 && !strcmp(argv[1], "generate"))
+		return docs_generate(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "audit"))
+		return docs_audit(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "entry"))
+		return docs_entry(argc, argv);
+	return ap_usage("docs: want docs entry DIR, docs generate DIR or docs audit DOCSDIR DIR");
 }

@@ -1,6 +1,5 @@
 /* apiparity env - provision, fingerprint and list environments. */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,37 +35,34 @@ struct ap_env_job {
 	json_t *fp;
 };
 
-static int env_parse_opts(int argc, char **argv, struct ap_env_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "envs", required_argument, NULL, 'e' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "suite", required_argument, NULL, 's' },
-		{ "backend", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'e': o->envs = optarg; break;
-		case 'r': o->root = optarg; break;
-		case 's': o->suite = optarg; break;
-		case 'b': o->backend = optarg; break;
-		case 'j': o->json = 1; break;
-		case 't':
-			if (ap_opt_timeout(optarg, &o->timeout_s))
-				return -AP_EXIT_USAGE;
-			break;
-		default:
-			return -ap_opt_bad(argv[0], c, argv);
-		}
-	}
-	return 0;
-}
+#define AT(field) offsetof(struct ap_env_opts, field)
+static const struct ap_opt create_opts[] = {
+	{ "suite", "SUITE", "the Debian suite to bootstrap (bookworm, trixie, sid, ...)",
+	  AT(suite), NULL, AP_OPT_REQUIRED },
+	{ "backend", "openreg", "also builds this out-of-tree backend into the environment",
+	  AT(backend), NULL, 0 },
+	AP_CLI_OPT_ROOT(struct ap_env_opts),
+};
+static const struct ap_opt show_opts[] = {
+	{ "json", NULL, "the fingerprints as JSON", AT(json), NULL, 0 },
+	AP_CLI_OPT_TIMEOUT(struct ap_env_opts, "seconds each environment may take to answer "
+			   "(default 120)"),
+	AP_CLI_OPT_ENVS(struct ap_env_opts), AP_CLI_OPT_ROOT(struct ap_env_opts),
+};
+static const struct ap_opt list_opts[] = {
+	AP_CLI_OPT_TIMEOUT(struct ap_env_opts, "seconds each environment may take to start "
+			   "(default 30)"),
+	AP_CLI_OPT_ENVS(struct ap_env_opts), AP_CLI_OPT_ROOT(struct ap_env_opts),
+};
+#undef AT
+
+static const struct ap_optset create_set = { "env create", "NAME",
+	"provision a reference environment", AP_OPTS(create_opts) };
+static const struct ap_optset show_set = { "env show", "NAME...", "fingerprint environments",
+	AP_OPTS(show_opts) };
+static const struct ap_optset list_set = { "env list", "",
+	"list environments, reachable or not", AP_OPTS(list_opts) };
+const struct ap_optset *const ap_env_optsets[] = { &create_set, &show_set, &list_set, NULL };
 
 static void env_job_run(void *item)
 {
@@ -194,8 +190,11 @@ out:
 	return rc;
 }
 
-static int env_list(struct ap_env_opts *o)
+/* env list takes no operands; those given are ignored, as they always were. */
+static int env_list(int argc, char **argv, struct ap_env_opts *o)
 {
+	(void)argc;
+	(void)argv;
 	struct ap_envs envs;
 	struct ap_env_job *jobs;
 	int rc = load(o, &envs);
@@ -303,18 +302,24 @@ static int env_create(int argc, char **argv, struct ap_env_opts *o)
 
 int ap_cmd_env(int argc, char **argv)
 {
+	static const struct {
+		const struct ap_optset *set;
+		int (*run)(int argc, char **argv, struct ap_env_opts *o);
+	} verbs[] = { { &create_set, env_create }, { &show_set, env_show },
+		      { &list_set, env_list } };
 	struct ap_env_opts o = { 0 };
 	if (argc < 2)
 		return ap_usage("env: want create, show or list");
+	if (ap_cli_wants_help(argv[1]))
+		return ap_cli_print_verbs(ap_env_optsets);
 	const char *sub = argv[1];
-	int r = env_parse_opts(argc - 1, argv + 1, &o);
-	if (r)
-		return -r;
-	if (!strcmp(sub, "show"))
-		return env_show(argc - 1, argv + 1, &o);
-	if (!strcmp(sub, "list"))
-		return env_list(&o);
-	if (!strcmp(sub, "create"))
-		return env_create(argc - 1, argv + 1, &o);
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcmp(sub, verbs[i].set->name + strlen("env ")))
+			continue;
+		int r = ap_cli_parse(verbs[i].set, argc - 1, argv + 1, &o);
+		if (r)
+			return r < 0 ? AP_EXIT_OK : r;
+		return verbs[i].run(argc - 1, argv + 1, &o);
+	}
 	return ap_usage("env: unknown subcommand '%s'", sub);
 }

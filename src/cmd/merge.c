@@ -3,12 +3,12 @@
  * catalog once. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/fsutil.h"
@@ -242,25 +242,26 @@ static int merge_write(struct merge *m, const char *out, json_t *all)
 	return r;
 }
 
+struct merge_opts {
+	const char *out;
+};
+
+static const struct ap_opt merge_opts[] = {
+	{ "out", "DIR", "where the merged sweep goes", offsetof(struct merge_opts, out), NULL,
+	  AP_OPT_REQUIRED },
+};
+
+static const struct ap_optset merge_set = { "merge", "SHARDDIR...",
+	"join sweep shards, checksums verified", AP_OPTS(merge_opts) };
+const struct ap_optset *const ap_merge_optsets[] = { &merge_set, NULL };
+
 int ap_cmd_merge(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "out", required_argument, NULL, 'o' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *out = NULL;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		if (c == 'o')
-			out = optarg;
-		else if (c == 'h') {
-			fputs("usage: apiparity merge SHARDDIR... --out DIR\n", stdout);
-			return AP_EXIT_OK;
-		} else
-			return ap_opt_bad("merge", c, argv);
-	}
+	struct merge_opts o = { 0 };
+	int r = ap_cli_parse(&merge_set, argc, argv, &o);
+	if (r)
+		return r < 0 ? AP_EXIT_OK : r;
+	const char *out = o.out;
 	if (!out || !*out || optind == argc)
 		return ap_usage("merge: want merge SHARDDIR... --out DIR");
 	struct merge *m = calloc(1, sizeof(*m));

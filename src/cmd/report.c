@@ -1,10 +1,10 @@
 /* apiparity report - the acceptance report from a submission's bundles. */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "review/docs.h"
@@ -23,23 +23,26 @@ struct ap_report_opts {
 	const char *lang, *docs, *formats;
 };
 
+#define AT(field) offsetof(struct ap_report_opts, field)
+static const struct ap_opt report_opts[] = {
+	{ "lang", "zh|en", "the language of report.md and report.html (default zh)", AT(lang),
+	  NULL, 0 },
+	{ "docs", "DOCSDIR", "the backend's support pages, to compare with the evidence",
+	  AT(docs), NULL, 0 },
+	{ "format", "md,html,json,junit,png", "the outputs to write (default all)", AT(formats),
+	  NULL, 0 },
+};
+#undef AT
+
+static const struct ap_optset report_set = { "report", "DIR",
+	"the acceptance report of a submission", AP_OPTS(report_opts) };
+const struct ap_optset *const ap_report_optsets[] = { &report_set, NULL };
+
 static int report_parse(int argc, char **argv, struct ap_report_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "lang", required_argument, NULL, 'l' }, { "docs", required_argument, NULL, 'd' },
-		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l': o->lang = optarg; break;
-		case 'd': o->docs = optarg; break;
-		case 'f': o->formats = optarg; break;
-		default: return ap_opt_bad("report", c, argv);
-		}
-	}
+	int r = ap_cli_parse(&report_set, argc, argv, o);
+	if (r)
+		return r;
 	for (const char *p = o->formats; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
 		size_t n = strcspn(p, ",");
 		int known = 0;
@@ -183,7 +186,7 @@ int ap_cmd_report(int argc, char **argv)
 	json_t *docs = NULL;
 	int rc = report_parse(argc, argv, &o);
 	if (rc)
-		return rc;
+		return rc < 0 ? AP_EXIT_OK : rc;
 	const char *dir = argv[optind];
 	int r = ap_submission_load(&s, dir, &err);
 	if (r) {

@@ -1,7 +1,6 @@
 /* apiparity sweep - catalog the public API surface in each environment and
  * write the support matrix. */
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +38,6 @@ struct sweep_opts {
 	int samples;          /* --samples: per OpInfo entry, dtype and kind */
 };
 
-static const char sweep_usage[] =
-	"usage: apiparity sweep [--env NAME]... --out DIR [--depth resolve|signature|probe|numeric]\n"
-	"                       [--resume] [--shard I/N | --shard-count N] [--catalog FILE]\n"
-	"                       [--reference NAME] [--timeout S] [--envs FILE] [--root DIR]\n"
-	"                       [--samples N] [--specs DIR]\n";
-
 static int depth_ok(const char *d)
 {
 	if (!strcmp(d, "resolve") || !strcmp(d, "signature") || !strcmp(d, "probe") ||
@@ -60,65 +53,71 @@ static int deep(const char *d)
 }
 
 /* --samples N: 1 to AP_NUMERIC_SAMPLES_MAX, digits only. */
-static int samples_opt(const char *s, int *out)
+static int sweep_samples(void *opts, const struct ap_opt *opt, const char *arg,
+			 struct ap_buf *err)
 {
 	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || *s < '0' || *s > '9' || v < 1 || v > AP_NUMERIC_SAMPLES_MAX)
-		return ap_usage("sweep: --samples wants a number from 1 to %d",
-				AP_NUMERIC_SAMPLES_MAX);
-	*out = (int)v;
+	long v = strtol(arg, &end, 10);
+	(void)opt;
+	if (!*arg || *end || *arg < '0' || *arg > '9' || v < 1 || v > AP_NUMERIC_SAMPLES_MAX) {
+		ap_buf_addf(err, "sweep: --samples wants a number from 1 to %d",
+			    AP_NUMERIC_SAMPLES_MAX);
+		return -EINVAL;
+	}
+	((struct sweep_opts *)opts)->samples = (int)v;
 	return 0;
 }
 
+/* --env NAME, once per environment. */
+static int sweep_add_env(void *opts, const struct ap_opt *opt, const char *arg,
+			 struct ap_buf *err)
+{
+	struct sweep_opts *o = opts;
+	(void)opt;
+	if (o->nnames == AP_MAX_ENVS) {
+		ap_buf_addf(err, "sweep: at most %d environments", AP_MAX_ENVS);
+		return -EINVAL;
+	}
+	o->names[o->nnames++] = arg;
+	return 0;
+}
+
+#define AT(field) offsetof(struct sweep_opts, field)
+static const struct ap_opt sweep_opt_table[] = {
+	{ "env", "NAME", "an environment to sweep (default: every one of the file but local)", 0,
+	  sweep_add_env, AP_OPT_REPEAT },
+	{ "out", "DIR", "where the matrix and the journals go", AT(out), NULL, AP_OPT_REQUIRED },
+	{ "depth", "resolve|signature|probe|numeric", "how much to measure per API (default "
+	  "signature): probe also runs the family probes, numeric the OpInfo samples too",
+	  AT(depth), NULL, 0 },
+	{ "resume", NULL, "continues a sweep that was killed, from its journals", AT(resume), NULL,
+	  0 },
+	{ "shard", "I/N", "walks catalog entries I, I+N, ... only", AT(shard), NULL, 0 },
+	{ "shard-count", "N", "the number of shards, with the shard index from the job "
+	  "($JOB_COMPLETION_INDEX)", AT(shard_count), NULL, 0 },
+	{ "catalog", "FILE", "the catalog of entries to walk (default: the built-in one)",
+	  AT(catalog), NULL, 0 },
+	{ "reference", "NAME", "the environment each API is compared with (default: the first "
+	  "that has it)", AT(reference), NULL, 0 },
+	AP_CLI_OPT_TIMEOUT(struct sweep_opts, "seconds an entry (and each probe and sample) may "
+			   "take (default 120)"),
+	{ "samples", "N", "at most N numeric samples per OpInfo entry, dtype and kind (default 1)",
+	  0, sweep_samples, 0 },
+	{ "specs", "DIR", "the family specs (default: the built-in ones)", AT(specs), NULL, 0 },
+	AP_CLI_OPT_ENVS(struct sweep_opts),
+	AP_CLI_OPT_ROOT(struct sweep_opts),
+};
+#undef AT
+
+static const struct ap_optset sweep_set = { "sweep", "",
+	"the support matrix of every public API", AP_OPTS(sweep_opt_table) };
+const struct ap_optset *const ap_sweep_optsets[] = { &sweep_set, NULL };
+
 static int sweep_parse(int argc, char **argv, struct sweep_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "envs", required_argument, NULL, 'E' }, { "env", required_argument, NULL, 'e' },
-		{ "root", required_argument, NULL, 'r' }, { "out", required_argument, NULL, 'o' },
-		{ "depth", required_argument, NULL, 'd' }, { "resume", no_argument, NULL, 'R' },
-		{ "shard", required_argument, NULL, 's' },
-		{ "shard-count", required_argument, NULL, 'n' },
-		{ "catalog", required_argument, NULL, 'c' },
-		{ "reference", required_argument, NULL, 'f' },
-		{ "timeout", required_argument, NULL, 't' }, { "help", no_argument, NULL, 'h' },
-		{ "samples", required_argument, NULL, 'N' },
-		{ "specs", required_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'E': o->envs = optarg; break;
-		case 'S': o->specs = optarg; break;
-		case 'N':
-			if (samples_opt(optarg, &o->samples))
-				return AP_EXIT_USAGE;
-			break;
-		case 'r': o->root = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'd': o->depth = optarg; break;
-		case 'R': o->resume = 1; break;
-		case 's': o->shard = optarg; break;
-		case 'n': o->shard_count = optarg; break;
-		case 'c': o->catalog = optarg; break;
-		case 'f': o->reference = optarg; break;
-		case 'h': fputs(sweep_usage, stdout); return -1;
-		case 'e':
-			if (o->nnames == AP_MAX_ENVS)
-				return ap_usage("sweep: at most %d environments", AP_MAX_ENVS);
-			o->names[o->nnames++] = optarg;
-			break;
-		case 't':
-			if (ap_opt_timeout(optarg, &o->timeout_s))
-				return AP_EXIT_USAGE;
-			break;
-		default:
-			return ap_opt_bad("sweep", c, argv);
-		}
-	}
+	int r = ap_cli_parse(&sweep_set, argc, argv, o);
+	if (r)
+		return r;
 	if (optind != argc)
 		return ap_usage("sweep: unexpected argument '%s'", argv[optind]);
 	if (!o->out || !*o->out)

@@ -1,6 +1,5 @@
 /* apiparity tests - upstream's official tests: fetch them for an environment's
  * torch version, and find the ones that exercise a target. */
-#include <getopt.h>
 #include <regex.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -27,38 +26,38 @@ struct ap_tests_opts {
 	int timeout_s;
 };
 
-static int tests_parse(int argc, char **argv, struct ap_tests_opts *o)
-{
-	static const struct option longopts[] = {
-		{ "envs", required_argument, NULL, 'E' }, { "env", required_argument, NULL, 'e' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "torch-src", required_argument, NULL, 's' },
-		{ "claimed", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "log", required_argument, NULL, 'l' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":k:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'k': o->select = optarg; break;
-		case 'l': o->log = optarg; break;
-		case 't':
-			if (ap_opt_timeout(optarg, &o->timeout_s))
-				return AP_EXIT_USAGE;
-			break;
-		case 'E': o->envs = optarg; break;
-		case 'e': o->env = optarg; break;
-		case 'r': o->root = optarg; break;
-		case 's': o->torch_src = optarg; break;
-		case 'c': o->claimed = optarg; break;
-		default: return ap_opt_bad("tests", c, argv);
-		}
-	}
-	return 0;
-}
+#define AT(field) offsetof(struct ap_tests_opts, field)
+#define TORCH_SRC { "torch-src", "DIR", "a torch source tree, instead of the tests fetched " \
+		    "for the environment's torch", AT(torch_src), NULL, 0 }
+#define ENV { "env", "ENV", "the environment", AT(env), NULL, AP_OPT_REQUIRED }
+static const struct ap_opt fetch_opts[] = {
+	AP_CLI_OPT_ENVS(struct ap_tests_opts), AP_CLI_OPT_ROOT(struct ap_tests_opts), TORCH_SRC,
+};
+static const struct ap_opt find_opts[] = {
+	ENV,
+	{ "claimed", "NODEID", "the official test claimed to cover TARGET, checked to exist",
+	  AT(claimed), NULL, 0 },
+	TORCH_SRC, AP_CLI_OPT_ENVS(struct ap_tests_opts), AP_CLI_OPT_ROOT(struct ap_tests_opts),
+};
+static const struct ap_opt run_opts[] = {
+	ENV,
+	{ "k", "REGEX", "only the tests whose node id matches (extended, ignoring case)",
+	  AT(select), NULL, 0 },
+	AP_CLI_OPT_TIMEOUT(struct ap_tests_opts, "seconds each test may run (default 30)"),
+	{ "log", "FILE", "writes the tests' output there", AT(log), NULL, 0 },
+	TORCH_SRC, AP_CLI_OPT_ENVS(struct ap_tests_opts), AP_CLI_OPT_ROOT(struct ap_tests_opts),
+};
+#undef ENV
+#undef TORCH_SRC
+#undef AT
+
+static const struct ap_optset fetch_set = { "tests fetch", "ENV",
+	"get upstream's tests for ENV's torch", AP_OPTS(fetch_opts) };
+static const struct ap_optset find_set = { "tests find", "TARGET",
+	"the upstream tests that use TARGET", AP_OPTS(find_opts) };
+static const struct ap_optset run_set = { "tests run", "FILE",
+	"run a test file, a fork per test", AP_OPTS(run_opts) };
+const struct ap_optset *const ap_tests_optsets[] = { &fetch_set, &find_set, &run_set, NULL };
 
 /* Loads the environments and starts a worker in the named one (with the test
  * trees bound). Returns 0, or an exit code already reported. */
@@ -367,18 +366,24 @@ int ap_cmd_tests(int argc, char **argv)
 	struct ap_tests_opts o = { 0 };
 	if (argc < 2)
 		return ap_usage("tests: want fetch ENV, find TARGET --env ENV, or run FILE --env ENV");
+	if (ap_cli_wants_help(argv[1]))
+		return ap_cli_print_verbs(ap_tests_optsets);
+	static const struct {
+		const struct ap_optset *set;
+		int (*run)(const struct ap_tests_opts *o, const char *operand);
+	} verbs[] = { { &fetch_set, tests_fetch }, { &find_set, tests_find },
+		      { &run_set, tests_tests_run } };
 	const char *sub = argv[1];
-	int r = tests_parse(argc - 1, argv + 1, &o);
-	if (r)
-		return r;
-	if (argc - 1 - optind != 1)
-		return ap_usage("tests %s: name exactly one %s", sub, !strcmp(sub, "fetch") ?
-				"environment" : !strcmp(sub, "run") ? "test file" : "TARGET");
-	if (!strcmp(sub, "fetch"))
-		return tests_fetch(&o, argv[1 + optind]);
-	if (!strcmp(sub, "find"))
-		return tests_find(&o, argv[1 + optind]);
-	if (!strcmp(sub, "run"))
-		return tests_tests_run(&o, argv[1 + optind]);
+	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcmp(sub, verbs[i].set->name + strlen("tests ")))
+			continue;
+		int r = ap_cli_parse(verbs[i].set, argc - 1, argv + 1, &o);
+		if (r)
+			return r < 0 ? AP_EXIT_OK : r;
+		if (argc - 1 - optind != 1)
+			return ap_usage("tests %s: name exactly one %s", sub, !strcmp(sub, "fetch") ?
+					"environment" : !strcmp(sub, "run") ? "test file" : "TARGET");
+		return verbs[i].run(&o, argv[1 + optind]);
+	}
 	return ap_usage("tests: unknown subcommand '%s'", sub);
 }

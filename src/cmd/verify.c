@@ -1,11 +1,11 @@
 /* apiparity verify - review a submission for a maintainer: ACCEPT or
  * CHANGES-NEEDED, each reason on its own line, as Markdown (or, with
  * --format, as JSON for bots or JUnit XML for CI). */
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "base/err.h"
@@ -34,39 +34,42 @@ static void verify_print(const char *dir, const json_t *reasons, const struct ap
 	ap_text_fputs(ap_buf_str(out), AP_TEXT_BLOCK, stdout);
 }
 
+struct verify_opts {
+	const char *policy, *trust, *format;
+};
+
+#define AT(field) offsetof(struct verify_opts, field)
+static const struct ap_opt verify_opts[] = {
+	{ "policy", "FILE", "the review policy (default: the built-in one)", AT(policy), NULL, 0 },
+	{ "trust", "FILE", "accepts only manifests signed by a public key of this PEM file",
+	  AT(trust), NULL, 0 },
+	{ "format", "md|json|junit", "the review as Markdown, JSON or JUnit XML (default md)",
+	  AT(format), NULL, 0 },
+};
+#undef AT
+
+static const struct ap_optset verify_set = { "verify", "DIR",
+	"review a submission: ACCEPT or CHANGES-NEEDED (exit 0 or 1)", AP_OPTS(verify_opts) };
+const struct ap_optset *const ap_verify_optsets[] = { &verify_set, NULL };
+
 int ap_cmd_verify(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "policy", required_argument, NULL, 'p' },
-		{ "trust", required_argument, NULL, 't' }, { "format", required_argument, NULL, 'f' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *policy_path = NULL, *trust_path = NULL, *format = "md";
+	struct verify_opts vo = { NULL, NULL, "md" };
 	struct ap_buf err = { 0 }, out = { 0 };
 	struct ap_trust *trust = NULL;
 	json_t *policy = NULL, *reasons = NULL;
-	int c, rc;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		if (c == 'p')
-			policy_path = optarg;
-		else if (c == 't')
-			trust_path = optarg;
-		else if (c == 'f')
-			format = optarg;
-		else
-			return ap_opt_bad("verify", c, argv);
-	}
-	if (strcmp(format, "md") && strcmp(format, "json") && strcmp(format, "junit"))
-		return ap_usage("verify: --format is md, json or junit, not '%s'", format);
+	int rc = ap_cli_parse(&verify_set, argc, argv, &vo);
+	if (rc)
+		return rc < 0 ? AP_EXIT_OK : rc;
+	if (strcmp(vo.format, "md") && strcmp(vo.format, "json") && strcmp(vo.format, "junit"))
+		return ap_usage("verify: --format is md, json or junit, not '%s'", vo.format);
 	if (argc - optind != 1)
 		return ap_usage("verify: name the submission directory");
-	if (!(policy = ap_policy_load(policy_path, &err))) {
+	if (!(policy = ap_policy_load(vo.policy, &err))) {
 		rc = ap_fail(-AP_ECONFIG, "verify --policy", &err);
 		goto out;
 	}
-	if (trust_path && (rc = ap_trust_load(trust_path, &trust, &err))) {
+	if (vo.trust && (rc = ap_trust_load(vo.trust, &trust, &err))) {
 		rc = ap_fail(rc, "verify --trust", &err);
 		goto out;
 	}
@@ -75,7 +78,7 @@ int ap_cmd_verify(int argc, char **argv)
 	if (!reasons)
 		rc = ap_fail(-AP_ECONFIG, "verify", &err);
 	else {
-		verify_print(argv[optind], reasons, &o, format, &out);
+		verify_print(argv[optind], reasons, &o, vo.format, &out);
 		rc = json_array_size(reasons) ? AP_EXIT_FAILED : AP_EXIT_OK;
 	}
 out:

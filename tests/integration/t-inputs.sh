@@ -17,10 +17,12 @@ for o in --envs --env --root --out --reference --timeout --script --specs --torc
 done
 for o in --lang --docs --format; do needs "report_${o#--}" "$o" "$APIPARITY" report "$T"; done
 needs verify_policy --policy "$APIPARITY" verify "$T"
-for o in --envs --root --torch-src --claimed --timeout --log --env -k; do
+for o in --envs --root --torch-src --timeout --log --env -k; do
 	needs "tests_${o#-}" "$o" "$APIPARITY" tests run x.py
 done
-for o in --envs --root --suite --timeout; do needs "env_${o#--}" "$o" "$APIPARITY" env show trixie; done
+needs tests_claimed --claimed "$APIPARITY" tests find x
+for o in --envs --root --timeout; do needs "env_${o#--}" "$o" "$APIPARITY" env show trixie; done
+needs env_suite --suite "$APIPARITY" env create x
 run 2 unknown_option_is_still_called_unknown "$APIPARITY" check $TARGET --colour
 contains "$err" "unknown option '--colour'" unknown_option_is_named
 
