@@ -41,9 +41,25 @@
 #include "base/buf.h"
 #include "base/outcome.h"
 #include "env/envs.h"
-#include "evidence/view.h"
+
 
 #define AP_BUNDLE_SCHEMA "apiparity.bundle/1"
+
+/* A count by name: an operator or a device of a device trace. */
+struct ap_count_view {
+	const char *name;
+	long long n;
+};
+
+/* The operators a check dispatched and the devices of its tensors (a
+ * check's or a bundle's device_trace; view.h reads them). */
+struct ap_device_trace_view {
+	int present;           /* the check has a device trace at all */
+	int available;         /* tracing worked there */
+	const char *why;       /* why not, when not */
+	size_t nops, ndevices;
+	struct ap_count_view *ops, *devices;
+};
 
 /* --- building ------------------------------------------------------------ */
 

@@ -17,26 +17,12 @@
 #include <stddef.h>
 
 #include "base/outcome.h"
+#include "evidence/bundle.h"
 
 /* One step of an observation trace. */
 struct ap_step_view {
 	const char *step;      /* NULL when the record has none */
 	const json_t *value;   /* NULL when the record has none */
-};
-
-/* A count by name: an operator or a device of a device trace. */
-struct ap_count_view {
-	const char *name;
-	long long n;
-};
-
-/* The operators a check dispatched and the devices of its tensors. */
-struct ap_device_trace_view {
-	int present;           /* the check has a device trace at all */
-	int available;         /* tracing worked there */
-	const char *why;       /* why not, when not */
-	size_t nops, ndevices;
-	struct ap_count_view *ops, *devices;
 };
 
 struct ap_check_view {
