@@ -6,8 +6,9 @@
 . "$(dirname "$0")/lib.sh"
 plan 11
 
-# Loads the worker as the module apiparity_worker and runs the tests verbosely;
-# fails when no test ran.
+# Loads the worker, the program the binary embeds (its modules joined by the
+# build), as the module apiparity_worker and runs the tests verbosely; fails
+# when no test ran.
 boot='import json, sys, types, unittest
 src = json.load(sys.stdin)
 def load(name, text):
@@ -23,7 +24,7 @@ sys.exit(0 if r.wasSuccessful() and r.testsRun else 1)'
 
 /usr/bin/python3 -c 'import json, sys
 print(json.dumps({"worker": open(sys.argv[1]).read(), "test": open(sys.argv[2]).read()}))' \
-	"$TOP/worker/apiparity_worker.py" "$TOP/tests/worker/test_worker.py" > "$T/sources.json"
+	"$(dirname "$APIPARITY")/apiparity_worker.py" "$TOP/tests/worker/test_worker.py" > "$T/sources.json"
 
 run 0 worker_unit_tests_pass_with_this_machines_python /usr/bin/python3 -c "$boot" < "$T/sources.json"
 contains "$err" "^Ran [1-9][0-9]* tests" worker_unit_tests_ran_here

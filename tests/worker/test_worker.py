@@ -6,8 +6,9 @@
 #
 # The worker is imported as a module: the runner puts it into sys.modules as
 # "apiparity_worker" (no file needs to exist inside a chroot), else it is
-# loaded from worker/apiparity_worker.py. Importing it must not start its
-# main loop.
+# loaded from build/apiparity_worker.py, the program the build joins from the
+# modules of worker/ (make build/apiparity_worker.py). Importing it must not
+# start its main loop.
 
 import ast
 import base64
@@ -24,7 +25,7 @@ def _load_worker():
     if "apiparity_worker" in sys.modules:
         return sys.modules["apiparity_worker"]
     here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "..", "worker", "apiparity_worker.py")
+    path = os.path.join(here, "..", "..", "build", "apiparity_worker.py")
     spec = importlib.util.spec_from_file_location("apiparity_worker", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
