@@ -1,9 +1,14 @@
+# ---------------------------------------------------------------- main
+#
+# The table of operations (OPS: a request's "op" -> its function, one literal
+# that a test can read) and the loop that answers requests until "exit".
+
 OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
        "package": op_package, "tests_index": op_tests_index, "same_object": op_same_object,
        "tests_preflight": op_tests_preflight, "tests_import": op_tests_import,
        "tests_run": op_tests_run,
-       "opinfo": op_opinfo, "samples": op_samples, "run": op_run}
-OPS.update({"sweep_begin": op_sweep_begin, "sweep_walk": op_sweep_walk})
+       "opinfo": op_opinfo, "samples": op_samples, "run": op_run,
+       "sweep_begin": op_sweep_begin, "sweep_walk": op_sweep_walk}
 
 
 def _no_main_to_rerun():

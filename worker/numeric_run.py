@@ -1,3 +1,9 @@
+# ---------------------------------------------------------------- operators: running the samples
+#
+# Every environment's side: the samples run on CPU and on each device, in a
+# child that streams one frame per sample; outputs and gradients go back as
+# tagged values, unjudged.
+
 def _grad_output(t):
     """A grad_output for t made from its shape alone, the same in every torch:
     small multiples of 1/8 in [-1, 1]."""

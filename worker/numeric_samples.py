@@ -1,3 +1,9 @@
+# ---------------------------------------------------------------- operators: OpInfo entries and samples
+#
+# The OpInfo (and ModuleInfo) entries a target stands for, with the dtypes
+# each supports (op_opinfo, in every environment), their samples as tagged
+# data (op_samples, in the reference), and an nn module built from a sample.
+
 def _op_db():
     """OpInfo's database of this torch, imported once (upstream's testing
     helpers read /proc and set flags; that happens here, not in a probe)."""

@@ -1,3 +1,9 @@
+# ---------------------------------------------------------------- official tests: preflight
+#
+# Before a test file runs: where each module it imports comes from (the test
+# tree or the interpreter), whether it imports here, and the runner a
+# preflight may keep, the module imported, for the tests_run that follows.
+
 _RESOLVED = {}
 
 

@@ -1,3 +1,9 @@
+# ---------------------------------------------------------------- official tests: running a file's tests
+#
+# A runner process imports a test file once; a child of it runs the tests one
+# after another, each within its timeout, and streams one frame per test; a
+# crash or a hang costs only its test, and a fresh child runs the rest.
+
 def _load_test_module(path, root):
     import importlib.util
     fdir = os.path.dirname(path)
