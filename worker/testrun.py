@@ -244,13 +244,15 @@ def _one_child(mod, nodes, timeout, w, out_fd):
     timeout seconds of the one before. Returns how many of nodes have their
     result: all, or those up to and including the test that the child died
     in (CRASH) or passed its deadline in (TIMEOUT: the child is killed)."""
+    # Where the child's output starts, read before it can write any.
+    start = os.fstat(out_fd).st_size
     pid, r = _spawn_child(lambda cw: _file_child(mod, nodes, cw, out_fd), out_fd)
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pidfd = None
     buf, done, how, status = b"", 0, "frame", None
-    start, t0 = os.fstat(out_fd).st_size, time.monotonic()
+    t0 = time.monotonic()
     try:
         while done < len(nodes) and how == "frame":
             buf, how, status = _await_frames(pid, r, pidfd, buf, t0 + timeout)
