@@ -48,8 +48,26 @@ $(BUILD)/gen-%.o: $(BUILD)/gen-%.c
 $(BUILD)/embed: tools/embed.c | $(BUILD)
 	$(CC) -O2 -o $@ $<
 
-$(BUILD)/gen-worker.c: worker/apiparity_worker.py $(BUILD)/embed
+# The worker is one program, sent on stdin to each target interpreter: its
+# modules, joined in this order into $(BUILD)/apiparity_worker.py, two blank
+# lines between one module and the next, and that file is what the binary
+# embeds. They share one namespace; a module uses at import time only what
+# comes before it (protocol.py holds the imports, main.py the OPS table, the
+# loop and the program's entry). `make worker-modules` prints the list (the
+# tests read it there).
+WORKER_PY := $(addprefix worker/,protocol.py fingerprint.py resolve.py probe.py \
+             testindex.py testpreflight.py testrun.py sweep.py \
+             numeric_tags.py numeric_samples.py numeric_run.py main.py)
+
+$(BUILD)/apiparity_worker.py: $(WORKER_PY) | $(BUILD)
+	awk 'FNR == 1 && NR > 1 { print "\n" } { print }' $(WORKER_PY) > $@.tmp
+	mv $@.tmp $@
+
+$(BUILD)/gen-worker.c: $(BUILD)/apiparity_worker.py $(BUILD)/embed
 	$(BUILD)/embed ap_worker_py < $< > $@
+
+worker-modules:
+	@echo $(WORKER_PY)
 
 $(BUILD)/gen-envs.c: envs/reference.ini $(BUILD)/embed
 	$(BUILD)/embed ap_reference_envs < $< > $@
@@ -192,4 +210,5 @@ fuzz: deps
 clean:
 	rm -rf build build-san
 
-.PHONY: all deps envs check test mutants mutants-run demo demo-run bench bench-smoke fuzz clean FORCE
+.PHONY: all deps envs check test mutants mutants-run demo demo-run bench bench-smoke fuzz clean FORCE \
+	worker-modules

@@ -1,8 +1,8 @@
 #!/bin/bash
-# The shape of the tree: layers, build hygiene, headers, and the exit-code
-# table documented where the code says it is.
+# The shape of the tree: layers, build hygiene, headers, the exit-code
+# table documented where the code says it is, and the worker's modules.
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 16
 cd "$TOP"
 
 # The include rules (tests/check-layers prints TAP of its own; re-numbered here).
@@ -57,6 +57,35 @@ while IFS='|' read -r c text; do
 	case "$m" in *"$text"*) ;; *) differ="$differ man:$c" ;; esac
 done <<< "$help"
 equals "$differ" "" readme_and_man_page_give_help_s_meaning_for_each_code
+
+# The worker: modules of at most 600 lines, each joined by the build (the
+# Makefile's WORKER_PY) and each with its unit test file; the program the
+# binary embeds is those modules joined in that order, two blank lines
+# between; the usage indexer's code (hashed by src/check/testindex.c) lies in
+# one module; OPS is the one literal tests/worker/list-ops reads.
+build=$(dirname "$APIPARITY")
+modules=$(make -s --no-print-directory -C "$TOP" worker-modules)
+long="" unjoined="" untested=""
+for m in $modules; do
+	[ "$(wc -l < "$m")" -le 600 ] || long="$long $m($(wc -l < "$m"))"
+	[ -f "tests/worker/test_$(basename "$m")" ] || untested="$untested $m"
+done
+for m in worker/*.py; do
+	case " $modules " in *" $m "*) ;; *) unjoined="$unjoined $m" ;; esac
+done
+equals "$long" "" every_worker_module_is_at_most_600_lines
+equals "$unjoined" "" every_file_of_worker_is_a_module_the_build_joins
+equals "$untested" "" every_worker_module_has_its_unit_test_file
+# shellcheck disable=SC2086 # one word a module
+joined=$(py 'import sys
+sys.stdout.write("\n\n".join(t if t.endswith("\n") else t + "\n"
+                              for t in (open(p).read() for p in sys.argv[1:])))' $modules | sha256sum)
+equals "$(sha256sum < "$build/apiparity_worker.py")|$("$build/embed" ap_worker_py < "$build/apiparity_worker.py" | cmp -s - "$build/gen-worker.c" && echo embedded)" \
+	"$joined|embedded" the_worker_embedded_is_its_modules_joined_in_order
+equals "$(grep -l '^# apiparity-indexer: \(begin\|end\)$' $modules | tr '\n' ' ')|$(grep -c '^# apiparity-indexer: \(begin\|end\)$' "$build/apiparity_worker.py")" \
+	"worker/testindex.py |2" the_usage_indexer_s_code_lies_in_one_worker_module
+ops=$(tests/worker/list-ops 2>&1)
+contains "$ops" '^fingerprint$' the_worker_s_ops_table_is_one_literal_naming_its_functions
 
 # Every mutant still applies to the tree as it is: a merge that moves the
 # mutated line must be caught here, by make check, and not first by the

@@ -1,13 +1,16 @@
 #!/bin/bash
-# The worker's pure functions (tests/worker/test_worker.py), run by each
-# reference environment's own Python: the worker runs on Python 3.11 to 3.14,
-# and ast, unittest and json differ between them. Nothing is copied into a
-# chroot: both sources go in on stdin, as the worker itself does.
+# The worker's unit tests (tests/worker/test_<module>.py, one file for each
+# module of worker/), run by each reference environment's own Python: the
+# worker runs on Python 3.11 to 3.14, and ast, unittest and json differ
+# between them. Nothing is copied into a chroot: every source goes in on
+# stdin, as the worker itself does.
 . "$(dirname "$0")/lib.sh"
-plan 11
+plan 12
 
-# Loads the worker as the module apiparity_worker and runs the tests verbosely;
-# fails when no test ran.
+# Loads the worker, the program the binary embeds (its modules joined by the
+# build), as the module apiparity_worker, then the tests' helpers
+# (workertest), then every test file, and runs them all verbosely; fails when
+# no test ran.
 boot='import json, sys, types, unittest
 src = json.load(sys.stdin)
 def load(name, text):
@@ -17,17 +20,29 @@ def load(name, text):
     exec(compile(text, name + ".py", "exec"), m.__dict__)
     return m
 load("apiparity_worker", src["worker"])
-t = load("test_worker", src["test"])
-r = unittest.TextTestRunner(verbosity=2).run(unittest.defaultTestLoader.loadTestsFromModule(t))
+load("workertest", src["workertest"])
+suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromModule(load(n, t))
+                           for n, t in sorted(src["tests"].items()))
+r = unittest.TextTestRunner(verbosity=2).run(suite)
 sys.exit(0 if r.wasSuccessful() and r.testsRun else 1)'
 
-/usr/bin/python3 -c 'import json, sys
-print(json.dumps({"worker": open(sys.argv[1]).read(), "test": open(sys.argv[2]).read()}))' \
-	"$TOP/worker/apiparity_worker.py" "$TOP/tests/worker/test_worker.py" > "$T/sources.json"
+/usr/bin/python3 -c 'import json, os, sys
+tests = dict((os.path.basename(p)[:-len(".py")], open(p).read()) for p in sys.argv[3:])
+print(json.dumps({"worker": open(sys.argv[1]).read(), "workertest": open(sys.argv[2]).read(),
+                  "tests": tests}))' \
+	"$(dirname "$APIPARITY")/apiparity_worker.py" "$TOP/tests/worker/workertest.py" \
+	"$TOP"/tests/worker/test_*.py > "$T/sources.json"
 
 run 0 worker_unit_tests_pass_with_this_machines_python /usr/bin/python3 -c "$boot" < "$T/sources.json"
 contains "$err" "^Ran [1-9][0-9]* tests" worker_unit_tests_ran_here
 want=$(printf '%s\n' "$err" | sed -n 's/^Ran \([0-9]*\) tests.*/\1/p')
+# Each module of the worker has its test file, and each file ran a test.
+untested=""
+for m in $(make -s --no-print-directory -C "$TOP" worker-modules); do
+	m=$(basename "$m" .py)
+	printf '%s\n' "$err" | grep -q "(test_$m\." || untested="$untested $m"
+done
+equals "$untested" "" every_worker_module_s_tests_ran_here
 
 worker_tests_in() {
 	local e=$1 ver

@@ -1,0 +1,98 @@
+# Unit tests of worker/sweep.py: the pure parts of a sweep's walk (see
+# tests/worker/workertest.py).
+
+import os
+import sys
+import types
+import unittest
+
+from workertest import W
+
+
+class Sweep(unittest.TestCase):
+    """The pure parts of a sweep's walk: names, keys, members, lines."""
+
+    def test_public_names_sorted_without_underscores(self):
+        self.assertEqual(W._sweep_public(["b", "_x", "a", "__init__", 3]), ["a", "b"])
+
+    def test_a_member_is_keyed_by_its_class_name(self):
+        self.assertEqual(W._sweep_key("torch.autograd.grad_mode.set_multithreading_enabled", "clone"),
+                         "set_multithreading_enabled.clone")
+        self.assertEqual(W._sweep_key("torch.Tensor", "abs"), "Tensor.abs")
+
+    def test_own_members_include_private_bases_not_public_ones(self):
+        class _Base:
+            def hidden_base(self):
+                pass
+
+        class Public:
+            def public_base(self):
+                pass
+
+        class C(_Base, Public):
+            def own(self):
+                pass
+        names = W._sweep_public(W._sweep_own(C))
+        self.assertEqual(names, ["hidden_base", "own"])
+
+    def test_class_lines_come_from_one_parse_of_the_file(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+            f.write("x = 1\n\nclass A:\n    class B:\n        pass\n")
+        try:
+            self.assertEqual(W._class_line(f.name, "A"), 3)
+            self.assertEqual(W._class_line(f.name, "A.B"), 4)
+            self.assertIsNone(W._class_line(f.name, "C"))
+        finally:
+            os.unlink(f.name)
+
+    def test_a_module_walk_leaves_out_foreign_imports_and_walks_its_classes(self):
+        mod = types.ModuleType("torch.fake_sweep")
+        exec("import os\nfrom typing import Any\nclass K:\n    def m(self): pass\n"
+             "def f(a, b=1): pass\nK.__module__ = 'torch.fake_sweep'\n"
+             "f.__module__ = 'torch.fake_sweep'\n", mod.__dict__)
+        sys.modules["torch.fake_sweep"] = mod
+        try:
+            got = [(api, key, owner) for api, key, owner, _, _, _ in
+                   W._sweep_members("torch.fake_sweep", "module", set())]
+        finally:
+            del sys.modules["torch.fake_sweep"]
+        self.assertEqual(got, [("torch.fake_sweep.K", "torch.fake_sweep.K", None),
+                               ("torch.fake_sweep.f", "torch.fake_sweep.f", None),
+                               ("torch.fake_sweep.K.m", "K.m", "torch.fake_sweep.K")])
+
+    def test_each_api_once_however_many_entries_reach_it(self):
+        # A package that re-exports a class of its submodule (as torch.autograd
+        # does torch.autograd.function.Function), and a class with an entry of
+        # its own (as torch.nn.Module): each is walked once, where it lives.
+        pkg = types.ModuleType("torch.fake_dup")
+        sub = types.ModuleType("torch.fake_dup.sub")
+        exec("class Fn:\n    def go(self): pass\nFn.__module__ = 'torch.fake_dup.sub'\n",
+             sub.__dict__)
+        exec("class Cls:\n    def run(self): pass\nCls.__module__ = 'torch.fake_dup'\n",
+             pkg.__dict__)
+        pkg.sub, pkg.Fn = sub, sub.Fn
+        catalog = {"torch.fake_dup": "module", "torch.fake_dup.sub": "module",
+                   "torch.fake_dup.Cls": "class"}
+        sys.modules.update({"torch.fake_dup": pkg, "torch.fake_dup.sub": sub})
+        got = []
+        try:
+            for entry, walk in sorted(catalog.items()):
+                exclude = set(n for n in catalog if n.startswith(entry + "."))
+                got += [(api, key, entry) for api, key, _, _, _, _ in
+                        W._sweep_members(entry, walk, exclude)]
+        finally:
+            del sys.modules["torch.fake_dup"], sys.modules["torch.fake_dup.sub"]
+        self.assertEqual(sorted(got), [
+            ("torch.fake_dup.Cls", "torch.fake_dup.Cls", "torch.fake_dup.Cls"),
+            ("torch.fake_dup.Cls.run", "Cls.run", "torch.fake_dup.Cls"),
+            ("torch.fake_dup.Fn", "torch.fake_dup.Fn", "torch.fake_dup"),
+            ("torch.fake_dup.sub.Fn", "torch.fake_dup.sub.Fn", "torch.fake_dup.sub"),
+            ("torch.fake_dup.sub.Fn.go", "Fn.go", "torch.fake_dup.sub")])
+        # with each module entry's own line (apiparity adds it), no api twice
+        apis = [g[0] for g in got] + [e for e, w in catalog.items() if w == "module"]
+        self.assertEqual(len(apis), len(set(apis)), apis)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,53 @@
+# What the worker's unit tests (tests/worker/test_<module>.py, one file for
+# each module of worker/) share: W, the worker as one module, and a few
+# helpers.
+#
+# The tests run against the program the binary embeds, the modules joined by
+# the build: tests/integration/t-worker.sh puts it into sys.modules as
+# "apiparity_worker" (no file needs to exist inside a chroot), and any python3
+# here loads it from build/apiparity_worker.py (make build/apiparity_worker.py
+# first; APIPARITY_WORKER names another file):
+#   python3 -m unittest discover -s tests/worker
+# Importing it must not start its main loop.
+
+import importlib.util
+import json
+import os
+import struct
+import sys
+
+
+def _load_worker():
+    if "apiparity_worker" in sys.modules:
+        return sys.modules["apiparity_worker"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.environ.get("APIPARITY_WORKER") or \
+        os.path.join(here, "..", "..", "build", "apiparity_worker.py")
+    if not os.path.isfile(path):
+        raise ImportError("no worker program at %s: make build/apiparity_worker.py" % path)
+    spec = importlib.util.spec_from_file_location("apiparity_worker", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    sys.modules["apiparity_worker"] = mod
+    return mod
+
+
+W = _load_worker()
+
+
+def frame(obj):
+    """obj as one frame of the worker's protocol."""
+    body = json.dumps(obj).encode("utf-8")
+    return struct.pack(">I", len(body)) + body
+
+
+def has_torch():
+    return importlib.util.find_spec("torch") is not None
+
+
+def torch_or_none():
+    try:
+        import torch
+        return torch
+    except Exception:
+        return None

@@ -1,0 +1,268 @@
+# ---------------------------------------------------------------- operators: running the samples
+#
+# Every environment's side: the samples run on CPU and on each device, in a
+# child that streams one frame per sample; outputs and gradients go back as
+# tagged values, unjudged.
+
+def _grad_output(t):
+    """A grad_output for t made from its shape alone, the same in every torch:
+    small multiples of 1/8 in [-1, 1]."""
+    import torch
+    n = t.numel()
+    g = (torch.arange(n, dtype=torch.float64) * 7 % 17 - 8) / 8
+    return g.reshape(t.shape).to(dtype=t.dtype, device=t.device)
+
+
+def _flat(v, out):
+    """The leaves of an output (tensors, values) in order."""
+    import torch
+    if isinstance(v, torch.Tensor):
+        out.append(v)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _flat(x, out)
+    else:
+        out.append(v)
+    return out
+
+
+def _leaves(v, out):
+    """The tensors of an input that require grad, in order."""
+    import torch
+    if isinstance(v, torch.Tensor):
+        if v.requires_grad:
+            out.append(v)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _leaves(x, out)
+    elif isinstance(v, dict):
+        for x in v.values():
+            _leaves(x, out)
+    return out
+
+
+class _NoTrace(object):
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
+    """Runs one sample on device: {status: "ok", outputs, grads} or
+    {status: "raised", exception, message}. The forward runs inside trace()
+    (a device trace's TorchDispatchMode), the backward outside it: the
+    autograd engine carries a dispatch mode into its device thread, and
+    there, when an operator of the backward raises, upstream's openreg
+    aborts the process ("terminate called after throwing an instance of
+    'pybind11::error_already_set'": its C++ side calls back into Python where
+    it cannot fail), where without the mode it raises as it would for a user
+    (a limit of the backend, not a crash)."""
+    import torch
+    inp = _untag(s["input"], device)
+    args = _untag(s["args"], device)
+    kwargs = _untag(s["kwargs"], device)
+    try:
+        params = []
+        if "module" in s:  # fn is the class: the module is the sample's
+            fn, params = _module_call(fn, s["module"], device, grad)
+        leaves = _leaves([inp, args, kwargs], []) + params if grad else []
+        first = inp.clone() if inplace and isinstance(inp, torch.Tensor) else inp
+        with trace():
+            out = fn(*args, **kwargs) if "module" in s else fn(first, *args, **kwargs)
+        outs = _flat(out, [])
+        grads = []
+        diff = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
+        if leaves and diff:
+            got = torch.autograd.grad(diff, leaves, [_grad_output(o) for o in diff],
+                                      allow_unused=True)
+            grads = [g if g is not None else None for g in got]
+    except Exception as e:
+        return {"status": "raised", "exception": type(e).__name__, "message": _text(str(e))[:500]}
+    return {"status": "ok", "outputs": [_tag(o, spanned=False) for o in outs],
+            "grads": [_tag(g, spanned=False) for g in grads]}
+
+
+def _supported(facts, sample, device):
+    """Why this environment's OpInfo says sample's dtype does not run on
+    device, or None."""
+    if sample["dtype"] is None:
+        return None
+    op = facts.get((sample["op"], sample["variant"]))
+    if op is None:
+        return None  # no entry here to say otherwise: it runs
+    dts = op["dtypes"].get(device)
+    if dts is not None and sample["dtype"] not in dts:
+        return "dtype %s is not supported on %s by this torch's OpInfo for %s" % (
+            sample["dtype"], device, sample["op"])
+    return None
+
+
+def _run_sample(fn, sample, devices, facts):
+    """One sample on CPU and each device: the part of each side."""
+    import torch
+    parts = {}
+    for dev in ["cpu"] + list(devices):
+        why = _supported(facts, sample, dev)
+        if why is not None:
+            parts[dev] = {"status": "notrun", "reason": why}
+            continue
+        dt = _DeviceTrace(torch) if dev != "cpu" else None
+        trace = dt.mode if dt is not None and dt.mode is not None else _NoTrace
+        try:
+            parts[dev] = _run_side(fn, sample["sample"], dev, sample["inplace"],
+                                   sample["grad"], trace)
+        except Exception as e:  # the harness, not the operator: decoding, shipping
+            parts[dev] = {"status": "error", "reason": _exc_text(e)}
+        if dt is not None:
+            parts[dev]["device_trace"] = dt.result()
+    return parts
+
+
+def _device_works(device):
+    """Whether device still computes: after it raised where CPU did not, it
+    may have lost its daemon or driver."""
+    import torch
+    try:
+        return (torch.ones(2, device=device) + 1).cpu().tolist() == [2.0, 2.0]
+    except Exception:
+        return False
+
+
+def _sample_runner(target, samples, start, devices, facts, w):
+    """The runner process: resolves the target and runs samples from start,
+    one frame each ("begin" first, so that a crash is the sample's). Leaves
+    when a device that raised where CPU did not no longer computes: the next
+    runner starts it afresh."""
+    fn = _walk(target)[0]
+    # Devices start here, before the first sample's clock: a backend's
+    # start (a daemon that imports torch) is not a sample's time.
+    send(w, {"type": "ready", "devices": dict((d, _device_works(d)) for d in devices)})
+    for k in range(start, len(samples)):
+        send(w, {"type": "begin", "i": k})
+        parts = _run_sample(fn, samples[k], devices, facts)
+        send(w, {"type": "sample", "i": k, "parts": parts})
+        cpu_raised = parts.get("cpu", {}).get("status") == "raised"
+        if any(p.get("status") == "raised" and not cpu_raised and not _device_works(d)
+               for d, p in parts.items() if d != "cpu"):
+            return
+
+
+def _stream(pid, rfd, timeout, start_s, on_frame):
+    """Reads the runner's frames as they come, giving each sample's to
+    on_frame; the runner has start_s to be "ready", then each "begin"
+    restarts the per-sample clock. Returns (the index of the sample begun and
+    not finished or None, wait status or None on timeout)."""
+    import select
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    buf, current, deadline, eof = b"", None, time.monotonic() + start_s, False
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                buf += b"" if eof else _drain(rfd)
+            frames, used = _frames_used(buf)
+            buf = buf[used:]
+            for f in frames:
+                if f.get("type") in ("begin", "ready"):
+                    current, deadline = f.get("i"), time.monotonic() + timeout
+                elif f.get("type") == "sample":
+                    current = None
+                    on_frame(f)
+            if done:
+                _end_child(pid, status)
+                return current, status
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _end_child(pid, None)
+                return current, None
+            fds = ([] if eof else [rfd]) + ([] if pidfd is None else [pidfd])
+            ready, _, _ = select.select(fds, [], [], min(left, 0.05) if pidfd is None else left)
+            if rfd in ready:
+                chunk = os.read(rfd, 1 << 20)
+                buf += chunk
+                eof = not chunk
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _frames_used(buf):
+    """(the complete frames at the start of buf, the bytes they take)."""
+    out, i = [], 0
+    while len(buf) - i >= 4:
+        (n,) = struct.unpack(">I", buf[i:i + 4])
+        if len(buf) - i - 4 < n:
+            break
+        out += _frames(buf[i:i + 4 + n])
+        i += 4 + n
+    return out, i
+
+
+# Where op_run streams a frame per sample: apiparity's end of the protocol.
+_reply_fd = [None]
+
+
+def _lost(status, timeout):
+    """What became of a sample during which the runner ended."""
+    import signal
+    if status is None:
+        return {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
+    if os.WIFSIGNALED(status):
+        return {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
+    return {"status": "CRASH", "reason": "the runner exited with status %d during the sample"
+            % os.WEXITSTATUS(status)}
+
+
+def op_run(req):
+    """Runs the samples (as op_samples made them, the same bytes) on CPU and
+    on each device named, in a runner child forked here (devices start in
+    it, never in this process), each sample within timeout_s. Each sample's
+    result is sent as its own frame ({"type": "sample", "i", "parts"} or
+    {"type": "sample", "i", "lost"}) as it ends; a sample that crashes or
+    hangs the runner is CRASH or TIMEOUT, and a new runner goes on with the
+    next."""
+    import tempfile
+    timeout = _limit(req, "timeout_s")
+    start_s = _limit(req, "start_s")
+    samples, devices, target = req["samples"], list(req.get("devices", [])), req["target"]
+    facts, opinfo = {}, {"available": True}
+    try:
+        ops, facts_of = _entries(target, _walk(target)[0])
+        for op in ops:
+            facts[(op.name, getattr(op, "variant_test_name", ""))] = facts_of(op, devices)
+    except Exception as e:
+        opinfo = {"available": False, "why": _exc_text(e)}
+    log = tempfile.TemporaryFile()
+    state = {"next": 0, "sent": 0}
+    runners = 0
+
+    def forward(f):
+        state["sent"] += 1
+        state["next"] = max(state["next"], int(f["i"]) + 1)
+        f["type"] = "sample"
+        send(_reply_fd[0], f)
+    while state["next"] < len(samples):
+        start = state["next"]
+        runners += 1
+        pid, r = _spawn_child(lambda w: _sample_runner(target, samples, start, devices,
+                                                       facts, w), log.fileno())
+        try:
+            current, status = _stream(pid, r, timeout, start_s, forward)
+        finally:
+            os.close(r)
+        if current is not None:
+            forward({"i": current, "lost": _lost(status, timeout)})
+        elif state["next"] == start:  # it ended before its first sample began
+            why = {"status": "TIMEOUT", "reason": "the devices did not start within %g s"
+                   % start_s} if status is None else \
+                {"status": "ERROR", "reason": "the runner ended before the sample began"}
+            for k in range(start, len(samples)):
+                forward({"i": k, "lost": why})
+    log.seek(0)
+    return {"ok": True, "data": {"sent": state["sent"], "runners": runners, "opinfo": opinfo,
+                                 "log": log.read(65536).decode("utf-8", "replace")}}
