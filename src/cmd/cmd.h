@@ -11,7 +11,7 @@
  *      (ap_opt_timeout, ap_cli_load_envs, ap_cli_find_env), never a copy.
  *   2. Declare it below and add a row to the table in src/main.c (name, usage
  *      lines shown by --help).
- *   3. Document it in docs/apiparity.1 and the README's "Using it".
+ *   3. Document it in docs/ (the guide of its command) and docs/apiparity.1.
  *   4. Tests: an integration script tests/integration/t-NAME.sh that runs the
  *      real binary (each exit code it can return, each bad input it refuses
  *      with one line), unit tests for the modules it added
