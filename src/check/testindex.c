@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -60,26 +59,25 @@ static int by_rel(const void *a, const void *b)
 static int collect(const char *dir, const char *rel, int depth, struct tree_file **v, size_t *n,
 		   size_t *cap)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int r = d ? 0 : -errno;
-	if (depth > AP_INDEX_MAX_DEPTH)
-		r = -ELOOP;
-	while (!r && (e = readdir(d))) {
+	char **names = NULL;
+	size_t k = 0;
+	/* AP_DIR_MARK reads d_type: no stat of each of the tree's thousands of
+	 * data files */
+	int r = depth > AP_INDEX_MAX_DEPTH ? -ELOOP : ap_dir_list(dir, AP_DIR_MARK, &names, &k);
+	for (size_t i = 0; !r && i < k; i++) {
 		struct ap_buf p = { 0 }, q = { 0 };
 		struct stat st;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		char *name = names[i];
+		size_t nl = strlen(name);
+		int is_dir = name[nl - 1] == '/';
+		if (is_dir)
+			name[--nl] = '\0';
+		int test = !strncmp(name, "test", 4) && nl > 3 && !strcmp(name + nl - 3, ".py");
+		if (!test && !is_dir)
 			continue;
-		size_t nl = strlen(e->d_name);
-		int test = !strncmp(e->d_name, "test", 4) && nl > 3 &&
-			   !strcmp(e->d_name + nl - 3, ".py");
-		/* d_type spares a stat of each of the tree's thousands of data files */
-		int maybe_dir = e->d_type == DT_DIR || e->d_type == DT_UNKNOWN;
-		if (!test && !maybe_dir)
-			continue;
-		ap_buf_addf(&p, "%s/%s", dir, e->d_name);
-		ap_buf_addf(&q, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		if (maybe_dir && lstat(ap_buf_str(&p), &st) == 0 && S_ISDIR(st.st_mode))
+		ap_buf_addf(&p, "%s/%s", dir, name);
+		ap_buf_addf(&q, "%s%s%s", rel, *rel ? "/" : "", name);
+		if (is_dir)
 			r = collect(ap_buf_str(&p), ap_buf_str(&q), depth + 1, v, n, cap);
 		else if (test && stat(ap_buf_str(&p), &st) == 0) {
 			if (*n == *cap) {
@@ -101,8 +99,7 @@ static int collect(const char *dir, const char *rel, int depth, struct tree_file
 		ap_buf_free(&p);
 		ap_buf_free(&q);
 	}
-	if (d)
-		closedir(d);
+	ap_dir_free(names, k);
 	return r;
 }
 

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,13 +125,14 @@ static int apt_setup(const char *dir, const char *suite, struct ap_buf *opts,
 /* The orig tarball that apt-get source left in dir, by its name prefix. */
 static int find_orig(const char *dir, const char *prefix, struct ap_buf *name)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && !name->len && (e = readdir(d)))
-		if (!strncmp(e->d_name, prefix, strlen(prefix)))
-			ap_buf_adds(name, e->d_name);
-	if (d)
-		closedir(d);
+	char **names;
+	size_t n;
+	if (ap_dir_list(dir, 0, &names, &n))
+		return -ENOENT;
+	for (size_t i = 0; !name->len && i < n; i++)
+		if (!strncmp(names[i], prefix, strlen(prefix)))
+			ap_buf_adds(name, names[i]);
+	ap_dir_free(names, n);
 	return name->len ? 0 : -ENOENT;
 }
 

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -155,19 +154,20 @@ void ap_apt_mirror(struct ap_buf *out)
 	const char *dir = "/etc/apt/sources.list.d";
 	if (mirror_from("/etc/apt/sources.list", out))
 		return;
-	DIR *d = opendir(dir);
-	struct dirent *e;
 	struct ap_buf p = { 0 };
-	while (d && !out->len && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n < 8 || (strcmp(e->d_name + n - 5, ".list") &&
-			      strcmp(e->d_name + n - 8, ".sources")))
+	char **names;
+	size_t k;
+	if (ap_dir_list(dir, 0, &names, &k))
+		return;
+	for (size_t i = 0; !out->len && i < k; i++) {
+		const char *name = names[i];
+		size_t n = strlen(name);
+		if (n < 8 || (strcmp(name + n - 5, ".list") && strcmp(name + n - 8, ".sources")))
 			continue;
-		provision_path(&p, dir, e->d_name, NULL);
+		provision_path(&p, dir, name, NULL);
 		mirror_from(ap_buf_str(&p), out);
 	}
-	if (d)
-		closedir(d);
+	ap_dir_free(names, k);
 	ap_buf_free(&p);
 }
 

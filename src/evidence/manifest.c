@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -93,41 +92,27 @@ static int walk_entry(int dfd, const char *prefix, const char *name, struct ap_t
 	if (!r && asprintf(&subprefix, "%s/", rel) < 0)
 		r = -ENOMEM;
 	if (!r)
-		r = walk_dir(sub, subprefix, t); /* takes sub */
-	else if (sub >= 0)
+		r = walk_dir(sub, subprefix, t);
+	if (sub >= 0)
 		close(sub);
 	free(subprefix);
 	free(rel);
 	return r;
 }
 
-/* Walks the directory open at dfd (and closes dfd), naming entries prefix+name. */
+/* Walks the directory open at dfd (which stays open), naming entries prefix+name. */
 static int walk_dir(int dfd, const char *prefix, struct ap_tree *t)
 {
-	DIR *d = fdopendir(dfd);
-	int r = 0;
-
-	if (!d) {
-		r = -errno;
-		close(dfd);
-		return r;
-	}
-	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			r = -errno;
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+	char **names;
+	size_t n;
+	int r = ap_dir_list_at(dfd, 0, &names, &n);
+	for (size_t i = 0; !r && i < n; i++) {
+		if (!*prefix && (!strcmp(names[i], AP_MANIFEST_NAME) ||
+				 !strcmp(names[i], AP_MANIFEST_SIG_NAME)))
 			continue;
-		if (!*prefix && (!strcmp(de->d_name, AP_MANIFEST_NAME) ||
-				 !strcmp(de->d_name, AP_MANIFEST_SIG_NAME)))
-			continue;
-		if ((r = walk_entry(dirfd(d), prefix, de->d_name, t)))
-			break;
+		r = walk_entry(dfd, prefix, names[i], t);
 	}
-	closedir(d);
+	ap_dir_free(names, n);
 	return r;
 }
 
@@ -135,15 +120,7 @@ static int walk_dir(int dfd, const char *prefix, struct ap_tree *t)
  * manifest), sorted by path with strcmp. dfd stays open. */
 static int manifest_walk(int dfd, struct ap_tree *t)
 {
-	int dup_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-	if (dup_fd < 0)
-		return -errno;
-	/* rewind: the duplicate shares its offset with dfd */
-	if (lseek(dup_fd, 0, SEEK_SET) < 0) {
-		close(dup_fd);
-		return -errno;
-	}
-	int r = walk_dir(dup_fd, "", t);
+	int r = walk_dir(dfd, "", t);
 	if (r)
 		tree_free(t);
 	else if (t->n)

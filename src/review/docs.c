@@ -5,7 +5,6 @@
  * stop anywhere. Every string that leaves this file goes through jstr(),
  * which repairs the UTF-8 so that jansson never refuses it.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -844,21 +843,16 @@ static int docs_walk(const char *top, const char *rel, struct ap_paths *ps,
 		   struct ap_buf *err, int depth)
 {
 	struct ap_buf path = { 0 };
-	struct dirent *de;
-	int r = 0;
+	char **names = NULL;
+	size_t n = 0;
 	if (ap_buf_addf(&path, "%s%s%s", top, *rel ? "/" : "", rel))
 		return ap_buf_adds(err, "out of memory"), -ENOMEM;
-	DIR *d = depth > AP_DIR_DEPTH ? NULL : opendir(path.data);
-	if (!d) {
-		r = depth > AP_DIR_DEPTH ? -ELOOP : -errno;
+	int r = depth > AP_DIR_DEPTH ? -ELOOP : ap_dir_list(path.data, 0, &names, &n);
+	if (r)
 		ap_buf_addf(err, "%s: %s", path.data, strerror(-r));
-	}
-	while (d && !r && (errno = 0, de = readdir(d)))
-		r = walk_one(top, rel, de->d_name, ps, err, depth);
-	if (d && !r && errno)
-		r = -errno, ap_buf_addf(err, "%s: %s", path.data, strerror(-r));
-	if (d)
-		closedir(d);
+	for (size_t i = 0; !r && i < n; i++)
+		r = walk_one(top, rel, names[i], ps, err, depth);
+	ap_dir_free(names, n);
 	ap_buf_free(&path);
 	return r;
 }
