@@ -54,6 +54,10 @@ int ap_dir_writable(const char *dir)
 	return r;
 }
 
+/* The directories nftw may hold open while it removes a tree: a deeper tree
+ * is still removed, its deeper levels reopened as they are reached. */
+#define AP_RM_TREE_FDS 16
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -66,7 +70,7 @@ int ap_rm_tree(const char *dir)
 	struct stat st;
 	if (lstat(dir, &st) && errno == ENOENT)
 		return 0;
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+	return nftw(dir, rm_one, AP_RM_TREE_FDS, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
 }
 
 /* The names a listing makes room for at first, doubled as it grows: one
@@ -188,7 +192,7 @@ static int regular(const struct stat *st, size_t max)
 
 static int read_limited(const char *path, size_t max, int flags, struct ap_buf *out)
 {
-	char chunk[65536];
+	char chunk[AP_READ_CHUNK];
 	struct stat st;
 	size_t before = out->len, got = 0;
 	/* A device is not even opened (that can rewind a tape); the check is

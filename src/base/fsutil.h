@@ -39,6 +39,14 @@ void ap_dir_free(char **names, size_t n);
  * A missing dir is not an error. 0 or -errno. */
 int ap_rm_tree(const char *dir);
 
+/* The bytes a file is read at a time: few calls for a big file, and still
+ * small enough for a thread's stack. */
+#define AP_READ_CHUNK (64u << 10)
+
+/* The bytes a pipe, a log or a line's end is read at a time: a page (what
+ * one write to a pipe delivers whole); the lines sought are short. */
+#define AP_LINE_CHUNK 4096
+
 /* The most an input file may hold unless its reader says otherwise (a
  * bundle with long traces is a few MiB; more is abuse). */
 #define AP_READ_MAX (64u << 20)

@@ -62,9 +62,13 @@ static int template_fields(const char *t, int (*fn)(void *ctx, const char *f, si
 	return 0;
 }
 
+/* A member's field name (a {placeholder}, a required field): a short word;
+ * a longer one is cut, and then names no field. */
+#define AP_FIELD_NAME_MAX 64
+
 struct ap_field_check {
 	const json_t *member;
-	char missing[64];
+	char missing[AP_FIELD_NAME_MAX];
 };
 
 static int field_present(void *ctx, const char *f, size_t n)
@@ -311,7 +315,7 @@ const struct ap_family *ap_specs_find(const struct ap_specs *s, const char *cls,
 /* Fills {field} placeholders of t from the member's fields. */
 static int expand(const char *t, const json_t *fields, struct ap_buf *out)
 {
-	char key[64];
+	char key[AP_FIELD_NAME_MAX];
 	for (const char *p = t; *p;) {
 		const char *open = strchr(p, '{'), *close = open ? strchr(open, '}') : NULL;
 		if (!close)

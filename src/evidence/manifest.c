@@ -47,10 +47,14 @@ static void tree_free(struct ap_tree *t)
 	*t = (struct ap_tree){ 0 };
 }
 
+/* The entries a tree makes room for at first, doubled as it grows: a
+ * bundle's few files. */
+#define AP_TREE_ROOM 32
+
 static int tree_add(struct ap_tree *t, const char *rel, mode_t mode)
 {
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 32;
+		size_t cap = t->cap ? 2 * t->cap : AP_TREE_ROOM;
 		struct ap_entry *v = realloc(t->v, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
@@ -205,7 +209,7 @@ static int manifest_line(int root, const char *dir, const struct ap_entry *e,
 			    struct ap_buf *out, struct ap_buf *err)
 {
 	enum ap_open_fail why;
-	char hex[65];
+	char hex[AP_SHA256_HEX_SIZE];
 
 	if (S_ISLNK(e->mode)) {
 		ap_buf_addf(err, "%s/%s: is a symbolic link; evidence must be plain files",
@@ -344,7 +348,7 @@ static int manifest_split(const char *p, size_t len, const char **rel, size_t *p
 static int verify_file(struct ap_verify *v, const char *hex, const char *rel, int line)
 {
 	enum ap_open_fail why;
-	char got[65];
+	char got[AP_SHA256_HEX_SIZE];
 
 	int fd = open_beneath(v->root, rel, &why);
 	if (fd == -1) {
@@ -467,7 +471,7 @@ static int verify_unlisted(struct ap_verify *v)
 
 static int read_fd(int fd, struct ap_buf *out)
 {
-	char chunk[65536];
+	char chunk[AP_READ_CHUNK];
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)
