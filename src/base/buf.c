@@ -6,11 +6,15 @@
 
 #include "base/buf.h"
 
+/* A buffer's first allocation, doubled as it grows: most strings apiparity
+ * builds (a path, a line, a name) fit. */
+#define AP_BUF_ROOM 64
+
 static int buf_grow(struct ap_buf *b, size_t extra)
 {
 	if (b->len + extra + 1 <= b->cap)
 		return 0;
-	size_t cap = b->cap ? b->cap : 64;
+	size_t cap = b->cap ? b->cap : AP_BUF_ROOM;
 	while (cap < b->len + extra + 1)
 		cap *= 2;
 	char *p = realloc(b->data, cap);

@@ -50,7 +50,7 @@ const char *ap_strerror(int err);
 int ap_exit_code(int err);
 
 /* What exit code means, in one line (the --help table, which the man page and
- * the README must match: tests/integration/t-docs-sync.sh); NULL if unused. */
+ * the README must match: tests/integration/t-layout.sh); NULL if unused. */
 const char *ap_exit_text(int code);
 
 /* The highest exit code in use; codes 0..ap_exit_max() are all described. */

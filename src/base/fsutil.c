@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -53,6 +54,10 @@ int ap_dir_writable(const char *dir)
 	return r;
 }
 
+/* The directories nftw may hold open while it removes a tree: a deeper tree
+ * is still removed, its deeper levels reopened as they are reached. */
+#define AP_RM_TREE_FDS 16
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -65,7 +70,115 @@ int ap_rm_tree(const char *dir)
 	struct stat st;
 	if (lstat(dir, &st) && errno == ENOENT)
 		return 0;
-	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+	return nftw(dir, rm_one, AP_RM_TREE_FDS, FTW_DEPTH | FTW_PHYS) ? -errno : 0;
+}
+
+/* The names a listing makes room for at first, doubled as it grows: one
+ * allocation for most directories apiparity reads. */
+#define AP_DIR_ROOM 32
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The DT_ type of entry e of d: readdir's, or lstat's where the file system
+ * does not say; DT_UNKNOWN for an entry gone meanwhile. */
+static unsigned char entry_type(DIR *d, const struct dirent *e)
+{
+	struct stat st;
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type;
+	if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+		return DT_UNKNOWN;
+	return IFTODT(st.st_mode);
+}
+
+/* Appends name (and a '/' when slash) to v[0..*n), *cap its room. 0 or -ENOMEM. */
+static int names_push(char ***v, size_t *n, size_t *cap, const char *name, int slash)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : AP_DIR_ROOM;
+		char **nv = realloc(*v, c * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = c;
+	}
+	size_t len = strlen(name);
+	char *s = malloc(len + 2);
+	if (!s)
+		return -ENOMEM;
+	memcpy(s, name, len);
+	s[len] = '/';
+	s[len + slash] = '\0';
+	(*v)[(*n)++] = s;
+	return 0;
+}
+
+/* Lists d (and closes it) as ap_dir_list() says. */
+static int dir_read(DIR *d, int flags, char ***names, size_t *n)
+{
+	char **v = NULL;
+	size_t len = 0, cap = 0;
+	int r = 0;
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			r = -errno;
+			break;
+		}
+		const char *s = e->d_name;
+		if (!strcmp(s, ".") || !strcmp(s, "..") || ((flags & AP_DIR_NODOT) && s[0] == '.'))
+			continue;
+		unsigned char t = flags & (AP_DIR_REGULAR | AP_DIR_MARK) ? entry_type(d, e) : DT_UNKNOWN;
+		if ((flags & AP_DIR_REGULAR) && t != DT_REG)
+			continue;
+		if ((r = names_push(&v, &len, &cap, s, (flags & AP_DIR_MARK) && t == DT_DIR)))
+			break;
+	}
+	closedir(d);
+	if (r) {
+		ap_dir_free(v, len);
+		v = NULL, len = 0;
+	} else if (len)
+		qsort(v, len, sizeof(*v), name_cmp);
+	*names = v;
+	*n = len;
+	return r;
+}
+
+/* Lists the directory open at fd, which it takes. */
+static int dir_list_fd(int fd, int flags, char ***names, size_t *n)
+{
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	*names = NULL;
+	*n = 0;
+	if (!d) {
+		int r = -errno;
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	return dir_read(d, flags, names, n);
+}
+
+int ap_dir_list(const char *dir, int flags, char ***names, size_t *n)
+{
+	return dir_list_fd(open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags, names, n);
+}
+
+int ap_dir_list_at(int dfd, int flags, char ***names, size_t *n)
+{
+	return dir_list_fd(openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags, names, n);
+}
+
+void ap_dir_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 static int regular(const struct stat *st, size_t max)
@@ -79,7 +192,7 @@ static int regular(const struct stat *st, size_t max)
 
 static int read_limited(const char *path, size_t max, int flags, struct ap_buf *out)
 {
-	char chunk[65536];
+	char chunk[AP_READ_CHUNK];
 	struct stat st;
 	size_t before = out->len, got = 0;
 	/* A device is not even opened (that can rewind a tape); the check is

@@ -15,9 +15,37 @@ int ap_mkdirs(const char *dir);
  * be written. */
 int ap_dir_writable(const char *dir);
 
+/* Flags of ap_dir_list(). */
+#define AP_DIR_REGULAR 1  /* regular files only: a link to one is left out */
+#define AP_DIR_NODOT   2  /* no name that begins with '.' (hidden files) */
+#define AP_DIR_MARK    4  /* a directory's name ends in '/' (a link to one does not) */
+
+/* The names in dir but "." and "..", sorted with strcmp: a new array of *n new
+ * strings (free with ap_dir_free()), NULL for none. No symbolic link is
+ * followed but dir itself; an entry's type comes from readdir where the file
+ * system gives it, else from lstat (an entry gone meanwhile has none: it is
+ * neither regular nor marked). 0, or -errno of opening or reading dir
+ * (-ENOENT, -ENOTDIR, -EACCES, -ENOMEM), and then *names NULL and *n 0. */
+int ap_dir_list(const char *dir, int flags, char ***names, size_t *n);
+
+/* ap_dir_list() of the directory open at dfd, read from its start through a
+ * descriptor of its own: dfd stays open and its offset unmoved. */
+int ap_dir_list_at(int dfd, int flags, char ***names, size_t *n);
+
+/* Frees the n names of an ap_dir_list() and their array. */
+void ap_dir_free(char **names, size_t n);
+
 /* Removes dir and everything under it, never following symbolic links.
  * A missing dir is not an error. 0 or -errno. */
 int ap_rm_tree(const char *dir);
+
+/* The bytes a file is read at a time: few calls for a big file, and still
+ * small enough for a thread's stack. */
+#define AP_READ_CHUNK (64u << 10)
+
+/* The bytes a pipe, a log or a line's end is read at a time: a page (what
+ * one write to a pipe delivers whole); the lines sought are short. */
+#define AP_LINE_CHUNK 4096
 
 /* The most an input file may hold unless its reader says otherwise (a
  * bundle with long traces is a few MiB; more is abuse). */

@@ -4,35 +4,38 @@
 
 #include <openssl/evp.h>
 
+#include "base/fsutil.h"
 #include "base/sha256.h"
 
+#define AP_SHA256_BYTES (AP_SHA256_HEX_LEN / 2) /* a digest, in bytes */
 
-static void to_hex(const unsigned char *md, char hex[65])
+
+static void to_hex(const unsigned char *md, char hex[AP_SHA256_HEX_SIZE])
 {
 	static const char digits[] = "0123456789abcdef";
-	for (int i = 0; i < 32; i++) {
+	for (int i = 0; i < AP_SHA256_BYTES; i++) {
 		hex[2 * i] = digits[md[i] >> 4];
 		hex[2 * i + 1] = digits[md[i] & 15];
 	}
 	hex[AP_SHA256_HEX_LEN] = '\0';
 }
 
-void ap_sha256_mem(const void *data, size_t len, char hex[65])
+void ap_sha256_mem(const void *data, size_t len, char hex[AP_SHA256_HEX_SIZE])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
 	/* Fails only when OpenSSL cannot allocate; an empty string then matches
 	 * no real digest, so nothing passes a check by accident. */
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32) {
+	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != AP_SHA256_BYTES) {
 		hex[0] = '\0';
 		return;
 	}
 	to_hex(md, hex);
 }
 
-int ap_sha256_fd(int fd, char hex[65])
+int ap_sha256_fd(int fd, char hex[AP_SHA256_HEX_SIZE])
 {
-	unsigned char buf[65536], md[EVP_MAX_MD_SIZE];
+	unsigned char buf[AP_READ_CHUNK], md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
 	int r = 0;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -54,7 +57,7 @@ int ap_sha256_fd(int fd, char hex[65])
 			break;
 		}
 	}
-	if (!r && (!EVP_DigestFinal_ex(ctx, md, &n) || n != 32))
+	if (!r && (!EVP_DigestFinal_ex(ctx, md, &n) || n != AP_SHA256_BYTES))
 		r = -ENOMEM;
 	if (!r)
 		to_hex(md, hex);
@@ -62,7 +65,7 @@ int ap_sha256_fd(int fd, char hex[65])
 	return r;
 }
 
-int ap_sha256_file(const char *path, char hex[65])
+int ap_sha256_file(const char *path, char hex[AP_SHA256_HEX_SIZE])
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -92,12 +95,12 @@ void ap_sha256_update(struct ap_sha256 *s, const void *data, size_t len)
 	}
 }
 
-void ap_sha256_end(struct ap_sha256 *s, char hex[65])
+void ap_sha256_end(struct ap_sha256 *s, char hex[AP_SHA256_HEX_SIZE])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0;
 	hex[0] = '\0';
-	if (s && EVP_DigestFinal_ex((EVP_MD_CTX *)s, md, &n) && n == 32)
+	if (s && EVP_DigestFinal_ex((EVP_MD_CTX *)s, md, &n) && n == AP_SHA256_BYTES)
 		to_hex(md, hex);
 	EVP_MD_CTX_free((EVP_MD_CTX *)s);
 }

@@ -123,13 +123,16 @@ int ap_catalog_parse(struct ap_catalog *c, const char *text, size_t len, const c
 	return r;
 }
 
+/* The most a catalog file may hold: the built-in one is a few KiB. */
+#define AP_CATALOG_FILE_MAX (1u << 20)
+
 int ap_catalog_load(struct ap_catalog *c, const char *path, struct ap_buf *err)
 {
 	struct ap_buf text = { 0 };
 	if (!path)
 		return ap_catalog_parse(c, ap_builtin_catalog, strlen(ap_builtin_catalog),
 					"specs/catalog.txt (built in)", err);
-	int r = ap_read_file_limited(path, 1u << 20, &text);
+	int r = ap_read_file_limited(path, AP_CATALOG_FILE_MAX, &text);
 	if (r) {
 		memset(c, 0, sizeof(*c));
 		ap_buf_addf(err, "%s: %s", path, ap_strerror(r));
@@ -202,17 +205,22 @@ static int shard_set(struct ap_shard *s, const char *i, const char *n, const cha
 	return 0;
 }
 
+/* A Slurm array index, far above any array Slurm allows (MaxArraySize). */
+#define AP_ARRAY_INDEX_MAX (1u << 30)
+/* A shard index as text: the digits of an unsigned and its NUL. */
+#define AP_INDEX_TEXT 16
+
 static int shard_slurm(struct ap_shard *s, struct ap_buf *err)
 {
 	unsigned id, min = 0;
 	const char *mins = getenv("SLURM_ARRAY_TASK_MIN");
-	if (number(getenv("SLURM_ARRAY_TASK_ID"), 0, 1u << 30, &id) ||
-	    (mins && number(mins, 0, 1u << 30, &min)) || id < min) {
+	if (number(getenv("SLURM_ARRAY_TASK_ID"), 0, AP_ARRAY_INDEX_MAX, &id) ||
+	    (mins && number(mins, 0, AP_ARRAY_INDEX_MAX, &min)) || id < min) {
 		ap_buf_addf(err, "SLURM_ARRAY_TASK_ID '%s' (SLURM_ARRAY_TASK_MIN '%s') is no array index",
 			    getenv("SLURM_ARRAY_TASK_ID"), mins ? mins : "0");
 		return -EINVAL;
 	}
-	char idx[16];
+	char idx[AP_INDEX_TEXT];
 	snprintf(idx, sizeof(idx), "%u", id - min);
 	return shard_set(s, idx, getenv("SLURM_ARRAY_TASK_COUNT"),
 			 "SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT", err);
@@ -224,7 +232,7 @@ int ap_shard_resolve(const char *opt, const char *count_opt, struct ap_shard *s,
 	s->index = s->count = 0;
 	if (opt) {
 		const char *slash = strchr(opt, '/');
-		char idx[16];
+		char idx[AP_INDEX_TEXT];
 		if (!slash || (size_t)(slash - opt) >= sizeof(idx)) {
 			ap_buf_addf(err, "--shard '%s' is not I/N (e.g. 0/4)", opt);
 			return -EINVAL;

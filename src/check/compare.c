@@ -534,12 +534,16 @@ static int fast_f32(const struct ap_tensor *a, const struct ap_tensor *e)
 #endif
 }
 
+/* The bytes of a strided tensor gathered between two hash updates: few
+ * updates, and a struct that still fits a thread's stack. */
+#define AP_GATHER_BUF (64u << 10)
+
 /* SHA-256 of t's logical contents: the storage itself when contiguous,
  * else the elements gathered in order through a buffer. */
 struct gather {
 	struct ap_sha256 *h;
 	size_t size, stride, used;
-	unsigned char buf[65536];
+	unsigned char buf[AP_GATHER_BUF];
 };
 
 static void gather_row(void *ctx, const unsigned char *p, const unsigned char *unused,
@@ -557,7 +561,7 @@ static void gather_row(void *ctx, const unsigned char *p, const unsigned char *u
 	}
 }
 
-static void digest(const struct ap_tensor *t, char hex[65])
+static void digest(const struct ap_tensor *t, char hex[AP_SHA256_HEX_SIZE])
 {
 	struct ap_sha256 *h = ap_sha256_begin();
 	int64_t numel = view_numel(t);

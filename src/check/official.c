@@ -734,11 +734,18 @@ static const char *official_how(const char *d, const json_t *aliases, const char
 	return NULL;
 }
 
+/* The keys of the maps below, as text: "FID" and "FID TI" (decimal
+ * integers, 20 digits at most), and "LINE HOW" (how a test names the
+ * target: "alias", "name" or another short word of the worker's). */
+#define AP_KEY_ONE 32
+#define AP_KEY_TWO 64
+#define AP_KEY_MATCH 160
+
 /* The record of file id fid ({tests, aliases}), kept in files by id. */
 static json_t *find_file(struct ap_testindex *ix, json_t *files, json_int_t fid,
 			    const char *cls_path, int *r)
 {
-	char id[32];
+	char id[AP_KEY_ONE];
 	snprintf(id, sizeof(id), "%lld", (long long)fid);
 	json_t *rec = json_object_get(files, id), *f = NULL;
 	if (rec)
@@ -764,7 +771,7 @@ static json_t *find_file(struct ap_testindex *ix, json_t *files, json_int_t fid,
 /* The hit of (fid, ti) in hits, made on first use. */
 static json_t *find_hit(json_t *hits, const json_t *file, json_int_t fid, json_int_t ti)
 {
-	char id[64];
+	char id[AP_KEY_TWO];
 	snprintf(id, sizeof(id), "%lld %lld", (long long)fid, (long long)ti);
 	json_t *h = json_object_get(hits, id);
 	const json_t *t = json_array_get(json_object_get(file, "tests"), (size_t)ti);
@@ -827,7 +834,7 @@ static void find_settle(json_t *hit, const json_t *pending)
 		const char *exp = json_string_value(json_object_get(m, "exp"));
 		if (!strcmp(how, "?"))
 			how = json_is_true(json_object_get(pending, exp)) ? "alias" : "name";
-		char id[160];
+		char id[AP_KEY_MATCH];
 		snprintf(id, sizeof(id), "%lld %s", (long long)json_integer_value(
 				 json_object_get(m, "line")), how);
 		if (json_object_get(seen, id))
@@ -900,7 +907,7 @@ static int find_leaf(struct ap_testindex *ix, const char *leaf, json_t *hits)
 	int r = ap_testindex_get(ix, ap_buf_str(&key), &uses);
 	json_array_foreach(uses, i, u) {
 		const char *d = json_string_value(json_array_get(u, 3));
-		char id[64];
+		char id[AP_KEY_TWO];
 		snprintf(id, sizeof(id), "%lld %lld", (long long)json_integer_value(json_array_get(u, 0)),
 			 (long long)json_integer_value(json_array_get(u, 1)));
 		json_t *h = d && strchr(d, '.') ? json_object_get(hits, id) : NULL;

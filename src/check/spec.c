@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,9 +62,13 @@ static int template_fields(const char *t, int (*fn)(void *ctx, const char *f, si
 	return 0;
 }
 
+/* A member's field name (a {placeholder}, a required field): a short word;
+ * a longer one is cut, and then names no field. */
+#define AP_FIELD_NAME_MAX 64
+
 struct ap_field_check {
 	const json_t *member;
-	char missing[64];
+	char missing[AP_FIELD_NAME_MAX];
 };
 
 static int field_present(void *ctx, const char *f, size_t n)
@@ -252,28 +255,18 @@ static int yaml_name(const char *n)
 	return len > 5 && !strcmp(n + len - 5, ".yaml") && n[0] != '.';
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 
 static int specs_load_dir(struct ap_specs *s, const char *dir, struct ap_buf *err)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char *names[256];
-	size_t n = 0;
-	int r = 0;
-	if (!d)
-		return ap_buf_addf(err, "%s: %s", dir, strerror(errno)), -AP_ECONFIG;
-	while ((e = readdir(d)) && n < 256)
-		if (yaml_name(e->d_name) && (names[n] = strdup(e->d_name)))
-			n++;
-	closedir(d);
-	qsort(names, n, sizeof(*names), name_cmp);
+	char **names;
+	size_t n;
+	int r = ap_dir_list(dir, 0, &names, &n);
+	if (r)
+		return ap_buf_addf(err, "%s: %s", dir, strerror(-r)), -AP_ECONFIG;
 	for (size_t i = 0; i < n; i++) {
 		struct ap_buf path = { 0 }, text = { 0 };
+		if (!yaml_name(names[i]))
+			continue;
 		ap_buf_addf(&path, "%s/%s", dir, names[i]);
 		if (!r && (r = ap_read_all(ap_buf_str(&path), &text)))
 			ap_buf_addf(err, "%s: %s", ap_buf_str(&path), ap_strerror(r));
@@ -282,8 +275,8 @@ static int specs_load_dir(struct ap_specs *s, const char *dir, struct ap_buf *er
 		r = r == -AP_ECONFIG || !r ? r : -AP_ECONFIG;
 		ap_buf_free(&path);
 		ap_buf_free(&text);
-		free(names[i]);
 	}
+	ap_dir_free(names, n);
 	if (!r && !s->n)
 		return ap_buf_addf(err, "%s: no *.yaml spec files", dir), -AP_ECONFIG;
 	return r;
@@ -322,7 +315,7 @@ const struct ap_family *ap_specs_find(const struct ap_specs *s, const char *cls,
 /* Fills {field} placeholders of t from the member's fields. */
 static int expand(const char *t, const json_t *fields, struct ap_buf *out)
 {
-	char key[64];
+	char key[AP_FIELD_NAME_MAX];
 	for (const char *p = t; *p;) {
 		const char *open = strchr(p, '{'), *close = open ? strchr(open, '}') : NULL;
 		if (!close)

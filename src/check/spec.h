@@ -26,7 +26,7 @@
  *      that has it (the PROBES column, the verdict), and one for a member
  *      whose traits make some probes NOTRUN(not-applicable), as the
  *      mode-context members are.
- *   4. Say what it covers in the README, beside the mode-context family.
+ *   4. Say what it covers in docs/check.md, beside the mode-context family.
  */
 #ifndef AP_SPEC_H
 #define AP_SPEC_H

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,9 +25,9 @@
 #define AP_INDEX_BUILD_MS (30 * 60 * 1000) /* a whole tree, parsed once */
 #define AP_INDEX_MAX_BYTES (1u << 30) /* torch 2.6's test/ makes about 80 MiB */
 
-void ap_testindex_indexer(const char *src, size_t len, char out[32])
+void ap_testindex_indexer(const char *src, size_t len, char out[AP_INDEXER_SIZE])
 {
-	char hex[65];
+	char hex[AP_SHA256_HEX_SIZE];
 	const char *b = memmem(src, len, AP_INDEXER_BEGIN, strlen(AP_INDEXER_BEGIN));
 	const char *e = b ? memmem(b, len - (size_t)(b - src), AP_INDEXER_END, strlen(AP_INDEXER_END))
 			  : NULL;
@@ -36,14 +35,20 @@ void ap_testindex_indexer(const char *src, size_t len, char out[32])
 		ap_sha256_mem(b, (size_t)(e - b) + strlen(AP_INDEXER_END), hex);
 	else
 		ap_sha256_mem(src, len, hex);
-	snprintf(out, 32, "%d.%.16s", AP_INDEX_FORMAT, hex);
+	snprintf(out, AP_INDEXER_SIZE, "%d.%.16s", AP_INDEX_FORMAT, hex);
 }
 
 /* What built an index: the format and this apiparity's worker's indexer. */
-static void indexer(char out[32])
+static void indexer(char out[AP_INDEXER_SIZE])
 {
 	ap_testindex_indexer(ap_worker_py, ap_worker_py_len, out);
 }
+
+/* The test files a tree walk makes room for at first, doubled as it grows. */
+#define AP_TREE_FILES_ROOM 256
+/* An index's header line is about 100 bytes: a file with no newline in its
+ * first AP_HEADER_MAX bytes is no index. */
+#define AP_HEADER_MAX 512
 
 struct tree_file {
 	char *rel;
@@ -60,30 +65,29 @@ static int by_rel(const void *a, const void *b)
 static int collect(const char *dir, const char *rel, int depth, struct tree_file **v, size_t *n,
 		   size_t *cap)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int r = d ? 0 : -errno;
-	if (depth > AP_INDEX_MAX_DEPTH)
-		r = -ELOOP;
-	while (!r && (e = readdir(d))) {
+	char **names = NULL;
+	size_t k = 0;
+	/* AP_DIR_MARK reads d_type: no stat of each of the tree's thousands of
+	 * data files */
+	int r = depth > AP_INDEX_MAX_DEPTH ? -ELOOP : ap_dir_list(dir, AP_DIR_MARK, &names, &k);
+	for (size_t i = 0; !r && i < k; i++) {
 		struct ap_buf p = { 0 }, q = { 0 };
 		struct stat st;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+		char *name = names[i];
+		size_t nl = strlen(name);
+		int is_dir = name[nl - 1] == '/';
+		if (is_dir)
+			name[--nl] = '\0';
+		int test = !strncmp(name, "test", 4) && nl > 3 && !strcmp(name + nl - 3, ".py");
+		if (!test && !is_dir)
 			continue;
-		size_t nl = strlen(e->d_name);
-		int test = !strncmp(e->d_name, "test", 4) && nl > 3 &&
-			   !strcmp(e->d_name + nl - 3, ".py");
-		/* d_type spares a stat of each of the tree's thousands of data files */
-		int maybe_dir = e->d_type == DT_DIR || e->d_type == DT_UNKNOWN;
-		if (!test && !maybe_dir)
-			continue;
-		ap_buf_addf(&p, "%s/%s", dir, e->d_name);
-		ap_buf_addf(&q, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		if (maybe_dir && lstat(ap_buf_str(&p), &st) == 0 && S_ISDIR(st.st_mode))
+		ap_buf_addf(&p, "%s/%s", dir, name);
+		ap_buf_addf(&q, "%s%s%s", rel, *rel ? "/" : "", name);
+		if (is_dir)
 			r = collect(ap_buf_str(&p), ap_buf_str(&q), depth + 1, v, n, cap);
 		else if (test && stat(ap_buf_str(&p), &st) == 0) {
 			if (*n == *cap) {
-				size_t c = *cap ? 2 * *cap : 256;
+				size_t c = *cap ? 2 * *cap : AP_TREE_FILES_ROOM;
 				struct tree_file *nv = realloc(*v, c * sizeof(**v));
 				r = nv ? 0 : -ENOMEM;
 				if (nv) {
@@ -101,14 +105,13 @@ static int collect(const char *dir, const char *rel, int depth, struct tree_file
 		ap_buf_free(&p);
 		ap_buf_free(&q);
 	}
-	if (d)
-		closedir(d);
+	ap_dir_free(names, k);
 	return r;
 }
 
 /* A fetched tree is never changed in place (a new fetch replaces it whole,
  * stamp included), so its stamp stands for it: content, inode, time. */
-static int stamp_sum(const char *tree, char hex[65])
+static int stamp_sum(const char *tree, char hex[AP_SHA256_HEX_SIZE])
 {
 	struct ap_buf p = { 0 }, text = { 0 };
 	struct stat st;
@@ -126,7 +129,7 @@ static int stamp_sum(const char *tree, char hex[65])
 	return r;
 }
 
-int ap_testindex_tree_sum(const char *tree, char hex[65])
+int ap_testindex_tree_sum(const char *tree, char hex[AP_SHA256_HEX_SIZE])
 {
 	if (stamp_sum(tree, hex) == 0)
 		return 0;
@@ -160,14 +163,14 @@ void ap_testindex_path(const char *tree, struct ap_buf *out)
 		ap_buf_addf(out, "%.*s/%s", (int)(slash - tree), tree, AP_TESTINDEX_NAME);
 		return;
 	}
-	char hex[65];
+	char hex[AP_SHA256_HEX_SIZE];
 	ap_sha256_mem(tree, tl, hex);
 	ap_buf_addf(out, "%s/.index/%.16s.idx", root, hex);
 }
 
 int ap_testindex_header(const char *sum, size_t body_len, struct ap_buf *out)
 {
-	char ind[32];
+	char ind[AP_INDEXER_SIZE];
 	indexer(ind);
 	return ap_buf_addf(out, "%s%s %s %zu\n", AP_INDEX_MAGIC, ind, sum, body_len);
 }
@@ -177,7 +180,7 @@ static int check_header(struct ap_testindex *ix, const char *sum)
 {
 	char want[32], ind[64], got[72];
 	unsigned long long body;
-	const char *nl = memchr(ix->map, '\n', ix->len < 512 ? ix->len : 512);
+	const char *nl = memchr(ix->map, '\n', ix->len < AP_HEADER_MAX ? ix->len : AP_HEADER_MAX);
 	size_t ml = strlen(AP_INDEX_MAGIC);
 	if (!nl || ix->len < ml || memcmp(ix->map, AP_INDEX_MAGIC, ml))
 		return -EBADMSG;
@@ -358,7 +361,7 @@ static int rebuild(struct ap_worker *w, const char *root, const char *path, cons
 int ap_testindex_load(struct ap_worker *w, const char *root, const char *tree, int force,
 		      struct ap_testindex *ix, struct ap_buf *warn, struct ap_buf *detail)
 {
-	char sum[65];
+	char sum[AP_SHA256_HEX_SIZE];
 	struct ap_buf path = { 0 };
 	int r = ap_testindex_tree_sum(tree, sum);
 	if (r) {

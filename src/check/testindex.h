@@ -29,6 +29,11 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "base/sha256.h"
+
+/* An indexer's name, "FORMAT.HEX16" (ap_testindex_indexer), and its NUL,
+ * with room. */
+#define AP_INDEXER_SIZE 32
 
 #define AP_TESTINDEX_NAME "usage.idx" /* beside a cached tree's test/ */
 
@@ -46,7 +51,7 @@ struct ap_testindex {
  * relative path, size and modification time of every test*.py under it, the
  * files the index is made of; for a fetched tree, which a new fetch replaces
  * whole, of its stamp (content, inode and time). 0 or -errno. */
-int ap_testindex_tree_sum(const char *tree, char hex[65]);
+int ap_testindex_tree_sum(const char *tree, char hex[AP_SHA256_HEX_SIZE]);
 
 /* Where the index of tree is kept: TESTS_ROOT/<version>/usage.idx for a
  * cached tree (TESTS_ROOT/<version>/test), else TESTS_ROOT/.index/<hash of
@@ -58,7 +63,7 @@ void ap_testindex_path(const char *tree, struct ap_buf *out);
  * worker's indexer code, the lines from "# apiparity-indexer: begin" to
  * "# apiparity-indexer: end" (of the whole source where either is missing),
  * so that an edit of the worker outside them keeps every index. */
-void ap_testindex_indexer(const char *src, size_t len, char out[32]);
+void ap_testindex_indexer(const char *src, size_t len, char out[AP_INDEXER_SIZE]);
 
 /* Appends the header line of this indexer's index of a tree with sum sum
  * and a body of body_len bytes. 0 or -ENOMEM. */

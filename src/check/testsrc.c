@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,18 +42,22 @@ int ap_testsrc_cached(const char *key, struct ap_buf *out)
 	return ok;
 }
 
-int ap_dsc_sha256(const char *dsc, const char *name, char hex[65])
+/* A file name of a .dsc's Checksums-Sha256 line, and its NUL, as the scan's
+ * %255s reads it (a Debian source file's name is far shorter). */
+#define AP_DSC_FILE_SIZE 256
+
+int ap_dsc_sha256(const char *dsc, const char *name, char hex[AP_SHA256_HEX_SIZE])
 {
 	const char *sec = strstr(dsc, "\nChecksums-Sha256:");
 	if (!sec)
 		return -ENOENT;
 	for (const char *l = strchr(sec + 1, '\n'); l && (l[1] == ' ' || l[1] == '\t');
 	     l = strchr(l + 1, '\n')) {
-		char h[65], f[256];
+		char h[AP_SHA256_HEX_SIZE], f[AP_DSC_FILE_SIZE];
 		unsigned long long size;
 		if (sscanf(l + 1, " %64s %llu %255s", h, &size, f) == 3 && !strcmp(f, name) &&
-		    strlen(h) == 64) {
-			memcpy(hex, h, 65);
+		    strlen(h) == AP_SHA256_HEX_LEN) {
+			memcpy(hex, h, AP_SHA256_HEX_SIZE);
 			return 0;
 		}
 	}
@@ -126,13 +129,14 @@ static int apt_setup(const char *dir, const char *suite, struct ap_buf *opts,
 /* The orig tarball that apt-get source left in dir, by its name prefix. */
 static int find_orig(const char *dir, const char *prefix, struct ap_buf *name)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && !name->len && (e = readdir(d)))
-		if (!strncmp(e->d_name, prefix, strlen(prefix)))
-			ap_buf_adds(name, e->d_name);
-	if (d)
-		closedir(d);
+	char **names;
+	size_t n;
+	if (ap_dir_list(dir, 0, &names, &n))
+		return -ENOENT;
+	for (size_t i = 0; !name->len && i < n; i++)
+		if (!strncmp(names[i], prefix, strlen(prefix)))
+			ap_buf_adds(name, names[i]);
+	ap_dir_free(names, n);
 	return name->len ? 0 : -ENOENT;
 }
 
@@ -152,7 +156,7 @@ static int verify_orig(const char *dl, const char *source, const char *version,
 			  const char *orig, struct ap_buf *err)
 {
 	struct ap_buf dsc = { 0 }, path = { 0 }, text = { 0 };
-	char want[65], got[65];
+	char want[AP_SHA256_HEX_SIZE], got[AP_SHA256_HEX_SIZE];
 	const char *colon = strchr(version, ':');
 	ap_buf_addf(&dsc, "%s/%s_%s.dsc", dl, source, colon ? colon + 1 : version);
 	ap_buf_addf(&path, "%s/%s", dl, orig);

@@ -12,6 +12,7 @@
 #define AP_TESTSRC_H
 
 #include "base/buf.h"
+#include "base/sha256.h"
 
 #define AP_DEFAULT_TESTS_ROOT "/var/cache/apiparity/tests"
 #define AP_TESTS_STAMP ".apiparity-tests" /* beside test/: the unpack is complete */
@@ -35,6 +36,6 @@ int ap_testsrc_fetch(const char *suite, const char *source, const char *version,
 		     struct ap_buf *err);
 
 /* Parses a .dsc's Checksums-Sha256 for file name; 0 and hex set, or -ENOENT. */
-int ap_dsc_sha256(const char *dsc_text, const char *name, char hex[65]);
+int ap_dsc_sha256(const char *dsc_text, const char *name, char hex[AP_SHA256_HEX_SIZE]);
 
 #endif

@@ -14,8 +14,9 @@
  *      ap_cli_load_envs, ap_cli_find_env), never a copy.
  *   2. Declare both below and add a row to the table in src/main.c: its
  *      usage lines in `apiparity --help` come from the tables.
- *   3. Document it and every option in docs/apiparity.1 (SYNOPSIS and
- *      OPTIONS; tests/integration/t-options.sh compares them with the tables).
+ *   3. Document it in docs/ (the guide of its command) and every option in
+ *      docs/apiparity.1 (SYNOPSIS and OPTIONS; tests/integration/t-options.sh
+ *      compares them with the tables).
  *   4. Tests: an integration script tests/integration/t-NAME.sh that runs the
  *      real binary (each exit code it can return, each bad input it refuses
  *      with one line), unit tests for the modules it added

@@ -1,7 +1,6 @@
 /* apiparity merge - join the shards of a sweep into one matrix, after
  * checking that each is whole, untouched, and that together they are the
  * catalog once. */
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -89,11 +88,6 @@ static void add_shard(struct merge *m, const char *dir)
 	ap_buf_free(&why);
 }
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* arg is a shard's directory, or one holding shard-I-of-N directories. */
 static void add_arg(struct merge *m, const char *arg)
 {
@@ -102,33 +96,31 @@ static void add_arg(struct merge *m, const char *arg)
 	ap_buf_addf(&meta, "%s/%s", arg, AP_SWEEP_META_NAME);
 	int direct = !lstat(ap_buf_str(&meta), &st);
 	ap_buf_free(&meta);
-	DIR *d = direct ? NULL : opendir(arg);
-	char *names[MAX_SHARDS];
-	size_t n = 0;
-	struct dirent *de;
+	char **names;
+	size_t n, shards = 0;
 	if (direct) {
 		add_shard(m, arg);
 		return;
 	}
-	if (!d) {
-		problem(m, "%s: %s", arg, strerror(errno));
+	int r = ap_dir_list(arg, 0, &names, &n);
+	if (r) {
+		problem(m, "%s: %s", arg, strerror(-r));
 		return;
 	}
-	while ((de = readdir(d)) && n < MAX_SHARDS)
-		if (!strncmp(de->d_name, "shard-", 6))
-			names[n++] = strdup(de->d_name);
-	closedir(d);
-	qsort(names, n, sizeof(*names), by_name);
-	if (!n)
+	for (size_t i = 0; i < n; i++)
+		shards += !strncmp(names[i], "shard-", 6);
+	if (!shards)
 		problem(m, "%s holds no sweep shard (shard-I-of-N/%s)", arg, AP_SWEEP_META_NAME);
 	for (size_t i = 0; i < n; i++) {
 		struct ap_buf p = { 0 };
+		if (strncmp(names[i], "shard-", 6))
+			continue;
 		ap_buf_addf(&p, "%s/%s", arg, names[i]);
 		if (is_dir(ap_buf_str(&p)))
 			add_shard(m, ap_buf_str(&p));
 		ap_buf_free(&p);
-		free(names[i]);
 	}
+	ap_dir_free(names, n);
 }
 
 /* Each shard: finished, untouched since (its manifest), of the same sweep as

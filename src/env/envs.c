@@ -23,9 +23,15 @@ struct ap_envs_parse {
 	unsigned seen;       /* keys set in the current section, a bit each */
 };
 
+/* An environment's name is a directory and a socket's path component: a
+ * short word keeps both far from their limits. */
+#define AP_ENV_NAME_MAX 64
+/* A plugin module's dotted name, longer than any Python package's. */
+#define AP_MODULE_NAME_MAX 256
+
 int ap_env_name_ok(const char *name)
 {
-	if (!*name || *name == '.' || strlen(name) > 64)
+	if (!*name || *name == '.' || strlen(name) > AP_ENV_NAME_MAX)
 		return 0;
 	for (const char *p = name; *p; p++)
 		if (!(*p >= 'a' && *p <= 'z') && !(*p >= 'A' && *p <= 'Z') &&
@@ -88,7 +94,7 @@ static int env_plugins(struct ap_buf *err, struct ap_env *e, const char *val)
 	if (r)
 		return ap_buf_adds(err, "out of memory"), -1;
 	for (size_t i = 0; i < e->plugins.n; i++)
-		if (!ap_dotted_name_ok(e->plugins.v[i], 256))
+		if (!ap_dotted_name_ok(e->plugins.v[i], AP_MODULE_NAME_MAX))
 			return ap_buf_addf(err, "plugins: '%s' is not a Python module name",
 					   e->plugins.v[i]), -1;
 	return 0;

@@ -5,6 +5,15 @@
 #include "base/err.h"
 #include "env/fingerprint.h"
 
+/* One component of a fingerprint's dotted key ("torch.version"): its words
+ * are short; a longer one is cut and found in no fingerprint. */
+#define AP_FP_KEY_MAX 64
+/* The table's first column: the longest row name ("torch build") or device
+ * type, and room before the first environment's column. */
+#define AP_FP_HEAD_WIDTH 14
+/* The device types a table shows rows for; more are left out. */
+#define AP_FP_DEVTYPES_MAX 32
+
 static const char *const ap_row_names[AP_FP_NROWS] = {
 	"os", "kernel", "python", "torch", "torch git", "torch build", "plugins",
 	"devices", "cpu", "host", "time (UTC)",
@@ -44,7 +53,7 @@ static int get_str(const json_t *j, const char *path, const char **out,
 		      struct ap_buf *err)
 {
 	const json_t *v = j;
-	char key[64];
+	char key[AP_FP_KEY_MAX];
 	for (const char *p = path; v && *p;) {
 		size_t n = strcspn(p, ".");
 		snprintf(key, sizeof(key), "%.*s", (int)n, p);
@@ -274,7 +283,7 @@ static void table_line(struct ap_buf *out, const char *head,
 			  const struct ap_fingerprint *const *fps, const char *const *errors,
 			  size_t n, const size_t *width, int row, const char *devtype)
 {
-	cell(out, head, 14);
+	cell(out, head, AP_FP_HEAD_WIDTH);
 	for (size_t c = 0; c < n; c++)
 		cell(out, table_text(fps[c], errors[c], row, devtype),
 			c + 1 < n ? width[c] + 2 : 0);
@@ -284,8 +293,8 @@ static void table_line(struct ap_buf *out, const char *head,
 void ap_fingerprint_table(const struct ap_fingerprint *const *fps, const char *const *names,
 			  const char *const *errors, size_t n, struct ap_buf *out)
 {
-	const char *types[32];
-	size_t nt = table_devtypes(fps, n, types, 32);
+	const char *types[AP_FP_DEVTYPES_MAX];
+	size_t nt = table_devtypes(fps, n, types, AP_FP_DEVTYPES_MAX);
 	size_t *width = calloc(n ? n : 1, sizeof(*width));
 	if (!width)
 		return;
@@ -299,7 +308,7 @@ void ap_fingerprint_table(const struct ap_fingerprint *const *fps, const char *c
 				width[c] = fingerprint_width(s);
 		}
 	}
-	cell(out, "", 14);
+	cell(out, "", AP_FP_HEAD_WIDTH);
 	for (size_t c = 0; c < n; c++)
 		cell(out, names[c], c + 1 < n ? width[c] + 2 : 0);
 	ap_buf_adds(out, "\n");

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +21,10 @@ static const char *const ap_required_pkgs[] = {
 static const char *const ap_optional_pkgs[] = {
 	"python3-expecttest", "python3-hypothesis", NULL
 };
+
+/* The most a pinned file of a backend's source may hold (a CMakeLists.txt,
+ * a setup.py: tens of KiB); more is not the file that was pinned. */
+#define AP_BACKEND_FILE_MAX (1u << 20)
 
 /* One file of a backend's upstream source and the sha256 it must have. */
 struct ap_pinned {
@@ -134,16 +137,24 @@ static int mirror_candidate(const char *uri)
 	       strstr(uri, "/debian");
 }
 
+/* A sources line longer than AP_APT_LINE_MAX is read in pieces (none of
+ * which reads as an entry); a longer URI than AP_APT_URI_MAX is cut, and
+ * then names no mirror that answers. */
+#define AP_APT_LINE_MAX 1024
+#define AP_APT_URI_MAX 511
+#define AP_STR_(x) #x
+#define AP_STR(x) AP_STR_(x)
+
 /* Reads "deb URI suite ..." (sources.list) and "URIs: URI" (deb822). */
 static int mirror_from(const char *path, struct ap_buf *out)
 {
 	FILE *f = fopen(path, "r");
-	char line[1024], uri[512];
+	char line[AP_APT_LINE_MAX], uri[AP_APT_URI_MAX + 1];
 	if (!f)
 		return 0;
 	while (!out->len && fgets(line, sizeof(line), f))
-		if ((sscanf(line, " deb %511s", uri) == 1 && uri[0] != '[') ||
-		    sscanf(line, " URIs: %511s", uri) == 1)
+		if ((sscanf(line, " deb %" AP_STR(AP_APT_URI_MAX) "s", uri) == 1 && uri[0] != '[') ||
+		    sscanf(line, " URIs: %" AP_STR(AP_APT_URI_MAX) "s", uri) == 1)
 			if (mirror_candidate(uri))
 				ap_buf_adds(out, uri);
 	fclose(f);
@@ -155,19 +166,20 @@ void ap_apt_mirror(struct ap_buf *out)
 	const char *dir = "/etc/apt/sources.list.d";
 	if (mirror_from("/etc/apt/sources.list", out))
 		return;
-	DIR *d = opendir(dir);
-	struct dirent *e;
 	struct ap_buf p = { 0 };
-	while (d && !out->len && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		if (n < 8 || (strcmp(e->d_name + n - 5, ".list") &&
-			      strcmp(e->d_name + n - 8, ".sources")))
+	char **names;
+	size_t k;
+	if (ap_dir_list(dir, 0, &names, &k))
+		return;
+	for (size_t i = 0; !out->len && i < k; i++) {
+		const char *name = names[i];
+		size_t n = strlen(name);
+		if (n < 8 || (strcmp(name + n - 5, ".list") && strcmp(name + n - 8, ".sources")))
 			continue;
-		provision_path(&p, dir, e->d_name, NULL);
+		provision_path(&p, dir, name, NULL);
 		mirror_from(ap_buf_str(&p), out);
 	}
-	if (d)
-		closedir(d);
+	ap_dir_free(names, k);
 	ap_buf_free(&p);
 }
 
@@ -262,12 +274,17 @@ static int provision_debootstrap(struct ap_run_ctx *c, const char *tree, struct 
 	return r;
 }
 
+/* A stamp's time, "YYYY-MM-DDTHH:MM:SSZ", and its NUL, with room. */
+#define AP_UTC_SIZE 32
+/* A stamp's line: "suite=" and a Debian suite's name, with room. */
+#define AP_STAMP_LINE_MAX 256
+
 /* Writes the stamp: the suite, the time, and what extra says (key=value
  * lines: what a backend was built from). */
 static int stamp(const char *tree, const char *suite, const char *extra)
 {
 	struct ap_buf p = { 0 };
-	char when[32];
+	char when[AP_UTC_SIZE];
 	time_t now = time(NULL);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	provision_path(&p, tree, AP_ENV_STAMP, NULL);
@@ -409,9 +426,9 @@ static int backend_read(struct ap_run_ctx *c, const struct ap_backend *b,
 			struct ap_buf *err)
 {
 	struct ap_buf src = { 0 };
-	char got[AP_SHA256_HEX_LEN + 1];
+	char got[AP_SHA256_HEX_SIZE];
 	ap_buf_addf(&src, "%s/%s/%s", c->o->backend_src, b->dir, f->path);
-	int r = ap_read_file_limited(ap_buf_str(&src), 1u << 20, text);
+	int r = ap_read_file_limited(ap_buf_str(&src), AP_BACKEND_FILE_MAX, text);
 	if (r)
 		ap_buf_addf(err, "cannot read %s: %s", ap_buf_str(&src), ap_strerror(r));
 	ap_sha256_mem(text->data, text->len, got);
@@ -580,7 +597,7 @@ out:
 int ap_provision_suite(const char *dir, struct ap_buf *suite)
 {
 	struct ap_buf p = { 0 };
-	char line[256];
+	char line[AP_STAMP_LINE_MAX];
 	provision_path(&p, dir, AP_ENV_STAMP, NULL);
 	FILE *f = fopen(ap_buf_str(&p), "r");
 	ap_buf_free(&p);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/fsutil.h"
 #include "env/spawn.h"
 #include "env/ssh.h"
 
@@ -166,7 +167,7 @@ static int plan_binds(struct ap_child_plan *pl, const struct ap_env *env)
 	int r = 0;
 	for (size_t i = 0; !r && i < env->bind.n; i++) {
 		const char *w = env->bind.v[i], *sep = strchr(w, ':');
-		if (!strncmp(sep + 1, "/run/apiparity/", 15))
+		if (!strncmp(sep + 1, "/run/apiparity/", strlen("/run/apiparity/")))
 			r = plan_run_dirs(pl, env, sep + 1);
 		ap_buf_reset(&b);
 		r = ap_buf_add(&b, w, (size_t)(sep - w));
@@ -245,7 +246,7 @@ static _Noreturn void child_fail(int fd, int stage, int err)
 	struct ap_child_fail f = { stage, err, 0 };
 	ssize_t n = write(fd, &f, sizeof(f));
 	(void)n;
-	_exit(127);
+	_exit(AP_EXIT_NOEXEC);
 }
 
 /* Runs in the child, between fork (or clone) and exec: system calls only. */
@@ -286,7 +287,7 @@ static _Noreturn void spawn_child(const struct ap_child_plan *pl, int fd[3], int
 				struct ap_child_fail f = { AP_STAGE_BIND, errno, (int)i };
 				ssize_t n = write(report, &f, sizeof(f));
 				(void)n;
-				_exit(127);
+				_exit(AP_EXIT_NOEXEC);
 			}
 		if (chroot(pl->root) || chdir("/"))
 			child_fail(report, AP_STAGE_CHROOT, errno);
@@ -491,7 +492,7 @@ int ap_spawn_run(const struct ap_env *env, const struct ap_argv *cmd,
 {
 	struct ap_proc p;
 	struct ap_buf acc = { 0 };
-	char chunk[4096];
+	char chunk[AP_LINE_CHUNK];
 	int r = ap_spawn(env, cmd, AP_SPAWN_MERGE_ERR, &p, err);
 	if (r)
 		return r;

@@ -37,6 +37,10 @@ struct ap_proc {
 
 #define AP_SPAWN_MERGE_ERR 1 /* stderr goes to the stdout pipe */
 
+/* The exit status of a child that could not run its command: the shell's
+ * for "command not found", so a caller reads both the same way. */
+#define AP_EXIT_NOEXEC 127
+
 /* Starts cmd in env. Returns 0, or on failure to start: -AP_EUNREACHABLE (the
  * exec prefix or the chroot could not be started), -AP_ENOPYTHON (cmd[0] not
  * found where no prefix stands before it), or -errno; err says what and where. */

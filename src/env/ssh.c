@@ -14,6 +14,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/fsutil.h"
 #include "env/ssh.h"
 
 extern char **environ;
@@ -29,6 +30,10 @@ static const char *const ap_ssh_keepalive[][2] = {
 /* How long a master may take to log in before it counts as not connecting. */
 #define AP_SSH_MASTER_S 60
 #define AP_SSH_MASTER_S_STR "60"
+/* How often a master's start is looked at while it is awaited. */
+#define AP_SSH_POLL_MS 20
+/* The most of a master's log read for its last line. */
+#define AP_SSH_LOG_MAX (1u << 20)
 /* A unix socket's path holds 107 bytes; ssh binds DIR/N plus a suffix of 17
  * while it sets a master up. A longer $TMPDIR gives way to /tmp. */
 #define AP_SSH_TMPDIR_MAX 60
@@ -174,11 +179,11 @@ static struct ap_mux *mux_new(const struct ap_env *env, const char *dir)
 /* The last non-empty line of the file at fd, into out. */
 static void last_line(int fd, struct ap_buf *out)
 {
-	char chunk[4096];
+	char chunk[AP_LINE_CHUNK];
 	struct ap_buf all = { 0 };
 	ssize_t n;
 	lseek(fd, 0, SEEK_SET);
-	while ((n = read(fd, chunk, sizeof(chunk))) > 0 && all.len < (1u << 20))
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0 && all.len < AP_SSH_LOG_MAX)
 		ap_buf_add(&all, chunk, (size_t)n);
 	size_t end = all.len;
 	while (end && strchr("\r\n ", all.data[end - 1]))
@@ -194,13 +199,13 @@ static void last_line(int fd, struct ap_buf *out)
  * killing it. */
 static int wait_bounded(pid_t pid, int *status)
 {
-	for (int tick = 0; tick < AP_SSH_MASTER_S * 50; tick++) {
+	for (int tick = 0; tick < AP_SSH_MASTER_S * 1000 / AP_SSH_POLL_MS; tick++) {
 		pid_t r = waitpid(pid, status, WNOHANG);
 		if (r == pid)
 			return 1;
 		if (r < 0 && errno != EINTR)
 			return 0;
-		struct timespec ts = { 0, 20 * 1000000L };
+		struct timespec ts = { 0, AP_SSH_POLL_MS * 1000000L };
 		nanosleep(&ts, NULL);
 	}
 	kill(pid, SIGKILL);

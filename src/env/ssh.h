@@ -29,6 +29,10 @@
 #include "base/buf.h"
 #include "env/envs.h"
 
+/* ssh's exit status for its own failure (the connection, a bad option), not
+ * the remote command's. */
+#define AP_SSH_EXIT_FAILED 255
+
 /* Whether env's exec prefix runs ssh. */
 int ap_ssh_runs(const struct ap_env *env);
 

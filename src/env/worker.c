@@ -15,6 +15,8 @@
 #include "env/ssh.h"
 #include "env/worker.h"
 
+/* The bootstrap line: its code and the worker source's length, with room. */
+#define AP_BOOT_MAX 160
 #define AP_ERRLOG_MAX 16384
 
 /* Precedes the hello (see worker/apiparity_worker.py). */
@@ -90,7 +92,7 @@ static void errlog_add(struct ap_worker *w, const char *p, size_t n)
 static void drain_errlog(struct ap_worker *w)
 {
 	long deadline = now_ms() + AP_DRAIN_MS;
-	char chunk[4096];
+	char chunk[AP_LINE_CHUNK];
 	while (w->proc.err >= 0) {
 		long left = deadline - now_ms();
 		struct pollfd p = { w->proc.err, POLLIN, 0 };
@@ -127,14 +129,15 @@ static int worker_died(struct ap_worker *w)
 	if (got)
 		ap_buf_addf(&w->detail, "worker died mid-message (truncated frame: %zu of "
 			    "%zu bytes), %s", got, want, ap_buf_str(&how));
-	else if (!w->hello && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+	else if (!w->hello && WIFEXITED(status) && WEXITSTATUS(status) == AP_EXIT_NOEXEC) {
 		r = -AP_ENOPYTHON;
-		ap_buf_addf(&w->detail, "'%s' (exit status 127)", w->env->python.v[0]);
+		ap_buf_addf(&w->detail, "'%s' (exit status %d)", w->env->python.v[0], AP_EXIT_NOEXEC);
 	} else if (!w->hello && w->env->exec.n && WIFEXITED(status)) {
 		r = -AP_EUNREACHABLE;
 		ap_buf_addf(&w->detail, "exec prefix '%s' %s before python answered",
 			    w->env->exec.v[0], ap_buf_str(&how));
-	} else if (ap_ssh_runs(w->env) && WIFEXITED(status) && WEXITSTATUS(status) == 255) {
+	} else if (ap_ssh_runs(w->env) && WIFEXITED(status) &&
+		   WEXITSTATUS(status) == AP_SSH_EXIT_FAILED) {
 		/* ssh's own failure: the connection, not the worker, ended. */
 		r = -AP_EUNREACHABLE;
 		ap_buf_addf(&w->detail, "ssh lost the connection while the worker was answering "
@@ -181,7 +184,7 @@ static int worker_sync(struct ap_worker *w)
 static int worker_recv(struct ap_worker *w, json_t **msg)
 {
 	long deadline = now_ms() + w->timeout_ms;
-	char chunk[65536];
+	char chunk[AP_READ_CHUNK];
 	int gone = 0; /* the worker has exited: read what is left, briefly */
 
 	for (;;) {
@@ -304,7 +307,7 @@ static int worker_hello(struct ap_worker *w)
 int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_ms)
 {
 	struct ap_argv cmd = { 0 };
-	char boot[160];
+	char boot[AP_BOOT_MAX];
 
 	memset(w, 0, sizeof(*w));
 	w->env = env;

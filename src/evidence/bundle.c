@@ -13,16 +13,19 @@
 #include "evidence/bundle.h"
 #include "evidence/manifest.h"
 
-static void utc_now(char out[32])
+/* A bundle's time, "YYYY-MM-DDTHH:MM:SSZ", and its NUL, with room. */
+#define AP_UTC_SIZE 32
+
+static void utc_now(char out[AP_UTC_SIZE])
 {
 	time_t now = time(NULL);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	strftime(out, AP_UTC_SIZE, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 }
 
 json_t *ap_bundle_new(const struct ap_env *env, const char *target, size_t order)
 {
 	struct ap_buf where = { 0 };
-	char now[32];
+	char now[AP_UTC_SIZE];
 	utc_now(now);
 	ap_env_describe(env, &where);
 	json_t *b = json_pack("{s:s, s:{s:s, s:s, s:s}, s:s, s:{s:s, s:s?, s:s?, s:s}, s:s,"
@@ -231,7 +234,7 @@ json_t *ap_bundle_checks(const json_t *b)
 
 void ap_bundle_finish(json_t *b)
 {
-	char now[32];
+	char now[AP_UTC_SIZE];
 	utc_now(now);
 	json_object_set_new(b, "finished_utc", json_string(now));
 }

@@ -17,7 +17,7 @@ struct ap_journal {
 /* Offset just past the last '\n' among the first size bytes of fd, 0 if none. */
 static int last_line_end(int fd, off_t size, off_t *end)
 {
-	char chunk[4096];
+	char chunk[AP_LINE_CHUNK];
 	off_t pos = size;
 
 	while (pos > 0) {
@@ -286,9 +286,12 @@ static const char *record_schema(const json_t *rec)
 	return "unknown record type";
 }
 
+/* A problem's text: "line N: " and a short reason of this file's own. */
+#define AP_PROBLEM_MAX 256
+
 static void problem(json_t *problems, int lineno, const char *why)
 {
-	char text[256];
+	char text[AP_PROBLEM_MAX];
 	snprintf(text, sizeof(text), "line %d: %s", lineno, why);
 	json_array_append_new(problems, json_string(text));
 }

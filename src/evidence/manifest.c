@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -48,10 +47,14 @@ static void tree_free(struct ap_tree *t)
 	*t = (struct ap_tree){ 0 };
 }
 
+/* The entries a tree makes room for at first, doubled as it grows: a
+ * bundle's few files. */
+#define AP_TREE_ROOM 32
+
 static int tree_add(struct ap_tree *t, const char *rel, mode_t mode)
 {
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 32;
+		size_t cap = t->cap ? 2 * t->cap : AP_TREE_ROOM;
 		struct ap_entry *v = realloc(t->v, cap * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
@@ -93,41 +96,27 @@ static int walk_entry(int dfd, const char *prefix, const char *name, struct ap_t
 	if (!r && asprintf(&subprefix, "%s/", rel) < 0)
 		r = -ENOMEM;
 	if (!r)
-		r = walk_dir(sub, subprefix, t); /* takes sub */
-	else if (sub >= 0)
+		r = walk_dir(sub, subprefix, t);
+	if (sub >= 0)
 		close(sub);
 	free(subprefix);
 	free(rel);
 	return r;
 }
 
-/* Walks the directory open at dfd (and closes dfd), naming entries prefix+name. */
+/* Walks the directory open at dfd (which stays open), naming entries prefix+name. */
 static int walk_dir(int dfd, const char *prefix, struct ap_tree *t)
 {
-	DIR *d = fdopendir(dfd);
-	int r = 0;
-
-	if (!d) {
-		r = -errno;
-		close(dfd);
-		return r;
-	}
-	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			r = -errno;
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+	char **names;
+	size_t n;
+	int r = ap_dir_list_at(dfd, 0, &names, &n);
+	for (size_t i = 0; !r && i < n; i++) {
+		if (!*prefix && (!strcmp(names[i], AP_MANIFEST_NAME) ||
+				 !strcmp(names[i], AP_MANIFEST_SIG_NAME)))
 			continue;
-		if (!*prefix && (!strcmp(de->d_name, AP_MANIFEST_NAME) ||
-				 !strcmp(de->d_name, AP_MANIFEST_SIG_NAME)))
-			continue;
-		if ((r = walk_entry(dirfd(d), prefix, de->d_name, t)))
-			break;
+		r = walk_entry(dfd, prefix, names[i], t);
 	}
-	closedir(d);
+	ap_dir_free(names, n);
 	return r;
 }
 
@@ -135,15 +124,7 @@ static int walk_dir(int dfd, const char *prefix, struct ap_tree *t)
  * manifest), sorted by path with strcmp. dfd stays open. */
 static int manifest_walk(int dfd, struct ap_tree *t)
 {
-	int dup_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
-	if (dup_fd < 0)
-		return -errno;
-	/* rewind: the duplicate shares its offset with dfd */
-	if (lseek(dup_fd, 0, SEEK_SET) < 0) {
-		close(dup_fd);
-		return -errno;
-	}
-	int r = walk_dir(dup_fd, "", t);
+	int r = walk_dir(dfd, "", t);
 	if (r)
 		tree_free(t);
 	else if (t->n)
@@ -228,7 +209,7 @@ static int manifest_line(int root, const char *dir, const struct ap_entry *e,
 			    struct ap_buf *out, struct ap_buf *err)
 {
 	enum ap_open_fail why;
-	char hex[65];
+	char hex[AP_SHA256_HEX_SIZE];
 
 	if (S_ISLNK(e->mode)) {
 		ap_buf_addf(err, "%s/%s: is a symbolic link; evidence must be plain files",
@@ -367,7 +348,7 @@ static int manifest_split(const char *p, size_t len, const char **rel, size_t *p
 static int verify_file(struct ap_verify *v, const char *hex, const char *rel, int line)
 {
 	enum ap_open_fail why;
-	char got[65];
+	char got[AP_SHA256_HEX_SIZE];
 
 	int fd = open_beneath(v->root, rel, &why);
 	if (fd == -1) {
@@ -490,7 +471,7 @@ static int verify_unlisted(struct ap_verify *v)
 
 static int read_fd(int fd, struct ap_buf *out)
 {
-	char chunk[65536];
+	char chunk[AP_READ_CHUNK];
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
 		if (n < 0 && errno == EINTR)

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -87,22 +86,21 @@ out:
 
 static int sub_load(struct ap_submission *s, const char *dir, int all, struct ap_buf *err)
 {
-	DIR *d;
-	struct dirent *e;
-	int r = 0;
+	char **names;
+	size_t n;
 	memset(s, 0, sizeof(*s));
-	if (!(d = opendir(dir))) {
-		r = -errno;
+	int r = ap_dir_list(dir, AP_DIR_NODOT, &names, &n);
+	if (r) {
 		ap_buf_addf(err, "%s: %s", dir, strerror(-r));
 		return r;
 	}
 	s->dir = strdup(dir);
 	if (all && !(s->broken = json_object()))
 		r = -ENOMEM;
-	while (!r && (e = readdir(d)))
-		if (e->d_name[0] != '.' && ap_env_name_ok(e->d_name))
-			r = sub_add(s, e->d_name, err);
-	closedir(d);
+	for (size_t i = 0; !r && i < n; i++)
+		if (ap_env_name_ok(names[i]))
+			r = sub_add(s, names[i], err);
+	ap_dir_free(names, n);
 	if (!r && !s->n && !json_object_size(s->broken)) {
 		ap_buf_addf(err, "%s: no bundles (DIR/<env>/bundle.json)", dir);
 		r = -ENOENT;

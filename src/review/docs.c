@@ -5,9 +5,7 @@
  * stop anywhere. Every string that leaves this file goes through jstr(),
  * which repairs the UTF-8 so that jansson never refuses it.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/fsutil.h"
+#include "base/text.h"
 #include "review/docs.h"
 
 #define AP_CLASS_TAG "<code><i>class</i></code>"
@@ -113,35 +112,14 @@ static size_t find(struct ap_span s, const char *needle)
 
 /* ---- strings out ---- */
 
-/* Length of the valid UTF-8 sequence at s, 0 when invalid; as strict as
- * jansson (no overlongs, surrogates or code points past U+10FFFF). Control
- * characters but tab count as invalid: a stray CR or NUL in a product name
- * would not survive being written back as a line. */
+/* Length of the valid UTF-8 sequence at s, 0 when invalid: ap_utf8_seq(), as
+ * strict as jansson (no overlongs, surrogates or code points past U+10FFFF).
+ * Control characters but tab count as invalid: a stray CR or NUL in a product
+ * name would not survive being written back as a line. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned c = s[0];
-	size_t len, i;
-	uint32_t cp;
-	if (c < 0x80)
-		return c >= 0x20 || c == '\t' ? 1 : 0;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
-		return 0;
-	if (len == 4 && (cp < 0x10000 || cp > 0x10ffff))
+	size_t len = ap_utf8_seq(s, n);
+	if (len == 1 && s[0] < 0x20 && s[0] != '\t')
 		return 0;
 	return len;
 }
@@ -865,21 +843,16 @@ static int docs_walk(const char *top, const char *rel, struct ap_paths *ps,
 		   struct ap_buf *err, int depth)
 {
 	struct ap_buf path = { 0 };
-	struct dirent *de;
-	int r = 0;
+	char **names = NULL;
+	size_t n = 0;
 	if (ap_buf_addf(&path, "%s%s%s", top, *rel ? "/" : "", rel))
 		return ap_buf_adds(err, "out of memory"), -ENOMEM;
-	DIR *d = depth > AP_DIR_DEPTH ? NULL : opendir(path.data);
-	if (!d) {
-		r = depth > AP_DIR_DEPTH ? -ELOOP : -errno;
+	int r = depth > AP_DIR_DEPTH ? -ELOOP : ap_dir_list(path.data, 0, &names, &n);
+	if (r)
 		ap_buf_addf(err, "%s: %s", path.data, strerror(-r));
-	}
-	while (d && !r && (errno = 0, de = readdir(d)))
-		r = walk_one(top, rel, de->d_name, ps, err, depth);
-	if (d && !r && errno)
-		r = -errno, ap_buf_addf(err, "%s: %s", path.data, strerror(-r));
-	if (d)
-		closedir(d);
+	for (size_t i = 0; !r && i < n; i++)
+		r = walk_one(top, rel, names[i], ps, err, depth);
+	ap_dir_free(names, n);
 	ap_buf_free(&path);
 	return r;
 }

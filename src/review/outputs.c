@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -48,44 +47,26 @@ int ap_output_known(const char *name, const struct ap_submission *s)
 	return 0;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The report outputs present in dir as regular files, sorted: a new array
- * of n names (free each, then it), or NULL with *n 0. */
+ * of n names (ap_dir_free()), or NULL with *n 0. */
 static char **outputs_present(const char *dir, const struct ap_submission *s, size_t *n)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = NULL;
+	char **v;
+	size_t all, k = 0;
 	*n = 0;
-	while (d && (e = readdir(d))) {
-		struct stat st;
-		if (!ap_output_known(e->d_name, s) ||
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
-			continue;
-		char **nv = realloc(v, (*n + 1) * sizeof(*v));
-		if (!nv || !(nv[*n] = strdup(e->d_name))) {
-			v = nv ? nv : v;
-			break;
-		}
-		v = nv;
-		(*n)++;
+	if (ap_dir_list(dir, AP_DIR_REGULAR, &v, &all))
+		return NULL;
+	for (size_t i = 0; i < all; i++)
+		if (ap_output_known(v[i], s))
+			v[k++] = v[i];
+		else
+			free(v[i]);
+	if (!k) {
+		free(v);
+		return NULL;
 	}
-	if (d)
-		closedir(d);
-	if (v)
-		qsort(v, *n, sizeof(*v), name_cmp);
+	*n = k;
 	return v;
-}
-
-static void names_free(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 int ap_output_manifest(const char *dir, const struct ap_submission *s, struct ap_buf *err)
@@ -107,7 +88,7 @@ int ap_output_manifest(const char *dir, const struct ap_submission *s, struct ap
 	ap_buf_addf(&path, "%s/%s", dir, AP_MANIFEST_NAME);
 	if (!r && (r = ap_write_atomic(ap_buf_str(&path), text.data ? text.data : "", text.len)))
 		ap_buf_addf(err, "%s: %s", ap_buf_str(&path), strerror(-r));
-	names_free(v, n);
+	ap_dir_free(v, n);
 	ap_buf_free(&text);
 	ap_buf_free(&path);
 	return r;
@@ -164,7 +145,7 @@ void ap_output_verify(const char *dir, const struct ap_submission *s, json_t *re
 		if (!json_object_get(listed, v[i]))
 			ap_reason_add(reasons, "%s: report output not listed in %s", v[i], AP_MANIFEST_NAME);
 	if (v)
-		names_free(v, n);
+		ap_dir_free(v, n);
 	json_decref(listed);
 	ap_buf_free(&path);
 	ap_buf_free(&text);

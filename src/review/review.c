@@ -1,5 +1,4 @@
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -98,17 +97,19 @@ static void review_manifest(const struct ap_sub_env *e, json_t *reasons)
  * (outputs.h), and the report's manifest, checked when it is there. */
 static void review_top(const char *dir, const struct ap_submission *s, json_t *reasons)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		int known = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-			    ap_submission_find(s, e->d_name) || json_object_get(s->broken, e->d_name) ||
-			    !strcmp(e->d_name, AP_MANIFEST_NAME) || ap_output_known(e->d_name, s);
-		if (!known)
-			ap_reason_add(reasons, "%s: unknown file or directory in the submission", e->d_name);
+	char **names;
+	size_t n;
+	if (!ap_dir_list(dir, 0, &names, &n)) {
+		for (size_t i = 0; i < n; i++) {
+			const char *name = names[i];
+			int known = ap_submission_find(s, name) || json_object_get(s->broken, name) ||
+				    !strcmp(name, AP_MANIFEST_NAME) || ap_output_known(name, s);
+			if (!known)
+				ap_reason_add(reasons, "%s: unknown file or directory in the submission",
+					      name);
+		}
+		ap_dir_free(names, n);
 	}
-	if (d)
-		closedir(d);
 	ap_output_verify(dir, s, reasons);
 }
 

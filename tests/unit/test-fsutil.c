@@ -1,5 +1,6 @@
 /* test-fsutil.c - unit tests for src/base/fsutil.h: the one bounded reader of
- * input files, and the check that an output directory can be written. */
+ * input files, the check that an output directory can be written, and the
+ * one directory listing. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -154,6 +155,126 @@ static void write_test_leaves_nothing_behind(void **state)
 	ap_buf_free(&p);
 }
 
+/* A directory of: b (file), a (file), .hidden (file), d/ (dir), ln -> a,
+ * dl -> d. */
+static void make_listing_dir(void **state, struct ap_buf *p)
+{
+	static const char *files[] = { "b", "a", ".hidden" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		path_in(state, files[i], p);
+		write_file(ap_buf_str(p), "x", 1);
+	}
+	path_in(state, "d", p);
+	assert_int_equal(mkdir(ap_buf_str(p), 0755), 0);
+	path_in(state, "ln", p);
+	assert_int_equal(symlink("a", ap_buf_str(p)), 0);
+	path_in(state, "dl", p);
+	assert_int_equal(symlink("d", ap_buf_str(p)), 0);
+}
+
+/* The names listed, joined by spaces. */
+static void joined(char **names, size_t n, struct ap_buf *out)
+{
+	ap_buf_reset(out);
+	for (size_t i = 0; i < n; i++)
+		ap_buf_addf(out, "%s%s", i ? " " : "", names[i]);
+}
+
+static void listing_is_sorted_and_holds_no_dot_entries(void **state)
+{
+	struct ap_buf p = { 0 }, got = { 0 };
+	char **names;
+	size_t n;
+	make_listing_dir(state, &p);
+	assert_int_equal(ap_dir_list(*state, 0, &names, &n), 0);
+	joined(names, n, &got);
+	assert_string_equal(ap_buf_str(&got), ".hidden a b d dl ln");
+	ap_dir_free(names, n);
+	assert_int_equal(ap_dir_list(*state, AP_DIR_NODOT, &names, &n), 0);
+	joined(names, n, &got);
+	assert_string_equal(ap_buf_str(&got), "a b d dl ln");
+	ap_dir_free(names, n);
+	ap_buf_free(&p);
+	ap_buf_free(&got);
+}
+
+static void regular_listing_leaves_out_dirs_and_links(void **state)
+{
+	struct ap_buf p = { 0 }, got = { 0 };
+	char **names;
+	size_t n;
+	make_listing_dir(state, &p);
+	assert_int_equal(ap_dir_list(*state, AP_DIR_REGULAR | AP_DIR_NODOT, &names, &n), 0);
+	joined(names, n, &got);
+	assert_string_equal(ap_buf_str(&got), "a b");
+	ap_dir_free(names, n);
+	ap_buf_free(&p);
+	ap_buf_free(&got);
+}
+
+static void marked_listing_ends_real_directories_in_a_slash(void **state)
+{
+	struct ap_buf p = { 0 }, got = { 0 };
+	char **names;
+	size_t n;
+	make_listing_dir(state, &p);
+	assert_int_equal(ap_dir_list(*state, AP_DIR_MARK, &names, &n), 0);
+	joined(names, n, &got);
+	assert_string_equal(ap_buf_str(&got), ".hidden a b d/ dl ln");
+	ap_dir_free(names, n);
+	ap_buf_free(&p);
+	ap_buf_free(&got);
+}
+
+static void listing_at_a_descriptor_leaves_it_open_and_unmoved(void **state)
+{
+	struct ap_buf p = { 0 }, got = { 0 };
+	char **names;
+	size_t n;
+	make_listing_dir(state, &p);
+	int fd = open(*state, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	off_t at = lseek(fd, 0, SEEK_CUR);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(ap_dir_list_at(fd, AP_DIR_NODOT, &names, &n), 0);
+		joined(names, n, &got);
+		assert_string_equal(ap_buf_str(&got), "a b d dl ln");
+		ap_dir_free(names, n);
+	}
+	assert_true(lseek(fd, 0, SEEK_CUR) == at);
+	close(fd);
+	ap_buf_free(&p);
+	ap_buf_free(&got);
+}
+
+static void listing_what_is_no_directory_is_an_error(void **state)
+{
+	struct ap_buf p = { 0 };
+	char **names = (char **)&p;
+	size_t n = 7;
+	path_in(state, "missing", &p);
+	assert_int_equal(ap_dir_list(ap_buf_str(&p), 0, &names, &n), -ENOENT);
+	assert_null(names);
+	assert_int_equal(n, 0);
+	path_in(state, "file", &p);
+	write_file(ap_buf_str(&p), "x", 1);
+	assert_int_equal(ap_dir_list(ap_buf_str(&p), 0, &names, &n), -ENOTDIR);
+	assert_int_equal(ap_dir_list(*state, 0, &names, &n), 0);
+	assert_int_equal(n, 1);
+	ap_dir_free(names, n);
+	ap_buf_free(&p);
+}
+
+static void empty_directory_lists_nothing(void **state)
+{
+	char **names;
+	size_t n = 7;
+	assert_int_equal(ap_dir_list(*state, 0, &names, &n), 0);
+	assert_null(names);
+	assert_int_equal(n, 0);
+	ap_dir_free(names, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -167,6 +288,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(writable_dir_is_created_with_its_parents, setup, teardown),
 		cmocka_unit_test_setup_teardown(file_or_device_as_a_directory_is_enotdir, setup, teardown),
 		cmocka_unit_test_setup_teardown(write_test_leaves_nothing_behind, setup, teardown),
+		cmocka_unit_test_setup_teardown(listing_is_sorted_and_holds_no_dot_entries, setup, teardown),
+		cmocka_unit_test_setup_teardown(regular_listing_leaves_out_dirs_and_links, setup, teardown),
+		cmocka_unit_test_setup_teardown(marked_listing_ends_real_directories_in_a_slash, setup, teardown),
+		cmocka_unit_test_setup_teardown(listing_at_a_descriptor_leaves_it_open_and_unmoved, setup, teardown),
+		cmocka_unit_test_setup_teardown(listing_what_is_no_directory_is_an_error, setup, teardown),
+		cmocka_unit_test_setup_teardown(empty_directory_lists_nothing, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("fsutil", tests, NULL, NULL);
 }
