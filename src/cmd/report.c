@@ -105,20 +105,21 @@ static int report_png(const char *dir, const char *name, const struct ap_buf *sv
 
 /* The PNGs: an evidence card per environment (its text, the card's lines,
  * in the PNG too), then the matrix. */
-static int report_pngs(const char *dir, const json_t *model, enum ap_lang l)
+static int report_pngs(const char *dir, const struct ap_report *model, enum ap_lang l)
 {
-	size_t i, k;
-	json_t *e, *line;
 	int rc = 0;
-	json_array_foreach(json_object_get(model, "environments"), i, e) {
+	for (size_t i = 0; i < model->nenvs; i++) {
+		const struct ap_report_env *e = &model->envs[i];
 		struct ap_buf svg = { 0 }, name = { 0 }, text = { 0 };
-		json_t *lines = ap_card_lines(model, e);
-		json_array_foreach(lines, k, line)
-			ap_buf_addf(&text, "%s%s", k ? "\n" : "", json_string_value(line));
+		struct ap_buf lines[AP_CARD_LINES] = { { 0 } };
+		ap_card_lines(model, e, lines);
+		for (size_t k = 0; k < AP_CARD_LINES; k++) {
+			ap_buf_addf(&text, "%s%s", k ? "\n" : "", ap_buf_str(&lines[k]));
+			ap_buf_free(&lines[k]);
+		}
 		ap_svg_card(model, e, &svg);
-		ap_output_card_name(json_string_value(json_object_get(e, "name")), &name);
+		ap_output_card_name(e->name, &name);
 		rc = rc ? rc : report_png(dir, ap_buf_str(&name), &svg, ap_buf_str(&text));
-		json_decref(lines);
 		ap_buf_free(&svg);
 		ap_buf_free(&name);
 		ap_buf_free(&text);
@@ -130,7 +131,8 @@ static int report_pngs(const char *dir, const json_t *model, enum ap_lang l)
 	return rc;
 }
 
-static int report_render(const char *dir, const json_t *model, const struct ap_report_opts *o)
+static int report_render(const char *dir, const struct ap_report *model,
+			 const struct ap_report_opts *o)
 {
 	enum ap_lang l = strcmp(o->lang, "en") ? AP_LANG_ZH : AP_LANG_EN;
 	int rc = 0;
@@ -150,7 +152,9 @@ static int report_render(const char *dir, const json_t *model, const struct ap_r
 			ap_report_html(model, l, &out);
 			name = "report.html";
 		} else if (!strcmp(f, "json")) {
-			char *s = json_dumps(model, JSON_INDENT(2));
+			json_t *j = ap_report_json(model);
+			char *s = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+			json_decref(j);
 			ap_buf_adds(&out, s ? s : "");
 			ap_buf_adds(&out, "\n");
 			free(s);
@@ -197,10 +201,13 @@ int ap_cmd_report(int argc, char **argv)
 	if (o.docs && !(docs = ap_docs_load(o.docs, &err)))
 		rc = ap_fail(-AP_ECONFIG, "report --docs", &err);
 	if (!rc) {
-		json_t *model = ap_report_model(&s, docs);
-		rc = report_render(dir, model, &o);
+		struct ap_report *model = ap_report_model(&s, docs);
+		if (!model)
+			rc = ap_fail(-ENOMEM, "report", NULL);
+		else
+			rc = report_render(dir, model, &o);
 		rc = rc ? rc : report_manifest(dir, &s);
-		json_decref(model);
+		ap_report_free(model);
 	}
 	json_decref(docs);
 	ap_submission_free(&s);

@@ -137,16 +137,23 @@ void ap_escape_xml(const char *str, struct ap_buf *out)
 	}
 }
 
-void ap_escape_list(const json_t *list, void (*esc)(const char *s, struct ap_buf *out),
+void ap_escape_list(const char *const *v, size_t n, void (*esc)(const char *s, struct ap_buf *out),
 		    const char *none, struct ap_buf *out)
 {
-	size_t i;
-	json_t *v;
-	json_array_foreach(list, i, v) {
+	for (size_t i = 0; i < n; i++) {
 		if (i)
 			ap_buf_adds(out, ", ");
-		esc(json_string_value(v), out);
+		esc(v[i], out);
 	}
-	if (!json_array_size(list))
+	if (!n)
 		ap_buf_adds(out, none);
+}
+
+void ap_escape_fill(const char *fmt, const char *s, void (*esc)(const char *s, struct ap_buf *out),
+		    struct ap_buf *out)
+{
+	struct ap_buf e = { 0 };
+	esc(s, &e);
+	ap_buf_addf(out, fmt, ap_buf_str(&e));
+	ap_buf_free(&e);
 }

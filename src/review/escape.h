@@ -12,7 +12,7 @@
 #ifndef AP_ESCAPE_H
 #define AP_ESCAPE_H
 
-#include <jansson.h>
+#include <stddef.h>
 
 #include "base/buf.h"
 
@@ -29,10 +29,14 @@ void ap_escape_md_code(const char *s, struct ap_buf *out);
 /* HTML and XML text and attribute values (double- or single-quoted). */
 void ap_escape_xml(const char *s, struct ap_buf *out);
 
-/* The strings of the JSON array list, each escaped by esc (one of the above),
- * joined by ", "; none (the caller's own words, not escaped) when the list is
- * empty or not an array. */
-void ap_escape_list(const json_t *list, void (*esc)(const char *s, struct ap_buf *out),
+/* The n strings of v, each escaped by esc (one of the above), joined by
+ * ", "; none (the caller's own words, not escaped) when n is 0. */
+void ap_escape_list(const char *const *v, size_t n, void (*esc)(const char *s, struct ap_buf *out),
 		    const char *none, struct ap_buf *out);
+
+/* Appends fmt, a printf format whose one conversion is %s, with s escaped
+ * by esc in its place. */
+void ap_escape_fill(const char *fmt, const char *s, void (*esc)(const char *s, struct ap_buf *out),
+		    struct ap_buf *out);
 
 #endif

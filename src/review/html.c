@@ -2,7 +2,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/jsonutil.h"
 #include "base/outcome.h"
 #include "check/verdict.h"
 #include "review/escape.h"
@@ -10,35 +9,22 @@
 #include "review/svg.h"
 #include "review/words.h"
 
-/* Every value from data goes through X() before it meets a template: the
- * escaped copy lives in one of a few slots reused in turn, enough for the
- * values of any one element; slots_free() releases them when a page ends. */
-#define AP_HTML_SLOTS 8
-static _Thread_local struct ap_buf ap_html_slot[AP_HTML_SLOTS];
-static _Thread_local unsigned ap_html_next;
-
-static const char *X(const char *s)
+/* Every value from data is escaped into the page as it is written
+ * (ap_escape_xml): put() a value as it is (NULL reads as ""), text() one
+ * that reads as "-" when missing. */
+static void put(struct ap_buf *out, const char *s)
 {
-	struct ap_buf *b = &ap_html_slot[ap_html_next++ % AP_HTML_SLOTS];
-	ap_buf_reset(b);
-	ap_escape_xml(s, b);
-	return ap_buf_str(b);
+	ap_escape_xml(s, out);
 }
 
-static void slots_free(void)
+static void text(struct ap_buf *out, const char *s)
 {
-	for (size_t i = 0; i < AP_HTML_SLOTS; i++)
-		ap_buf_free(&ap_html_slot[i]);
+	ap_escape_xml(ap_report_text(s), out);
 }
 
 static const char *W(enum ap_lang l, enum ap_msg m)
 {
 	return ap_word(l, m);
-}
-
-static const char *T(const json_t *o, const char *key)
-{
-	return X(ap_json_text(o, key));
 }
 
 /* The matrix's frame is drawn in a colour nothing else on the page uses, so
@@ -77,471 +63,559 @@ static void html_palette_css(struct ap_buf *out)
 		ap_buf_addf(out, ".%s{background:%s;color:%s}", s[i].cls, s[i].fill, s[i].ink);
 }
 
-static void html_head(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_head(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
 	ap_buf_addf(out, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		    "style-src 'unsafe-inline'; img-src data:\">"
-		    "<meta name=\"viewport\" content=\"width=device-width\"><title>apiparity: %s</title>"
-		    "<style>%s", l == AP_LANG_EN ? "en" : "zh-CN", T(m, "target"), ap_html_style);
+		    "<meta name=\"viewport\" content=\"width=device-width\"><title>apiparity: ",
+		    l == AP_LANG_EN ? "en" : "zh-CN");
+	text(out, r->target);
+	ap_buf_addf(out, "</title><style>%s", ap_html_style);
 	html_palette_css(out);
 	ap_buf_adds(out, "</style></head><body>\n");
 }
 
-/* The verdict first: what a reviewer must know before anything else. */
-static void html_banner(const json_t *m, enum ap_lang l, struct ap_buf *out)
+/* The environments by verdict, as the banner and the conclusion list them. */
+static void html_verdict_lists(const struct ap_report_conclusion *c, enum ap_lang l,
+			       const char *sep, struct ap_buf *out)
 {
-	const json_t *c = json_object_get(m, "conclusion");
-	const char *verdict = json_string_value(json_object_get(c, "verdict"));
-	const struct ap_style *v = ap_verdict_style(verdict);
-	ap_buf_addf(out, "<header id=\"banner\" class=\"banner %s\" data-verdict=\"%s\"><h1>", v->cls,
-		    X(verdict));
-	ap_buf_addf(out, W(l, M_TITLE), T(m, "target"));
-	ap_buf_addf(out, "</h1>\n<p class=\"verdict\" id=\"verdict\">%s: <strong>%s</strong></p>\n<p>",
-		    W(l, M_VERDICT), X(verdict));
 	ap_buf_addf(out, "%s: ", W(l, M_PASSED_IN));
-	ap_escape_list(json_object_get(c, ap_verdict_name(AP_CONSISTENT)), ap_escape_xml, W(l, M_NONE), out);
-	ap_buf_addf(out, " · %s: ", W(l, M_FAILED_IN));
-	ap_escape_list(json_object_get(c, ap_verdict_name(AP_INCONSISTENT)), ap_escape_xml, W(l, M_NONE), out);
-	ap_buf_addf(out, " · %s: ", W(l, M_UNVERIFIED_IN));
-	ap_escape_list(json_object_get(c, ap_verdict_name(AP_UNVERIFIED)), ap_escape_xml, W(l, M_NONE), out);
+	ap_escape_list(c->consistent, c->nconsistent, ap_escape_xml, W(l, M_NONE), out);
+	ap_buf_addf(out, "%s%s: ", sep, W(l, M_FAILED_IN));
+	ap_escape_list(c->inconsistent, c->ninconsistent, ap_escape_xml, W(l, M_NONE), out);
+	ap_buf_addf(out, "%s%s: ", sep, W(l, M_UNVERIFIED_IN));
+	ap_escape_list(c->unverified, c->nunverified, ap_escape_xml, W(l, M_NONE), out);
+}
+
+/* The verdict first: what a reviewer must know before anything else. */
+static void html_banner(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
+{
+	const struct ap_report_conclusion *c = &r->conclusion;
+	const char *verdict = ap_verdict_name(c->verdict);
+	ap_buf_addf(out, "<header id=\"banner\" class=\"banner %s\" data-verdict=\"",
+		    ap_verdict_style(c->verdict)->cls);
+	put(out, verdict);
+	ap_buf_adds(out, "\"><h1>");
+	ap_escape_fill(W(l, M_TITLE), ap_report_text(r->target), ap_escape_xml, out);
+	ap_buf_addf(out, "</h1>\n<p class=\"verdict\" id=\"verdict\">%s: <strong>", W(l, M_VERDICT));
+	put(out, verdict);
+	ap_buf_adds(out, "</strong></p>\n<p>");
+	html_verdict_lists(c, l, " · ", out);
 	ap_buf_adds(out, "</p></header>\n");
 }
 
-static void html_matrix_head(const json_t *cols, enum ap_lang l, struct ap_buf *out)
+static void html_matrix_head(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	size_t i;
-	json_t *c;
 	ap_buf_addf(out, "<thead><tr><th>%s</th><th>%s</th>", W(l, M_CHECK), W(l, M_KIND));
-	json_array_foreach(cols, i, c) {
-		int ref = json_is_true(json_object_get(c, "reference"));
-		const char *verdict = json_string_value(json_object_get(c, "verdict"));
-		ap_buf_addf(out, "<th data-env=\"%s\"%s title=\"%s\">%s", T(c, "env"),
-			    ref ? " class=\"ref\"" : "", T(c, "label"), T(c, "env"));
-		if (ref)
+	for (size_t i = 0; i < r->nenvs; i++) {
+		const struct ap_report_column *c = &r->columns[i];
+		ap_buf_adds(out, "<th data-env=\"");
+		text(out, c->env);
+		ap_buf_addf(out, "\"%s title=\"", c->reference ? " class=\"ref\"" : "");
+		text(out, c->label);
+		ap_buf_adds(out, "\">");
+		text(out, c->env);
+		if (c->reference)
 			ap_buf_addf(out, " <small>(%s)</small>", W(l, M_REFERENCE));
-		ap_buf_addf(out, "<br><small class=\"%s\">%s</small></th>",
-			    ap_verdict_style(verdict)->cls, X(verdict));
+		ap_buf_addf(out, "<br><small class=\"%s\">", ap_verdict_style(c->verdict)->cls);
+		put(out, c->verdict_word);
+		ap_buf_adds(out, "</small></th>");
 	}
 	ap_buf_adds(out, "</tr></thead>\n");
 }
 
-static void html_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_matrix_cell(const struct ap_report_cell *c, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *mx = json_object_get(m, "matrix");
-	size_t i, k, n;
-	json_t *r, *c;
+	ap_buf_addf(out, "<td class=\"cell %s\" data-env=\"", ap_cell_style(c)->cls);
+	text(out, c->env);
+	ap_buf_adds(out, "\" data-status=\"");
+	put(out, c->status_word);
+	ap_buf_adds(out, "\"");
+	if (c->reason) {
+		ap_buf_adds(out, " title=\"");
+		put(out, c->reason);
+		ap_buf_adds(out, "\"");
+	} else if (!c->present)
+		ap_buf_addf(out, " title=\"%s\"", W(l, M_NOT_IN_ENV));
+	ap_buf_adds(out, ">");
+	if (c->present)
+		put(out, c->status_word);
+	else
+		ap_buf_adds(out, "\xE2\x80\x94");
+	ap_buf_adds(out, "</td>");
+}
+
+static void html_matrix(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
+{
+	size_t n;
 	ap_buf_addf(out, "<section id=\"overview\"><h2>%s</h2>\n<figure class=\"matrix-frame\">"
 		    "<table class=\"matrix\" id=\"matrix\">", W(l, M_MATRIX));
-	html_matrix_head(json_object_get(mx, "columns"), l, out);
+	html_matrix_head(r, l, out);
 	ap_buf_adds(out, "<tbody>\n");
-	json_array_foreach(json_object_get(mx, "rows"), i, r) {
-		ap_buf_addf(out, "<tr data-kind=\"%s\" data-check=\"%s\"><th class=\"check\">%s</th>"
-			    "<td class=\"kind\">%s</td>", T(r, "kind"), T(r, "name"), T(r, "name"),
-			    T(r, "kind"));
-		json_array_foreach(json_object_get(r, "cells"), k, c) {
-			const char *st = json_string_value(json_object_get(c, "status"));
-			const char *reason = json_string_value(json_object_get(c, "reason"));
-			ap_buf_addf(out, "<td class=\"cell %s\" data-env=\"%s\" data-status=\"%s\"",
-				    ap_status_style(st)->cls, T(c, "env"), st ? X(st) : "");
-			if (reason || !st)
-				ap_buf_addf(out, " title=\"%s\"", reason ? X(reason) : W(l, M_NOT_IN_ENV));
-			ap_buf_addf(out, ">%s</td>", st ? X(st) : "\xE2\x80\x94");
-		}
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct ap_report_row *row = &r->rows[i];
+		ap_buf_adds(out, "<tr data-kind=\"");
+		text(out, row->kind);
+		ap_buf_adds(out, "\" data-check=\"");
+		text(out, row->name);
+		ap_buf_adds(out, "\"><th class=\"check\">");
+		text(out, row->name);
+		ap_buf_adds(out, "</th><td class=\"kind\">");
+		text(out, row->kind);
+		ap_buf_adds(out, "</td>");
+		for (size_t k = 0; k < r->nenvs; k++)
+			html_matrix_cell(&row->cells[k], l, out);
 		ap_buf_adds(out, "</tr>\n");
 	}
 	ap_buf_addf(out, "</tbody></table></figure>\n<p class=\"legend\">%s:", W(l, M_LEGEND));
 	const struct ap_style *s = ap_palette(&n);
-	for (i = 0; i < n && i < AP_STATUS_COUNT; i++)
+	for (size_t i = 0; i < n && i < AP_STATUS_COUNT; i++)
 		ap_buf_addf(out, " <span class=\"%s\">%s</span>", s[i].cls,
 			    ap_status_name((enum ap_status)i));
 	ap_buf_adds(out, "</p></section>\n");
 }
 
-static void html_scope(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_scope(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *scope = json_object_get(m, "scope");
-	size_t i;
-	json_t *v;
-	ap_buf_addf(out, "<section id=\"scope\"><h2>%s</h2>\n<ul><li>%s: <code>%s</code></li>"
-		    "<li>%s:<ul>", W(l, M_SCOPE), W(l, M_TARGET), T(m, "target"), W(l, M_OFFICIAL_CASE));
-	json_array_foreach(json_object_get(scope, "official_nodes"), i, v)
-		ap_buf_addf(out, "<li><code>%s</code> (PyTorch %s)</li>", T(v, "node"), T(v, "version"));
-	if (!json_array_size(json_object_get(scope, "official_nodes")))
+	ap_buf_addf(out, "<section id=\"scope\"><h2>%s</h2>\n<ul><li>%s: <code>", W(l, M_SCOPE),
+		    W(l, M_TARGET));
+	text(out, r->target);
+	ap_buf_addf(out, "</code></li><li>%s:<ul>", W(l, M_OFFICIAL_CASE));
+	for (size_t i = 0; i < r->nnodes; i++) {
+		ap_buf_adds(out, "<li><code>");
+		text(out, r->nodes[i].node);
+		ap_buf_adds(out, "</code> (PyTorch ");
+		text(out, r->nodes[i].version);
+		ap_buf_adds(out, ")</li>");
+	}
+	if (!r->nnodes)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_NONE_FOUND));
 	ap_buf_addf(out, "</ul></li><li>%s:<ul>", W(l, M_FOCUSED));
-	json_array_foreach(json_object_get(scope, "probes"), i, v)
-		ap_buf_addf(out, "<li>%s (%s)</li>", T(v, l == AP_LANG_EN ? "says_en" : "says_zh"),
-			    T(v, "name"));
+	for (size_t i = 0; i < r->nprobes; i++) {
+		ap_buf_adds(out, "<li>");
+		text(out, l == AP_LANG_EN ? r->probes[i].says_en : r->probes[i].says_zh);
+		ap_buf_adds(out, " (");
+		text(out, r->probes[i].name);
+		ap_buf_adds(out, ")</li>");
+	}
 	ap_buf_adds(out, "</ul></li></ul></section>\n");
 }
 
-static void html_devices(const json_t *e, enum ap_lang l, struct ap_buf *out)
+static void html_devices(const struct ap_bundle_facts *b, enum ap_lang l, struct ap_buf *out)
 {
-	size_t i;
-	json_t *d;
 	int any = 0;
-	json_array_foreach(json_object_get(e, "devices"), i, d) {
-		if (!json_is_true(json_object_get(d, "available")))
+	for (size_t i = 0; i < b->ndevices; i++) {
+		const struct ap_fact_device *d = &b->devices[i];
+		if (!d->available)
 			continue;
-		const char *name = json_string_value(json_array_get(json_object_get(d, "names"), 0));
-		ap_buf_addf(out, "%s%s: %lld x %s", any++ ? "; " : "", T(d, "type"),
-			    (long long)json_integer_value(json_object_get(d, "count")), name ? X(name) : "?");
+		ap_buf_adds(out, any++ ? "; " : "");
+		text(out, d->type);
+		ap_buf_addf(out, ": %lld x ", d->count);
+		if (d->first_name)
+			put(out, d->first_name);
+		else
+			ap_buf_adds(out, "?");
 	}
-	json_array_foreach(json_object_get(e, "devices"), i, d)
-		if (!json_is_true(json_object_get(d, "available")))
-			ap_buf_addf(out, "%s%s: %s (%s)", any++ ? "; " : "", T(d, "type"),
-				    l == AP_LANG_EN ? "unavailable" : "不可用", T(d, "reason"));
+	for (size_t i = 0; i < b->ndevices; i++) {
+		const struct ap_fact_device *d = &b->devices[i];
+		if (d->available)
+			continue;
+		ap_buf_adds(out, any++ ? "; " : "");
+		text(out, d->type);
+		ap_buf_addf(out, ": %s (", l == AP_LANG_EN ? "unavailable" : "不可用");
+		text(out, d->reason);
+		ap_buf_adds(out, ")");
+	}
 	if (!any)
 		ap_buf_adds(out, "cpu");
 }
 
 /* The checks of e as list items: of the kind official (official != 0; "not
  * run" when there is none), or of every other kind. */
-static void html_checks(const json_t *e, int official, enum ap_lang l, struct ap_buf *out)
+static void html_checks(const struct ap_report_env *e, int official, enum ap_lang l,
+			struct ap_buf *out)
 {
-	size_t i, n = 0;
-	json_t *c;
-	json_array_foreach(json_object_get(e, "checks"), i, c) {
-		const char *st = json_string_value(json_object_get(c, "status"));
-		const char *reason = json_string_value(json_object_get(c, "reason"));
-		if (!strcmp(ap_json_text(c, "kind"), "official") != !!official)
+	size_t n = 0;
+	for (size_t i = 0; i < e->nchecks; i++) {
+		const struct ap_fact_check *c = &e->checks[i];
+		const char *kind = ap_report_text(c->kind);
+		if (!strcmp(kind, "official") != !!official)
 			continue;
 		/* numeric checks are summed per row (html_env_numeric) but failures */
-		if (!strcmp(ap_json_text(c, "kind"), "numeric") && !ap_status_failed(ap_status_parse(st)))
+		if (!strcmp(kind, "numeric") && !ap_status_failed(c->status))
 			continue;
-		ap_buf_addf(out, "<li><span class=\"%s\">%s</span> <code>%s</code>%s%s</li>",
-			    ap_status_style(st)->cls, X(st), T(c, "name"), reason ? ": " : "",
-			    reason ? X(reason) : "");
+		ap_buf_addf(out, "<li><span class=\"%s\">", ap_status_style(c->status)->cls);
+		text(out, c->status_word);
+		ap_buf_adds(out, "</span> <code>");
+		text(out, c->name);
+		ap_buf_adds(out, "</code>");
+		if (c->reason) {
+			ap_buf_adds(out, ": ");
+			put(out, c->reason);
+		}
+		ap_buf_adds(out, "</li>");
 		n++;
 	}
 	if (official && !n)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_NOT_RUN));
 }
 
-/* A number of a numeric row as text. */
-static const char *fmt_num(const json_t *v, char buf[32])
-{
-	if (json_is_integer(v))
-		snprintf(buf, 32, "%lld", (long long)json_integer_value(v));
-	else if (json_is_real(v))
-		snprintf(buf, 32, "%.3g", json_real_value(v));
-	else
-		snprintf(buf, 32, "-");
-	return buf;
-}
-
 /* The numeric checks summed per operator, dtype and comparison, as
  * report.md has them. */
-static void html_env_numeric(const json_t *e, enum ap_lang l, struct ap_buf *out)
+static void html_env_numeric(const struct ap_report_env *e, enum ap_lang l, struct ap_buf *out)
 {
-	static const char *const keys[] = { "samples", "passed", "failed", "notrun", "max_abs",
-					    "max_rel", "worst_ratio", "rtol", "atol" };
-	size_t i;
-	json_t *r;
-	char b[9][32];
-	if (!json_array_size(json_object_get(e, "numeric")))
+	if (!e->nnumeric)
 		return;
 	ap_buf_addf(out, "<li>%s:<ul>", W(l, M_NUMERIC));
-	json_array_foreach(json_object_get(e, "numeric"), i, r) {
-		for (size_t k = 0; k < 9; k++)
-			fmt_num(json_object_get(r, keys[k]), b[k]);
-		ap_buf_addf(out, "<li class=\"%s\"><code>%s</code> %s, %s vs %s: ",
-			    json_integer_value(json_object_get(r, "failed")) ? "diff" : "same", T(r, "op"),
-			    T(r, "dtype"), T(r, "device"), T(r, "against"));
-		ap_buf_addf(out, W(l, M_NUMERIC_ROW), b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8]);
+	for (size_t i = 0; i < e->nnumeric; i++) {
+		const struct ap_report_numeric *r = &e->numeric[i];
+		ap_buf_addf(out, "<li class=\"%s\"><code>", r->failed ? "diff" : "same");
+		text(out, r->op);
+		ap_buf_adds(out, "</code> ");
+		text(out, r->dtype);
+		ap_buf_adds(out, ", ");
+		text(out, r->device);
+		ap_buf_adds(out, " vs ");
+		text(out, r->against);
+		ap_buf_adds(out, ": ");
+		ap_report_numeric_row(r, l, out);
 		ap_buf_adds(out, "</li>");
 	}
 	ap_buf_adds(out, "</ul></li>");
 }
 
 /* The known backend limits applied, as report.md has them. */
-static void html_env_limits(const json_t *e, enum ap_lang l, struct ap_buf *out)
+static void html_env_limits(const struct ap_report_env *e, enum ap_lang l, struct ap_buf *out)
 {
-	size_t i;
-	json_t *r;
-	if (!json_array_size(json_object_get(e, "limits")))
+	if (!e->nlimits)
 		return;
 	ap_buf_addf(out, "<li>%s:<ul>", W(l, M_LIMITS));
-	json_array_foreach(json_object_get(e, "limits"), i, r) {
-		ap_buf_addf(out, "<li class=\"limit\"><code>%s</code> (%s, %s): ", T(r, "name"),
-			    T(r, "backend"), T(r, "what"));
-		ap_buf_addf(out, W(l, M_LIMIT_ROW), (long long)json_integer_value(
-			json_object_get(r, "samples")));
-		ap_buf_addf(out, "; %s (<code>%s</code>)</li>", T(r, "reason"), T(r, "where"));
+	for (size_t i = 0; i < e->nlimits; i++) {
+		const struct ap_report_limit *r = &e->limits[i];
+		ap_buf_adds(out, "<li class=\"limit\"><code>");
+		text(out, r->name);
+		ap_buf_adds(out, "</code> (");
+		text(out, r->backend);
+		ap_buf_adds(out, ", ");
+		text(out, r->what);
+		ap_buf_adds(out, "): ");
+		ap_buf_addf(out, W(l, M_LIMIT_ROW), r->samples);
+		ap_buf_adds(out, "; ");
+		text(out, r->reason);
+		ap_buf_adds(out, " (<code>");
+		text(out, r->where);
+		ap_buf_adds(out, "</code>)</li>");
 	}
 	ap_buf_adds(out, "</ul></li>");
 }
 
-static void html_env_facts(const json_t *e, enum ap_lang l, struct ap_buf *out)
+/* The versions, plugins, devices and probes of e. */
+static void html_env_platform(const struct ap_report_env *e, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *p = json_object_get(e, "probes");
-	size_t i;
-	json_t *v;
-	ap_buf_adds(out, "<ul>");
-	if (json_is_string(json_object_get(e, "error")))
-		ap_buf_addf(out, "<li>%s: %s</li>", W(l, M_ENV_ERROR), T(e, "error"));
-	ap_buf_addf(out, "<li>%s: %s</li><li>%s: %s</li><li>%s: ", W(l, M_PYTHON), T(e, "python"),
-		    W(l, M_TORCH), T(e, "torch"), W(l, M_PLUGIN));
-	json_array_foreach(json_object_get(e, "plugins"), i, v)
-		ap_buf_addf(out, "%s%s", i ? ", " : "", X(json_string_value(v)));
-	ap_buf_addf(out, "%s</li><li>%s: ", json_array_size(json_object_get(e, "plugins")) ? "" :
-		    W(l, M_NONE), W(l, M_DEVICES));
-	html_devices(e, l, out);
+	const struct ap_bundle_facts *b = e->b;
+	if (b->error) {
+		ap_buf_addf(out, "<li>%s: ", W(l, M_ENV_ERROR));
+		text(out, b->error);
+		ap_buf_adds(out, "</li>");
+	}
+	ap_buf_addf(out, "<li>%s: ", W(l, M_PYTHON));
+	text(out, b->python);
+	ap_buf_addf(out, "</li><li>%s: ", W(l, M_TORCH));
+	text(out, b->torch);
+	ap_buf_addf(out, "</li><li>%s: ", W(l, M_PLUGIN));
+	for (size_t i = 0; i < b->nplugins; i++) {
+		ap_buf_adds(out, i ? ", " : "");
+		put(out, e->plugins[i]);
+	}
+	ap_buf_addf(out, "%s</li><li>%s: ", b->nplugins ? "" : W(l, M_NONE), W(l, M_DEVICES));
+	html_devices(b, l, out);
 	ap_buf_adds(out, "</li>");
-	if (!json_is_true(json_object_get(e, "found"))) {
+	if (!b->found) {
 		ap_buf_addf(out, "<li>%s: %s (%s:", W(l, M_PROBES), W(l, M_ABSENT), W(l, M_NEAREST));
-		json_array_foreach(json_object_get(e, "nearest"), i, v)
-			ap_buf_addf(out, " <code>%s</code>", X(json_string_value(v)));
+		for (size_t i = 0; i < b->nnearest; i++) {
+			ap_buf_adds(out, " <code>");
+			put(out, b->nearest[i]);
+			ap_buf_adds(out, "</code>");
+		}
 		ap_buf_adds(out, ")");
-	} else
-		ap_buf_addf(out, "<li>%s: %lld/%lld PASS, %s %s", W(l, M_PROBES),
-			    (long long)json_integer_value(json_object_get(p, "passed")),
-			    (long long)json_integer_value(json_object_get(p, "total")), W(l, M_VERDICT),
-			    T(e, "verdict"));
+	} else {
+		ap_buf_addf(out, "<li>%s: %d/%d PASS, %s ", W(l, M_PROBES), b->probes_passed,
+			    b->probes_total, W(l, M_VERDICT));
+		text(out, b->verdict_word);
+	}
+}
+
+static void html_env_facts(const struct ap_report_env *e, enum ap_lang l, struct ap_buf *out)
+{
+	ap_buf_adds(out, "<ul>");
+	html_env_platform(e, l, out);
 	ap_buf_adds(out, "<ul>");
 	html_checks(e, 0, l, out);
 	ap_buf_adds(out, "</ul></li>");
 	html_env_numeric(e, l, out);
 	html_env_limits(e, l, out);
-	ap_buf_addf(out, "<li>%s: %lld</li><li>%s:<ul>", W(l, M_EXIT),
-		    (long long)json_integer_value(json_object_get(e, "exit_code")), W(l, M_EVIDENCE));
-	json_array_foreach(json_object_get(e, "evidence"), i, v)
-		ap_buf_addf(out, "<li><code>%s</code> sha256 <code>%s</code></li>", T(v, "path"),
-			    T(v, "sha256"));
+	ap_buf_addf(out, "<li>%s: %lld</li><li>%s:<ul>", W(l, M_EXIT), e->b->exit_code,
+		    W(l, M_EVIDENCE));
+	for (size_t i = 0; i < e->nevidence; i++) {
+		ap_buf_adds(out, "<li><code>");
+		text(out, e->evidence[i].path);
+		ap_buf_adds(out, "</code> sha256 <code>");
+		text(out, e->evidence[i].sha256);
+		ap_buf_adds(out, "</code></li>");
+	}
 	ap_buf_addf(out, "</ul></li><li>%s:<ul>", W(l, M_OFFICIAL));
 	html_checks(e, 1, l, out);
 	ap_buf_adds(out, "</ul></li></ul>\n");
 }
 
-static void html_env(const json_t *m, const json_t *e, enum ap_lang l, struct ap_buf *out)
+static void html_env(const struct ap_report *r, const struct ap_report_env *e, enum ap_lang l,
+		     struct ap_buf *out)
 {
-	ap_buf_addf(out, "<section class=\"env\" data-env=\"%s\"><h3>", T(e, "name"));
-	ap_buf_addf(out, W(l, M_RESULTS), T(e, "name"));
-	ap_buf_addf(out, " (%s)</h3>\n", T(e, "label"));
-	ap_svg_card(m, e, out);
+	ap_buf_adds(out, "<section class=\"env\" data-env=\"");
+	text(out, e->name);
+	ap_buf_adds(out, "\"><h3>");
+	ap_escape_fill(W(l, M_RESULTS), e->name, ap_escape_xml, out);
+	ap_buf_adds(out, " (");
+	text(out, e->b->label);
+	ap_buf_adds(out, ")</h3>\n");
+	ap_svg_card(r, e, out);
 	html_env_facts(e, l, out);
 	ap_buf_adds(out, "</section>\n");
+}
+
+/* A signature's row: its environment, status, source, text, what it was
+ * compared with and how, its differences. */
+static void html_signature(const struct ap_report_signature *g, enum ap_lang l, struct ap_buf *out)
+{
+	const struct ap_fact_signature *d = g->sig;
+	int differs = d->ndifferences > 0;
+	enum ap_msg how = !differs ? M_SIG_AS : d->same_torch == 1 ? M_SIG_SAME : M_SIG_OTHER;
+	ap_buf_adds(out, "<tr data-env=\"");
+	text(out, g->env);
+	ap_buf_addf(out, "\"%s><td>", differs ? " class=\"diff\"" : "");
+	text(out, g->env);
+	ap_buf_addf(out, "</td><td class=\"%s\">", ap_status_style(g->status)->cls);
+	put(out, g->status_word);
+	ap_buf_adds(out, "</td><td>");
+	text(out, d->source);
+	ap_buf_adds(out, "</td><td><code>");
+	text(out, g->text);
+	ap_buf_adds(out, "</code></td><td>");
+	if (d->reference)
+		ap_escape_fill(W(l, how), d->reference, ap_escape_xml, out);
+	else
+		ap_buf_adds(out, W(l, M_SIG_REF));
+	ap_buf_adds(out, "</td><td><ul>");
+	for (size_t k = 0; k < d->ndifferences; k++) {
+		ap_buf_adds(out, "<li>");
+		text(out, d->differences[k]);
+		ap_buf_adds(out, "</li>");
+	}
+	ap_buf_adds(out, "</ul></td></tr>\n");
 }
 
 /* The signatures (from the signature checks): a row per environment with
  * its signature, where it came from, what it was compared with and how; a
  * row whose signature differs is highlighted, its differences listed. */
-static void html_signatures(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_signatures(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *sigs = json_object_get(m, "signatures");
-	size_t i, k;
-	json_t *g, *d;
 	ap_buf_addf(out, "<section id=\"signatures\"><h2>%s</h2>\n", W(l, M_SIGS));
-	if (!json_array_size(sigs)) {
+	if (!r->nsignatures) {
 		ap_buf_addf(out, "<p>%s</p></section>\n", W(l, M_SIG_NONE));
 		return;
 	}
 	ap_buf_addf(out, "<table class=\"signatures\"><tr><th>%s</th><th>%s</th><th>%s</th><th>%s</th>"
 		    "<th>%s</th><th>%s</th></tr>\n", W(l, M_SIG_ENV), W(l, M_SIG_STATUS),
 		    W(l, M_SIG_SOURCE), W(l, M_SIG_TEXT), W(l, M_SIG_AGAINST), W(l, M_SIG_DIFFS));
-	json_array_foreach(sigs, i, g) {
-		const char *ref = json_string_value(json_object_get(g, "reference"));
-		const char *st = json_string_value(json_object_get(g, "status"));
-		int differs = json_array_size(json_object_get(g, "differences")) > 0;
-		enum ap_msg how = !differs ? M_SIG_AS : json_is_true(json_object_get(g, "same_torch"))
-			? M_SIG_SAME : M_SIG_OTHER;
-		ap_buf_addf(out, "<tr data-env=\"%s\"%s><td>%s</td><td class=\"%s\">%s</td><td>%s</td>"
-			    "<td><code>%s</code></td><td>", T(g, "env"), differs ? " class=\"diff\"" : "",
-			    T(g, "env"), ap_status_style(st)->cls, X(st), T(g, "source"), T(g, "text"));
-		if (ref)
-			ap_buf_addf(out, W(l, how), X(ref));
-		else
-			ap_buf_adds(out, W(l, M_SIG_REF));
-		ap_buf_adds(out, "</td><td><ul>");
-		json_array_foreach(json_object_get(g, "differences"), k, d)
-			ap_buf_addf(out, "<li>%s</li>", T(d, "text"));
-		ap_buf_adds(out, "</ul></td></tr>\n");
-	}
+	for (size_t i = 0; i < r->nsignatures; i++)
+		html_signature(&r->signatures[i], l, out);
 	ap_buf_adds(out, "</table></section>\n");
 }
 
-static void html_adaptation(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_adaptation(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *r = json_object_get(m, "resolution"), *a = json_object_get(m, "adaptation");
+	static const struct ap_bundle_facts none;
+	const struct ap_bundle_facts *b = r->impl ? r->impl : &none;
 	ap_buf_addf(out, "<section id=\"adaptation\"><h2>%s</h2>\n<ul>", W(l, M_ADAPT));
-	if (!r)
-		ap_buf_addf(out, "<li>%s</li>", W(l, M_ABSENT));
-	else
-		ap_buf_addf(out, "<li>%s: <code>%s:%lld</code> (%s)</li><li>%s</li><li>%s</li>",
-			    W(l, M_IMPL), T(r, "file"), (long long)json_integer_value(json_object_get(r, "line")),
-			    T(r, "kind"), T(a, l == AP_LANG_EN ? "conclusion_en" : "conclusion_zh"),
-			    json_is_true(json_object_get(a, "device_independent")) ? W(l, M_PATCH_NOT)
-										    : W(l, M_PATCH_NEEDED));
+	ap_buf_addf(out, "<li>%s: <code>", W(l, M_IMPL));
+	text(out, b->impl_file);
+	ap_buf_addf(out, ":%lld</code> (", b->impl_line);
+	text(out, b->impl_kind);
+	ap_buf_adds(out, ")</li><li>");
+	text(out, l == AP_LANG_EN ? b->conclusion_en : b->conclusion_zh);
+	ap_buf_addf(out, "</li><li>%s</li>", b->device_independent ? W(l, M_PATCH_NOT)
+								   : W(l, M_PATCH_NEEDED));
 	ap_buf_adds(out, "</ul></section>\n");
 }
 
-static void html_docs_entry(const json_t *d, enum ap_lang l, struct ap_buf *out)
+static void html_docs_entry(const struct ap_report_docs *d, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *e = json_object_get(d, "entry");
-	size_t i;
-	json_t *p;
-	ap_buf_addf(out, "<li>%s: <code>%s</code> (%s:%lld)<ul>", json_is_true(json_object_get(d, "exact")) ?
-		    W(l, M_DOCS_ENTRY) : W(l, M_DOCS_CLASS), T(e, "api"), T(e, "file"),
-		    (long long)json_integer_value(json_object_get(e, "line")));
-	json_array_foreach(json_object_get(e, "products"), i, p)
-		ap_buf_addf(out, "<li>%s: %s</li>", T(p, "product"),
-			    json_is_true(json_object_get(p, "supported")) ? W(l, M_SUPPORTED) : W(l, M_UNSUPPORTED));
+	ap_buf_addf(out, "<li>%s: <code>", d->exact ? W(l, M_DOCS_ENTRY) : W(l, M_DOCS_CLASS));
+	text(out, d->api);
+	ap_buf_adds(out, "</code> (");
+	text(out, d->file);
+	ap_buf_addf(out, ":%lld)<ul>", d->line);
+	for (size_t i = 0; i < d->nproducts; i++) {
+		ap_buf_adds(out, "<li>");
+		text(out, d->products[i].product);
+		ap_buf_addf(out, ": %s</li>", d->products[i].supported ? W(l, M_SUPPORTED)
+									: W(l, M_UNSUPPORTED));
+	}
 	ap_buf_adds(out, "</ul></li>");
-	json_array_foreach(json_object_get(d, "contradictions"), i, p)
-		ap_buf_addf(out, "<li class=\"st-fail\">%s: %s %s, %s %s</li>", W(l, M_DOCS_CONTRA),
-			    T(p, "product"), json_is_true(json_object_get(p, "claimed")) ? W(l, M_SUPPORTED)
-										  : W(l, M_UNSUPPORTED),
-			    T(p, "env"), T(p, "verdict"));
-	if (!json_integer_value(json_object_get(d, "compared")))
+	for (size_t i = 0; i < d->ncontradictions; i++) {
+		const struct ap_report_contradiction *p = &d->contradictions[i];
+		ap_buf_addf(out, "<li class=\"st-fail\">%s: ", W(l, M_DOCS_CONTRA));
+		text(out, p->product);
+		ap_buf_addf(out, " %s, ", p->claimed ? W(l, M_SUPPORTED) : W(l, M_UNSUPPORTED));
+		text(out, p->env);
+		ap_buf_adds(out, " ");
+		text(out, p->verdict_word);
+		ap_buf_adds(out, "</li>");
+	}
+	if (!d->compared)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_DOCS_UNCOMPARED));
-	else if (!json_array_size(json_object_get(d, "contradictions")))
+	else if (!d->ncontradictions)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_DOCS_OK));
 }
 
-static void html_docs(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_docs(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *d = json_object_get(m, "docs"), *e = json_object_get(d, "entry");
 	ap_buf_addf(out, "<section id=\"docs\"><h2>%s</h2>\n<ul>", W(l, M_DOCS));
-	if (!json_is_true(json_object_get(d, "checked")))
+	if (!r->docs.checked)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_DOCS_NOT));
-	else if (!e || json_is_null(e))
+	else if (!r->docs.entry_json)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_DOCS_NONE));
 	else
-		html_docs_entry(d, l, out);
+		html_docs_entry(&r->docs, l, out);
 	ap_buf_adds(out, "</ul></section>\n");
 }
 
-static void html_conclusion(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_conclusion(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *c = json_object_get(m, "conclusion");
-	size_t i, k;
-	json_t *e, *r;
-	ap_buf_addf(out, "<section id=\"conclusion\"><h2>%s</h2>\n<ul><li>%s: <strong>%s</strong></li>"
-		    "<li>%s: ", W(l, M_CONCLUSION), W(l, M_VERDICT), T(c, "verdict"), W(l, M_PASSED_IN));
-	ap_escape_list(json_object_get(c, ap_verdict_name(AP_CONSISTENT)), ap_escape_xml, W(l, M_NONE), out);
-	ap_buf_addf(out, "</li><li>%s: ", W(l, M_FAILED_IN));
-	ap_escape_list(json_object_get(c, ap_verdict_name(AP_INCONSISTENT)), ap_escape_xml, W(l, M_NONE), out);
-	ap_buf_addf(out, "</li><li>%s: ", W(l, M_UNVERIFIED_IN));
-	ap_escape_list(json_object_get(c, ap_verdict_name(AP_UNVERIFIED)), ap_escape_xml, W(l, M_NONE), out);
+	ap_buf_addf(out, "<section id=\"conclusion\"><h2>%s</h2>\n<ul><li>%s: <strong>",
+		    W(l, M_CONCLUSION), W(l, M_VERDICT));
+	put(out, ap_verdict_name(r->conclusion.verdict));
+	ap_buf_adds(out, "</strong></li><li>");
+	html_verdict_lists(&r->conclusion, l, "</li><li>", out);
 	ap_buf_addf(out, "</li><li>%s:<ul>", W(l, M_REASONS));
-	json_array_foreach(json_object_get(m, "environments"), i, e)
-		json_array_foreach(json_object_get(e, "verdict_reasons"), k, r)
-			ap_buf_addf(out, "<li>%s: %s</li>", T(e, "name"), X(json_string_value(r)));
+	for (size_t i = 0; i < r->nenvs; i++) {
+		const struct ap_bundle_facts *b = r->envs[i].b;
+		for (size_t k = 0; k < b->nverdict_reasons; k++) {
+			ap_buf_adds(out, "<li>");
+			text(out, r->envs[i].name);
+			ap_buf_adds(out, ": ");
+			put(out, b->verdict_reasons[k]);
+			ap_buf_adds(out, "</li>");
+		}
+	}
 	ap_buf_adds(out, "</ul></li></ul></section>\n");
 }
 
 /* The numeric checks of every environment that ran some: a chart each of
  * their errors against their tolerances (svg.h). */
-static void html_numeric(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_numeric(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	size_t i;
-	json_t *e;
 	int any = 0;
-	json_array_foreach(json_object_get(m, "environments"), i, e)
-		any |= json_array_size(json_object_get(e, "numeric")) > 0;
+	for (size_t i = 0; i < r->nenvs; i++)
+		any |= r->envs[i].nnumeric > 0;
 	if (!any)
 		return;
 	ap_buf_addf(out, "<section id=\"numeric\"><h2>%s</h2>\n", W(l, M_NUMERIC_CHART));
-	json_array_foreach(json_object_get(m, "environments"), i, e)
-		ap_svg_numeric(e, out);
+	for (size_t i = 0; i < r->nenvs; i++)
+		ap_svg_numeric(&r->envs[i], out);
 	ap_buf_adds(out, "</section>\n");
 }
 
-/* A trace value as compact JSON text (escaped by the caller). */
-static void value_text(const json_t *v, struct ap_buf *out)
+/* One environment's cell of a step's table. */
+static void html_step_value(const struct ap_report_step *st, const struct ap_report_value *v,
+			    enum ap_lang l, struct ap_buf *out)
 {
-	char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-	ap_buf_adds(out, s ? s : "");
-	free(s);
+	if (!v->ran) {
+		ap_buf_addf(out, "<td class=\"none\" title=\"%s\">\xE2\x80\x94</td>", W(l, M_NOT_IN_ENV));
+		return;
+	}
+	struct ap_buf t = { 0 };
+	if (v->step && strcmp(v->step, st->step))
+		ap_buf_addf(&t, "%s: ", v->step);
+	ap_buf_adds(&t, v->text);
+	ap_buf_addf(out, "<td%s><code>", v->odd ? " class=\"diff\"" : "");
+	put(out, ap_buf_str(&t));
+	ap_buf_adds(out, "</code></td>");
+	ap_buf_free(&t);
 }
 
 /* One step: a <details>, open and highlighted when it differs. Its summary
  * shows the value where all agree; its table, every environment's. */
-static void html_step(const json_t *st, enum ap_lang l, struct ap_buf *out)
+static void html_step(const struct ap_report_step *st, size_t nenvs, enum ap_lang l,
+		      struct ap_buf *out)
 {
-	int differs = json_is_true(json_object_get(st, "differs"));
-	const json_t *base = NULL;
-	struct ap_buf v = { 0 };
-	size_t i;
-	json_t *c;
-	json_array_foreach(json_object_get(st, "values"), i, c)
-		if (!base && json_is_true(json_object_get(c, "ran")))
-			base = c;
-	ap_buf_addf(out, "<details class=\"step %s\" data-step=\"%s\"%s><summary>%s", differs ? "diff" : "same",
-		    T(st, "step"), differs ? " open" : "", T(st, "step"));
-	if (!differs) {
-		value_text(json_object_get(base, "value"), &v);
-		ap_buf_addf(out, " = <code>%s</code>", X(ap_buf_str(&v)));
+	ap_buf_addf(out, "<details class=\"step %s\" data-step=\"", st->differs ? "diff" : "same");
+	text(out, st->step);
+	ap_buf_addf(out, "\"%s><summary>", st->differs ? " open" : "");
+	text(out, st->step);
+	if (!st->differs) {
+		ap_buf_adds(out, " = <code>");
+		put(out, st->base ? st->base->text : "");
+		ap_buf_adds(out, "</code>");
 	}
 	ap_buf_adds(out, "</summary><table><tr>");
-	json_array_foreach(json_object_get(st, "values"), i, c)
-		ap_buf_addf(out, "<th>%s</th>", T(c, "env"));
-	ap_buf_adds(out, "</tr><tr>");
-	json_array_foreach(json_object_get(st, "values"), i, c) {
-		const json_t *val = json_object_get(c, "value");
-		if (!json_is_true(json_object_get(c, "ran"))) {
-			ap_buf_addf(out, "<td class=\"none\" title=\"%s\">\xE2\x80\x94</td>", W(l, M_NOT_IN_ENV));
-			continue;
-		}
-		const char *step = json_string_value(json_object_get(c, "step"));
-		int odd = !step || strcmp(step, ap_json_text(st, "step")) ||
-			  !json_equal(val, json_object_get(base, "value"));
-		ap_buf_reset(&v);
-		if (step && strcmp(step, ap_json_text(st, "step")))
-			ap_buf_addf(&v, "%s: ", step);
-		value_text(val, &v);
-		ap_buf_addf(out, "<td%s><code>%s</code></td>", odd ? " class=\"diff\"" : "", X(ap_buf_str(&v)));
+	for (size_t i = 0; i < nenvs; i++) {
+		ap_buf_adds(out, "<th>");
+		text(out, st->values[i].env);
+		ap_buf_adds(out, "</th>");
 	}
+	ap_buf_adds(out, "</tr><tr>");
+	for (size_t i = 0; i < nenvs; i++)
+		html_step_value(st, &st->values[i], l, out);
 	ap_buf_adds(out, "</tr></table></details>\n");
-	ap_buf_free(&v);
 }
 
 /* The traces, the differences first in sight: a check with a differing step
  * is open, and so is that step; steps that agree are folded. */
-static void html_traces(const json_t *m, enum ap_lang l, struct ap_buf *out)
+static void html_traces(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	size_t i, k;
-	json_t *t, *st;
 	ap_buf_addf(out, "<section id=\"traces\"><h2>%s</h2>\n", W(l, M_TRACES));
-	json_array_foreach(json_object_get(m, "traces"), i, t) {
-		size_t n = json_array_size(json_object_get(t, "steps"));
-		size_t differ = (size_t)json_integer_value(json_object_get(t, "differing"));
-		ap_buf_addf(out, "<details class=\"trace\" data-kind=\"%s\" data-check=\"%s\"%s><summary>"
-			    "<code>%s</code> (%s) ", T(t, "kind"), T(t, "check"), differ ? " open" : "",
-			    T(t, "check"), T(t, "kind"));
-		if (differ)
-			ap_buf_addf(out, W(l, M_STEPS_DIFFER), n, differ);
+	for (size_t i = 0; i < r->ntraces; i++) {
+		const struct ap_report_trace *t = &r->traces[i];
+		ap_buf_adds(out, "<details class=\"trace\" data-kind=\"");
+		text(out, t->kind);
+		ap_buf_adds(out, "\" data-check=\"");
+		text(out, t->check);
+		ap_buf_addf(out, "\"%s><summary><code>", t->differing ? " open" : "");
+		text(out, t->check);
+		ap_buf_adds(out, "</code> (");
+		text(out, t->kind);
+		ap_buf_adds(out, ") ");
+		if (t->differing)
+			ap_buf_addf(out, W(l, M_STEPS_DIFFER), t->nsteps, t->differing);
 		else
-			ap_buf_addf(out, W(l, M_STEPS), n);
+			ap_buf_addf(out, W(l, M_STEPS), t->nsteps);
 		ap_buf_adds(out, "</summary>\n");
-		json_array_foreach(json_object_get(t, "steps"), k, st)
-			html_step(st, l, out);
+		for (size_t k = 0; k < t->nsteps; k++)
+			html_step(&t->steps[k], r->nenvs, l, out);
 		ap_buf_adds(out, "</details>\n");
 	}
-	if (!json_array_size(json_object_get(m, "traces")))
+	if (!r->ntraces)
 		ap_buf_addf(out, "<p>%s</p>\n", W(l, M_NO_TRACES));
 	ap_buf_adds(out, "</section>\n");
 }
 
-void ap_report_html(const json_t *m, enum ap_lang l, struct ap_buf *out)
+void ap_report_html(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	size_t i;
-	json_t *e;
-	html_head(m, l, out);
-	html_banner(m, l, out);
-	html_matrix(m, l, out);
-	html_scope(m, l, out);
+	html_head(r, l, out);
+	html_banner(r, l, out);
+	html_matrix(r, l, out);
+	html_scope(r, l, out);
 	ap_buf_addf(out, "<section id=\"environments\"><h2>%s</h2>\n", W(l, M_CARDS));
-	json_array_foreach(json_object_get(m, "environments"), i, e)
-		html_env(m, e, l, out);
+	for (size_t i = 0; i < r->nenvs; i++)
+		html_env(r, &r->envs[i], l, out);
 	ap_buf_adds(out, "</section>\n");
-	html_signatures(m, l, out);
-	html_numeric(m, l, out);
-	html_adaptation(m, l, out);
-	html_docs(m, l, out);
-	html_conclusion(m, l, out);
-	html_traces(m, l, out);
+	html_signatures(r, l, out);
+	html_numeric(r, l, out);
+	html_adaptation(r, l, out);
+	html_docs(r, l, out);
+	html_conclusion(r, l, out);
+	html_traces(r, l, out);
 	ap_buf_adds(out, "</body></html>\n");
-	slots_free();
 }

@@ -24,11 +24,10 @@
 #ifndef AP_HTML_H
 #define AP_HTML_H
 
-#include <jansson.h>
-
 #include "base/buf.h"
+#include "review/report.h"
 #include "review/words.h"
 
-void ap_report_html(const json_t *model, enum ap_lang lang, struct ap_buf *out);
+void ap_report_html(const struct ap_report *r, enum ap_lang lang, struct ap_buf *out);
 
 #endif

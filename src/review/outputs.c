@@ -94,10 +94,35 @@ int ap_output_manifest(const char *dir, const struct ap_submission *s, struct ap
 	return r;
 }
 
-/* One line of the top-level manifest; listed (a JSON object) remembers the
- * names seen. */
+/* The names a manifest listed so far. */
+struct listed {
+	char **v;
+	size_t n;
+};
+
+static int listed_has(const struct listed *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], name))
+			return 1;
+	return 0;
+}
+
+/* Adds name to l; out of memory, l stays as it was (the name reads as not
+ * listed, so verify says so: never a silent pass). */
+static void listed_add(struct listed *l, const char *name)
+{
+	char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	l->v = v;
+	if ((v[l->n] = strdup(name)))
+		l->n++;
+}
+
+/* One line of the top-level manifest; listed remembers the names seen. */
 static void verify_line(const char *dir, const struct ap_submission *s, const char *line,
-			size_t len, int no, json_t *listed, json_t *reasons)
+			size_t len, int no, struct listed *listed, json_t *reasons)
 {
 	char hex[AP_SHA256_HEX_LEN + 1], name[256];
 	struct ap_buf path = { 0 };
@@ -108,12 +133,12 @@ static void verify_line(const char *dir, const struct ap_submission *s, const ch
 	}
 	memcpy(name, line + AP_SHA256_HEX_LEN + 2, nlen);
 	name[nlen] = '\0';
-	if (!ap_output_known(name, s) || json_object_get(listed, name)) {
+	if (!ap_output_known(name, s) || listed_has(listed, name)) {
 		ap_reason_add(reasons, "%s:%d: '%s' is %s", AP_MANIFEST_NAME, no, name,
 			      ap_output_known(name, s) ? "listed twice" : "not a report output");
 		return;
 	}
-	json_object_set_new(listed, name, json_true());
+	listed_add(listed, name);
 	ap_buf_addf(&path, "%s/%s", dir, name);
 	int r = ap_sha256_file(ap_buf_str(&path), hex);
 	if (r)
@@ -128,7 +153,7 @@ static void verify_line(const char *dir, const struct ap_submission *s, const ch
 void ap_output_verify(const char *dir, const struct ap_submission *s, json_t *reasons)
 {
 	struct ap_buf path = { 0 }, text = { 0 };
-	json_t *listed = json_object();
+	struct listed listed = { NULL, 0 };
 	size_t n;
 	ap_buf_addf(&path, "%s/%s", dir, AP_MANIFEST_NAME);
 	int r = ap_read_file_limited(ap_buf_str(&path), AP_OUTPUT_MANIFEST_MAX, &text);
@@ -137,16 +162,16 @@ void ap_output_verify(const char *dir, const struct ap_submission *s, json_t *re
 	int no = 0;
 	for (const char *p = text.data; !r && p && *p; no++) {
 		size_t len = strcspn(p, "\n");
-		verify_line(dir, s, p, len, no + 1, listed, reasons);
+		verify_line(dir, s, p, len, no + 1, &listed, reasons);
 		p += len + (p[len] == '\n');
 	}
 	char **v = r ? NULL : outputs_present(dir, s, &n);
 	for (size_t i = 0; v && i < n; i++)
-		if (!json_object_get(listed, v[i]))
+		if (!listed_has(&listed, v[i]))
 			ap_reason_add(reasons, "%s: report output not listed in %s", v[i], AP_MANIFEST_NAME);
 	if (v)
 		ap_dir_free(v, n);
-	json_decref(listed);
+	ap_dir_free(listed.v, listed.n);
 	ap_buf_free(&path);
 	ap_buf_free(&text);
 }

@@ -1,8 +1,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "base/jsonutil.h"
 #include "base/outcome.h"
+#include "base/text.h"
 #include "review/escape.h"
 #include "review/svg.h"
 
@@ -35,18 +35,19 @@ static const struct ap_style palette[N_STYLES] = {
 	[V_OTHER] = { "v-other", "#6e7781", "#ffffff" },
 };
 
-const struct ap_style *ap_status_style(const char *status)
+const struct ap_style *ap_status_style(enum ap_status s)
 {
-	enum ap_status s = ap_status_parse(status);
-	if (!status)
-		return &palette[ST_NONE];
-	return &palette[s == AP_STATUS_UNKNOWN ? ST_OTHER : (int)s];
+	return &palette[s < 0 || s >= AP_STATUS_COUNT ? ST_OTHER : (int)s];
 }
 
-const struct ap_style *ap_verdict_style(const char *verdict)
+const struct ap_style *ap_cell_style(const struct ap_report_cell *c)
 {
-	enum ap_verdict v = ap_verdict_parse(verdict);
-	return &palette[v == AP_VERDICT_UNKNOWN ? V_OTHER : V_FIRST + (int)v];
+	return c->present ? ap_status_style(c->status) : &palette[ST_NONE];
+}
+
+const struct ap_style *ap_verdict_style(enum ap_verdict v)
+{
+	return &palette[v < 0 || v >= AP_VERDICT_COUNT ? V_OTHER : V_FIRST + (int)v];
 }
 
 const struct ap_style *ap_palette(size_t *n)
@@ -65,46 +66,49 @@ const struct ap_style *ap_palette(size_t *n)
  * under 8 px a character, so a badge of 8 px a character holds its text. */
 #define CARD_CHAR_W 8
 
-/* Appends line b to lines. The model's strings are UTF-8 (jansson holds no
- * other), so a line always is; "-" stands in should one not be. */
-static void add_line(json_t *lines, const struct ap_buf *b)
+/* Whether s is well-formed UTF-8. */
+static int is_utf8(const char *s, size_t n)
 {
-	json_t *s = json_string(ap_buf_str(b));
-	json_array_append_new(lines, s ? s : json_string("-"));
+	for (size_t i = 0, k; i < n; i += k)
+		if (!(k = ap_utf8_seq((const unsigned char *)s + i, n - i)))
+			return 0;
+	return 1;
 }
 
-json_t *ap_card_lines(const json_t *m, const json_t *e)
+/* Line b as card line i: the data's strings are UTF-8 (read by jansson),
+ * so a line always is; "-" stands in should one not be. */
+static void add_line(struct ap_buf lines[AP_CARD_LINES], size_t *i, const struct ap_buf *b)
 {
-	const json_t *p = json_object_get(e, "probes");
+	ap_buf_adds(&lines[*i], is_utf8(ap_buf_str(b), b->len) ? ap_buf_str(b) : "-");
+	(*i)++;
+}
+
+void ap_card_lines(const struct ap_report *r, const struct ap_report_env *e,
+		   struct ap_buf lines[AP_CARD_LINES])
+{
+	const struct ap_bundle_facts *f = e->b;
 	const char *logsum = "-";
-	json_t *lines = json_array();
 	struct ap_buf b = { 0 };
-	size_t i;
-	json_t *v;
-	json_array_foreach(json_object_get(e, "evidence"), i, v)
-		if (!strcmp(ap_json_text(v, "file"), "run.log"))
-			logsum = ap_json_text(v, "sha256");
-#define LINE(...) do { ap_buf_reset(&b); ap_buf_addf(&b, __VA_ARGS__); add_line(lines, &b); } while (0)
-	LINE("$ apiparity check %s --env %s", ap_json_text(m, "target"), ap_json_text(e, "name"));
-	LINE("python %s   torch %s", ap_json_text(e, "python"), ap_json_text(e, "torch"));
-	LINE("os %s", ap_json_text(e, "os"));
+	size_t n = 0;
+	for (size_t i = 0; i < e->nevidence; i++)
+		if (!strcmp(e->evidence[i].file, "run.log"))
+			logsum = e->evidence[i].sha256;
+#define LINE(...) do { ap_buf_reset(&b); ap_buf_addf(&b, __VA_ARGS__); add_line(lines, &n, &b); } while (0)
+	LINE("$ apiparity check %s --env %s", r->target, e->name);
+	LINE("python %s   torch %s", ap_report_text(f->python), ap_report_text(f->torch));
+	LINE("os %s", ap_report_text(f->os));
 	ap_buf_reset(&b);
 	ap_buf_adds(&b, "devices:");
-	json_array_foreach(json_object_get(e, "devices"), i, v)
-		if (json_is_true(json_object_get(v, "available")))
-			ap_buf_addf(&b, " %s x%lld", ap_json_text(v, "type"),
-				    (long long)json_integer_value(json_object_get(v, "count")));
+	for (size_t i = 0; i < f->ndevices; i++)
+		if (f->devices[i].available)
+			ap_buf_addf(&b, " %s x%lld", f->devices[i].type, f->devices[i].count);
 	ap_buf_adds(&b, b.len > strlen("devices:") ? "" : " cpu only");
-	add_line(lines, &b);
-	LINE("probes %lld/%lld PASS   exit %lld",
-	     (long long)json_integer_value(json_object_get(p, "passed")),
-	     (long long)json_integer_value(json_object_get(p, "total")),
-	     (long long)json_integer_value(json_object_get(e, "exit_code")));
-	LINE("verdict: %s", ap_json_text(e, "verdict"));
+	add_line(lines, &n, &b);
+	LINE("probes %d/%d PASS   exit %lld", f->probes_passed, f->probes_total, f->exit_code);
+	LINE("verdict: %s", ap_report_text(f->verdict_word));
 	LINE("run.log sha256 %s", logsum);
 #undef LINE
 	ap_buf_free(&b);
-	return lines;
 }
 
 /* The number of characters (code points) of UTF-8 text s. */
@@ -116,21 +120,21 @@ static size_t chars(const char *s)
 	return n;
 }
 
-void ap_svg_card(const json_t *m, const json_t *e, struct ap_buf *out)
+void ap_svg_card(const struct ap_report *r, const struct ap_report_env *e, struct ap_buf *out)
 {
-	json_t *lines = ap_card_lines(m, e);
-	const struct ap_style *v = ap_verdict_style(json_string_value(json_object_get(e, "verdict")));
-	size_t n = json_array_size(lines), h = CARD_TOP + n * CARD_LINE, i;
-	json_t *line;
+	struct ap_buf lines[AP_CARD_LINES] = { { 0 } };
+	const struct ap_style *v = ap_verdict_style(e->b->verdict);
+	size_t n = AP_CARD_LINES, h = CARD_TOP + n * CARD_LINE;
+	ap_card_lines(r, e, lines);
 	ap_buf_addf(out, "<svg class=\"card\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 		    "height=\"%zu\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"evidence card ",
 		    CARD_W, h, CARD_W, h);
-	ap_escape_xml(ap_json_text(e, "name"), out);
+	ap_escape_xml(e->name, out);
 	ap_buf_addf(out, "\"><rect width=\"%d\" height=\"%zu\" fill=\"#1e1e1e\"/>", CARD_W, h);
 	ap_buf_addf(out, "<rect class=\"verdict\" x=\"0\" y=\"0\" width=\"%d\" height=\"%zu\" "
 		    "fill=\"%s\"/>", CARD_STRIPE, h, v->fill);
-	json_array_foreach(lines, i, line) {
-		const char *text = json_string_value(line);
+	for (size_t i = 0; i < n; i++) {
+		const char *text = ap_buf_str(&lines[i]);
 		size_t y = CARD_TOP + i * CARD_LINE;
 		int verdict = !strncmp(text, "verdict: ", strlen("verdict: "));
 		if (verdict)
@@ -143,7 +147,8 @@ void ap_svg_card(const json_t *m, const json_t *e, struct ap_buf *out)
 		ap_buf_adds(out, "</text>");
 	}
 	ap_buf_adds(out, "</svg>\n");
-	json_decref(lines);
+	for (size_t i = 0; i < n; i++)
+		ap_buf_free(&lines[i]);
 }
 
 /* ------------------------------------------------------------ the matrix */
@@ -182,14 +187,12 @@ static void mx_text(struct ap_buf *out, size_t x, size_t y, const char *anchor, 
 	ap_buf_adds(out, "</text>");
 }
 
-static void mx_head(const json_t *m, enum ap_lang l, size_t w, struct ap_buf *out)
+static void mx_head(const struct ap_report *r, enum ap_lang l, size_t w, struct ap_buf *out)
 {
-	const json_t *cols = json_object_get(json_object_get(m, "matrix"), "columns");
-	const char *verdict = ap_json_text(json_object_get(m, "conclusion"), "verdict");
-	const struct ap_style *v = ap_verdict_style(verdict);
-	size_t x0 = MX_PAD + MX_NAME_W + MX_KIND_W, i;
-	json_t *c;
-	mx_text(out, MX_PAD, 26, "start", "#1f2328", "bold", ap_json_text(m, "target"), 90);
+	const char *verdict = ap_verdict_name(r->conclusion.verdict);
+	const struct ap_style *v = ap_verdict_style(r->conclusion.verdict);
+	size_t x0 = MX_PAD + MX_NAME_W + MX_KIND_W;
+	mx_text(out, MX_PAD, 26, "start", "#1f2328", "bold", r->target, 90);
 	ap_buf_addf(out, "<rect class=\"verdict\" x=\"%zu\" y=\"10\" width=\"%d\" height=\"22\" "
 		    "rx=\"3\" fill=\"%s\"/>", w - MX_PAD - MX_COL_W, MX_COL_W, v->fill);
 	mx_text(out, w - MX_PAD - MX_COL_W / 2, 26, "middle", v->ink, "bold", verdict, 16);
@@ -198,43 +201,41 @@ static void mx_head(const json_t *m, enum ap_lang l, size_t w, struct ap_buf *ou
 		    MX_HEAD_H);
 	mx_text(out, MX_PAD, y + 18, "start", "#1f2328", "bold", ap_word(l, M_CHECK), 20);
 	mx_text(out, MX_PAD + MX_NAME_W, y + 18, "start", "#1f2328", "bold", ap_word(l, M_KIND), 12);
-	json_array_foreach(cols, i, c) {
+	for (size_t i = 0; i < r->nenvs; i++) {
+		const struct ap_report_column *c = &r->columns[i];
 		size_t cx = x0 + i * MX_COL_W + MX_COL_W / 2;
-		const struct ap_style *cv = ap_verdict_style(json_string_value(json_object_get(c, "verdict")));
-		mx_text(out, cx, y + 16, "middle", "#1f2328", "bold", ap_json_text(c, "env"), 16);
+		const struct ap_style *cv = ap_verdict_style(c->verdict);
+		mx_text(out, cx, y + 16, "middle", "#1f2328", "bold", c->env, 16);
 		ap_buf_addf(out, "<rect class=\"%s\" x=\"%zu\" y=\"%zu\" width=\"%d\" height=\"17\" "
 			    "rx=\"3\" fill=\"%s\"/>", cv->cls, x0 + i * MX_COL_W + 4, y + 21, MX_COL_W - 8,
 			    cv->fill);
-		mx_text(out, cx, y + 34, "middle", cv->ink, "normal", ap_json_text(c, "verdict"), 16);
-		if (json_is_true(json_object_get(c, "reference")))
+		mx_text(out, cx, y + 34, "middle", cv->ink, "normal", ap_report_text(c->verdict_word), 16);
+		if (c->reference)
 			mx_text(out, cx, y + 52, "middle", "#57606a", "normal", ap_word(l, M_REFERENCE), 16);
 	}
 }
 
-void ap_svg_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
+void ap_svg_matrix(const struct ap_report *r, enum ap_lang l, struct ap_buf *out)
 {
-	const json_t *mx = json_object_get(m, "matrix");
-	const json_t *rows = json_object_get(mx, "rows");
-	size_t ncol = json_array_size(json_object_get(mx, "columns"));
+	size_t ncol = r->nenvs;
 	size_t w = 2 * MX_PAD + MX_NAME_W + MX_KIND_W + ncol * MX_COL_W;
-	size_t h = MX_TITLE_H + MX_HEAD_H + json_array_size(rows) * MX_ROW_H + MX_PAD, i, k;
+	size_t h = MX_TITLE_H + MX_HEAD_H + r->nrows * MX_ROW_H + MX_PAD;
 	size_t x0 = MX_PAD + MX_NAME_W + MX_KIND_W;
-	json_t *r, *c;
 	ap_buf_addf(out, "<svg class=\"matrix\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" "
 		    "height=\"%zu\" viewBox=\"0 0 %zu %zu\" role=\"img\" aria-label=\"check matrix\">"
 		    "<rect width=\"%zu\" height=\"%zu\" fill=\"#ffffff\"/>", w, h, w, h, w, h);
-	mx_head(m, l, w, out);
-	json_array_foreach(rows, i, r) {
+	mx_head(r, l, w, out);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct ap_report_row *row = &r->rows[i];
 		size_t y = MX_TITLE_H + MX_HEAD_H + i * MX_ROW_H;
 		ap_buf_addf(out, "<rect x=\"0\" y=\"%zu\" width=\"%zu\" height=\"1\" fill=\"#d0d7de\"/>",
 			    y, w);
-		mx_text(out, MX_PAD, y + 16, "start", "#1f2328", "normal", ap_json_text(r, "name"),
-			MX_NAME_CHARS);
-		mx_text(out, MX_PAD + MX_NAME_W, y + 16, "start", "#57606a", "normal",
-			ap_json_text(r, "kind"), 12);
-		json_array_foreach(json_object_get(r, "cells"), k, c) {
-			const char *st = json_string_value(json_object_get(c, "status"));
-			const struct ap_style *s = ap_status_style(st);
+		mx_text(out, MX_PAD, y + 16, "start", "#1f2328", "normal", row->name, MX_NAME_CHARS);
+		mx_text(out, MX_PAD + MX_NAME_W, y + 16, "start", "#57606a", "normal", row->kind, 12);
+		for (size_t k = 0; k < ncol; k++) {
+			const struct ap_report_cell *c = &row->cells[k];
+			const char *st = c->present ? c->status_word : NULL;
+			const struct ap_style *s = ap_cell_style(c);
 			ap_buf_addf(out, "<rect class=\"%s\" x=\"%zu\" y=\"%zu\" width=\"%d\" height=\"%d\" "
 				    "fill=\"%s\"/>", s->cls, x0 + k * MX_COL_W + 2, y + 2, MX_COL_W - 4,
 				    MX_ROW_H - 3, s->fill);
@@ -247,15 +248,6 @@ void ap_svg_matrix(const json_t *m, enum ap_lang l, struct ap_buf *out)
 
 /* ------------------------------------------------------------ numeric */
 
-/* A measurement's number: a JSON number, or the tag of inf/nan (taken as
- * the largest), as a double. */
-static double num(const json_t *v)
-{
-	if (json_is_number(v))
-		return json_number_value(v);
-	return json_is_object(v) ? HUGE_VAL : 0;
-}
-
 /* Where v (an error over its tolerance, > 0) falls on the chart's log scale,
  * 1e-6 to 1e2, in pixels of width w. */
 static double chart_x(double v, double w)
@@ -265,27 +257,27 @@ static double chart_x(double v, double w)
 	return (x - lo) / (hi - lo) * w;
 }
 
-void ap_svg_numeric(const json_t *e, struct ap_buf *out)
+void ap_svg_numeric(const struct ap_report_env *e, struct ap_buf *out)
 {
 	const double w = 420, left = 330;
-	size_t n = json_array_size(json_object_get(e, "numeric")), k;
-	json_t *r;
+	size_t n = e->nnumeric;
 	if (!n)
 		return;
 	ap_buf_addf(out, "<svg class=\"numeric\" xmlns=\"http://www.w3.org/2000/svg\" "
 		    "width=\"%.0f\" height=\"%zu\" role=\"img\" aria-label=\"numeric ",
 		    left + w + 90, 30 + n * 18);
-	ap_escape_xml(ap_json_text(e, "name"), out);
+	ap_escape_xml(e->name, out);
 	ap_buf_addf(out, "\"><text x=\"4\" y=\"14\" font-size=\"13\" font-weight=\"bold\">");
-	ap_escape_xml(ap_json_text(e, "name"), out);
+	ap_escape_xml(e->name, out);
 	ap_buf_adds(out, "</text>");
-	json_array_foreach(json_object_get(e, "numeric"), k, r) {
-		double ratio = num(json_object_get(r, "worst_ratio"));
+	for (size_t k = 0; k < n; k++) {
+		const struct ap_report_numeric *r = &e->numeric[k];
+		double ratio = r->worst_ratio;
 		double y = 22 + (double)k * 18;
-		int bad = json_integer_value(json_object_get(r, "failed")) > 0;
+		int bad = r->failed > 0;
 		struct ap_buf label = { 0 };
-		ap_buf_addf(&label, "%s %s %s vs %s", ap_json_text(r, "op"), ap_json_text(r, "dtype"),
-			    ap_json_text(r, "device"), ap_json_text(r, "against"));
+		ap_buf_addf(&label, "%s %s %s vs %s", ap_report_text(r->op), r->dtype,
+			    ap_report_text(r->device), r->against);
 		ap_buf_addf(out, "<text x=\"4\" y=\"%.0f\" font-size=\"11\" "
 			    "font-family=\"monospace\">", y + 11);
 		ap_escape_xml(ap_buf_str(&label), out);

@@ -13,10 +13,11 @@
 #ifndef AP_SVG_H
 #define AP_SVG_H
 
-#include <jansson.h>
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "base/outcome.h"
+#include "review/report.h"
 #include "review/words.h"
 
 struct ap_style {
@@ -25,38 +26,47 @@ struct ap_style {
 	const char *ink;   /* text on that background, #rrggbb */
 };
 
-/* The style of a check status; NULL (the environment has no such check)
- * and unknown statuses get their own neutral styles. Never NULL. */
-const struct ap_style *ap_status_style(const char *status);
+/* The style of a check status; an unknown status gets its own neutral
+ * style. Never NULL. */
+const struct ap_style *ap_status_style(enum ap_status s);
+
+/* The style of a matrix cell: its status's, or a neutral one of its own
+ * where the environment has no such check. Never NULL. */
+const struct ap_style *ap_cell_style(const struct ap_report_cell *c);
 
 /* The style of an environment's or the report's verdict. Never NULL. */
-const struct ap_style *ap_verdict_style(const char *verdict);
+const struct ap_style *ap_verdict_style(enum ap_verdict v);
 
 /* Every style of the palette: the statuses in enum ap_status order (so
  * style i is status i's, i < AP_STATUS_COUNT), their fallbacks, then the
  * verdicts; *n is their count. */
 const struct ap_style *ap_palette(size_t *n);
 
+/* The lines of an evidence card. */
+#define AP_CARD_LINES 7
+
 /* The lines of environment env's evidence card, in order: the command, the
  * versions, the OS, the devices, the probe counts and exit code, the verdict,
- * the run log's sha256. A new array of strings (unescaped text). */
-json_t *ap_card_lines(const json_t *model, const json_t *env);
+ * the run log's sha256; appended to lines[0..AP_CARD_LINES) (unescaped
+ * text, UTF-8). */
+void ap_card_lines(const struct ap_report *r, const struct ap_report_env *env,
+		   struct ap_buf lines[AP_CARD_LINES]);
 
 /* Environment env's evidence card: a standalone SVG document (also valid
  * inline in HTML). Its verdict is drawn as rectangles of class "verdict" in
  * the verdict's fill colour, so the colour can be checked in a rendering. */
-void ap_svg_card(const json_t *model, const json_t *env, struct ap_buf *out);
+void ap_svg_card(const struct ap_report *r, const struct ap_report_env *env, struct ap_buf *out);
 
 /* The check matrix as a standalone SVG: a row per check of any kind, a column
  * per environment (the reference marked), each cell its status in the
  * status's colours; headings in language l. */
-void ap_svg_matrix(const json_t *model, enum ap_lang l, struct ap_buf *out);
+void ap_svg_matrix(const struct ap_report *r, enum ap_lang l, struct ap_buf *out);
 
 /* Environment env's numeric checks as a chart (class "numeric"): a bar per
  * row of env.numeric (operator, dtype, comparison) giving its worst error
  * over its tolerance on a log scale from 1e-6 to 1e2, the tolerance a dashed
  * red line at 1, a row with a failed sample in red. Nothing when env has no
  * numeric rows. */
-void ap_svg_numeric(const json_t *env, struct ap_buf *out);
+void ap_svg_numeric(const struct ap_report_env *env, struct ap_buf *out);
 
 #endif

@@ -21,15 +21,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ap_adaptation_decide(copy);
 		ap_verdict_decide(copy);
 	}
-	json_t *m = ap_report_model(&s, NULL);
+	struct ap_report *m = ap_report_model(&s, NULL);
 	struct ap_buf out = { 0 };
-	ap_report_markdown(m, AP_LANG_ZH, &out);
-	ap_report_markdown(m, AP_LANG_EN, &out);
-	ap_report_html(m, AP_LANG_ZH, &out);
-	ap_report_html(m, AP_LANG_EN, &out);
-	ap_report_junit(m, &out);
+	if (m) {
+		json_t *j = ap_report_json(m);
+		ap_report_markdown(m, AP_LANG_ZH, &out);
+		ap_report_markdown(m, AP_LANG_EN, &out);
+		ap_report_html(m, AP_LANG_ZH, &out);
+		ap_report_html(m, AP_LANG_EN, &out);
+		ap_report_junit(m, &out);
+		json_decref(j);
+	}
 	ap_buf_free(&out);
-	json_decref(m);
+	ap_report_free(m);
 	json_decref(copy);
 	json_decref(diff);
 	json_decref(b);

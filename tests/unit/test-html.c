@@ -20,36 +20,38 @@
 /* Two environments, a2 (the reference, consistent) and a3 (unverified); a
  * probe that passed in a2 and failed in a3, a numeric check only a3 ran, and
  * a trace whose second step differs. */
-static const char ap_model[] =
-	"{\"target\": \"torch.x\", \"reference\": \"a2\","
-	" \"conclusion\": {\"verdict\": \"consistent\", \"consistent\": [\"a2\"],"
-	"   \"inconsistent\": [], \"unverified\": [\"a3\"]},"
-	" \"matrix\": {\"columns\": ["
-	"   {\"env\": \"a2\", \"label\": \"A2\", \"verdict\": \"consistent\", \"reference\": true},"
-	"   {\"env\": \"a3\", \"label\": \"A3\", \"verdict\": \"unverified\", \"reference\": false}],"
-	"  \"rows\": ["
-	"   {\"kind\": \"probe\", \"name\": \"p1\", \"cells\": [{\"env\": \"a2\", \"status\": \"PASS\"},"
-	"     {\"env\": \"a3\", \"status\": \"FAIL\", \"reason\": \"no\"}]},"
-	"   {\"kind\": \"numeric\", \"name\": \"add/float32\", \"cells\": [{\"env\": \"a2\", \"status\": null},"
-	"     {\"env\": \"a3\", \"status\": \"SOMETHING-NEW\"}]}]},"
-	" \"traces\": [{\"kind\": \"probe\", \"check\": \"p1\", \"differing\": 1, \"steps\": ["
-	"   {\"step\": \"s-agree\", \"differs\": false, \"values\": [{\"env\": \"a2\", \"ran\": true,"
-	"     \"step\": \"s-agree\", \"value\": 1}, {\"env\": \"a3\", \"ran\": true, \"step\": \"s-agree\", \"value\": 1}]},"
-	"   {\"step\": \"s-differ\", \"differs\": true, \"values\": [{\"env\": \"a2\", \"ran\": true,"
-	"     \"step\": \"s-differ\", \"value\": true}, {\"env\": \"a3\", \"ran\": true, \"step\": \"s-differ\","
-	"     \"value\": false}]}]}],"
-	" \"environments\": [{\"name\": \"a2\", \"label\": \"A2\", \"verdict\": \"consistent\","
-	"   \"found\": true, \"probes\": {\"passed\": 1, \"total\": 1}, \"exit_code\": 0, \"checks\": []},"
-	"  {\"name\": \"a3\", \"label\": \"A3\", \"verdict\": \"unverified\", \"found\": true,"
-	"   \"probes\": {\"passed\": 0, \"total\": 1}, \"exit_code\": 0, \"checks\": []}]}";
+static struct ap_bundle_facts ap_a2 = { .label = "A2", .verdict_word = "consistent",
+	.verdict = AP_CONSISTENT, .found = 1, .probes_passed = 1, .probes_total = 1 };
+static struct ap_bundle_facts ap_a3 = { .label = "A3", .verdict_word = "unverified",
+	.verdict = AP_UNVERIFIED, .found = 1, .probes_passed = 0, .probes_total = 1 };
+static struct ap_report_env ap_envs[] = { { .name = "a2", .b = &ap_a2 }, { .name = "a3", .b = &ap_a3 } };
+static struct ap_report_column ap_cols[] = {
+	{ "a2", "A2", "consistent", AP_CONSISTENT, 1 },
+	{ "a3", "A3", "unverified", AP_UNVERIFIED, 0 } };
+static struct ap_report_cell ap_probe_cells[] = {
+	{ "a2", 1, AP_PASS, "PASS", NULL }, { "a3", 1, AP_FAIL, "FAIL", "no" } };
+static struct ap_report_cell ap_numeric_cells[] = {
+	{ "a2", 0, AP_STATUS_UNKNOWN, NULL, NULL },
+	{ "a3", 1, AP_STATUS_UNKNOWN, "SOMETHING-NEW", NULL } };
+static struct ap_report_row ap_rows[] = { { "probe", "p1", ap_probe_cells },
+					  { "numeric", "add/float32", ap_numeric_cells } };
+static struct ap_report_value ap_agree[] = {
+	{ "a2", 1, "s-agree", NULL, "1", 0 }, { "a3", 1, "s-agree", NULL, "1", 0 } };
+static struct ap_report_value ap_differ[] = {
+	{ "a2", 1, "s-differ", NULL, "true", 0 }, { "a3", 1, "s-differ", NULL, "false", 1 } };
+static struct ap_report_step ap_steps[] = { { "s-agree", 0, ap_agree, &ap_agree[0] },
+					    { "s-differ", 1, ap_differ, &ap_differ[0] } };
+static struct ap_report_trace ap_traces[] = { { "probe", "p1", 1, ap_steps, 2 } };
+static const char *ap_ok[] = { "a2" }, *ap_unv[] = { "a3" };
 
-static json_t *model(void)
+static struct ap_report ap_model = {
+	.target = "torch.x", .reference = "a2", .envs = ap_envs, .nenvs = 2,
+	.conclusion = { AP_CONSISTENT, ap_ok, NULL, ap_unv, 1, 0, 1 },
+	.columns = ap_cols, .rows = ap_rows, .nrows = 2, .traces = ap_traces, .ntraces = 1 };
+
+static const struct ap_report *model(void)
 {
-	json_error_t e;
-	json_t *m = json_loads(ap_model, 0, &e);
-	if (!m)
-		fail_msg("model: %s", e.text);
-	return m;
+	return &ap_model;
 }
 
 static void assert_contains(const char *hay, const char *needle)
@@ -72,9 +74,7 @@ static void tag(const char *html, const char *open, char *out, size_t size)
 
 static void render(enum ap_lang l, struct ap_buf *out)
 {
-	json_t *m = model();
-	ap_report_html(m, l, out);
-	json_decref(m);
+	ap_report_html(model(), l, out);
 }
 
 static void matrix_cells_take_the_class_of_their_status(void **state)
@@ -98,13 +98,13 @@ static void unverified_is_never_green(void **state)
 	struct ap_buf b = { 0 };
 	char th[512];
 	(void)state;
-	const struct ap_style *u = ap_verdict_style("unverified"), *c = ap_verdict_style("consistent");
-	const struct ap_style *pass = ap_status_style("PASS");
+	const struct ap_style *u = ap_verdict_style(AP_UNVERIFIED), *c = ap_verdict_style(AP_CONSISTENT);
+	const struct ap_style *pass = ap_status_style(AP_PASS);
 	assert_string_equal(u->cls, "v-unverified");
 	assert_string_not_equal(u->fill, c->fill);
 	assert_string_not_equal(u->fill, pass->fill);
-	assert_string_equal(ap_verdict_style("no-such-verdict")->cls, "v-other");
-	assert_string_not_equal(ap_verdict_style("no-such-verdict")->fill, c->fill);
+	assert_string_equal(ap_verdict_style(AP_VERDICT_UNKNOWN)->cls, "v-other");
+	assert_string_not_equal(ap_verdict_style(AP_VERDICT_UNKNOWN)->fill, c->fill);
 	render(AP_LANG_EN, &b);
 	tag(ap_buf_str(&b), "<th data-env=\"a3\"", th, sizeof(th));
 	assert_contains(strstr(ap_buf_str(&b), th), "<small class=\"v-unverified\">unverified</small>");
@@ -158,22 +158,21 @@ static void page_loads_and_runs_nothing(void **state)
 
 static void card_draws_the_verdict_in_its_colour(void **state)
 {
-	json_t *m = model();
+	const struct ap_report *m = model();
 	struct ap_buf b = { 0 };
 	char want[128];
 	(void)state;
-	ap_svg_card(m, json_array_get(json_object_get(m, "environments"), 1), &b);
-	snprintf(want, sizeof(want), "fill=\"%s\"", ap_verdict_style("unverified")->fill);
+	ap_svg_card(m, &m->envs[1], &b);
+	snprintf(want, sizeof(want), "fill=\"%s\"", ap_verdict_style(AP_UNVERIFIED)->fill);
 	assert_contains(ap_buf_str(&b), want);
 	assert_contains(ap_buf_str(&b), ">verdict: unverified</text>");
-	assert_null(strstr(ap_buf_str(&b), ap_verdict_style("consistent")->fill));
+	assert_null(strstr(ap_buf_str(&b), ap_verdict_style(AP_CONSISTENT)->fill));
 	ap_buf_free(&b);
-	json_decref(m);
 }
 
 static void matrix_svg_has_a_cell_per_check_and_environment(void **state)
 {
-	json_t *m = model();
+	const struct ap_report *m = model();
 	struct ap_buf b = { 0 };
 	(void)state;
 	ap_svg_matrix(m, AP_LANG_EN, &b);
@@ -184,7 +183,6 @@ static void matrix_svg_has_a_cell_per_check_and_environment(void **state)
 	assert_contains(s, "<rect class=\"st-other\"");
 	assert_contains(s, ">reference</text>");
 	ap_buf_free(&b);
-	json_decref(m);
 }
 
 static void png_of_an_svg_has_its_size_and_text(void **state)

@@ -25,7 +25,8 @@
 struct fixture {
 	char top[4096];
 	struct ap_submission s;
-	json_t *model;
+	struct ap_report *report;
+	json_t *model; /* report as report.json has it */
 	struct ap_buf out;
 };
 
@@ -49,6 +50,7 @@ static int remove_tempdir(void **state)
 	int r = t_rmtree(f->top);
 	ap_submission_free(&f->s);
 	json_decref(f->model);
+	ap_report_free(f->report);
 	ap_buf_free(&f->out);
 	free(f);
 	return r;
@@ -125,6 +127,14 @@ static void two_envs(struct fixture *f, const char *v2, const char *v3)
 	add_env(f, "a3", "Atlas A3 (x)", TARGET, v3, passing_checks());
 }
 
+/* The report model of f's submission, and its JSON. */
+static void build(struct fixture *f, const json_t *docs)
+{
+	f->report = ap_report_model(&f->s, docs);
+	assert_non_null(f->report);
+	f->model = ap_report_json(f->report);
+}
+
 static const json_t *conclusion(const struct fixture *f)
 {
 	return json_object_get(f->model, "conclusion");
@@ -157,7 +167,7 @@ static void any_inconsistent_env_makes_the_conclusion_inconsistent(void **state)
 {
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "inconsistent");
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	assert_non_null(f->model);
 	assert_string_equal(str(conclusion(f), "verdict"), "inconsistent");
 	assert_int_equal(json_array_size(json_object_get(conclusion(f), "consistent")), 1);
@@ -170,7 +180,7 @@ static void all_unverified_envs_make_the_conclusion_unverified(void **state)
 {
 	struct fixture *f = *state;
 	two_envs(f, "unverified", "unverified");
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	assert_string_equal(str(conclusion(f), "verdict"), "unverified");
 	assert_int_equal(json_array_size(json_object_get(conclusion(f), "unverified")), 2);
 	assert_int_equal(json_array_size(json_object_get(conclusion(f), "consistent")), 0);
@@ -180,7 +190,7 @@ static void consistent_and_unverified_envs_make_the_conclusion_consistent(void *
 {
 	struct fixture *f = *state;
 	two_envs(f, "consistent-with-limits", "unverified");
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	assert_string_equal(str(conclusion(f), "verdict"), "consistent");
 	assert_string_equal(json_string_value(json_array_get(
 		json_object_get(conclusion(f), "consistent"), 0)), "a2");
@@ -190,7 +200,7 @@ static void environments_are_copied_from_the_bundles(void **state)
 {
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "inconsistent");
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	assert_string_equal(str(f->model, "schema"), "apiparity.report/1");
 	assert_string_equal(str(f->model, "target"), TARGET);
 	assert_string_equal(str(f->model, "class"), "torch.nn.functional");
@@ -221,7 +231,7 @@ static void probes_count_only_probe_and_script_checks_that_ran(void **state)
 			  check("s2", "script", "NOTRUN", NULL),
 			  check("test_a.py::test_b", "official", "PASS", NULL),
 			  check("c1", "claim", "PASS", NULL)));
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	const json_t *p = json_object_get(json_array_get(json_object_get(f->model, "environments"),
 							 0), "probes");
 	assert_int_equal(json_integer_value(json_object_get(p, "passed")), 2);
@@ -233,7 +243,7 @@ static void evidence_lists_the_manifest_with_paths_in_the_env_dir(void **state)
 	struct fixture *f = *state;
 	char want[8192];
 	two_envs(f, "consistent", "consistent");
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	const json_t *ev = json_object_get(json_array_get(json_object_get(f->model, "environments"),
 							  1), "evidence");
 	assert_int_equal(json_array_size(ev), 1);
@@ -247,7 +257,7 @@ static void scope_lists_each_probe_and_official_node_once(void **state)
 {
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "consistent");
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	const json_t *scope = json_object_get(f->model, "scope");
 	assert_int_equal(json_array_size(json_object_get(scope, "probes")), 1);
 	assert_string_equal(str(json_array_get(json_object_get(scope, "probes"), 0), "name"),
@@ -264,8 +274,8 @@ static void markdown_zh_has_every_section_and_the_versions(void **state)
 	struct fixture *f = *state;
 	char ev[8192];
 	two_envs(f, "consistent", "inconsistent");
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_markdown(f->model, AP_LANG_ZH, &f->out);
+	build(f, NULL);
+	ap_report_markdown(f->report, AP_LANG_ZH, &f->out);
 	const char *md = ap_buf_str(&f->out);
 	assert_contains(md, "# API 一致性任务：" TARGET " 支持验证");
 	assert_contains(md, "\n## 验证范围\n");
@@ -290,8 +300,8 @@ static void markdown_en_has_every_section_and_the_versions(void **state)
 {
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "consistent");
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	build(f, NULL);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	const char *md = ap_buf_str(&f->out);
 	assert_contains(md, "# API consistency task: " TARGET " support verification");
 	assert_contains(md, "\n## Scope\n");
@@ -316,10 +326,10 @@ static void docs_section_says_not_checked_without_docs(void **state)
 	struct fixture *f = *state;
 	struct ap_buf zh = { 0 };
 	two_envs(f, "consistent", "consistent");
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	assert_true(json_is_false(json_object_get(json_object_get(f->model, "docs"), "checked")));
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
-	ap_report_markdown(f->model, AP_LANG_ZH, &zh);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->report, AP_LANG_ZH, &zh);
 	assert_contains(ap_buf_str(&f->out), "## Native API documentation\n\n- not checked");
 	assert_contains(ap_buf_str(&zh), "## 原生 API 文档支持情况\n\n- 未检查");
 	ap_buf_free(&zh);
@@ -347,15 +357,15 @@ static void signature_differences_are_reported_and_escaped(void **state)
 	struct ap_buf zh = { 0 }, html = { 0 };
 	two_envs(f, "consistent", "inconsistent");
 	add_signature(f, 1, "FAIL", 1);
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	const json_t *g = json_array_get(json_object_get(f->model, "signatures"), 0);
 	assert_int_equal(json_array_size(json_object_get(f->model, "signatures")), 1);
 	assert_string_equal(str(g, "env"), "a3");
 	assert_string_equal(str(g, "status"), "FAIL");
 	assert_string_equal(str(json_array_get(json_object_get(g, "differences"), 0), "param"), "x");
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
-	ap_report_markdown(f->model, AP_LANG_ZH, &zh);
-	ap_report_html(f->model, AP_LANG_EN, &html);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->report, AP_LANG_ZH, &zh);
+	ap_report_html(f->report, AP_LANG_EN, &html);
 	const char *md = ap_buf_str(&f->out);
 	assert_contains(md, "\n## Signatures\n\n- a3 (inspect): ");
 	assert_contains(md, ": FAIL, the same torch release as a2: a difference is an inconsistency\n");
@@ -378,8 +388,8 @@ static void signature_change_at_another_release_is_told_as_a_limit(void **state)
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "consistent-with-limits");
 	add_signature(f, 1, "WARN", 0);
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	build(f, NULL);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	assert_contains(ap_buf_str(&f->out), ": WARN, another torch release than a2: a difference is a "
 			"stated limit\n");
 }
@@ -388,8 +398,8 @@ static void report_without_signature_checks_says_none_compared(void **state)
 {
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "consistent");
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	build(f, NULL);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	assert_int_equal(json_array_size(json_object_get(f->model, "signatures")), 0);
 	assert_contains(ap_buf_str(&f->out), "## Signatures\n\n- no signature compared");
 }
@@ -408,7 +418,7 @@ static void docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed(
 	struct fixture *f = *state;
 	json_t *docs = docs_entries(TARGET);
 	two_envs(f, "consistent", "inconsistent");
-	f->model = ap_report_model(&f->s, docs);
+	build(f, docs);
 	json_decref(docs);
 	const json_t *d = json_object_get(f->model, "docs");
 	assert_true(json_is_true(json_object_get(d, "checked")));
@@ -418,7 +428,7 @@ static void docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed(
 	assert_string_equal(str(json_array_get(c, 0), "product"), "Atlas A3 训练系列产品");
 	assert_string_equal(str(json_array_get(c, 0), "env"), "a3");
 	assert_true(json_is_true(json_object_get(json_array_get(c, 0), "claimed")));
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	assert_contains(ap_buf_str(&f->out), "the docs have an entry for this API: `" TARGET
 			"` (torch-nn-functional.md:12)");
 	assert_contains(ap_buf_str(&f->out), "- docs claim contradicted by measurement: "
@@ -430,11 +440,11 @@ static void docs_that_agree_with_every_env_have_no_contradiction(void **state)
 	struct fixture *f = *state;
 	json_t *docs = docs_entries(TARGET);
 	two_envs(f, "consistent", "consistent-with-limits");
-	f->model = ap_report_model(&f->s, docs);
+	build(f, docs);
 	json_decref(docs);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(f->model, "docs"),
 							 "contradictions")), 0);
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	assert_contains(ap_buf_str(&f->out), "the docs' claims agree with the measurements");
 }
 
@@ -446,14 +456,14 @@ static void docs_claim_of_no_support_contradicted_by_a_consistent_env_is_listed(
 	json_object_set_new(json_array_get(json_object_get(json_array_get(docs, 0), "products"), 0),
 			    "supported", json_false());
 	two_envs(f, "consistent", "inconsistent");
-	f->model = ap_report_model(&f->s, docs);
+	build(f, docs);
 	json_decref(docs);
 	const json_t *c = json_object_get(json_object_get(f->model, "docs"), "contradictions");
 	assert_int_equal(json_array_size(c), 2);
 	assert_string_equal(str(json_array_get(c, 0), "product"), "Atlas A2 训练系列产品");
 	assert_true(json_is_false(json_object_get(json_array_get(c, 0), "claimed")));
 	assert_string_equal(str(json_array_get(c, 0), "verdict"), "consistent");
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	assert_contains(ap_buf_str(&f->out), "- docs claim contradicted by measurement: "
 			"Atlas A2 训练系列产品 unsupported, a2 consistent\n");
 }
@@ -463,9 +473,9 @@ static void docs_without_an_entry_for_the_target_ask_for_one(void **state)
 	struct fixture *f = *state;
 	json_t *docs = docs_entries("torch.nn.functional.relu");
 	two_envs(f, "consistent", "consistent");
-	f->model = ap_report_model(&f->s, docs);
+	build(f, docs);
 	json_decref(docs);
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	assert_contains(ap_buf_str(&f->out), "the docs have no entry for this API");
 }
 
@@ -477,12 +487,12 @@ static void docs_whose_products_match_no_env_say_nothing_was_compared(void **sta
 				 "kind", "function", "file", "x.md", "line", 3, "format", "list",
 				 "products", "product", "Atlas 300I 推理系列产品", "supported", 0);
 	two_envs(f, "consistent", "consistent");
-	f->model = ap_report_model(&f->s, docs);
+	build(f, docs);
 	json_decref(docs);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(f->model, "docs"),
 							    "compared")), 0);
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
-	ap_report_markdown(f->model, AP_LANG_ZH, &zh);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->report, AP_LANG_ZH, &zh);
 	assert_contains(ap_buf_str(&f->out), "- no measured environment matches a product of the "
 			"page: the docs' claims were not compared with any measurement\n");
 	assert_null(strstr(ap_buf_str(&f->out), "agree with the measurements"));
@@ -514,8 +524,8 @@ static void junit_has_one_testcase_per_check_tagged_by_status(void **state)
 			  check("boom", "script", "CRASH", "SIGSEGV"),
 			  check("skip", "official", "SKIP", "needs cuda"),
 			  check("notrun", "official", "NOTRUN", "no source")));
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_junit(f->model, &f->out);
+	build(f, NULL);
+	ap_report_junit(f->report, &f->out);
 	const char *xml = ap_buf_str(&f->out);
 	assert_int_equal(count(xml, "<testcase "), 5);
 	assert_int_equal(count(xml, "</testcase>"), 5);
@@ -541,8 +551,8 @@ static void junit_escapes_names_reasons_and_statuses(void **state)
 	add_env(f, "a2", "Atlas A2", "t<&\"", "inconsistent",
 		json_pack("[o, o]", check("a<b & \"c\"", "probe", "FAIL", "x<y & \"z\""),
 			  check("s", "probe", "X\"/><evil", NULL)));
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_junit(f->model, &f->out);
+	build(f, NULL);
+	ap_report_junit(f->report, &f->out);
 	const char *xml = ap_buf_str(&f->out);
 	assert_contains(xml, "name=\"a&lt;b &amp; &quot;c&quot;\"");
 	assert_contains(xml, "message=\"FAIL: x&lt;y &amp; &quot;z&quot;\"");
@@ -677,8 +687,8 @@ static void render_poisoned(struct fixture *f, int benign, enum ap_lang l, struc
 		free(f->s.v[i].name);
 		f->s.v[i].name = strdup(benign ? "v" : hostile[i]);
 	}
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_markdown(f->model, l, md);
+	build(f, NULL);
+	ap_report_markdown(f->report, l, md);
 }
 
 static void no_data_value_adds_a_line_or_a_block_to_the_markdown(void **state)
@@ -719,8 +729,8 @@ static void no_data_value_opens_a_tag_in_html_or_junit(void **state)
 	struct fixture *f = *state;
 	struct ap_buf md = { 0 }, html = { 0 };
 	render_poisoned(f, 0, AP_LANG_EN, &md);
-	ap_report_html(f->model, AP_LANG_EN, &html);
-	ap_report_junit(f->model, &f->out);
+	ap_report_html(f->report, AP_LANG_EN, &html);
+	ap_report_junit(f->report, &f->out);
 	const char *docs[] = { ap_buf_str(&html), ap_buf_str(&f->out) };
 	for (size_t i = 0; i < 2; i++) {
 		assert_null(strstr(docs[i], "<script"));
@@ -742,7 +752,7 @@ static void matrix_has_a_row_per_check_of_any_kind_and_a_cell_per_env(void **sta
 	add_env(f, "a3", "Atlas A3", TARGET, "inconsistent",
 		json_pack("[o, o]", check("gelu_matches", "probe", "FAIL", "off by one"),
 			  check("add/float32", "numeric", "PASS", NULL)));
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	const json_t *mx = json_object_get(f->model, "matrix");
 	const json_t *rows = json_object_get(mx, "rows");
 	assert_int_equal(json_array_size(rows), 3);
@@ -766,7 +776,7 @@ static void trace_step_differs_where_an_env_recorded_another_value(void **state)
 	json_array_append_new(json_object_get(c3, "trace"), json_pack("{s:s, s:b}", "step", "sign", "value", 0));
 	add_env(f, "a2", "Atlas A2", TARGET, "consistent", json_pack("[o]", c2));
 	add_env(f, "a3", "Atlas A3", TARGET, "inconsistent", json_pack("[o]", c3));
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	const json_t *t = json_array_get(json_object_get(f->model, "traces"), 0);
 	assert_string_equal(str(t, "check"), "gelu_matches");
 	assert_int_equal(json_integer_value(json_object_get(t, "differing")), 1);
@@ -788,8 +798,8 @@ static void html_escapes_a_script_in_the_target(void **state)
 	const char *evil = "x<script>alert(1)</script>";
 	add_env(f, "a2", "Atlas A2", evil, "consistent", passing_checks());
 	add_env(f, "a3", "Atlas <script>", evil, "consistent", passing_checks());
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_html(f->model, AP_LANG_EN, &f->out);
+	build(f, NULL);
+	ap_report_html(f->report, AP_LANG_EN, &f->out);
 	const char *html = ap_buf_str(&f->out);
 	assert_null(strstr(html, "<script"));
 	assert_contains(html, "x&lt;script&gt;alert(1)&lt;/script&gt;");
@@ -799,8 +809,8 @@ static void html_has_a_section_per_environment_and_the_verdict(void **state)
 {
 	struct fixture *f = *state;
 	two_envs(f, "consistent", "inconsistent");
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_html(f->model, AP_LANG_EN, &f->out);
+	build(f, NULL);
+	ap_report_html(f->report, AP_LANG_EN, &f->out);
 	const char *html = ap_buf_str(&f->out);
 	assert_int_equal(count(html, "<section class=\"env\""), 2);
 	assert_contains(html, "<section class=\"env\" data-env=\"a2\">");
@@ -831,7 +841,7 @@ static void numeric_rows_sum_samples_and_keep_the_worst_error(void **state)
 	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent", json_pack("[o, o, o]",
 		numeric("gelu", "float32", "PASS", 0.5), numeric("gelu", "float32", "FAIL", 770.0),
 		numeric("gelu", "float64", "PASS", 0.0)));
-	f->model = ap_report_model(&f->s, NULL);
+	build(f, NULL);
 	const json_t *rows = json_object_get(json_array_get(json_object_get(f->model, "environments"), 0),
 					     "numeric");
 	assert_int_equal(json_array_size(rows), 2);
@@ -840,12 +850,12 @@ static void numeric_rows_sum_samples_and_keep_the_worst_error(void **state)
 	assert_int_equal(json_integer_value(json_object_get(r, "samples")), 2);
 	assert_int_equal(json_integer_value(json_object_get(r, "failed")), 1);
 	assert_true(json_real_value(json_object_get(r, "worst_ratio")) == 770.0);
-	ap_report_markdown(f->model, AP_LANG_EN, &f->out);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	assert_contains(ap_buf_str(&f->out), "- Numeric checks (OpInfo samples, per operator and dtype):\n"
 			"  - `gelu` float32, npu vs cpu: 2 samples: 1 passed, 1 failed, 0 not run; "
 			"max_abs 0.0077, max_rel 0.00077, 770x the tolerance (rtol 1.3e-06, atol 1e-05)");
 	ap_buf_reset(&f->out);
-	ap_report_markdown(f->model, AP_LANG_ZH, &f->out);
+	ap_report_markdown(f->report, AP_LANG_ZH, &f->out);
 	assert_contains(ap_buf_str(&f->out), "数值检查");
 }
 
@@ -854,8 +864,8 @@ static void numeric_chart_marks_failures_and_escapes_names(void **state)
 	struct fixture *f = *state;
 	add_env(f, "a2", "Atlas A2", TARGET, "inconsistent", json_pack("[o, o]",
 		numeric("<script>x", "float32", "FAIL", 770.0), numeric("gelu", "float64", "PASS", 0.01)));
-	f->model = ap_report_model(&f->s, NULL);
-	ap_report_html(f->model, AP_LANG_EN, &f->out);
+	build(f, NULL);
+	ap_report_html(f->report, AP_LANG_EN, &f->out);
 	const char *html = ap_buf_str(&f->out);
 	assert_null(strstr(html, "<script"));
 	assert_int_equal(count(html, "<svg class=\"numeric\""), 1);

@@ -1,0 +1,242 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/jsonutil.h"
+#include "evidence/bundle.h"
+#include "evidence/facts.h"
+
+static const json_t *get(const json_t *o, const char *key)
+{
+	return json_object_get(o, key);
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(get(o, key));
+}
+
+static struct ap_number number(const json_t *v)
+{
+	if (json_is_integer(v))
+		return (struct ap_number){ AP_NUM_INT, (long long)json_integer_value(v), 0 };
+	if (json_is_real(v))
+		return (struct ap_number){ AP_NUM_REAL, 0, json_real_value(v) };
+	return (struct ap_number){ AP_NUM_NONE, 0, 0 };
+}
+
+/* A measurement's number: a JSON number, or the tag of inf/nan (taken as
+ * the largest), as a double. */
+static double worst(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	return json_is_object(v) ? HUGE_VAL : 0;
+}
+
+/* A new array of n elements of size each (n may be 0); NULL sets *oom. */
+static void *array(size_t n, size_t size, int *oom)
+{
+	void *p = calloc(n ? n : 1, size);
+	*oom |= !p;
+	return p;
+}
+
+/* The strings of JSON array a (NULL for an element that is not one). */
+static const char **strings(const json_t *a, size_t *n, int *oom)
+{
+	*n = json_array_size(a);
+	const char **v = array(*n, sizeof(*v), oom);
+	for (size_t i = 0; v && i < *n; i++)
+		v[i] = json_string_value(json_array_get(a, i));
+	return v;
+}
+
+static void read_devices(const json_t *fp, struct ap_bundle_facts *f, int *oom)
+{
+	size_t i;
+	json_t *d;
+	f->devices_json = get(fp, "devices");
+	f->ndevices = json_array_size(f->devices_json);
+	f->devices = array(f->ndevices, sizeof(*f->devices), oom);
+	json_array_foreach(f->devices_json, i, d) {
+		if (!f->devices)
+			break;
+		f->devices[i] = (struct ap_fact_device){
+			ap_json_text(d, "type"), (long long)json_integer_value(get(d, "count")),
+			json_string_value(json_array_get(get(d, "names"), 0)),
+			json_is_true(get(d, "available")), ap_json_text(d, "reason") };
+	}
+}
+
+static void read_fingerprint(const json_t *fp, struct ap_bundle_facts *f, int *oom)
+{
+	size_t i;
+	json_t *p;
+	f->python = str(get(fp, "python"), "version");
+	f->torch = str(get(fp, "torch"), "version");
+	f->os = str(get(fp, "os"), "name");
+	f->nplugins = json_array_size(get(fp, "plugins"));
+	f->plugins = array(f->nplugins, sizeof(*f->plugins), oom);
+	json_array_foreach(get(fp, "plugins"), i, p)
+		if (f->plugins)
+			f->plugins[i] = (struct ap_fact_plugin){ ap_json_text(p, "name"),
+								 ap_json_text(p, "version") };
+	read_devices(fp, f, oom);
+}
+
+static void read_resolution(const json_t *b, struct ap_bundle_facts *f, int *oom)
+{
+	const json_t *r = get(b, "resolution"), *a = get(b, "adaptation");
+	f->resolution_json = r;
+	f->found = ap_resolved(r);
+	f->nearest_json = get(r, "nearest");
+	f->nearest = strings(f->nearest_json, &f->nnearest, oom);
+	f->impl_file = str(r, "file");
+	f->impl_line = (long long)json_integer_value(get(r, "line"));
+	f->impl_kind = str(r, "kind");
+	f->owner = str(r, "owner");
+	f->signature_text = str(r, "signature");
+	f->adaptation_json = a;
+	f->conclusion_en = str(a, "conclusion_en");
+	f->conclusion_zh = str(a, "conclusion_zh");
+	f->device_independent = json_is_true(get(a, "device_independent"));
+}
+
+static void read_numeric(const json_t *c, struct ap_fact_check *k, int *oom)
+{
+	size_t i;
+	json_t *m;
+	k->numeric = !strcmp(ap_json_text(c, "kind"), "numeric") && get(c, "op");
+	if (!k->numeric)
+		return;
+	k->op = str(c, "op");
+	k->device = str(c, "device");
+	k->dtype = str(c, "dtype");
+	k->against = str(c, "across") ? str(c, "across") : str(c, "against");
+	k->nmeasures = json_array_size(get(c, "measurements"));
+	k->measures = array(k->nmeasures, sizeof(*k->measures), oom);
+	json_array_foreach(get(c, "measurements"), i, m)
+		if (k->measures)
+			k->measures[i] = (struct ap_fact_measure){
+				worst(get(m, "max_abs")), worst(get(m, "max_rel")),
+				worst(get(m, "worst_ratio")), number(get(m, "rtol")),
+				number(get(m, "atol")) };
+}
+
+static void read_signature(const json_t *c, struct ap_fact_check *k, int *oom)
+{
+	const json_t *d = get(c, "signature");
+	size_t i;
+	json_t *x;
+	k->signature = !strcmp(ap_json_text(c, "kind"), "signature") && json_is_object(d);
+	if (!k->signature)
+		return;
+	const json_t *same = get(d, "same_torch");
+	k->sig.source = str(d, "source");
+	k->sig.reference = str(d, "reference");
+	k->sig.torch = str(d, "torch");
+	k->sig.same_torch = json_is_boolean(same) ? json_is_true(same) : -1;
+	k->sig.differences_json = get(d, "differences");
+	k->sig.ndifferences = json_array_size(k->sig.differences_json);
+	k->sig.differences = array(k->sig.ndifferences, sizeof(char *), oom);
+	json_array_foreach(k->sig.differences_json, i, x)
+		if (k->sig.differences)
+			k->sig.differences[i] = ap_json_text(x, "text");
+}
+
+static void read_check(const json_t *c, struct ap_fact_check *k, int *oom)
+{
+	size_t i;
+	json_t *s;
+	k->name = str(c, "name");
+	k->kind = str(c, "kind");
+	k->status_word = str(c, "status");
+	k->status = ap_check_status(c);
+	k->reason = str(c, "reason");
+	k->says_en = str(get(c, "says"), "en");
+	k->says_zh = str(get(c, "says"), "zh");
+	k->duration_ms = number(get(c, "duration_ms"));
+	k->trace_json = get(c, "trace");
+	k->nsteps = json_array_size(k->trace_json);
+	k->steps = array(k->nsteps, sizeof(*k->steps), oom);
+	json_array_foreach(k->trace_json, i, s)
+		if (k->steps)
+			k->steps[i] = (struct ap_fact_step){ str(s, "step"), get(s, "value") };
+	read_numeric(c, k, oom);
+	read_signature(c, k, oom);
+}
+
+static void read_comparison(const json_t *b, struct ap_bundle_facts *f, int *oom)
+{
+	const json_t *cmp = get(b, "comparison");
+	size_t i;
+	json_t *d;
+	f->reference = str(cmp, "reference");
+	f->differences_json = get(cmp, "differences");
+	f->ndifferences = json_array_size(f->differences_json);
+	f->differences = array(f->ndifferences, sizeof(*f->differences), oom);
+	json_array_foreach(f->differences_json, i, d)
+		if (f->differences)
+			f->differences[i] = (struct ap_fact_difference){ ap_json_text(d, "check"),
+									 ap_json_text(d, "step") };
+}
+
+static void read_checks(const json_t *b, struct ap_bundle_facts *f, int *oom)
+{
+	size_t i;
+	json_t *c;
+	f->checks_json = get(b, "checks");
+	f->nchecks = json_array_size(f->checks_json);
+	f->checks = array(f->nchecks, sizeof(*f->checks), oom);
+	json_array_foreach(f->checks_json, i, c)
+		if (f->checks)
+			read_check(c, &f->checks[i], oom);
+}
+
+int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f)
+{
+	const json_t *env = get(b, "env"), *err = get(b, "error");
+	int oom = 0;
+	memset(f, 0, sizeof(*f));
+	f->target = str(b, "target");
+	f->tool_json = get(b, "tool");
+	f->label = str(env, "label");
+	f->device = str(env, "device");
+	f->verdict_word = str(b, "verdict");
+	f->verdict = ap_bundle_verdict(b);
+	f->verdict_reasons_json = get(b, "verdict_reasons");
+	f->verdict_reasons = strings(f->verdict_reasons_json, &f->nverdict_reasons, &oom);
+	f->failed = ap_bundle_failed(b);
+	f->error = json_is_null(err) ? NULL : str(err, "message");
+	f->exit_code = f->failed ? (long long)json_integer_value(get(err, "exit_code"))
+				 : f->verdict == AP_INCONSISTENT;
+	read_fingerprint(get(b, "fingerprint"), f, &oom);
+	read_resolution(b, f, &oom);
+	ap_bundle_probe_counts(b, &f->probes_passed, &f->probes_total);
+	f->official_version = str(get(b, "official"), "package_version");
+	read_comparison(b, f, &oom);
+	read_checks(b, f, &oom);
+	if (oom) {
+		ap_bundle_facts_free(f);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ap_bundle_facts_free(struct ap_bundle_facts *f)
+{
+	for (size_t i = 0; f->checks && i < f->nchecks; i++) {
+		free(f->checks[i].steps);
+		free(f->checks[i].measures);
+		free(f->checks[i].sig.differences);
+	}
+	free(f->checks);
+	free(f->verdict_reasons);
+	free(f->plugins);
+	free(f->devices);
+	free(f->nearest);
+	free(f->differences);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,137 @@
+/* facts.h - what a bundle says, typed, for those who show it (the report).
+ *
+ * A bundle read back is untrusted (bundle.h): any field may be missing or of
+ * another type. Here it is read once, by key, into C types: a string that is
+ * not there (or not a string) is NULL, a number 0 (or AP_NUM_NONE where
+ * "none" is shown), a flag 0. The values that are themselves open-ended JSON
+ * (the resolution, the trace values, the devices as the fingerprint has
+ * them) are kept as the bundle's own JSON too, for report.json, which copies
+ * them verbatim; nothing reads their keys but this module.
+ *
+ * Every string and JSON value points into the bundle: valid while it is.
+ */
+#ifndef AP_FACTS_H
+#define AP_FACTS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/outcome.h"
+
+/* A number as JSON held it: an integer, a real, or none (null, missing,
+ * another type), so that it is shown and written back as it was. */
+struct ap_number {
+	enum { AP_NUM_NONE, AP_NUM_INT, AP_NUM_REAL } kind;
+	long long i;
+	double d;
+};
+
+struct ap_fact_plugin {
+	const char *name, *version;
+};
+
+/* One device type of the fingerprint. */
+struct ap_fact_device {
+	const char *type;
+	long long count;
+	const char *first_name; /* its first device's name, NULL when none */
+	int available;
+	const char *reason;     /* why it is not available */
+};
+
+/* One step of a check's trace. */
+struct ap_fact_step {
+	const char *step;
+	const json_t *value; /* any JSON, NULL when the step has none */
+};
+
+/* One comparison of a numeric check: its worst errors (inf and nan read as
+ * HUGE_VAL) and the tolerances it used. */
+struct ap_fact_measure {
+	double max_abs, max_rel, worst_ratio;
+	struct ap_number rtol, atol;
+};
+
+/* What a signature check found (check/signature.h). */
+struct ap_fact_signature {
+	const char *source, *reference, *torch;
+	int same_torch;                  /* 1, 0, or -1: not said */
+	const char **differences;        /* each difference's text */
+	size_t ndifferences;
+	const json_t *differences_json;  /* as the bundle has them, NULL when none */
+};
+
+struct ap_fact_check {
+	const char *name, *kind;
+	const char *status_word;         /* as written, NULL when none */
+	enum ap_status status;
+	const char *reason, *says_en, *says_zh;
+	struct ap_number duration_ms;
+	const json_t *trace_json;        /* the trace as recorded */
+	struct ap_fact_step *steps;
+	size_t nsteps;
+	/* a numeric check with an operator (numeric != 0): */
+	int numeric;
+	const char *op, *device;
+	const char *dtype;               /* NULL: an error input */
+	const char *against;             /* across, else against, else NULL: ran only */
+	struct ap_fact_measure *measures;
+	size_t nmeasures;
+	/* a signature check with its detail (signature != 0): */
+	int signature;
+	struct ap_fact_signature sig;
+};
+
+/* A trace difference the judge named: step of check. */
+struct ap_fact_difference {
+	const char *check, *step;
+};
+
+struct ap_bundle_facts {
+	const char *target;
+	const json_t *tool_json;
+	const char *label, *device;
+	const char *verdict_word;        /* as written, NULL before it is decided */
+	enum ap_verdict verdict;
+	const char **verdict_reasons;
+	size_t nverdict_reasons;
+	const json_t *verdict_reasons_json;
+	const char *error;               /* the failure's message, NULL when it did not fail */
+	int failed;
+	long long exit_code;             /* the failure's, else 1 when inconsistent, else 0 */
+	const char *python, *torch, *os;
+	struct ap_fact_plugin *plugins;
+	size_t nplugins;
+	struct ap_fact_device *devices;
+	size_t ndevices;
+	const json_t *devices_json;
+	/* the resolution */
+	const json_t *resolution_json;
+	int found;
+	const char **nearest;
+	size_t nnearest;
+	const json_t *nearest_json;
+	const char *impl_file, *impl_kind, *owner, *signature_text;
+	long long impl_line;
+	/* the adaptation */
+	const json_t *adaptation_json;
+	const char *conclusion_en, *conclusion_zh;
+	int device_independent;
+	int probes_passed, probes_total; /* ap_bundle_probe_counts() */
+	const char *official_version;    /* the torch package the official tests came from */
+	const char *reference;           /* the environment compared with, NULL when none */
+	struct ap_fact_difference *differences;
+	size_t ndifferences;
+	const json_t *differences_json;
+	struct ap_fact_check *checks;
+	size_t nchecks;
+	const json_t *checks_json;       /* for check/limits.h */
+};
+
+/* Reads bundle b (NULL reads as an empty bundle) into f. 0, or -ENOMEM with
+ * f emptied. */
+int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f);
+
+void ap_bundle_facts_free(struct ap_bundle_facts *f);
+
+#endif
