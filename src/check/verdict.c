@@ -8,50 +8,17 @@
 #include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
-#include "evidence/view.h"
-
-/* The checks of array checks as views, into *v (n of them); 0 or -ENOMEM. */
-static int checks_view(const json_t *checks, struct ap_check_view **v, size_t *n)
-{
-	size_t i;
-	json_t *c;
-	*n = 0;
-	*v = json_array_size(checks) ? calloc(json_array_size(checks), sizeof(**v)) : NULL;
-	if (json_array_size(checks) && !*v)
-		return -ENOMEM;
-	json_array_foreach(checks, i, c) {
-		if (ap_check_view_read(c, &(*v)[i]))
-			return -ENOMEM;
-		(*n)++;
-	}
-	return 0;
-}
-
-static void checks_view_free(struct ap_check_view *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		ap_check_view_free(&v[i]);
-	free(v);
-}
-
-static const struct ap_check_view *find_check(const struct ap_check_view *v, size_t n,
-					      const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].name && !strcmp(v[i].name, name))
-			return &v[i];
-	return NULL;
-}
+#include "evidence/facts.h"
 
 /* outcome_differs: the check already differs in outcome, so a trace that
  * merely stops early (the probe failed there) adds nothing. */
-static void diff_steps(json_t *out, const char *name, const struct ap_check_view *r,
-		       const struct ap_check_view *c, int outcome_differs)
+static void diff_steps(json_t *out, const char *name, const struct ap_fact_check *r,
+		       const struct ap_fact_check *c, int outcome_differs)
 {
 	size_t n = r->nsteps > c->nsteps ? r->nsteps : c->nsteps;
 	for (size_t i = 0; i < n; i++) {
-		const struct ap_step_view *rs = i < r->nsteps ? &r->steps[i] : NULL;
-		const struct ap_step_view *ss = i < c->nsteps ? &c->steps[i] : NULL;
+		const struct ap_fact_step *rs = i < r->nsteps ? &r->steps[i] : NULL;
+		const struct ap_fact_step *ss = i < c->nsteps ? &c->steps[i] : NULL;
 		const char *rn = rs ? rs->step : NULL, *sn = ss ? ss->step : NULL;
 		if (rn && sn && !strcmp(rn, sn)) {
 			if (!json_equal(rs->value, ss->value))
@@ -74,33 +41,33 @@ static void diff_steps(json_t *out, const char *name, const struct ap_check_view
 	}
 }
 
-/* The differences of checks c against the reference's r (views). */
-static void trace_diff(json_t *out, const struct ap_check_view *r, size_t nr,
-		       const struct ap_check_view *c, size_t nc)
+/* The differences of checks c against the reference's r (their facts). */
+static void trace_diff(json_t *out, const struct ap_fact_check *r, size_t nr,
+		       const struct ap_fact_check *c, size_t nc)
 {
 	for (size_t i = 0; i < nc; i++) {
-		const struct ap_check_view *ref = c[i].name ? find_check(r, nr, c[i].name) : NULL;
+		const struct ap_fact_check *ref = c[i].name ? ap_facts_find_check(r, nr, c[i].name) : NULL;
 		/* Probes and scripts are the same code everywhere; an official
 		 * test exists, or can start, only where its version has it. */
 		if (!ref || (c[i].kind != AP_KIND_PROBE && c[i].kind != AP_KIND_SCRIPT))
 			continue;
-		int differs = !json_equal(ref->status_value, c[i].status_value);
+		int differs = !json_equal(ref->status_json, c[i].status_json);
 		if (differs)
-			ap_difference_add(out, c[i].name, "(outcome)", ref->status_value,
-					  c[i].status_value);
+			ap_difference_add(out, c[i].name, "(outcome)", ref->status_json,
+					  c[i].status_json);
 		diff_steps(out, c[i].name, ref, &c[i], differs);
 	}
 }
 
 json_t *ap_trace_diff(const json_t *ref_checks, const json_t *checks)
 {
-	struct ap_check_view *r = NULL, *c = NULL;
+	struct ap_fact_check *r = NULL, *c = NULL;
 	size_t nr = 0, nc = 0;
 	json_t *out = json_array();
-	if (!checks_view(ref_checks, &r, &nr) && !checks_view(checks, &c, &nc))
+	if (!ap_checks_facts(ref_checks, &r, &nr) && !ap_checks_facts(checks, &c, &nc))
 		trace_diff(out, r, nr, c, nc);
-	checks_view_free(r, nr);
-	checks_view_free(c, nc);
+	ap_checks_facts_free(r, nr);
+	ap_checks_facts_free(c, nc);
 	return out;
 }
 
@@ -124,7 +91,7 @@ static char *show(const json_t *v)
 /* An official test that fails here but passed in the reference is an
  * inconsistency; one that fails in the reference too (or was not run there)
  * says more about the environment than the API, and is a limit. */
-static int official_limit(const struct ap_check_view *c)
+static int official_limit(const struct ap_fact_check *c)
 {
 	return c->kind == AP_KIND_OFFICIAL && !ap_status_is(c->reference_status, AP_PASS);
 }
@@ -132,7 +99,7 @@ static int official_limit(const struct ap_check_view *c)
 /* A signature that differs from a reference at another torch release: the
  * change is stated as a limit, and the signature was still verified (see
  * check/signature.h). */
-static int signature_limit(const struct ap_check_view *c, json_t *reasons)
+static int signature_limit(const struct ap_fact_check *c, json_t *reasons)
 {
 	if (c->kind != AP_KIND_SIGNATURE || c->status != AP_WARN)
 		return 0;
@@ -144,7 +111,7 @@ static int signature_limit(const struct ap_check_view *c, json_t *reasons)
 /* A numeric check that compared this environment's CPU with the reference's
  * under another torch version: a difference there is a change between
  * versions, a limit, not an inconsistency of the API. */
-static int numeric_limit(const struct ap_check_view *c)
+static int numeric_limit(const struct ap_fact_check *c)
 {
 	return c->kind == AP_KIND_NUMERIC && c->status == AP_FAIL && c->across &&
 	       c->across_torch_differs;
@@ -152,7 +119,7 @@ static int numeric_limit(const struct ap_check_view *c)
 
 /* Whether c verified the target: a probe, script or numeric check that
  * passed, or a signature compared with another environment's. */
-static int verified(const struct ap_check_view *c)
+static int verified(const struct ap_fact_check *c)
 {
 	if (c->kind == AP_KIND_SIGNATURE)
 		return c->status == AP_PASS || c->status == AP_WARN;
@@ -161,16 +128,15 @@ static int verified(const struct ap_check_view *c)
 
 /* A numeric check of a device against its CPU: its status, or
  * AP_STATUS_UNKNOWN for any other check. */
-static enum ap_status device_numeric(const struct ap_check_view *c)
+static enum ap_status device_numeric(const struct ap_fact_check *c)
 {
-	return c->kind == AP_KIND_NUMERIC && c->against && !strcmp(c->against, "cpu") &&
-	       !c->across ? c->status : AP_STATUS_UNKNOWN;
+	return c->kind == AP_KIND_NUMERIC && c->device_vs_cpu ? c->status : AP_STATUS_UNKNOWN;
 }
 
 /* Whether b's devices ran samples that a known limit of the backend excused
  * (check/limits.h) and none that was compared and agreed: then nothing
  * verified the target there, whatever the rest passed. */
-static int only_limits_on_the_device(const struct ap_bundle_view *b)
+static int only_limits_on_the_device(const struct ap_bundle_facts *b)
 {
 	int excused = 0, passed = 0;
 	for (size_t i = 0; i < b->nchecks; i++) {
@@ -181,13 +147,13 @@ static int only_limits_on_the_device(const struct ap_bundle_view *b)
 	return excused && !passed;
 }
 
-static int failed_checks(const struct ap_bundle_view *b, json_t *reasons, int *passed,
+static int failed_checks(const struct ap_bundle_facts *b, json_t *reasons, int *passed,
 			 int *limits)
 {
 	int failed = 0;
 	*passed = 0;
 	for (size_t i = 0; i < b->nchecks; i++) {
-		const struct ap_check_view *c = &b->checks[i];
+		const struct ap_fact_check *c = &b->checks[i];
 		const char *why = c->reason, *ref = c->reference_status;
 		*passed += verified(c);
 		if (signature_limit(c, reasons)) {
@@ -200,7 +166,7 @@ static int failed_checks(const struct ap_bundle_view *b, json_t *reasons, int *p
 			(*limits)++;
 			ap_reason_add(reasons, "check %s: %s (torch %s here, so a change between "
 				      "versions, not counted against the API)", c->name,
-				      why ? why : "-", b->torch_version ? b->torch_version : "");
+				      why ? why : "-", b->torch ? b->torch : "");
 			continue;
 		}
 		if (official_limit(c)) {
@@ -219,24 +185,24 @@ static int failed_checks(const struct ap_bundle_view *b, json_t *reasons, int *p
 
 void ap_official_compare(const json_t *ref_checks, json_t *checks)
 {
-	struct ap_check_view *r = NULL, *c = NULL;
+	struct ap_fact_check *r = NULL, *c = NULL;
 	size_t nr = 0, nc = 0;
-	if (!checks_view(ref_checks, &r, &nr) && !checks_view(checks, &c, &nc))
+	if (!ap_checks_facts(ref_checks, &r, &nr) && !ap_checks_facts(checks, &c, &nc))
 		for (size_t i = 0; i < nc; i++) {
 			if (c[i].kind != AP_KIND_OFFICIAL || !c[i].name)
 				continue;
-			const struct ap_check_view *ref = find_check(r, nr, c[i].name);
+			const struct ap_fact_check *ref = ap_facts_find_check(r, nr, c[i].name);
 			ap_check_set_reference_status(json_array_get(checks, i),
-						      ref ? ref->status_value : json_null());
+						      ref ? ref->status_json : json_null());
 		}
-	checks_view_free(r, nr);
-	checks_view_free(c, nc);
+	ap_checks_facts_free(r, nr);
+	ap_checks_facts_free(c, nc);
 }
 
-static int verdict_differences(const struct ap_bundle_view *b, json_t *reasons)
+static int verdict_differences(const struct ap_bundle_facts *b, json_t *reasons)
 {
 	for (size_t i = 0; i < b->ndifferences; i++) {
-		const struct ap_difference_view *d = &b->differences[i];
+		const struct ap_fact_difference *d = &b->differences[i];
 		char *want = show(d->expected);
 		char *seen = show(d->seen);
 		struct ap_buf step = { 0 };
@@ -255,7 +221,7 @@ static int verdict_differences(const struct ap_bundle_view *b, json_t *reasons)
 }
 
 /* The verdict of the resolved target in b, its reasons added. */
-static enum ap_verdict judged(const struct ap_bundle_view *b, json_t *reasons)
+static enum ap_verdict judged(const struct ap_bundle_facts *b, json_t *reasons)
 {
 	int passed = 0, limits = 0;
 	int bad = failed_checks(b, reasons, &passed, &limits);
@@ -280,18 +246,18 @@ static enum ap_verdict judged(const struct ap_bundle_view *b, json_t *reasons)
 void ap_verdict_decide(json_t *b)
 {
 	json_t *reasons = json_array();
-	struct ap_bundle_view v;
+	struct ap_bundle_facts v;
 	enum ap_verdict verdict = AP_UNVERIFIED;
-	if (ap_bundle_view_read(b, &v))
+	if (ap_bundle_facts(b, &v))
 		ap_reason_add(reasons, "out of memory while judging");
 	else if (v.failed)
-		ap_reason_add(reasons, "environment could not be used: %s", v.error_message);
-	else if (!v.resolved)
+		ap_reason_add(reasons, "environment could not be used: %s", v.error);
+	else if (!v.found)
 		ap_reason_add(reasons, "%s is absent in this version", v.target);
 	else
 		verdict = judged(&v, reasons);
 	ap_bundle_set_verdict(b, verdict, reasons);
-	ap_bundle_view_free(&v);
+	ap_bundle_facts_free(&v);
 }
 
 /* Counts by name, in the order first seen (a device trace's ops, devices). */
@@ -319,7 +285,7 @@ static int tally_add(struct tally *t, const struct ap_count_view *c, size_t n)
 }
 
 /* The union of every probe's device trace, set on b. */
-static void merge_device_traces(json_t *b, const struct ap_bundle_view *v,
+static void merge_device_traces(json_t *b, const struct ap_bundle_facts *v,
 				struct ap_device_trace_view *out)
 {
 	struct tally ops = { 0 }, devs = { 0 };
@@ -353,7 +319,7 @@ static void keys(const struct ap_count_view *c, size_t n, struct ap_buf *out)
 }
 
 /* The conclusion of adaptation for b (resolved) with device trace dt. */
-static void conclude(const struct ap_bundle_view *b, const struct ap_device_trace_view *dt,
+static void conclude(const struct ap_bundle_facts *b, const struct ap_device_trace_view *dt,
 		     int indep, struct ap_buf *en, struct ap_buf *zh)
 {
 	struct ap_buf seen = { 0 };
@@ -385,12 +351,12 @@ static void conclude(const struct ap_bundle_view *b, const struct ap_device_trac
 
 void ap_adaptation_decide(json_t *b)
 {
-	struct ap_bundle_view v;
+	struct ap_bundle_facts v;
 	struct ap_device_trace_view dt;
-	if (ap_bundle_view_read(b, &v))
+	if (ap_bundle_facts(b, &v))
 		return;
 	merge_device_traces(b, &v, &dt);
-	if (v.resolved) {
+	if (v.found) {
 		struct ap_buf en = { 0 }, zh = { 0 };
 		int indep = dt.available && !dt.nops && !dt.ndevices && !v.patched;
 		conclude(&v, &dt, indep, &en, &zh);
@@ -401,7 +367,7 @@ void ap_adaptation_decide(json_t *b)
 	}
 	free(dt.ops);
 	free(dt.devices);
-	ap_bundle_view_free(&v);
+	ap_bundle_facts_free(&v);
 }
 
 void ap_verdict_judge(json_t *const *b, size_t n, const char *reference)

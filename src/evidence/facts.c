@@ -91,6 +91,8 @@ static void read_resolution(const json_t *b, struct ap_bundle_facts *f, int *oom
 	const json_t *r = get(b, "resolution"), *a = get(b, "adaptation");
 	f->resolution_json = r;
 	f->found = ap_resolved(r);
+	f->patched = json_is_true(get(get(r, "patch"), "patched"));
+	f->canonical = str(r, "canonical");
 	f->nearest_json = get(r, "nearest");
 	f->nearest = strings(f->nearest_json, &f->nnearest, oom);
 	f->impl_file = str(r, "file");
@@ -108,7 +110,13 @@ static void read_numeric(const json_t *c, struct ap_fact_check *k, int *oom)
 {
 	size_t i;
 	json_t *m;
-	k->numeric = !strcmp(ap_json_text(c, "kind"), "numeric") && get(c, "op");
+	if (k->kind == AP_KIND_NUMERIC) {
+		k->across = str(c, "across");
+		k->across_torch_differs = json_is_false(get(c, "same_torch"));
+		k->device_vs_cpu = !k->across && str(c, "against") &&
+				   !strcmp(str(c, "against"), "cpu");
+	}
+	k->numeric = k->kind == AP_KIND_NUMERIC && get(c, "op");
 	if (!k->numeric)
 		return;
 	k->op = str(c, "op");
@@ -130,7 +138,7 @@ static void read_signature(const json_t *c, struct ap_fact_check *k, int *oom)
 	const json_t *d = get(c, "signature");
 	size_t i;
 	json_t *x;
-	k->signature = !strcmp(ap_json_text(c, "kind"), "signature") && json_is_object(d);
+	k->signature = k->kind == AP_KIND_SIGNATURE && json_is_object(d);
 	if (!k->signature)
 		return;
 	const json_t *same = get(d, "same_torch");
@@ -146,14 +154,56 @@ static void read_signature(const json_t *c, struct ap_fact_check *k, int *oom)
 			k->sig.differences[i] = ap_json_text(x, "text");
 }
 
+/* The members of object o as counts, in o's order; 0 or -ENOMEM. */
+static int counts_read(const json_t *o, struct ap_count_view **out, size_t *n)
+{
+	const char *k;
+	json_t *x;
+	size_t i = 0;
+	*out = NULL;
+	*n = 0;
+	if (!json_object_size(o))
+		return 0;
+	if (!(*out = calloc(json_object_size(o), sizeof(**out))))
+		return -ENOMEM;
+	json_object_foreach((json_t *)o, k, x) {
+		(*out)[i].name = k;
+		(*out)[i++].n = (long long)json_integer_value(x);
+	}
+	*n = i;
+	return 0;
+}
+
+static int read_device_trace(const json_t *dt, struct ap_device_trace_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (!dt)
+		return 0;
+	v->present = 1;
+	v->available = json_is_true(get(dt, "available"));
+	v->why = str(dt, "why");
+	if (counts_read(get(dt, "ops"), &v->ops, &v->nops) ||
+	    counts_read(get(dt, "tensor_devices"), &v->devices, &v->ndevices))
+		return -ENOMEM;
+	return 0;
+}
+
 static void read_check(const json_t *c, struct ap_fact_check *k, int *oom)
 {
 	size_t i;
 	json_t *s;
+	const json_t *ref = get(c, "reference_status");
 	k->name = str(c, "name");
-	k->kind = str(c, "kind");
-	k->status_word = str(c, "status");
-	k->status = ap_check_status(c);
+	k->kind_word = str(c, "kind");
+	k->kind = ap_check_kind_parse(k->kind_word);
+	k->status_json = get(c, "status");
+	k->status_word = json_string_value(k->status_json);
+	k->status = ap_status_parse(k->status_word);
+	k->has_reference_status = ref != NULL;
+	k->reference_status = json_string_value(ref);
+	k->has_limit = get(c, "limit") != NULL;
+	if (read_device_trace(get(c, "device_trace"), &k->device_trace))
+		*oom = 1;
 	k->reason = str(c, "reason");
 	k->says_en = str(get(c, "says"), "en");
 	k->says_zh = str(get(c, "says"), "zh");
@@ -179,8 +229,9 @@ static void read_comparison(const json_t *b, struct ap_bundle_facts *f, int *oom
 	f->differences = array(f->ndifferences, sizeof(*f->differences), oom);
 	json_array_foreach(f->differences_json, i, d)
 		if (f->differences)
-			f->differences[i] = (struct ap_fact_difference){ ap_json_text(d, "check"),
-									 ap_json_text(d, "step") };
+			f->differences[i] = (struct ap_fact_difference){
+				ap_json_text(d, "check"), ap_json_text(d, "step"), get(d, "expected"),
+				get(d, "seen") };
 }
 
 static void read_checks(const json_t *b, struct ap_bundle_facts *f, int *oom)
@@ -201,6 +252,7 @@ int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f)
 	int oom = 0;
 	memset(f, 0, sizeof(*f));
 	f->target = str(b, "target");
+	f->env_name = ap_bundle_env_name(b);
 	f->tool_json = get(b, "tool");
 	f->label = str(env, "label");
 	f->device = str(env, "device");
@@ -225,13 +277,42 @@ int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f)
 	return 0;
 }
 
+static void check_free(struct ap_fact_check *k)
+{
+	free(k->steps);
+	free(k->measures);
+	free(k->sig.differences);
+	free(k->device_trace.ops);
+	free(k->device_trace.devices);
+}
+
+int ap_checks_facts(const json_t *checks, struct ap_fact_check **v, size_t *n)
+{
+	int oom = 0;
+	*n = json_array_size(checks);
+	*v = array(*n, sizeof(**v), &oom);
+	for (size_t i = 0; *v && i < *n; i++)
+		read_check(json_array_get(checks, i), &(*v)[i], &oom);
+	if (oom) {
+		ap_checks_facts_free(*v, *v ? *n : 0);
+		*v = NULL;
+		*n = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ap_checks_facts_free(struct ap_fact_check *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		check_free(&v[i]);
+	free(v);
+}
+
 void ap_bundle_facts_free(struct ap_bundle_facts *f)
 {
-	for (size_t i = 0; f->checks && i < f->nchecks; i++) {
-		free(f->checks[i].steps);
-		free(f->checks[i].measures);
-		free(f->checks[i].sig.differences);
-	}
+	for (size_t i = 0; f->checks && i < f->nchecks; i++)
+		check_free(&f->checks[i]);
 	free(f->checks);
 	free(f->verdict_reasons);
 	free(f->plugins);
@@ -239,4 +320,13 @@ void ap_bundle_facts_free(struct ap_bundle_facts *f)
 	free(f->nearest);
 	free(f->differences);
 	memset(f, 0, sizeof(*f));
+}
+
+const struct ap_fact_check *ap_facts_find_check(const struct ap_fact_check *v, size_t n,
+						const char *name)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (v[i].name && !strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
 }

@@ -1,4 +1,5 @@
-/* facts.h - what a bundle says, typed, for those who show it (the report).
+/* facts.h - what a bundle says, typed, for those who judge it (check/verdict)
+ * and those who show it (the report).
  *
  * A bundle read back is untrusted (bundle.h): any field may be missing or of
  * another type. Here it is read once, by key, into C types: a string that is
@@ -17,6 +18,7 @@
 #include <stddef.h>
 
 #include "base/outcome.h"
+#include "evidence/bundle.h"
 
 /* A number as JSON held it: an integer, a real, or none (null, missing,
  * another type), so that it is shown and written back as it was. */
@@ -61,10 +63,26 @@ struct ap_fact_signature {
 	const json_t *differences_json;  /* as the bundle has them, NULL when none */
 };
 
+/* A count by name (a device trace's operators and devices) is
+ * struct ap_count_view, and a device trace struct ap_device_trace_view, as
+ * bundle.h has them. */
+
 struct ap_fact_check {
-	const char *name, *kind;
+	const char *name;
+	const char *kind_word;           /* as written, NULL when none */
+	enum ap_check_kind kind;         /* AP_KIND_UNKNOWN: none or another word */
 	const char *status_word;         /* as written, NULL when none */
+	const json_t *status_json;       /* the status as written, NULL when none */
 	enum ap_status status;
+	/* an official test: the same test's status in the reference */
+	int has_reference_status;        /* the key is there (null: not run there) */
+	const char *reference_status;
+	int has_limit;                   /* a known limit of the backend excused it */
+	/* a numeric check (kind numeric), with an operator or not: */
+	const char *across;              /* the environment whose CPU it was compared with */
+	int across_torch_differs;        /* ... under another torch version (same_torch false) */
+	int device_vs_cpu;               /* a device against its own environment's CPU */
+	struct ap_device_trace_view device_trace;
 	const char *reason, *says_en, *says_zh;
 	struct ap_number duration_ms;
 	const json_t *trace_json;        /* the trace as recorded */
@@ -75,6 +93,7 @@ struct ap_fact_check {
 	const char *op, *device;
 	const char *dtype;               /* NULL: an error input */
 	const char *against;             /* across, else against, else NULL: ran only */
+
 	struct ap_fact_measure *measures;
 	size_t nmeasures;
 	/* a signature check with its detail (signature != 0): */
@@ -82,9 +101,11 @@ struct ap_fact_check {
 	struct ap_fact_signature sig;
 };
 
-/* A trace difference the judge named: step of check. */
+/* A trace difference the judge named: step of check, what the reference
+ * saw and what was seen here (any JSON, NULL when missing). */
 struct ap_fact_difference {
 	const char *check, *step;
+	const json_t *expected, *seen;
 };
 
 struct ap_bundle_facts {
@@ -105,9 +126,12 @@ struct ap_bundle_facts {
 	struct ap_fact_device *devices;
 	size_t ndevices;
 	const json_t *devices_json;
+	const char *env_name;            /* "-" when missing */
 	/* the resolution */
 	const json_t *resolution_json;
 	int found;
+	int patched;                     /* a plugin changed it after torch imported alone */
+	const char *canonical;
 	const char **nearest;
 	size_t nnearest;
 	const json_t *nearest_json;
@@ -133,5 +157,15 @@ struct ap_bundle_facts {
 int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f);
 
 void ap_bundle_facts_free(struct ap_bundle_facts *f);
+
+/* Reads the array checks (check objects) into a new array *v of *n. 0, or
+ * -ENOMEM with *v NULL. */
+int ap_checks_facts(const json_t *checks, struct ap_fact_check **v, size_t *n);
+
+void ap_checks_facts_free(struct ap_fact_check *v, size_t n);
+
+/* The check of v[0..n) called name, or NULL. */
+const struct ap_fact_check *ap_facts_find_check(const struct ap_fact_check *v, size_t n,
+						const char *name);
 
 #endif

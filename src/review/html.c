@@ -239,11 +239,10 @@ static void html_checks(const struct ap_report_env *e, int official, enum ap_lan
 	size_t n = 0;
 	for (size_t i = 0; i < e->nchecks; i++) {
 		const struct ap_fact_check *c = &e->checks[i];
-		const char *kind = ap_report_text(c->kind);
-		if (!strcmp(kind, "official") != !!official)
+		if ((c->kind == AP_KIND_OFFICIAL) != !!official)
 			continue;
 		/* numeric checks are summed per row (html_env_numeric) but failures */
-		if (!strcmp(kind, "numeric") && !ap_status_failed(c->status))
+		if (c->kind == AP_KIND_NUMERIC && !ap_status_failed(c->status))
 			continue;
 		ap_buf_addf(out, "<li><span class=\"%s\">", ap_status_style(c->status)->cls);
 		text(out, c->status_word);

@@ -189,7 +189,7 @@ static int seen_before(const struct ap_report *r, size_t i, size_t k, const char
 	for (size_t j = 0; j <= i; j++)
 		for (size_t n = 0; n < (j < i ? r->envs[j].nchecks : k); n++) {
 			const struct ap_fact_check *c = &r->envs[j].checks[n];
-			if (!strcmp(ap_report_text(c->kind), kind) && !strcmp(ap_report_text(c->name), name))
+			if (!strcmp(ap_report_text(c->kind_word), kind) && !strcmp(ap_report_text(c->name), name))
 				return 1;
 		}
 	return 0;
@@ -207,7 +207,7 @@ static void model_scope(struct ap_report *r)
 	for (size_t i = 0; r->probes && r->nodes && i < r->nenvs; i++)
 		for (size_t k = 0; k < r->envs[i].nchecks; k++) {
 			const struct ap_fact_check *c = &r->envs[i].checks[k];
-			const char *kind = ap_report_text(c->kind), *name = ap_report_text(c->name);
+			const char *kind = ap_report_text(c->kind_word), *name = ap_report_text(c->name);
 			int official = !strcmp(kind, "official") && strstr(name, "::");
 			if ((strcmp(kind, "probe") && strcmp(kind, "script") && !official) ||
 			    seen_before(r, i, k, kind, name))
@@ -324,7 +324,7 @@ static const struct ap_fact_check *env_check(const struct ap_report_env *e, cons
 					     const char *name)
 {
 	for (size_t i = 0; i < e->nchecks; i++)
-		if (!strcmp(ap_report_text(e->checks[i].kind), kind) &&
+		if (!strcmp(ap_report_text(e->checks[i].kind_word), kind) &&
 		    !strcmp(ap_report_text(e->checks[i].name), name))
 			return &e->checks[i];
 	return NULL;
@@ -363,7 +363,7 @@ static struct check_id *distinct_checks(struct ap_report *r, size_t *n)
 	envs_reference_first(r, order);
 	for (size_t i = 0; i < r->nenvs; i++)
 		for (size_t k = 0; k < order[i]->nchecks; k++) {
-			const char *kind = ap_report_text(order[i]->checks[k].kind);
+			const char *kind = ap_report_text(order[i]->checks[k].kind_word);
 			const char *name = ap_report_text(order[i]->checks[k].name);
 			size_t j = 0;
 			while (j < *n && (strcmp(v[j].kind, kind) || strcmp(v[j].name, name)))

@@ -153,7 +153,7 @@ static void md_check(const struct ap_fact_check *c, struct ap_buf *out)
 
 static int is_kind(const struct ap_fact_check *c, const char *kind)
 {
-	return !strcmp(ap_report_text(c->kind), kind);
+	return !strcmp(ap_report_text(c->kind_word), kind);
 }
 
 static void md_env_checks(const struct ap_report_env *e, struct ap_buf *out)
@@ -418,7 +418,7 @@ static void junit_case(const char *env, const struct ap_fact_check *c, struct ap
 	ap_buf_adds(out, "    <testcase classname=\"");
 	ap_escape_xml(env, out);
 	ap_buf_adds(out, ".");
-	ap_escape_xml(ap_report_text(c->kind), out);
+	ap_escape_xml(ap_report_text(c->kind_word), out);
 	ap_buf_adds(out, "\" name=\"");
 	ap_escape_xml(ap_report_text(c->name), out);
 	ap_buf_addf(out, "\" time=\"%.3f\">",

@@ -46,7 +46,7 @@ static json_t *check_json(const struct ap_fact_check *c)
 {
 	json_t *o = json_object();
 	put(o, "name", text(c->name));
-	put(o, "kind", json_string(ap_report_text(c->kind)));
+	put(o, "kind", json_string(ap_report_text(c->kind_word)));
 	put(o, "status", json_string(ap_report_text(c->status_word)));
 	put(o, "reason", text(c->reason));
 	put(o, "says_en", text(c->says_en));
