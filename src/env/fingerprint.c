@@ -4,6 +4,7 @@
 
 #include "base/err.h"
 #include "env/fingerprint.h"
+#include "env/protocol.h"
 
 static const char *const ap_row_names[AP_FP_NROWS] = {
 	"os", "kernel", "python", "torch", "torch git", "torch build", "plugins",
@@ -29,9 +30,8 @@ json_t *ap_plugin_modules(const struct ap_env *env)
 
 json_t *ap_fingerprint_request(const struct ap_env *env)
 {
-	return json_pack("{s:s, s:[s,s,s,s], s:o, s:i}", "op", "fingerprint",
-			 "backends", "cuda", "npu", "xpu", "mps", "plugins", ap_plugin_modules(env),
-			 "device_timeout_s", AP_DEVICE_QUERY_S);
+	return ap_proto_fingerprint(json_pack("[s,s,s,s]", "cuda", "npu", "xpu", "mps"),
+				    ap_plugin_modules(env), AP_DEVICE_QUERY_S);
 }
 
 const char *ap_fingerprint_row_name(enum ap_fp_row row)
