@@ -10,6 +10,7 @@
 #include "check/numeric.h"
 #include "check/tolerances.h"
 #include "env/frame.h"
+#include "env/protocol.h"
 #include "evidence/bundle.h"
 
 #define MAX_DEVICES 8
@@ -50,8 +51,7 @@ static json_t *device_array(const char *devices)
 
 json_t *ap_numeric_opinfo_request(const char *target, const char *devices)
 {
-	return json_pack("{s:s, s:s, s:o}", "op", "opinfo", "target", target, "devices",
-			 device_array(devices));
+	return ap_proto_opinfo(target, device_array(devices));
 }
 
 int ap_numeric_covered(const json_t *opinfo)
@@ -64,16 +64,13 @@ json_t *ap_numeric_samples_request(const char *target, int max_samples, long see
 	json_t *dt = json_array();
 	for (size_t i = 0; i < sizeof(default_dtypes) / sizeof(default_dtypes[0]); i++)
 		json_array_append_new(dt, json_string(default_dtypes[i]));
-	return json_pack("{s:s, s:s, s:o, s:i, s:I}", "op", "samples", "target", target,
-			 "dtypes", dt, "max_samples", max_samples, "seed", (json_int_t)seed);
+	return ap_proto_samples(target, dt, max_samples, seed);
 }
 
 json_t *ap_numeric_run_request(const char *target, const json_t *samples,
 			       const char *devices, int timeout_s, int start_s)
 {
-	return json_pack("{s:s, s:s, s:O, s:o, s:i, s:i}", "op", "run", "target", target,
-			 "samples", samples, "devices", device_array(devices), "timeout_s",
-			 timeout_s, "start_s", start_s);
+	return ap_proto_run(target, samples, device_array(devices), timeout_s, start_s);
 }
 
 /* Whether s is one sample as the worker makes them. */

@@ -11,6 +11,7 @@
 #include "check/official.h"
 #include "check/testsrc.h"
 #include "base/jsonutil.h"
+#include "env/protocol.h"
 #include "env/worker.h"
 #include "evidence/bundle.h"
 
@@ -377,7 +378,7 @@ const char *ap_target_class(const json_t *res)
 
 int ap_official_package(struct ap_worker *w, json_t **pkg)
 {
-	return call(w, json_pack("{s:s, s:s}", "op", "package", "name", "python3-torch"), pkg);
+	return call(w, ap_proto_package("python3-torch"), pkg);
 }
 
 int ap_official_env(const struct ap_env *env, const char *torch_src, struct ap_env *dst)
@@ -547,11 +548,10 @@ static int official_preflight(struct ap_worker *w, struct ap_testindex *ix,
 	 * defines) and runs the tests; tests find does not import it. */
 	ap_buf_addf(&key, "f %s", file);
 	int r = ap_testindex_get(ix, ap_buf_str(&key), &f);
-	r = r ? r : call(w, json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:i, s:o, s:O, s:O?}", "op",
-					 "tests_preflight", "root", o->root, "file", file,
-					 "try_import", o->run, "keep", o->run, "wait", wait,
-					 "timeout_s", AP_IMPORT_TRY_S, "setenv", official_setenv(o),
-					 "names", nodes, "imports", json_object_get(f, "imports")), pre);
+	struct ap_proto_preflight p = { o->root, file, o->run, o->run, wait, AP_IMPORT_TRY_S,
+					 r ? NULL : official_setenv(o), nodes,
+					 json_object_get(f, "imports") };
+	r = r ? r : call(w, ap_proto_tests_preflight(&p), pre);
 	ap_buf_free(&key);
 	json_decref(f);
 	return r;
@@ -565,7 +565,7 @@ static int import_answer(struct ap_worker *w, json_t *pre)
 	json_t *ans = NULL;
 	if (!runner || json_object_get(pre, "import"))
 		return 0;
-	json_t *req = json_pack("{s:s, s:O}", "op", "tests_import", "runner", runner);
+	json_t *req = ap_proto_tests_import(runner);
 	int r = req ? ap_worker_call_within(w, req, &ans, (AP_IMPORT_TRY_S + AP_ANSWER_MARGIN_S) *
 					    1000) : -ENOMEM;
 	json_decref(req);
@@ -608,10 +608,9 @@ static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 		int deadline = ap_official_deadline_s(json_array_size(run), o->timeout_s);
 		/* The worker bounds each test and the run; the answer comes once
 		 * all have run, so wait for as long as they may take. */
-		json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:i, s:i, s:o, s:O?}", "op",
-					"tests_run", "root", o->root, "file", file, "nodes", run,
-					"timeout_s", o->timeout_s, "deadline_s", deadline, "setenv",
-					official_setenv(o), "runner", json_object_get(pre, "runner"));
+		struct ap_proto_tests_run t = { o->root, file, run, NULL, o->timeout_s, deadline,
+						official_setenv(o), json_object_get(pre, "runner") };
+		json_t *req = ap_proto_tests_run(&t);
 		r = req ? ap_worker_call_within(w, req, &ran, (deadline + AP_ANSWER_MARGIN_S) * 1000)
 			: -ENOMEM;
 		json_decref(req);
@@ -793,12 +792,11 @@ static int find_same(struct ap_worker *w, const char *cls_path, json_t *pending)
 	json_object_foreach(pending, k, v)
 		json_array_append_new(names, json_string(k));
 	int r = !json_array_size(names) || !w ? 0 :
-		call(w, json_pack("{s:s, s:s, s:O}", "op", "same_object", "target", cls_path,
-				     "names", names), &ans);
+		call(w, ap_proto_same_object(cls_path, names), &ans);
 	size_t i;
 	json_array_foreach(names, i, v)
 		json_object_set(pending, json_string_value(v),
-				json_is_true(json_array_get(json_object_get(ans, "same"), i)) ?
+				ap_proto_same_object_is(ans, i) ?
 				json_true() : json_false());
 	json_decref(names);
 	json_decref(ans);

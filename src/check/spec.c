@@ -6,6 +6,7 @@
 #include "base/embedded.h"
 #include "base/err.h"
 #include "check/spec.h"
+#include "env/protocol.h"
 #include "base/yamldoc.h"
 
 /* A validation error at the line of object o. */
@@ -374,6 +375,5 @@ void ap_specs_free(struct ap_specs *s)
 json_t *ap_probe_request(const char *name, const char *code, const json_t *bind,
 			 int timeout_s)
 {
-	return json_pack("{s:s, s:{s:s, s:s, s:O}, s:i}", "op", "probe", "probe", "name", name,
-			 "code", code, "bind", bind, "timeout_s", timeout_s);
+	return ap_proto_probe(name, code, bind, timeout_s);
 }

@@ -11,6 +11,7 @@
 #include "check/autocheck.h"
 #include "check/sweep.h"
 #include "env/fingerprint.h"
+#include "env/protocol.h"
 #include "env/worker.h"
 #include "evidence/journal.h"
 #include "evidence/matrix.h"
@@ -146,11 +147,9 @@ static int ensure_worker(struct run *u)
 	json_t *entries = json_array(), *res = NULL;
 	for (size_t k = 0; !r && k < o->cat->n; k++)
 		if (ap_shard_has(o->shard, k))
-			json_array_append_new(entries, json_pack("{s:s, s:s, s:o}", "name",
-				o->cat->v[k].name, "walk", o->cat->v[k].walk,
-				"exclude", ap_catalog_exclude(o->cat, k)));
-	json_t *req = json_pack("{s:s, s:o, s:o}", "op", "sweep_begin", "plugins",
-				ap_plugin_modules(e->env), "entries", entries);
+			json_array_append_new(entries, ap_proto_sweep_entry(o->cat->v[k].name,
+				o->cat->v[k].walk, ap_catalog_exclude(o->cat, k)));
+	json_t *req = ap_proto_sweep_begin(ap_plugin_modules(e->env), entries);
 	r = r ? r : ap_worker_call_within(&u->w, req, &res, o->start_ms);
 	json_decref(req);
 	if (r)
@@ -259,16 +258,16 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 	int r = ensure_worker(u);
 	if (r)
 		return r;
-	json_t *req = json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}", "op", "sweep_walk", "entry",
-				c->name, "walk", c->walk, "exclude", ap_catalog_exclude(e->o->cat, k),
-				"skip", skip ? json_incref(skip) : json_array(), "depth", e->o->depth);
+	json_t *req = ap_proto_sweep_walk(c->name, c->walk, ap_catalog_exclude(e->o->cat, k), skip,
+				       e->o->depth);
 	ap_buf_reset(&u->w.detail);
 	r = ap_worker_call_within(&u->w, req, &res, e->o->walk_ms);
 	json_decref(req);
 	if (!r) {
-		p->status = known_status(json_string_value(json_object_get(res, "status")));
-		record_entry(u, k, p->status, json_string_value(json_object_get(res, "reason")),
-			     json_object_get(res, "apis"));
+		struct ap_proto_walked walked;
+		ap_proto_sweep_walked(res, &walked);
+		p->status = known_status(walked.status);
+		record_entry(u, k, p->status, walked.reason, walked.apis);
 	} else {
 		/* A worker that answered "exception" is still fine; one that died
 		 * or went silent is that entry's crash or timeout. */

@@ -11,6 +11,7 @@
 #include "base/err.h"
 #include "base/fsutil.h"
 #include "base/sha256.h"
+#include "env/protocol.h"
 #include "env/worker.h"
 #include "check/testindex.h"
 #include "check/testsrc.h"
@@ -281,7 +282,7 @@ void ap_testindex_close(struct ap_testindex *ix)
 static int build(struct ap_worker *w, const char *root, const char *sum, struct ap_buf *out,
 		 struct ap_buf *detail)
 {
-	json_t *req = json_pack("{s:s, s:s}", "op", "tests_index", "root", root), *res = NULL;
+	json_t *req = ap_proto_tests_index(root), *res = NULL;
 	struct ap_buf host = { 0 }, body = { 0 };
 	int r = req ? ap_worker_call_within(w, req, &res, AP_INDEX_BUILD_MS) : -ENOMEM;
 	json_decref(req);
@@ -289,7 +290,7 @@ static int build(struct ap_worker *w, const char *root, const char *sum, struct 
 		ap_buf_addf(detail, "%s", ap_buf_str(&w->detail));
 		return r;
 	}
-	const char *p = json_string_value(json_object_get(res, "path"));
+	const char *p = ap_proto_tests_index_path(res);
 	if (!p || *p != '/' || strstr(p, "/../")) {
 		ap_buf_adds(detail, "the worker's index answer names no file");
 		json_decref(res);

@@ -4,6 +4,7 @@
 
 #include "base/err.h"
 #include "env/fingerprint.h"
+#include "env/protocol.h"
 
 /* One component of a fingerprint's dotted key ("torch.version"): its words
  * are short; a longer one is cut and found in no fingerprint. */
@@ -38,9 +39,8 @@ json_t *ap_plugin_modules(const struct ap_env *env)
 
 json_t *ap_fingerprint_request(const struct ap_env *env)
 {
-	return json_pack("{s:s, s:[s,s,s,s], s:o, s:i}", "op", "fingerprint",
-			 "backends", "cuda", "npu", "xpu", "mps", "plugins", ap_plugin_modules(env),
-			 "device_timeout_s", AP_DEVICE_QUERY_S);
+	return ap_proto_fingerprint(json_pack("[s,s,s,s]", "cuda", "npu", "xpu", "mps"),
+				    ap_plugin_modules(env), AP_DEVICE_QUERY_S);
 }
 
 const char *ap_fingerprint_row_name(enum ap_fp_row row)

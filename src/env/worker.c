@@ -12,6 +12,7 @@
 #include "base/fsutil.h"
 #include "base/text.h"
 #include "env/frame.h"
+#include "env/protocol.h"
 #include "env/ssh.h"
 #include "env/worker.h"
 
@@ -291,9 +292,8 @@ static int worker_hello(struct ap_worker *w)
 	int r = worker_recv(w, &hello);
 	if (r)
 		return fail(w, r); /* stopped already, unless the frame was unreadable */
-	const char *type = json_string_value(json_object_get(hello, "type"));
-	const char *py = json_string_value(json_object_get(hello, "python"));
-	if (!type || strcmp(type, "hello") || !py) {
+	const char *py;
+	if (ap_proto_hello(hello, &py)) {
 		json_decref(hello);
 		ap_buf_adds(&w->detail, "worker's first message is not a hello");
 		return fail(w, -AP_EPROTO);
@@ -392,7 +392,7 @@ int ap_worker_alive(const struct ap_worker *w)
 void ap_worker_stop(struct ap_worker *w)
 {
 	if (w->proc.pid > 0 && w->proc.in >= 0) {
-		json_t *bye = json_pack("{s:s}", "op", "exit");
+		json_t *bye = ap_proto_exit();
 		worker_send(w, bye);
 		json_decref(bye);
 		close(w->proc.in);

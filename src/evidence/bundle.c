@@ -10,6 +10,7 @@
 #include "base/text.h"
 #include "base/version.h"
 #include "env/fingerprint.h"
+#include "env/protocol.h"
 #include "evidence/bundle.h"
 #include "evidence/manifest.h"
 
@@ -241,7 +242,7 @@ void ap_bundle_finish(json_t *b)
 
 int ap_resolved(const json_t *resolution)
 {
-	return json_is_true(json_object_get(resolution, "found"));
+	return ap_proto_resolve_found(resolution);
 }
 
 int ap_bundle_resolved(const json_t *b)

@@ -1,0 +1,179 @@
+/* protocol.h - the worker's operations: one table, a builder for each request,
+ * readers for the replies callers take fields from.
+ *
+ * Every request frame apiparity sends is built here, and only here are the
+ * operations' names and their fields spelled. The table says, for each
+ * operation, the fields a request always carries and the limits (in seconds)
+ * it carries: the worker sets no limit of its own, so a request without one
+ * is a protocol error there. The worker dispatches on a table of its own,
+ * OPS (worker/); tests/integration/t-protocol.sh fails when the two name
+ * different operations.
+ *
+ * Ownership: a builder takes a `json_t *` argument (the request holds it,
+ * even when building fails) and borrows a `const json_t *` one (the request
+ * takes a reference of its own). Each builder returns a new reference, or
+ * NULL when out of memory. A reader borrows the reply; what it returns lives
+ * as long as the reply.
+ */
+#ifndef AP_PROTOCOL_H
+#define AP_PROTOCOL_H
+
+#include <jansson.h>
+
+#include "base/buf.h"
+
+/* The worker's operations. All but AP_OP_EXIT are in its OPS table; exit is
+ * answered by its loop itself (it ends, with no reply). */
+enum ap_op {
+	AP_OP_FINGERPRINT,     /* what the environment is */
+	AP_OP_RESOLVE,         /* where a target lives, and what it is */
+	AP_OP_PROBE,           /* one probe's code, in a forked child */
+	AP_OP_PACKAGE,         /* a Debian package's version, of the environment */
+	AP_OP_TESTS_INDEX,     /* parses a test tree into a usage index */
+	AP_OP_SAME_OBJECT,     /* which names are the target's own object */
+	AP_OP_TESTS_PREFLIGHT, /* what an official test file needs; imports it */
+	AP_OP_TESTS_IMPORT,    /* a preflight's import, waited for */
+	AP_OP_TESTS_RUN,       /* runs official tests, each bounded */
+	AP_OP_OPINFO,          /* the OpInfo entries of an operator */
+	AP_OP_SAMPLES,         /* an operator's sample inputs */
+	AP_OP_RUN,             /* runs samples on each device, a frame per sample */
+	AP_OP_SWEEP_BEGIN,     /* readies a sweep's walk; what the plugins add */
+	AP_OP_SWEEP_WALK,      /* the public APIs under one catalog entry */
+	AP_OP_EXIT,            /* ends the worker */
+	AP_OP_COUNT,
+	AP_OP_UNKNOWN = -1,
+};
+
+/* op's name in the frames. */
+const char *ap_op_name(enum ap_op op);
+
+/* The operation named name, or AP_OP_UNKNOWN. */
+enum ap_op ap_op_parse(const char *name);
+
+/* Whether the worker's OPS table holds op (all but AP_OP_EXIT). */
+int ap_op_dispatched(enum ap_op op);
+
+/* The fields every request of op carries, besides "op" and its limits
+ * (NULL-terminated; optional fields are not listed). */
+const char *const *ap_op_fields(enum ap_op op);
+
+/* The limits, in seconds, every request of op carries (NULL-terminated). */
+const char *const *ap_op_limits(enum ap_op op);
+
+/* Whether req is a request as the table describes it: a known op, each of
+ * its fields present, each limit a positive integer. 0, or -AP_EPROTO with
+ * what is wrong in why. */
+int ap_proto_check(const json_t *req, struct ap_buf *why);
+
+/* ------------------------------------------------------------- requests */
+
+/* The fingerprint of the device backends and plugin modules named;
+ * device_timeout_s bounds the worker's device query. */
+json_t *ap_proto_fingerprint(json_t *backends, json_t *plugins, int device_timeout_s);
+
+/* Resolves target after importing the plugin modules named. */
+json_t *ap_proto_resolve(const char *target, json_t *plugins);
+
+/* Runs probe name's code with bind, in a child killed after timeout_s. */
+json_t *ap_proto_probe(const char *name, const char *code, const json_t *bind, int timeout_s);
+
+/* The environment's version of the Debian package name. */
+json_t *ap_proto_package(const char *name);
+
+/* Parses the test tree at root (the worker's path) into an index file. */
+json_t *ap_proto_tests_index(const char *root);
+
+/* Which of names (dotted paths) are target's own object. */
+json_t *ap_proto_same_object(const char *target, const json_t *names);
+
+/* A preflight of one official test file. */
+struct ap_proto_preflight {
+	const char *root, *file;  /* the test tree (the worker's path), a file in it */
+	int try_import, keep;     /* import the file; keep a runner that imported it */
+	int wait;                 /* answer after the import, not before */
+	int timeout_s;            /* bounds the import */
+	json_t *setenv;           /* taken: the environment the tests run in */
+	const json_t *names;      /* [[class, test]] the run would take */
+	const json_t *imports;    /* the file's imports from the index; NULL: null */
+};
+json_t *ap_proto_tests_preflight(const struct ap_proto_preflight *p);
+
+/* The import answer of a preflight's runner. */
+json_t *ap_proto_tests_import(const json_t *runner);
+
+/* A run of official tests of one file: the nodes named, or those -k select
+ * matches there. */
+struct ap_proto_tests_run {
+	const char *root, *file;
+	json_t *nodes;          /* taken: [[class, test]]; NULL: select instead */
+	const char *select;     /* a -k expression, when nodes is NULL */
+	int timeout_s;          /* bounds each test */
+	int deadline_s;         /* bounds the whole run */
+	json_t *setenv;         /* taken; NULL: an empty one */
+	const json_t *runner;   /* with nodes, a preflight's runner to run in
+				 * (NULL: none, sent as null); not sent with select */
+};
+json_t *ap_proto_tests_run(const struct ap_proto_tests_run *t);
+
+/* The OpInfo entries of target, their facts for devices. */
+json_t *ap_proto_opinfo(const char *target, json_t *devices);
+
+/* Up to max_samples sample inputs of target per dtype, drawn with seed. */
+json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, long seed);
+
+/* Runs samples of target on devices: each bounded by timeout_s, a device's
+ * start by start_s. */
+json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
+		     int timeout_s, int start_s);
+
+/* One catalog entry of a sweep_begin: what to walk, what not. */
+json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude);
+
+/* Readies a sweep's walk of entries (made by ap_proto_sweep_entry). */
+json_t *ap_proto_sweep_begin(json_t *plugins, json_t *entries);
+
+/* Walks one catalog entry to depth, leaving out exclude and the APIs of
+ * skip (NULL: none). */
+json_t *ap_proto_sweep_walk(const char *entry, const char *walk, json_t *exclude,
+			    const json_t *skip, const char *depth);
+
+/* Ends the worker. */
+json_t *ap_proto_exit(void);
+
+/* --------------------------------------------------------------- replies */
+
+/* The worker's first frame: its hello. 0 with the worker's Python version in
+ * *python, or -AP_EPROTO when msg is no hello. */
+int ap_proto_hello(const json_t *msg, const char **python);
+
+/* Whether a resolve reply found the target (a bundle's resolution is that
+ * reply as it came). */
+int ap_proto_resolve_found(const json_t *reply);
+
+/* A package reply: whether the package is installed, its source package,
+ * version and the release's codename, or why it was not found. Absent
+ * fields are NULL. */
+struct ap_proto_package {
+	int found;
+	const char *source, *version, *codename, *why;
+};
+void ap_proto_package_read(const json_t *reply, struct ap_proto_package *p);
+
+/* A package reply's version, or NULL when the package is not installed. */
+const char *ap_proto_package_version(const json_t *reply);
+
+/* A tests_index reply's index file (the worker's path), or NULL. */
+const char *ap_proto_tests_index_path(const json_t *reply);
+
+/* Whether a same_object reply says the i-th name is the target's object. */
+int ap_proto_same_object_is(const json_t *reply, size_t i);
+
+/* A sweep_walk reply: its status word (the worker's, unchecked), the reason
+ * of a failed walk, and the APIs found. Absent fields are NULL. */
+struct ap_proto_walked {
+	const char *status, *reason;
+	const json_t *apis;
+};
+void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w);
+
+#endif

@@ -1,0 +1,310 @@
+/* test-protocol.c - unit tests for src/env/protocol.h: the table of the
+ * worker's operations, a request builder for each (the frame the worker is
+ * sent, to the byte), the readers of its replies. That the table names the
+ * worker's own operations is tests/integration/t-protocol.sh's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base/err.h"
+#include "env/protocol.h"
+
+static json_t *strings(const char *a, const char *b)
+{
+	return b ? json_pack("[s,s]", a, b) : json_pack("[s]", a);
+}
+
+/* A request of op, as a caller builds one. The switch has no default: an
+ * operation added without a builder here does not compile (-Wswitch). */
+static json_t *sample(enum ap_op op)
+{
+	json_t *bind = json_pack("{s:i}", "x", 1), *req = NULL;
+	switch (op) {
+	case AP_OP_FINGERPRINT:
+		req = ap_proto_fingerprint(strings("cuda", "npu"), strings("torch_npu", NULL), 60);
+		break;
+	case AP_OP_RESOLVE:
+		req = ap_proto_resolve("torch.add", strings("torch_npu", NULL));
+		break;
+	case AP_OP_PROBE:
+		req = ap_proto_probe("enter", "pass", bind, 7);
+		break;
+	case AP_OP_PACKAGE:
+		req = ap_proto_package("python3-torch");
+		break;
+	case AP_OP_TESTS_INDEX:
+		req = ap_proto_tests_index("/src/test");
+		break;
+	case AP_OP_SAME_OBJECT:
+		req = ap_proto_same_object("torch.Tensor", bind);
+		break;
+	case AP_OP_TESTS_PREFLIGHT:
+		req = ap_proto_tests_preflight(&(struct ap_proto_preflight){
+			"/src/test", "test_a.py", 1, 1, 0, 5, json_object(), bind, NULL });
+		break;
+	case AP_OP_TESTS_IMPORT:
+		req = ap_proto_tests_import(bind);
+		break;
+	case AP_OP_TESTS_RUN:
+		req = ap_proto_tests_run(&(struct ap_proto_tests_run){
+			"/src/test", "test_a.py", NULL, "grad", 30, 90, NULL, NULL });
+		break;
+	case AP_OP_OPINFO:
+		req = ap_proto_opinfo("torch.add", strings("cpu", NULL));
+		break;
+	case AP_OP_SAMPLES:
+		req = ap_proto_samples("torch.add", strings("float32", NULL), 4, 1);
+		break;
+	case AP_OP_RUN:
+		req = ap_proto_run("torch.add", bind, strings("cpu", NULL), 10, 60);
+		break;
+	case AP_OP_SWEEP_BEGIN:
+		req = ap_proto_sweep_begin(strings("torch_npu", NULL), json_array());
+		break;
+	case AP_OP_SWEEP_WALK:
+		req = ap_proto_sweep_walk("torch", "module", json_array(), NULL, "resolve");
+		break;
+	case AP_OP_EXIT:
+		req = ap_proto_exit();
+		break;
+	case AP_OP_COUNT:
+	case AP_OP_UNKNOWN:
+		break;
+	}
+	json_decref(bind);
+	return req;
+}
+
+static void expect_frame(json_t *req, const char *want)
+{
+	assert_non_null(req);
+	char *s = json_dumps(req, JSON_COMPACT);
+	assert_string_equal(s, want);
+	free(s);
+	json_decref(req);
+}
+
+static void every_op_name_reads_back_and_only_exit_is_outside_ops(void **state)
+{
+	(void)state;
+	for (int i = 0; i < AP_OP_COUNT; i++) {
+		assert_non_null(ap_op_name((enum ap_op)i));
+		assert_int_equal(ap_op_parse(ap_op_name((enum ap_op)i)), i);
+		assert_int_equal(ap_op_dispatched((enum ap_op)i), i != AP_OP_EXIT);
+	}
+	assert_string_equal(ap_op_name(AP_OP_TESTS_RUN), "tests_run");
+	assert_int_equal(ap_op_parse("tests-run"), AP_OP_UNKNOWN);
+	assert_int_equal(ap_op_parse(NULL), AP_OP_UNKNOWN);
+}
+
+static void every_builder_carries_its_fields_and_limits(void **state)
+{
+	(void)state;
+	for (int i = 0; i < AP_OP_COUNT; i++) {
+		struct ap_buf why = { 0 };
+		json_t *req = sample((enum ap_op)i);
+		assert_non_null(req);
+		assert_string_equal(json_string_value(json_object_get(req, "op")),
+				    ap_op_name((enum ap_op)i));
+		if (ap_proto_check(req, &why))
+			fail_msg("%s: %s", ap_op_name((enum ap_op)i), ap_buf_str(&why));
+		for (const char *const *l = ap_op_limits((enum ap_op)i); *l; l++)
+			assert_true(json_is_integer(json_object_get(req, *l)));
+		ap_buf_free(&why);
+		json_decref(req);
+	}
+}
+
+static void the_limits_are_those_the_worker_refuses_to_guess(void **state)
+{
+	(void)state;
+	const char *const *l = ap_op_limits(AP_OP_TESTS_RUN);
+	assert_string_equal(l[0], "timeout_s");
+	assert_string_equal(l[1], "deadline_s");
+	assert_null(l[2]);
+	assert_string_equal(ap_op_limits(AP_OP_FINGERPRINT)[0], "device_timeout_s");
+	assert_string_equal(ap_op_limits(AP_OP_RUN)[1], "start_s");
+	assert_null(ap_op_limits(AP_OP_RESOLVE)[0]);
+}
+
+static void check_refuses_a_request_without_a_field_or_a_limit(void **state)
+{
+	(void)state;
+	struct ap_buf why = { 0 };
+	json_t *req = sample(AP_OP_RESOLVE);
+	json_object_del(req, "plugins");
+	assert_int_equal(ap_proto_check(req, &why), -AP_EPROTO);
+	assert_non_null(strstr(ap_buf_str(&why), "'plugins'"));
+	json_decref(req);
+	ap_buf_reset(&why);
+	req = sample(AP_OP_TESTS_RUN);
+	json_object_set_new(req, "deadline_s", json_integer(0));
+	assert_int_equal(ap_proto_check(req, &why), -AP_EPROTO);
+	assert_non_null(strstr(ap_buf_str(&why), "'deadline_s'"));
+	json_decref(req);
+	ap_buf_reset(&why);
+	req = json_pack("{s:s}", "op", "teleport");
+	assert_int_equal(ap_proto_check(req, &why), -AP_EPROTO);
+	json_decref(req);
+	ap_buf_free(&why);
+}
+
+/* The frames as the call sites built them before this module: same fields,
+ * same values, same order. */
+static void requests_are_the_frames_the_worker_is_sent(void **state)
+{
+	(void)state;
+	expect_frame(sample(AP_OP_FINGERPRINT),
+		     "{\"op\":\"fingerprint\",\"backends\":[\"cuda\",\"npu\"],"
+		     "\"plugins\":[\"torch_npu\"],\"device_timeout_s\":60}");
+	expect_frame(sample(AP_OP_RESOLVE),
+		     "{\"op\":\"resolve\",\"target\":\"torch.add\",\"plugins\":[\"torch_npu\"]}");
+	expect_frame(sample(AP_OP_PROBE), "{\"op\":\"probe\",\"probe\":{\"name\":\"enter\","
+		     "\"code\":\"pass\",\"bind\":{\"x\":1}},\"timeout_s\":7}");
+	expect_frame(sample(AP_OP_PACKAGE), "{\"op\":\"package\",\"name\":\"python3-torch\"}");
+	expect_frame(sample(AP_OP_TESTS_INDEX), "{\"op\":\"tests_index\",\"root\":\"/src/test\"}");
+	expect_frame(sample(AP_OP_SAME_OBJECT),
+		     "{\"op\":\"same_object\",\"target\":\"torch.Tensor\",\"names\":{\"x\":1}}");
+	expect_frame(sample(AP_OP_TESTS_PREFLIGHT),
+		     "{\"op\":\"tests_preflight\",\"root\":\"/src/test\",\"file\":\"test_a.py\","
+		     "\"try_import\":true,\"keep\":true,\"wait\":false,\"timeout_s\":5,"
+		     "\"setenv\":{},\"names\":{\"x\":1},\"imports\":null}");
+	expect_frame(sample(AP_OP_TESTS_IMPORT), "{\"op\":\"tests_import\",\"runner\":{\"x\":1}}");
+	expect_frame(sample(AP_OP_TESTS_RUN),
+		     "{\"op\":\"tests_run\",\"root\":\"/src/test\",\"file\":\"test_a.py\","
+		     "\"select\":\"grad\",\"timeout_s\":30,\"deadline_s\":90,\"setenv\":{}}");
+	expect_frame(sample(AP_OP_OPINFO),
+		     "{\"op\":\"opinfo\",\"target\":\"torch.add\",\"devices\":[\"cpu\"]}");
+	expect_frame(sample(AP_OP_SAMPLES), "{\"op\":\"samples\",\"target\":\"torch.add\","
+		     "\"dtypes\":[\"float32\"],\"max_samples\":4,\"seed\":1}");
+	expect_frame(sample(AP_OP_RUN), "{\"op\":\"run\",\"target\":\"torch.add\",\"samples\":"
+		     "{\"x\":1},\"devices\":[\"cpu\"],\"timeout_s\":10,\"start_s\":60}");
+	expect_frame(sample(AP_OP_SWEEP_BEGIN),
+		     "{\"op\":\"sweep_begin\",\"plugins\":[\"torch_npu\"],\"entries\":[]}");
+	expect_frame(sample(AP_OP_SWEEP_WALK), "{\"op\":\"sweep_walk\",\"entry\":\"torch\","
+		     "\"walk\":\"module\",\"exclude\":[],\"skip\":[],\"depth\":\"resolve\"}");
+	expect_frame(sample(AP_OP_EXIT), "{\"op\":\"exit\"}");
+}
+
+static void tests_run_sends_nodes_and_runner_when_given(void **state)
+{
+	(void)state;
+	json_t *runner = json_string("r1"), *setenv = json_pack("{s:s}", "A", "1");
+	struct ap_proto_tests_run t = { "/t", "test_b.py", json_pack("[[s,s]]", "C", "test_x"),
+					NULL, 20, 40, setenv, runner };
+	expect_frame(ap_proto_tests_run(&t),
+		     "{\"op\":\"tests_run\",\"root\":\"/t\",\"file\":\"test_b.py\",\"nodes\":"
+		     "[[\"C\",\"test_x\"]],\"timeout_s\":20,\"deadline_s\":40,\"setenv\":{\"A\":\"1\"},"
+		     "\"runner\":\"r1\"}");
+	/* without a runner, the nodes' run says so: runner null */
+	struct ap_proto_tests_run bare = { "/t", "test_b.py", json_pack("[[s,s]]", "C", "test_x"),
+					   NULL, 20, 40, NULL, NULL };
+	expect_frame(ap_proto_tests_run(&bare),
+		     "{\"op\":\"tests_run\",\"root\":\"/t\",\"file\":\"test_b.py\",\"nodes\":"
+		     "[[\"C\",\"test_x\"]],\"timeout_s\":20,\"deadline_s\":40,\"setenv\":{},"
+		     "\"runner\":null}");
+	json_t *imports = json_pack("[s]", "torch");
+	struct ap_proto_preflight p = { "/t", "test_b.py", 0, 0, 1, 5, json_object(), runner,
+					imports };
+	expect_frame(ap_proto_tests_preflight(&p),
+		     "{\"op\":\"tests_preflight\",\"root\":\"/t\",\"file\":\"test_b.py\","
+		     "\"try_import\":false,\"keep\":false,\"wait\":true,\"timeout_s\":5,"
+		     "\"setenv\":{},\"names\":\"r1\",\"imports\":[\"torch\"]}");
+	json_t *skip = json_pack("[s]", "torch.x");
+	expect_frame(ap_proto_sweep_walk("torch", "module", json_array(), skip, "probe"),
+		     "{\"op\":\"sweep_walk\",\"entry\":\"torch\",\"walk\":\"module\","
+		     "\"exclude\":[],\"skip\":[\"torch.x\"],\"depth\":\"probe\"}");
+	expect_frame(ap_proto_sweep_entry("torch.nn", "class", json_array()),
+		     "{\"name\":\"torch.nn\",\"walk\":\"class\",\"exclude\":[]}");
+	/* borrowed arguments stay the caller's */
+	assert_int_equal(runner->refcount, 1);
+	assert_int_equal(imports->refcount, 1);
+	assert_int_equal(skip->refcount, 1);
+	json_decref(runner);
+	json_decref(imports);
+	json_decref(skip);
+}
+
+static void hello_gives_the_python_and_anything_else_is_a_protocol_error(void **state)
+{
+	(void)state;
+	const char *py = NULL;
+	json_t *hello = json_pack("{s:s, s:i, s:s}", "type", "hello", "proto", 1, "python", "3.13.1");
+	assert_int_equal(ap_proto_hello(hello, &py), 0);
+	assert_string_equal(py, "3.13.1");
+	json_decref(hello);
+	hello = json_pack("{s:s, s:s}", "type", "result", "python", "3.13.1");
+	assert_int_equal(ap_proto_hello(hello, &py), -AP_EPROTO);
+	json_decref(hello);
+	hello = json_pack("{s:s}", "type", "hello");
+	assert_int_equal(ap_proto_hello(hello, &py), -AP_EPROTO);
+	json_decref(hello);
+	assert_int_equal(ap_proto_hello(NULL, &py), -AP_EPROTO);
+}
+
+static void replies_are_read_into_their_fields(void **state)
+{
+	(void)state;
+	json_t *res = json_pack("{s:b, s:s}", "found", 1, "canonical", "torch.add");
+	assert_true(ap_proto_resolve_found(res));
+	json_object_set_new(res, "found", json_false());
+	assert_false(ap_proto_resolve_found(res));
+	assert_false(ap_proto_resolve_found(NULL));
+	json_decref(res);
+
+	struct ap_proto_package pk;
+	res = json_pack("{s:b, s:s, s:s, s:s}", "found", 1, "source", "pytorch", "version",
+			"2.6.0+dfsg-7", "codename", "trixie");
+	ap_proto_package_read(res, &pk);
+	assert_true(pk.found);
+	assert_string_equal(pk.source, "pytorch");
+	assert_string_equal(pk.version, "2.6.0+dfsg-7");
+	assert_string_equal(pk.codename, "trixie");
+	assert_null(pk.why);
+	assert_string_equal(ap_proto_package_version(res), "2.6.0+dfsg-7");
+	json_decref(res);
+	res = json_pack("{s:b, s:s}", "found", 0, "why", "python3-torch is not installed");
+	ap_proto_package_read(res, &pk);
+	assert_false(pk.found);
+	assert_null(pk.version);
+	assert_null(ap_proto_package_version(res));
+	assert_string_equal(pk.why, "python3-torch is not installed");
+	json_decref(res);
+
+	res = json_pack("{s:s}", "path", "/tmp/index.json");
+	assert_string_equal(ap_proto_tests_index_path(res), "/tmp/index.json");
+	json_decref(res);
+	res = json_pack("{s:[b,b]}", "same", 0, 1);
+	assert_false(ap_proto_same_object_is(res, 0));
+	assert_true(ap_proto_same_object_is(res, 1));
+	assert_false(ap_proto_same_object_is(res, 2));
+	json_decref(res);
+
+	struct ap_proto_walked w;
+	res = json_pack("{s:s, s:[]}", "status", "ok", "apis");
+	ap_proto_sweep_walked(res, &w);
+	assert_string_equal(w.status, "ok");
+	assert_null(w.reason);
+	assert_true(json_is_array(w.apis));
+	json_decref(res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_op_name_reads_back_and_only_exit_is_outside_ops),
+		cmocka_unit_test(every_builder_carries_its_fields_and_limits),
+		cmocka_unit_test(the_limits_are_those_the_worker_refuses_to_guess),
+		cmocka_unit_test(check_refuses_a_request_without_a_field_or_a_limit),
+		cmocka_unit_test(requests_are_the_frames_the_worker_is_sent),
+		cmocka_unit_test(tests_run_sends_nodes_and_runner_when_given),
+		cmocka_unit_test(hello_gives_the_python_and_anything_else_is_a_protocol_error),
+		cmocka_unit_test(replies_are_read_into_their_fields),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
