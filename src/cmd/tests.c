@@ -21,6 +21,11 @@
 #include "evidence/bundle.h"
 
 #define AP_TESTS_RUN_LIMIT_MS (24 * 3600 * 1000)
+/* The worker's start (torch's import) and each answer but a test run's. */
+#define AP_TESTS_WORKER_MS (300 * 1000)
+
+static const struct ap_worker_limits tests_worker_limits = { AP_TESTS_WORKER_MS,
+							     AP_TESTS_WORKER_MS };
 
 struct ap_tests_opts {
 	const char *envs, *root, *env, *torch_src, *claimed, *select, *log;
@@ -75,7 +80,7 @@ static int tests_start(const struct ap_tests_opts *o, const char *name, struct a
 		r = AP_EXIT_UNKNOWN_ENV;
 	} else if ((r = ap_official_env(e, o->torch_src, env)))
 		r = ap_fail(r, ap_buf_str(&what), NULL);
-	else if ((r = ap_worker_start(w, env, 300 * 1000))) {
+	else if ((r = ap_worker_open(w, env, &tests_worker_limits))) {
 		r = ap_fail(r, ap_buf_str(&what), &w->detail);
 		ap_worker_free(w);
 		ap_env_extra_free(env);
