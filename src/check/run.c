@@ -37,6 +37,8 @@ static void session_journal(struct ap_run_session *s, const char *type, json_t *
 	json_decref(rec);
 }
 
+/* The environment failed with err (-AP_E*): the bundle's error, journaled,
+ * and the status line says why. */
 static void session_fail(struct ap_run_session *s, int err, const struct ap_buf *detail)
 {
 	struct ap_buf msg = { 0 };

@@ -5,9 +5,11 @@
  * (ap_run_measure) and sealed (ap_run_seal); the caller prints from the
  * sessions after that, and frees the run. Each session owns, while the run
  * measures, its environment's worker, its journal (OUT/<env>/journal.jsonl)
- * and the bundle under construction; every check added to the bundle is
- * journaled as it is added, before the next request, so that what was
- * measured survives a kill.
+ * and the bundle under construction; every check measured (a probe, a
+ * script, an official test, a numeric sample) and every failure is
+ * journaled as it is added to the bundle, before the next request, so that
+ * what was measured survives a kill (a check decided without measuring, a
+ * NOTRUN of the plan, is in the bundle only).
  *
  * Measuring, per environment in its own thread (the worker must stay with
  * the thread that started it: its parent-death signal follows that thread):
