@@ -205,7 +205,6 @@ static int load_signer(const char *path, struct ap_signer **s)
 	return r;
 }
 
-
 /* The tolerance overrides and the backend limits: the files given, or the
  * built-in ones. */
 static int load_numeric(const struct ap_check_opts *o, struct ap_tolerances *t,
