@@ -167,8 +167,8 @@ static void digest_sample(struct ap_sha256 *d, const json_t *s, const json_t *fr
 
 /* The checks of each sample's frame (a sample whose frame never came is an
  * ERROR of its own, as in check), counted in sample order. */
-static void judge_frames(const struct ap_autocheck *o, const json_t *samples,
-			 const json_t *frames, int failed, struct tally *t)
+static void judge_frames(const struct ap_autocheck *o, const struct ap_numeric_ctx *ctx,
+			 const json_t *samples, const json_t *frames, int failed, struct tally *t)
 {
 	for (size_t k = 0; k < json_array_size(samples); k++) {
 		const json_t *s = json_array_get(samples, k);
@@ -180,7 +180,7 @@ static void judge_frames(const struct ap_autocheck *o, const json_t *samples,
 				      ap_status_name(AP_ERROR), "reason", failed ? "the worker failed before its result" :
 				      "unreadable result frame");
 		}
-		ap_numeric_device_checks(s, f, o->devices, AP_NUMERIC_SEED, checks);
+		ap_numeric_device_checks(ctx, s, f, o->devices, AP_NUMERIC_SEED, checks);
 		json_array_foreach(checks, i, c)
 			count_check(t, c);
 		digest_sample(t->digest, s, f);
@@ -194,20 +194,21 @@ static int run_samples(struct ap_worker *w, const struct ap_autocheck *o, const 
 		       const json_t *samples, struct tally *t)
 {
 	struct frames f = { samples, json_array() };
+	/* the overrides and limits are looked up for the API checked here */
+	const struct ap_numeric_ctx ctx = { o->tolerances, o->limits, api };
 	json_t *reply = NULL;
 	for (size_t k = 0; k < json_array_size(samples); k++)
 		json_array_append_new(f.v, json_null());
 	json_t *req = ap_numeric_run_request(api, samples, o->devices, o->limit_s, o->start_s);
 	/* the first frame comes once the devices have started and a sample ran */
-	int saved = w->timeout_ms;
-	w->timeout_ms = (o->start_s + o->limit_s + MARGIN_S) * 1000;
-	int r = req ? ap_worker_call_stream(w, req, &reply, on_frame, &f) : -ENOMEM;
-	w->timeout_ms = saved;
+	int r = req ? ap_worker_call_stream_within(w, req, &reply, on_frame, &f,
+						   (o->start_s + o->limit_s + MARGIN_S) * 1000)
+		    : -ENOMEM;
 	json_decref(req);
 	json_decref(reply);
 	t->n[4] = json_array_size(samples);
 	t->digest = ap_sha256_begin();
-	judge_frames(o, samples, f.v, r != 0, t);
+	judge_frames(o, &ctx, samples, f.v, r != 0, t);
 	json_decref(f.v);
 	return ap_worker_alive(w) ? 0 : r;
 }
@@ -299,12 +300,10 @@ int ap_autocheck_run(struct ap_worker *w, const struct ap_autocheck *o, const ch
 		     const char *cls, json_t **out)
 {
 	struct tally t = { 0 };
-	ap_numeric_target_here(api);
 	int r = run_family(w, o, cls, &t);
 	/* a spec overrides the automatic choice, as in check */
 	if (!r && !t.family)
 		r = run_numeric(w, o, api, &t);
-	ap_numeric_target_here(NULL);
 	*out = summary(&t, r, &w->detail);
 	json_decref(t.operators);
 	ap_buf_free(&t.reason);

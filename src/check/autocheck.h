@@ -38,8 +38,15 @@
 #define AP_AUTOCHECK_SAMPLES 1       /* --samples of a sweep, by default */
 #define AP_AUTOCHECK_SAMPLES_MAX 24  /* samples of one API at most */
 
+struct ap_tolerances;
+struct ap_limits;
+
 struct ap_autocheck {
 	const struct ap_specs *specs;
+	/* what the samples' comparisons look up, for the API checked
+	 * (numeric.h: struct ap_numeric_ctx); NULL: the defaults, no limits */
+	const struct ap_tolerances *tolerances;
+	const struct ap_limits *limits;
 	const char *devices;  /* the environment's (env->device), or NULL */
 	int numeric;          /* run the samples (depth numeric) */
 	int max_samples;      /* per entry, dtype and kind */

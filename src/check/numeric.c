@@ -223,45 +223,17 @@ static void say_measure(const struct ap_measure *m, struct ap_buf *out)
 			    m->worst_ratio, m->rtol, m->atol, m->tol_source);
 }
 
-/* The overrides and the target they are looked up for (see
- * ap_numeric_use_tolerances): set before the environments' threads start,
- * only read after. */
-static const struct ap_tolerances *tolerances;
-static const char *tolerance_op;
-/* A sweep checks many targets at once, one per environment's thread. */
-static __thread const char *thread_op;
-
-void ap_numeric_use_tolerances(const struct ap_tolerances *t, const char *target)
+/* The API ctx's overrides and limits are looked up for. */
+static const char *ctx_op(const struct ap_numeric_ctx *ctx)
 {
-	tolerances = t;
-	tolerance_op = target;
-}
-
-void ap_numeric_target_here(const char *target)
-{
-	thread_op = target;
-}
-
-/* The backend limits (see ap_numeric_use_limits), looked up for the same
- * target as the tolerances. */
-static const struct ap_limits *limits;
-
-void ap_numeric_use_limits(const struct ap_limits *l)
-{
-	limits = l;
-}
-
-/* The target the calling thread compares for: its own, else the run's. */
-static const char *current_op(void)
-{
-	return thread_op ? thread_op : tolerance_op ? tolerance_op : "";
+	return ctx->op ? ctx->op : "";
 }
 
 /* Compares output a against e (tagged values), computed on device, into c as
  * the measurement named what. 1 if they match, 0 if not (why says how), -1 if
  * either could not be read (why says so). */
-static int measure(json_t *c, const char *what, const char *device, const json_t *a,
-		   const json_t *e, struct ap_buf *why)
+static int measure(const struct ap_numeric_ctx *ctx, json_t *c, const char *what,
+		   const char *device, const json_t *a, const json_t *e, struct ap_buf *why)
 {
 	struct ap_measure m = { .output = what, .first_mismatch = -1, .tol_source = "default" };
 	if (!is_tensor(a) || !is_tensor(e)) {
@@ -279,7 +251,7 @@ static int measure(json_t *c, const char *what, const char *device, const json_t
 	struct ap_compare_result res;
 	int r = ap_numeric_tensor(a, &ta, &sa, &bad);
 	r = r ? r : ap_numeric_tensor(e, &te, &se, &bad);
-	struct ap_tolerance tol = ap_tolerance_for(tolerances, current_op(),
+	struct ap_tolerance tol = ap_tolerance_for(ctx->tol, ctx_op(ctx),
 						   r ? AP_DT_FLOAT64 : te.dtype, device,
 						   &m.tol_source);
 	r = r ? r : ap_compare(&ta, &te, &tol, &res);
@@ -314,8 +286,9 @@ static int measure(json_t *c, const char *what, const char *device, const json_t
 
 /* Compares the lists key ("outputs", "grads") of parts a and e into c. The
  * number of failures; each says why (appended to why, "; " between). */
-static int measure_list(json_t *c, const char *key, const char *label, const char *device,
-			const json_t *a, const json_t *e, int *errors, struct ap_buf *why)
+static int measure_list(const struct ap_numeric_ctx *ctx, json_t *c, const char *key,
+			const char *label, const char *device, const json_t *a, const json_t *e,
+			int *errors, struct ap_buf *why)
 {
 	const json_t *la = json_object_get(a, key), *le = json_object_get(e, key);
 	size_t na = json_array_size(la), ne = json_array_size(le);
@@ -327,7 +300,7 @@ static int measure_list(json_t *c, const char *key, const char *label, const cha
 	for (size_t k = 0; k < na; k++) {
 		struct ap_buf what = { 0 }, one = { 0 };
 		ap_buf_addf(&what, "%s[%zu]", label, k);
-		int r = measure(c, ap_buf_str(&what), device, json_array_get(la, k),
+		int r = measure(ctx, c, ap_buf_str(&what), device, json_array_get(la, k),
 				json_array_get(le, k), &one);
 		if (r < 0)
 			(*errors)++;
@@ -355,8 +328,8 @@ static void say_raised(const json_t *p, const char *where, struct ap_buf *out)
 
 /* Compares part a (where) against part e (against) into check c: sets its
  * status and reason. */
-static void compare_parts(json_t *c, const json_t *a, const json_t *e, const char *where,
-			  const char *against)
+static void compare_parts(const struct ap_numeric_ctx *ctx, json_t *c, const json_t *a,
+			  const json_t *e, const char *where, const char *against)
 {
 	const char *sa = ap_json_text(a, "status"), *se = ap_json_text(e, "status");
 	struct ap_buf why = { 0 };
@@ -377,8 +350,8 @@ static void compare_parts(json_t *c, const json_t *a, const json_t *e, const cha
 		ap_buf_addf(&why, "%s part: %s; %s part: %s", where, ap_json_text(a, "status"),
 			    against, ap_json_text(e, "status"));
 	} else {
-		int bad = measure_list(c, "outputs", "out", where, a, e, &errors, &why);
-		bad += measure_list(c, "grads", "grad", where, a, e, &errors, &why);
+		int bad = measure_list(ctx, c, "outputs", "out", where, a, e, &errors, &why);
+		bad += measure_list(ctx, c, "grads", "grad", where, a, e, &errors, &why);
 		st = errors ? AP_ERROR : bad ? AP_FAIL : AP_PASS;
 	}
 	ap_check_set_status(c, st);
@@ -466,12 +439,13 @@ static int not_compared(json_t *c, const json_t *frame, const json_t *a, const c
  * ran: when a known limit of the backend describes the device's failure
  * (it raised, as the limit says), the check is NOTRUN, "known limit of
  * BACKEND: REASON", and keeps the limit and what the device said. */
-static void apply_limit(json_t *c, const json_t *a, const json_t *e, const char *device)
+static void apply_limit(const struct ap_numeric_ctx *ctx, json_t *c, const json_t *a,
+			const json_t *e, const char *device)
 {
 	if (ap_check_status(c) != AP_FAIL || strcmp(ap_json_text(e, "status"), "ok"))
 		return;
 	int raised = !strcmp(ap_json_text(a, "status"), "raised");
-	const struct ap_limit *l = ap_limit_match(limits, device, current_op(),
+	const struct ap_limit *l = ap_limit_match(ctx->limits, device, ctx_op(ctx),
 						  raised ? ap_json_text(a, "exception") : NULL,
 						  ap_json_text(a, "message"));
 	if (!l)
@@ -487,8 +461,8 @@ static void apply_limit(json_t *c, const json_t *a, const json_t *e, const char 
 	ap_buf_free(&why);
 }
 
-void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const char *devices,
-			      long seed, json_t *out)
+void ap_numeric_device_checks(const struct ap_numeric_ctx *ctx, const json_t *sample,
+			      const json_t *frame, const char *devices, long seed, json_t *out)
 {
 	char d[MAX_DEVICES][DEVICE_NAME_MAX];
 	size_t n = device_list(devices, d);
@@ -506,8 +480,8 @@ void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const c
 			break;
 		if (!not_compared(c, frame, p, dev, cpu, "cpu")) {
 			if (n) {
-				compare_parts(c, p, cpu, dev, "cpu");
-				apply_limit(c, p, cpu, dev);
+				compare_parts(ctx, c, p, cpu, dev, "cpu");
+				apply_limit(ctx, c, p, cpu, dev);
 			} else if (!strcmp(ap_json_text(cpu, "status"), "raised"))
 				ap_numeric_set_exception(c, ap_json_text(cpu, "exception"),
 							 json_string_value(json_object_get(
@@ -522,9 +496,9 @@ void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const c
 	}
 }
 
-json_t *ap_numeric_cross_check(const json_t *sample, const json_t *frame,
-			       const json_t *ref_frame, const char *ref_env, int same_torch,
-			       long seed)
+json_t *ap_numeric_cross_check(const struct ap_numeric_ctx *ctx, const json_t *sample,
+			       const json_t *frame, const json_t *ref_frame, const char *ref_env,
+			       int same_torch, long seed)
 {
 	struct ap_numeric_meta m;
 	struct ap_buf name = { 0 }, ref = { 0 };
@@ -538,7 +512,7 @@ json_t *ap_numeric_cross_check(const json_t *sample, const json_t *frame,
 		ap_check_set_status(c, AP_NOTRUN);
 		json_object_set_new(c, "reason", json_string("the sample was lost in the reference"));
 	} else if (c && !not_compared(c, frame, a, "cpu", e, ap_buf_str(&ref)))
-		compare_parts(c, a, e, "cpu", ap_buf_str(&ref));
+		compare_parts(ctx, c, a, e, "cpu", ap_buf_str(&ref));
 	ap_buf_free(&name);
 	ap_buf_free(&ref);
 	return c;

@@ -23,7 +23,7 @@
  * dtype or shape, another number of outputs, a different exception type, or
  * one side raising alone); NOTRUN (this environment's OpInfo says the dtype
  * does not run on that device, or the device raised where the CPU did not
- * as a known limit of its backend says it does: ap_numeric_use_limits; the
+ * as a known limit of its backend says it does: struct ap_numeric_ctx; the
  * reason says which); CRASH, TIMEOUT (the
  * runner died or hung during the sample: only that sample is lost); ERROR
  * (what the worker shipped could not be read, or the harness failed).
@@ -72,45 +72,38 @@ json_t *ap_numeric_run_request(const char *target, const json_t *samples,
  * its index, or -1. */
 long ap_numeric_frame_index(const json_t *frame, const json_t *samples);
 
-/* The checks one sample's frame gives in its environment: for each device
- * of devices its part against the CPU part; with no device, the CPU part
- * alone (against null: it ran, and its outputs' digests are kept). Appended
- * to out (new references). */
-void ap_numeric_device_checks(const json_t *sample, const json_t *frame, const char *devices,
-			      long seed, json_t *out);
-
-/* The check that compares the CPU part of frame with the CPU part of
- * ref_frame (the same sample in the reference environment ref_env, whose
- * torch is the same version as this one's when same_torch). NULL when out
- * of memory. */
-json_t *ap_numeric_cross_check(const json_t *sample, const json_t *frame,
-			       const json_t *ref_frame, const char *ref_env, int same_torch,
-			       long seed);
-
 struct ap_tolerances;
-
-/* The tolerance overrides (check/tolerances.h) every comparison below looks
- * up, for target (the API the check verifies) and the device that computed
- * the output ("cpu" for a comparison across environments); NULL: the
- * dtypes' defaults. Call it before the environments' threads start: they only
- * read it. t must outlive the comparisons. */
-void ap_numeric_use_tolerances(const struct ap_tolerances *t, const char *target);
-
-/* The target the comparisons of the calling thread look overrides up for,
- * in place of ap_numeric_use_tolerances' (a sweep checks one API after
- * another in each environment's thread); NULL: that one again. */
-void ap_numeric_target_here(const char *target);
-
 struct ap_limits;
 
-/* The backend limits (check/limits.h) a device's part is excused by, looked
- * up for the target given to ap_numeric_use_tolerances(): a device that
+/* What every comparison below looks up, passed down through the calls (no
+ * comparison reads a global): the tolerance overrides (check/tolerances.h;
+ * NULL: the dtypes' defaults) and the backend limits (check/limits.h; NULL:
+ * none), both for op, the API the check verifies (NULL: ""). A device that
  * raised where the CPU did not, as a limit of its backend describes, makes
  * its check NOTRUN ("known limit of BACKEND: REASON") with "limit" {name,
  * backend, what, reason, where, seen}, seen being the failure it excuses.
- * NULL: none. As ap_numeric_use_tolerances, set before the threads start;
- * l must outlive the comparisons. */
-void ap_numeric_use_limits(const struct ap_limits *l);
+ * The caller owns all three; they must outlive the calls. */
+struct ap_numeric_ctx {
+	const struct ap_tolerances *tol;
+	const struct ap_limits *limits;
+	const char *op;
+};
+
+/* The checks one sample's frame gives in its environment: for each device
+ * of devices its part against the CPU part (with ctx's tolerances, for the
+ * device that computed the output, and its limits); with no device, the CPU
+ * part alone (against null: it ran, and its outputs' digests are kept).
+ * Appended to out (new references). */
+void ap_numeric_device_checks(const struct ap_numeric_ctx *ctx, const json_t *sample,
+			      const json_t *frame, const char *devices, long seed, json_t *out);
+
+/* The check that compares the CPU part of frame with the CPU part of
+ * ref_frame (the same sample in the reference environment ref_env, whose
+ * torch is the same version as this one's when same_torch), with ctx's
+ * tolerances for "cpu". NULL when out of memory. */
+json_t *ap_numeric_cross_check(const struct ap_numeric_ctx *ctx, const json_t *sample,
+			       const json_t *frame, const json_t *ref_frame, const char *ref_env,
+			       int same_torch, long seed);
 
 /* Decodes a tagged tensor ({"$tensor": {dtype, shape, strides, data}}) into
  * t, its bytes into store (which t->data then points into; the caller frees

@@ -143,7 +143,8 @@ static int ensure_worker(struct run *u)
 		e->restarts++;
 	}
 	u->started = 1;
-	int r = ap_worker_start(&u->w, e->env, o->start_ms);
+	const struct ap_worker_limits lim = { o->start_ms, o->start_ms };
+	int r = ap_worker_open(&u->w, e->env, &lim);
 	json_t *entries = json_array(), *res = NULL;
 	for (size_t k = 0; !r && k < o->cat->n; k++)
 		if (ap_shard_has(o->shard, k))

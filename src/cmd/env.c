@@ -68,7 +68,8 @@ static void env_job_run(void *item)
 {
 	struct ap_env_job *j = item;
 	struct ap_worker w;
-	j->err = ap_worker_start(&w, j->env, j->timeout_ms);
+	const struct ap_worker_limits lim = { j->timeout_ms, j->timeout_ms };
+	j->err = ap_worker_open(&w, j->env, &lim);
 	if (!j->err) {
 		snprintf(j->python, sizeof(j->python), "%s", w.python);
 		if (j->full) {

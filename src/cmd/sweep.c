@@ -390,10 +390,6 @@ static int load_checks(const struct sweep_opts *o, struct ap_specs *specs,
 		r = ap_fail(r, "tolerances", &err);
 	else if ((r = ap_limits_load(lims, NULL, &err)))
 		r = ap_fail(r, "limits", &err);
-	if (!r) {
-		ap_numeric_use_tolerances(tols, NULL);
-		ap_numeric_use_limits(lims);
-	}
 	ap_buf_free(&err);
 	return r;
 }
@@ -413,15 +409,14 @@ int ap_cmd_sweep(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
 	/* each probe, sample and answer of the checks within --timeout, as the walk */
-	struct ap_autocheck ac = { .specs = &specs, .numeric = !strcmp(o.depth, "numeric"),
+	struct ap_autocheck ac = { .specs = &specs, .tolerances = &tols, .limits = &lims,
+				   .numeric = !strcmp(o.depth, "numeric"),
 				   .max_samples = o.samples, .limit_s = o.timeout_s,
 				   .start_s = 300 };
 	if (!(rc = load_checks(&o, &specs, &tols, &lims)) &&
 	    !(rc = sweep_setup(&o, &envs, &cat, &shard, &dir)) &&
 	    !(rc = prepare_dir(ap_buf_str(&dir), o.resume)))
 		rc = sweep_run(&o, &envs, &cat, shard, ap_buf_str(&dir), &ac);
-	ap_numeric_use_tolerances(NULL, NULL);
-	ap_numeric_use_limits(NULL);
 	ap_tolerances_free(&tols);
 	ap_limits_free(&lims);
 	ap_specs_free(&specs);

@@ -16,10 +16,16 @@
 #include "check/testindex.h"
 #include "check/testsrc.h"
 #include "check/verdict.h"
+#include "env/protocol.h"
 #include "env/worker.h"
 #include "evidence/bundle.h"
 
 #define AP_TESTS_RUN_LIMIT_MS (24 * 3600 * 1000)
+/* The worker's start (torch's import) and each answer but a test run's. */
+#define AP_TESTS_WORKER_MS (300 * 1000)
+
+static const struct ap_worker_limits tests_worker_limits = { AP_TESTS_WORKER_MS,
+							     AP_TESTS_WORKER_MS };
 
 struct ap_tests_opts {
 	const char *envs, *root, *env, *torch_src, *claimed, *select, *log;
@@ -74,7 +80,7 @@ static int tests_start(const struct ap_tests_opts *o, const char *name, struct a
 		r = AP_EXIT_UNKNOWN_ENV;
 	} else if ((r = ap_official_env(e, o->torch_src, env)))
 		r = ap_fail(r, ap_buf_str(&what), NULL);
-	else if ((r = ap_worker_start(w, env, 300 * 1000))) {
+	else if ((r = ap_worker_open(w, env, &tests_worker_limits))) {
 		r = ap_fail(r, ap_buf_str(&what), &w->detail);
 		ap_worker_free(w);
 		ap_env_extra_free(env);
@@ -160,17 +166,16 @@ static int tests_fetch(const struct ap_tests_opts *o, const char *name)
 	if (rc)
 		return rc;
 	json_t *pkg = tests_package(&w, name, &rc);
-	const char *ver = json_string_value(json_object_get(pkg, "version"));
-	const char *src = json_string_value(json_object_get(pkg, "source"));
+	struct ap_proto_package pk;
+	ap_proto_package_read(pkg, &pk);
+	const char *ver = pk.version, *src = pk.source;
 	if (!rc && (!ver || !src)) {
 		ap_buf_addf(&err, "%s: torch is not a Debian package here (%s); give a source "
-			    "tree with --torch-src DIR", name,
-			    json_string_value(json_object_get(pkg, "why")));
+			    "tree with --torch-src DIR", name, pk.why);
 		rc = ap_fail(-AP_ENOSOURCE, "tests fetch", &err);
 	}
 	if (!rc && (!env.chroot || ap_provision_suite(env.chroot, &suite)))
-		ap_buf_adds(&suite, json_string_value(json_object_get(pkg, "codename")) ?
-			    json_string_value(json_object_get(pkg, "codename")) : "sid");
+		ap_buf_adds(&suite, pk.codename ? pk.codename : "sid");
 	if (!rc) {
 		int r = ap_testsrc_fetch(ap_buf_str(&suite), src, ver, fetch_progress, NULL, &err);
 		if (isatty(STDERR_FILENO))
@@ -230,8 +235,7 @@ static int tests_find(const struct ap_tests_opts *o, const char *target)
 		return rc;
 	ap_buf_addf(&what, "env %s", o->env);
 	json_t *pkg = tests_package(&w, o->env, &rc);
-	json_t *req = json_pack("{s:s, s:s, s:o}", "op", "resolve", "target", target, "plugins",
-				ap_plugin_modules(&env));
+	json_t *req = ap_proto_resolve(target, ap_plugin_modules(&env));
 	int r = rc ? 0 : ap_worker_call(&w, req, &res);
 	json_decref(req);
 	if (r)
@@ -240,12 +244,12 @@ static int tests_find(const struct ap_tests_opts *o, const char *target)
 		ap_buf_addf(&why, "%s is absent in this version", target);
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	} else if (!rc && !ap_official_root(&env, o->torch_src,
-					    json_string_value(json_object_get(pkg, "version")),
+					    ap_proto_package_version(pkg),
 					    &root, &tree, &why))
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	if (!rc) {
 		struct ap_official_opts oo = { ap_buf_str(&root), ap_buf_str(&tree), &warn,
-			json_string_value(json_object_get(pkg, "version")), o->claimed, env.device, 30, 0 };
+			ap_proto_package_version(pkg), o->claimed, env.device, 30, 0 };
 		struct ap_buf log = { 0 };
 		r = ap_official_run(&w, res, &oo, checks, &found, &log);
 		ap_print_warnings(&warn);
@@ -331,17 +335,16 @@ static int tests_tests_run(const struct ap_tests_opts *o, const char *file)
 	ap_buf_addf(&what, "env %s", o->env);
 	json_t *pkg = tests_package(&w, o->env, &rc);
 	if (!rc && !ap_official_root(&env, o->torch_src,
-				     json_string_value(json_object_get(pkg, "version")), &root, &tree,
+				     ap_proto_package_version(pkg), &root, &tree,
 				     &why))
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	json_decref(pkg);
 	int r = 0;
 	if (!rc) {
 		int per = o->timeout_s ? o->timeout_s : 30;
-		json_t *req = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:{}}", "op", "tests_run",
-					"root", ap_buf_str(&root), "file", file, "select",
-					o->select ? o->select : "", "timeout_s", per, "deadline_s",
-					ap_official_deadline_s(AP_SELECT_MAX, per), "setenv");
+		struct ap_proto_tests_run t = { ap_buf_str(&root), file, NULL, o->select, per,
+						ap_official_deadline_s(AP_SELECT_MAX, per), NULL, NULL };
+		json_t *req = ap_proto_tests_run(&t);
 		/* The worker bounds the import and each test; it answers once all
 		 * have run, and how many match -k is known only there. */
 		r = ap_worker_call_within(&w, req, &ran, AP_TESTS_RUN_LIMIT_MS);

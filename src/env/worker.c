@@ -181,10 +181,11 @@ static int worker_sync(struct ap_worker *w)
 	return 0;
 }
 
-/* Reads until one whole frame is in w->in; returns it parsed. */
-static int worker_recv(struct ap_worker *w, json_t **msg)
+/* Reads until one whole frame is in w->in, within timeout_ms; returns it
+ * parsed. */
+static int worker_recv(struct ap_worker *w, json_t **msg, int timeout_ms)
 {
-	long deadline = now_ms() + w->timeout_ms;
+	long deadline = now_ms() + timeout_ms;
 	char chunk[AP_READ_CHUNK];
 	int gone = 0; /* the worker has exited: read what is left, briefly */
 
@@ -219,7 +220,7 @@ static int worker_recv(struct ap_worker *w, json_t **msg)
 			return worker_died(w);
 		if (left <= 0) {
 			ap_buf_addf(&w->detail, "no answer from the worker within %d s",
-				    w->timeout_ms / 1000);
+				    timeout_ms / 1000);
 			return fail(w, -AP_ETIMEOUT);
 		}
 		/* The worker's own end is what counts, not the end of its pipes,
@@ -275,10 +276,10 @@ static int worker_send(struct ap_worker *w, json_t *req)
 }
 
 /* Sending failed (EPIPE): the worker is gone; read what it left to say why. */
-static int worker_lost(struct ap_worker *w)
+static int worker_lost(struct ap_worker *w, int timeout_ms)
 {
 	json_t *msg = NULL;
-	int r = worker_recv(w, &msg);
+	int r = worker_recv(w, &msg, timeout_ms);
 	if (r)
 		return fail(w, r); /* stopped already, unless the frame was unreadable */
 	json_decref(msg);
@@ -289,7 +290,7 @@ static int worker_lost(struct ap_worker *w)
 static int worker_hello(struct ap_worker *w)
 {
 	json_t *hello;
-	int r = worker_recv(w, &hello);
+	int r = worker_recv(w, &hello, w->timeout_ms);
 	if (r)
 		return fail(w, r); /* stopped already, unless the frame was unreadable */
 	const char *py;
@@ -327,25 +328,37 @@ int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_m
 	if (ap_write_all(w->proc.in, ap_worker_py, ap_worker_py_len) == 0)
 		return worker_hello(w);
 	/* It died before reading its source (EPIPE): its exit says why. */
-	return worker_lost(w);
+	return worker_lost(w, w->timeout_ms);
+}
+
+int ap_worker_open(struct ap_worker *w, const struct ap_env *env,
+		   const struct ap_worker_limits *lim)
+{
+	int r = ap_worker_start(w, env, lim->start_ms);
+	if (!r && lim->answer_ms)
+		w->timeout_ms = lim->answer_ms;
+	return r;
 }
 
 int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms)
 {
-	int saved = w->timeout_ms;
-	w->timeout_ms = timeout_ms;
-	int r = ap_worker_call(w, req, reply);
-	w->timeout_ms = saved;
-	return r;
+	return ap_worker_call_stream_within(w, req, reply, NULL, NULL, timeout_ms);
 }
 
 int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply)
 {
-	return ap_worker_call_stream(w, req, reply, NULL, NULL);
+	return ap_worker_call_stream_within(w, req, reply, NULL, NULL, w->timeout_ms);
 }
 
 int ap_worker_call_stream(struct ap_worker *w, json_t *req, json_t **reply,
 			  void (*each)(void *ctx, json_t *frame), void *ctx)
+{
+	return ap_worker_call_stream_within(w, req, reply, each, ctx, w->timeout_ms);
+}
+
+int ap_worker_call_stream_within(struct ap_worker *w, json_t *req, json_t **reply,
+				 void (*each)(void *ctx, json_t *frame), void *ctx,
+				 int timeout_ms)
 {
 	json_t *msg;
 	*reply = NULL;
@@ -355,9 +368,9 @@ int ap_worker_call_stream(struct ap_worker *w, json_t *req, json_t **reply,
 	}
 	int r = worker_send(w, req);
 	if (r)
-		return worker_lost(w);
+		return worker_lost(w, timeout_ms);
 	for (;;) {
-		r = worker_recv(w, &msg);
+		r = worker_recv(w, &msg, timeout_ms);
 		if (r == -AP_EPROTO && each && w->hello) {
 			ap_buf_reset(&w->detail); /* the framing held: that frame is lost, not the rest */
 			continue;

@@ -36,6 +36,21 @@ struct ap_worker {
  * w->detail says why and the worker is already stopped. */
 int ap_worker_start(struct ap_worker *w, const struct ap_env *env, int timeout_ms);
 
+/* The limits of a worker session: start_ms for the worker's start (its
+ * hello), answer_ms for each answer after it (the session's timeout; 0:
+ * start_ms again). */
+struct ap_worker_limits {
+	int start_ms;
+	int answer_ms;
+};
+
+/* Opens a worker session in env with these limits: ap_worker_start() within
+ * lim->start_ms, then lim->answer_ms as the timeout of every call that does
+ * not give its own. What check, sweep, tests and env show start their
+ * workers with. 0 or -AP_E*, as ap_worker_start(). */
+int ap_worker_open(struct ap_worker *w, const struct ap_env *env,
+		   const struct ap_worker_limits *lim);
+
 /* Sends req (not consumed) and waits for the reply. On success *reply is the
  * reply's "data" (new reference). A reply with ok=false becomes an error:
  * "torch-import" gives -AP_ETORCH, anything else -AP_EWORKER, with the worker's
@@ -57,8 +72,16 @@ int ap_worker_call_stream(struct ap_worker *w, json_t *req, json_t **reply,
 			  void (*each)(void *ctx, json_t *frame), void *ctx);
 
 /* ap_worker_call() with its own limit for this answer, for requests whose
- * answer comes only after work the worker bounds itself (a test run). */
+ * answer comes only after work the worker bounds itself (a test run). The
+ * session's timeout is left as it is: the limit is this call's alone. */
 int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms);
+
+/* ap_worker_call_stream() with its own limit for each frame of this answer
+ * (the first frame of a numeric run comes once the devices have started),
+ * as ap_worker_call_within(). */
+int ap_worker_call_stream_within(struct ap_worker *w, json_t *req, json_t **reply,
+				 void (*each)(void *ctx, json_t *frame), void *ctx,
+				 int timeout_ms);
 
 /* Whether the session can take another call: the worker said hello and has
  * not been stopped since. */

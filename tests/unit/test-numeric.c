@@ -47,14 +47,24 @@ static json_t *frame2(json_t *cpu, json_t *dev)
 			 "npu", dev);
 }
 
-static json_t *one_check(const json_t *s, const json_t *f, const char *devices)
+/* The one check of sample s's frame f on devices, compared with ctx's
+ * overrides and limits. */
+static json_t *one_check_in(const struct ap_numeric_ctx *ctx, const json_t *s, const json_t *f,
+			    const char *devices)
 {
 	json_t *out = json_array();
-	ap_numeric_device_checks(s, f, devices, 0, out);
+	ap_numeric_device_checks(ctx, s, f, devices, 0, out);
 	assert_int_equal(json_array_size(out), 1);
 	json_t *c = json_incref(json_array_get(out, 0));
 	json_decref(out);
 	return c;
+}
+
+/* The same with no overrides and no limits. */
+static json_t *one_check(const json_t *s, const json_t *f, const char *devices)
+{
+	const struct ap_numeric_ctx none = { 0 };
+	return one_check_in(&none, s, f, devices);
 }
 
 static const char *text(const json_t *c, const char *key)
@@ -139,11 +149,10 @@ static void an_override_widens_the_tolerance_and_names_its_reason(void **state)
 	struct ap_buf err = { 0 };
 	assert_int_equal(ap_tolerances_parse(&t, ini, sizeof(ini) - 1, "tol.ini", &err), 0);
 	json_t *s = sample("float32", "sample"), *f = frame2(ok_part(ONE_TWO), ok_part(ONE_TWO_OFF));
-	ap_numeric_use_tolerances(&t, "torch.nn.functional.gelu");
-	json_t *c = one_check(s, f, "npu");
-	ap_numeric_use_tolerances(&t, "torch.nn.functional.relu"); /* another op: the default */
-	json_t *d = one_check(s, f, "npu");
-	ap_numeric_use_tolerances(NULL, NULL);
+	const struct ap_numeric_ctx gelu = { &t, NULL, "torch.nn.functional.gelu" };
+	const struct ap_numeric_ctx relu = { &t, NULL, "torch.nn.functional.relu" };
+	json_t *c = one_check_in(&gelu, s, f, "npu");
+	json_t *d = one_check_in(&relu, s, f, "npu"); /* another op: the default */
 	assert_string_equal(text(c, "status"), "PASS");
 	json_t *m = json_array_get(json_object_get(c, "measurements"), 0);
 	if (!strstr(json_string_value(json_object_get(m, "tol_source")), "tol.ini:1: the npu rounds gelu"))
@@ -197,9 +206,10 @@ static void a_known_limit_excuses_only_its_failure(void **state)
 	assert_int_equal(ap_limits_parse(&l, ini, sizeof(ini) - 1, "lim.ini", &err), 0);
 	json_t *s = sample("float32", "sample");
 	json_t *str = frame2(ok_part(ONE_TWO), raised("RuntimeError", "x: cannot send str here"));
-	ap_numeric_use_tolerances(NULL, "torch.nn.functional.gelu");
-	ap_numeric_use_limits(&l);
-	json_t *c = one_check(s, str, "npu");
+	const struct ap_numeric_ctx gelu = { NULL, &l, "torch.nn.functional.gelu" };
+	const struct ap_numeric_ctx matmul = { NULL, &l, "torch.matmul" };
+	const struct ap_numeric_ctx no_limits = { NULL, NULL, "torch.nn.functional.gelu" };
+	json_t *c = one_check_in(&gelu, s, str, "npu");
 	assert_string_equal(text(c, "status"), "NOTRUN");
 	assert_string_equal(text(c, "reason"), "known limit of npu: the npu pipe takes no str");
 	json_t *lim = json_object_get(c, "limit");
@@ -219,22 +229,18 @@ static void a_known_limit_excuses_only_its_failure(void **state)
 		frame2(raised("ValueError", "bad"), raised("RuntimeError", "cannot send str")),
 	};
 	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
-		c = one_check(s, other[i], "npu");
+		c = one_check_in(&gelu, s, other[i], "npu");
 		if (strcmp(text(c, "status"), "FAIL") || json_object_get(c, "limit"))
 			fail_msg("case %zu: %s: %s", i, text(c, "status"), text(c, "reason"));
 		json_decref(c);
 		json_decref(other[i]);
 	}
-	ap_numeric_use_tolerances(NULL, "torch.matmul");
-	c = one_check(s, str, "npu");
+	c = one_check_in(&matmul, s, str, "npu");
 	assert_string_equal(text(c, "status"), "FAIL");
 	json_decref(c);
-	ap_numeric_use_tolerances(NULL, "torch.nn.functional.gelu");
-	ap_numeric_use_limits(NULL);
-	c = one_check(s, str, "npu");
+	c = one_check_in(&no_limits, s, str, "npu");
 	assert_string_equal(text(c, "status"), "FAIL");
 	json_decref(c);
-	ap_numeric_use_tolerances(NULL, NULL);
 	json_decref(str);
 	json_decref(s);
 	ap_limits_free(&l);
@@ -280,16 +286,17 @@ static void cpu_alone_keeps_the_digests(void **state)
 static void cross_check_compares_cpu_with_the_reference(void **state)
 {
 	(void)state;
+	const struct ap_numeric_ctx none = { 0 };
 	json_t *s = sample("float32", "sample");
 	json_t *f = json_pack("{s:i, s:{s:o}}", "i", 0, "parts", "cpu", ok_part(ONE_TWO_OFF));
 	json_t *r = json_pack("{s:i, s:{s:o}}", "i", 0, "parts", "cpu", ok_part(ONE_TWO));
-	json_t *c = ap_numeric_cross_check(s, f, r, "trixie", 0, 0);
+	json_t *c = ap_numeric_cross_check(&none, s, f, r, "trixie", 0, 0);
 	assert_string_equal(text(c, "name"), "nn.functional.gelu float32 sample#0 cpu vs trixie");
 	assert_string_equal(text(c, "status"), "FAIL");
 	assert_string_equal(text(c, "across"), "trixie");
 	assert_true(json_is_false(json_object_get(c, "same_torch")));
 	json_decref(c);
-	c = ap_numeric_cross_check(s, r, r, "trixie", 1, 0);
+	c = ap_numeric_cross_check(&none, s, r, r, "trixie", 1, 0);
 	assert_string_equal(text(c, "status"), "PASS");
 	json_decref(c);
 	json_decref(f);
