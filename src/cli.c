@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,4 +118,15 @@ void ap_print_exit_table(FILE *f)
 	for (int c = 0; c <= ap_exit_max(); c++)
 		if (ap_exit_text(c))
 			fprintf(f, "  %2d  %s\n", c, ap_exit_text(c));
+}
+
+int ap_cli_push(const char **v, size_t *n, size_t max, const char *arg, const char *cmd,
+		const char *what, struct ap_buf *err)
+{
+	if (*n == max) {
+		ap_buf_addf(err, "%s: at most %zu %s", cmd, max, what);
+		return -EINVAL;
+	}
+	v[(*n)++] = arg;
+	return 0;
 }

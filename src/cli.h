@@ -67,6 +67,11 @@ int ap_cli_load_envs(struct ap_envs *envs, const char *envs_opt, const char *roo
 const struct ap_env *ap_cli_find_env(const struct ap_envs *envs, const char *name,
 				     const char *what);
 
+/* Appends arg to the list v of *n (a repeated option's values), at most max:
+ * 0, or -EINVAL with err saying "CMD: at most MAX WHAT". */
+int ap_cli_push(const char **v, size_t *n, size_t max, const char *arg, const char *cmd,
+		const char *what, struct ap_buf *err);
+
 /* Prints the exit-status table (from err.c) to f, as --help shows it. */
 void ap_print_exit_table(FILE *f);
 

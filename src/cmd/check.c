@@ -40,23 +40,12 @@ struct ap_check_opts {
 	const char *limits;     /* --limits FILE; NULL: the built-in backend limits */
 };
 
-
 /* A dotted Python name: it is also written into probe code and paths. */
 static int target_ok(const char *t)
 {
 	return ap_dotted_name_ok(t, 256);
 }
 
-/* --samples N: 1 to AP_NUMERIC_SAMPLES_MAX, digits only. */
-static int samples_count(const char *s, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || *s < '0' || *s > '9' || v < 1 || v > AP_NUMERIC_SAMPLES_MAX)
-		return -EINVAL;
-	*out = (int)v;
-	return 0;
-}
 
 /* --env NAME, once per environment. */
 static int check_add_env(void *opts, const struct ap_opt *opt, const char *arg,
@@ -64,12 +53,7 @@ static int check_add_env(void *opts, const struct ap_opt *opt, const char *arg,
 {
 	struct ap_check_opts *o = opts;
 	(void)opt;
-	if (o->nnames == AP_MAX_ENVS) {
-		ap_buf_addf(err, "check: at most %d environments", AP_MAX_ENVS);
-		return -EINVAL;
-	}
-	o->names[o->nnames++] = arg;
-	return 0;
+	return ap_cli_push(o->names, &o->nnames, AP_MAX_ENVS, arg, "check", "environments", err);
 }
 
 /* --script FILE, once per script. */
@@ -78,20 +62,20 @@ static int check_add_script(void *opts, const struct ap_opt *opt, const char *ar
 {
 	struct ap_check_opts *o = opts;
 	(void)opt;
-	if (o->nscripts == AP_MAX_SCRIPTS) {
-		ap_buf_addf(err, "check: at most %d scripts", AP_MAX_SCRIPTS);
-		return -EINVAL;
-	}
-	o->scripts[o->nscripts++] = arg;
-	return 0;
+	return ap_cli_push(o->scripts, &o->nscripts, AP_MAX_SCRIPTS, arg, "check", "scripts", err);
 }
 
+/* --samples N: 1 to AP_NUMERIC_SAMPLES_MAX, digits only. */
 static int check_samples(void *opts, const struct ap_opt *opt, const char *arg,
 			 struct ap_buf *err)
 {
+	char *end;
+	long v = strtol(arg, &end, 10);
 	(void)opt;
-	if (!samples_count(arg, &((struct ap_check_opts *)opts)->samples))
+	if (*arg >= '0' && *arg <= '9' && !*end && v >= 1 && v <= AP_NUMERIC_SAMPLES_MAX) {
+		((struct ap_check_opts *)opts)->samples = (int)v;
 		return 0;
+	}
 	ap_buf_addf(err, "check: --samples wants a number from 1 to %d", AP_NUMERIC_SAMPLES_MAX);
 	return -EINVAL;
 }

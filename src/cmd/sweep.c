@@ -74,12 +74,7 @@ static int sweep_add_env(void *opts, const struct ap_opt *opt, const char *arg,
 {
 	struct sweep_opts *o = opts;
 	(void)opt;
-	if (o->nnames == AP_MAX_ENVS) {
-		ap_buf_addf(err, "sweep: at most %d environments", AP_MAX_ENVS);
-		return -EINVAL;
-	}
-	o->names[o->nnames++] = arg;
-	return 0;
+	return ap_cli_push(o->names, &o->nnames, AP_MAX_ENVS, arg, "sweep", "environments", err);
 }
 
 #define AT(field) offsetof(struct sweep_opts, field)
