@@ -202,35 +202,6 @@ static void html_scope(const struct ap_report *r, enum ap_lang l, struct ap_buf 
 	ap_buf_adds(out, "</ul></li></ul></section>\n");
 }
 
-static void html_devices(const struct ap_bundle_facts *b, enum ap_lang l, struct ap_buf *out)
-{
-	int any = 0;
-	for (size_t i = 0; i < b->ndevices; i++) {
-		const struct ap_fact_device *d = &b->devices[i];
-		if (!d->available)
-			continue;
-		ap_buf_adds(out, any++ ? "; " : "");
-		text(out, d->type);
-		ap_buf_addf(out, ": %lld x ", d->count);
-		if (d->first_name)
-			put(out, d->first_name);
-		else
-			ap_buf_adds(out, "?");
-	}
-	for (size_t i = 0; i < b->ndevices; i++) {
-		const struct ap_fact_device *d = &b->devices[i];
-		if (d->available)
-			continue;
-		ap_buf_adds(out, any++ ? "; " : "");
-		text(out, d->type);
-		ap_buf_addf(out, ": %s (", l == AP_LANG_EN ? "unavailable" : "不可用");
-		text(out, d->reason);
-		ap_buf_adds(out, ")");
-	}
-	if (!any)
-		ap_buf_adds(out, "cpu");
-}
-
 /* The checks of e as list items: of the kind official (official != 0; "not
  * run" when there is none), or of every other kind. */
 static void html_checks(const struct ap_report_env *e, int official, enum ap_lang l,
@@ -328,7 +299,7 @@ static void html_env_platform(const struct ap_report_env *e, enum ap_lang l, str
 		put(out, e->plugins[i]);
 	}
 	ap_buf_addf(out, "%s</li><li>%s: ", b->nplugins ? "" : W(l, M_NONE), W(l, M_DEVICES));
-	html_devices(b, l, out);
+	ap_report_devices(b, l, ap_escape_xml, out);
 	ap_buf_adds(out, "</li>");
 	if (!b->found) {
 		ap_buf_addf(out, "<li>%s: %s (%s:", W(l, M_PROBES), W(l, M_ABSENT), W(l, M_NEAREST));

@@ -49,7 +49,8 @@ static void md_code(struct ap_buf *out, const char *s)
 	ap_escape_md_code(ap_report_text(s), out);
 }
 
-static void md_devices(const struct ap_bundle_facts *b, enum ap_lang l, struct ap_buf *out)
+void ap_report_devices(const struct ap_bundle_facts *b, enum ap_lang l,
+		       void (*esc)(const char *s, struct ap_buf *out), struct ap_buf *out)
 {
 	int any = 0;
 	for (size_t i = 0; i < b->ndevices; i++) {
@@ -57,21 +58,18 @@ static void md_devices(const struct ap_bundle_facts *b, enum ap_lang l, struct a
 		if (!d->available)
 			continue;
 		ap_buf_adds(out, any++ ? "; " : "");
-		md_text(out, d->type);
+		esc(ap_report_text(d->type), out);
 		ap_buf_addf(out, ": %lld x ", d->count);
-		if (d->first_name)
-			md_text(out, d->first_name);
-		else
-			ap_buf_adds(out, "?");
+		esc(d->first_name ? d->first_name : "?", out);
 	}
 	for (size_t i = 0; i < b->ndevices; i++) {
 		const struct ap_fact_device *d = &b->devices[i];
 		if (d->available)
 			continue;
 		ap_buf_adds(out, any++ ? "; " : "");
-		md_text(out, d->type);
+		esc(ap_report_text(d->type), out);
 		ap_buf_addf(out, ": %s (", l == AP_LANG_EN ? "unavailable" : "不可用");
-		md_text(out, d->reason);
+		esc(ap_report_text(d->reason), out);
 		ap_buf_adds(out, ")");
 	}
 	if (!any)
@@ -198,7 +196,7 @@ static void md_env_facts(const struct ap_report_env *e, enum ap_lang l, struct a
 		ap_escape_md(e->plugins[i], out);
 	}
 	ap_buf_addf(out, "%s\n- %s: ", b->nplugins ? "" : W(l, M_NONE), W(l, M_DEVICES));
-	md_devices(b, l, out);
+	ap_report_devices(b, l, ap_escape_md, out);
 	ap_buf_adds(out, "\n");
 	if (!b->found) {
 		ap_buf_addf(out, "- %s: %s (%s:", W(l, M_PROBES), W(l, M_ABSENT), W(l, M_NEAREST));

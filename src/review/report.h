@@ -209,6 +209,12 @@ const char *ap_report_number(struct ap_number n, char buf[32]);
  * ap_report_number() writes it), as report.md and report.html show them. */
 void ap_report_numeric_row(const struct ap_report_numeric *r, enum ap_lang lang, struct ap_buf *out);
 
+/* The available devices of b ("TYPE: N x NAME"), then the unavailable ones
+ * with why, or "cpu" for none, each string escaped by esc (the page's
+ * format: ap_escape_md, ap_escape_xml). */
+void ap_report_devices(const struct ap_bundle_facts *b, enum ap_lang lang,
+		       void (*esc)(const char *s, struct ap_buf *out), struct ap_buf *out);
+
 void ap_report_markdown(const struct ap_report *r, enum ap_lang lang, struct ap_buf *out);
 void ap_report_junit(const struct ap_report *r, struct ap_buf *out);
 
