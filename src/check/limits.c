@@ -227,27 +227,23 @@ void ap_limits_free(struct ap_limits *l)
 	memset(l, 0, sizeof(*l));
 }
 
-json_t *ap_limits_applied(const json_t *checks)
+int ap_limits_applied(const struct ap_fact_check *checks, size_t n,
+		      struct ap_limit_applied **rows, size_t *nrows)
 {
-	json_t *rows = json_array(), *index = json_object(), *c;
-	size_t i;
-	json_array_foreach(checks, i, c) {
-		const json_t *l = json_object_get(c, "limit");
-		const char *name = json_string_value(json_object_get(l, "name"));
-		if (!name || ap_check_status(c) != AP_NOTRUN)
+	*nrows = 0;
+	if (!(*rows = calloc(n ? n : 1, sizeof(**rows))))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct ap_fact_limit *l = &checks[i].limit;
+		size_t k = 0;
+		if (!l->name || checks[i].status != AP_NOTRUN)
 			continue;
-		json_t *row = json_object_get(index, name);
-		if (!row) {
-			row = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?, s:i}", "name", name, "backend",
-					json_object_get(l, "backend"), "what", json_object_get(l, "what"),
-					"reason", json_object_get(l, "reason"), "where",
-					json_object_get(l, "where"), "samples", 0);
-			json_object_set_new(index, name, row);
-			json_array_append(rows, row);
-		}
-		json_object_set_new(row, "samples", json_integer(
-			json_integer_value(json_object_get(row, "samples")) + 1));
+		while (k < *nrows && strcmp((*rows)[k].name, l->name))
+			k++;
+		if (k == *nrows)
+			(*rows)[(*nrows)++] = (struct ap_limit_applied){ l->name, l->backend, l->what,
+									 l->reason, l->where, 0 };
+		(*rows)[k].samples++;
 	}
-	json_decref(index);
-	return rows;
+	return 0;
 }

@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "evidence/facts.h"
 
 struct ap_limit {
 	char *name;      /* the section */
@@ -64,11 +65,15 @@ const struct ap_limit *ap_limit_match(const struct ap_limits *l, const char *dev
 
 void ap_limits_free(struct ap_limits *l);
 
-/* The limits that excused checks of a bundle (its "checks": NOTRUN with a
- * "limit"), one row each in the order first seen: [{name, backend, what,
- * reason, where, samples}], samples the number it excused. A new reference;
- * NULL only when out of memory. */
-json_t *ap_limits_applied(const json_t *checks);
+/* The limits that excused checks of a bundle (NOTRUN with a limit), one row
+ * each in the order first seen, samples the number it excused: a new array
+ * *rows of *nrows (free() it; its strings are the checks'). 0 or -ENOMEM. */
+struct ap_limit_applied {
+	const char *name, *backend, *what, *reason, *where; /* the checks' strings */
+	long long samples;
+};
+int ap_limits_applied(const struct ap_fact_check *checks, size_t n,
+		      struct ap_limit_applied **rows, size_t *nrows);
 
 /* The built-in limits file (specs/backend-limits.ini). */
 extern const char ap_default_limits[];

@@ -201,7 +201,11 @@ static void read_check(const json_t *c, struct ap_fact_check *k, int *oom)
 	k->status = ap_status_parse(k->status_word);
 	k->has_reference_status = ref != NULL;
 	k->reference_status = json_string_value(ref);
-	k->has_limit = get(c, "limit") != NULL;
+	const json_t *l = get(c, "limit");
+	k->has_limit = l != NULL;
+	k->limit = (struct ap_fact_limit){ str(l, "name"), str(l, "backend"), str(l, "what"),
+					   str(l, "reason"), str(l, "where") };
+	k->node = str(c, "node");
 	if (read_device_trace(get(c, "device_trace"), &k->device_trace))
 		*oom = 1;
 	k->reason = str(c, "reason");
@@ -264,6 +268,7 @@ int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f)
 	f->error = json_is_null(err) ? NULL : str(err, "message");
 	f->exit_code = f->failed ? (long long)json_integer_value(get(err, "exit_code"))
 				 : f->verdict == AP_INCONSISTENT;
+	f->has_fingerprint = get(b, "fingerprint") != NULL;
 	read_fingerprint(get(b, "fingerprint"), f, &oom);
 	read_resolution(b, f, &oom);
 	ap_bundle_probe_counts(b, &f->probes_passed, &f->probes_total);

@@ -78,6 +78,10 @@ struct ap_fact_check {
 	int has_reference_status;        /* the key is there (null: not run there) */
 	const char *reference_status;
 	int has_limit;                   /* a known limit of the backend excused it */
+	struct ap_fact_limit {           /* which (check/limits.h), when has_limit */
+		const char *name, *backend, *what, *reason, *where;
+	} limit;
+	const char *node;                /* a claim: the node id claimed */
 	/* a numeric check (kind numeric), with an operator or not: */
 	const char *across;              /* the environment whose CPU it was compared with */
 	int across_torch_differs;        /* ... under another torch version (same_torch false) */
@@ -120,6 +124,7 @@ struct ap_bundle_facts {
 	const char *error;               /* the failure's message, NULL when it did not fail */
 	int failed;
 	long long exit_code;             /* the failure's, else 1 when inconsistent, else 0 */
+	int has_fingerprint;
 	const char *python, *torch, *os;
 	struct ap_fact_plugin *plugins;
 	size_t nplugins;

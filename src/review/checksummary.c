@@ -1,6 +1,7 @@
 /* checksummary.c - the table and notes check prints (see checksummary.h). */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
@@ -8,8 +9,9 @@
 #include "base/outcome.h"
 #include "base/text.h"
 #include "check/limits.h"
-#include "evidence/bundle.h"
+#include "evidence/facts.h"
 #include "review/checksummary.h"
+#include "review/report.h"
 
 /* The ENV column is at least this wide (trixie-openreg's name), else as
  * wide as the longest name. */
@@ -19,29 +21,22 @@
 
 /* The devices available, "TYPE xCOUNT" each; "cpu" when none, "-" with no
  * fingerprint. */
-static void summary_devices(const json_t *b, struct ap_buf *out)
+static void summary_devices(const struct ap_bundle_facts *b, struct ap_buf *out)
 {
-	size_t i;
-	json_t *d;
-	json_array_foreach(json_object_get(json_object_get(b, "fingerprint"), "devices"), i, d)
-		if (json_is_true(json_object_get(d, "available")))
-			ap_buf_addf(out, "%s%s x%lld", out->len ? ", " : "",
-				    json_string_value(json_object_get(d, "type")),
-				    (long long)json_integer_value(json_object_get(d, "count")));
+	for (size_t i = 0; i < b->ndevices; i++)
+		if (b->devices[i].available)
+			ap_buf_addf(out, "%s%s x%lld", out->len ? ", " : "", b->devices[i].type,
+				    b->devices[i].count);
 	if (!out->len)
-		ap_buf_adds(out, json_object_get(b, "fingerprint") ? "cpu" : "-");
+		ap_buf_adds(out, b->has_fingerprint ? "cpu" : "-");
 }
 
 /* The plugins loaded, "NAME VERSION" each, or "-". */
-static void summary_plugins(const json_t *b, struct ap_buf *out)
+static void summary_plugins(const struct ap_bundle_facts *b, struct ap_buf *out)
 {
-	size_t i;
-	json_t *p;
-	json_array_foreach(json_object_get(json_object_get(b, "fingerprint"), "plugins"), i, p)
-		ap_buf_addf(out, "%s%s %s", out->len ? ", " : "",
-			    json_string_value(json_object_get(p, "name")),
-			    json_string_value(json_object_get(p, "version")) ?
-			    json_string_value(json_object_get(p, "version")) : "?");
+	for (size_t i = 0; i < b->nplugins; i++)
+		ap_buf_addf(out, "%s%s %s", out->len ? ", " : "", b->plugins[i].name,
+			    strcmp(b->plugins[i].version, "-") ? b->plugins[i].version : "?");
 	if (!out->len)
 		ap_buf_adds(out, "-");
 }
@@ -56,74 +51,68 @@ static void print_note(FILE *out, const char *env, const char *text)
 
 /* One line per known backend limit that excused samples of s, with their
  * number: the verdict stands on the others, and says so. */
-static void print_limits(FILE *out, const struct ap_run_session *s)
+static void print_limits(FILE *out, const char *env, const struct ap_bundle_facts *b)
 {
-	json_t *rows = ap_limits_applied(json_object_get(s->bundle, "checks")), *l;
-	size_t i;
-	json_array_foreach(rows, i, l) {
+	struct ap_limit_applied *rows = NULL;
+	size_t n = 0;
+	if (ap_limits_applied(b->checks, b->nchecks, &rows, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
 		struct ap_buf line = { 0 };
-		long long n = (long long)json_integer_value(json_object_get(l, "samples"));
-		ap_buf_addf(&line, "%lld sample%s not run on %s, known limit %s (%s): %s", n,
-			    n == 1 ? "" : "s", ap_json_text(l, "backend"), ap_json_text(l, "name"),
-			    ap_json_text(l, "what"), ap_json_text(l, "reason"));
-		print_note(out, s->env->name, ap_buf_str(&line));
+		ap_buf_addf(&line, "%lld sample%s not run on %s, known limit %s (%s): %s",
+			    rows[i].samples, rows[i].samples == 1 ? "" : "s",
+			    ap_report_text(rows[i].backend), rows[i].name,
+			    ap_report_text(rows[i].what), ap_report_text(rows[i].reason));
+		print_note(out, env, ap_buf_str(&line));
 		ap_buf_free(&line);
 	}
-	json_decref(rows);
+	free(rows);
 }
 
 /* What a user must see beside the table: why an environment is not
  * consistent, the known limits that excused samples, the nearest names of
  * an absent target, a claimed node id that does not exist. */
-static void print_notes(FILE *out, const struct ap_run_session *s)
+static void print_notes(FILE *out, const char *env, const struct ap_bundle_facts *b)
 {
-	const json_t *reasons = json_object_get(s->bundle, "verdict_reasons");
-	const json_t *res = json_object_get(s->bundle, "resolution");
-	enum ap_verdict v = ap_bundle_verdict(s->bundle);
 	struct ap_buf line = { 0 };
 	size_t i;
-	json_t *x;
-	for (i = 0; v != AP_VERDICT_UNKNOWN && v != AP_CONSISTENT && i < json_array_size(reasons) &&
-		    i < NOTES_REASONS_MAX; i++)
-		print_note(out, s->env->name, json_string_value(json_array_get(reasons, i)));
-	print_limits(out, s);
-	if (res && !ap_bundle_resolved(s->bundle) &&
-	    json_array_size(json_object_get(res, "nearest"))) {
+	for (i = 0; b->verdict != AP_VERDICT_UNKNOWN && b->verdict != AP_CONSISTENT &&
+		    i < b->nverdict_reasons && i < NOTES_REASONS_MAX; i++)
+		print_note(out, env, b->verdict_reasons[i]);
+	print_limits(out, env, b);
+	if (b->resolution_json && !b->found && b->nnearest) {
 		ap_buf_adds(&line, "did you mean");
-		json_array_foreach(json_object_get(res, "nearest"), i, x)
-			ap_buf_addf(&line, "%s %s", i ? "," : "",
-				    json_string_value(x) ? json_string_value(x) : "-");
+		for (i = 0; i < b->nnearest; i++)
+			ap_buf_addf(&line, "%s %s", i ? "," : "", ap_report_text(b->nearest[i]));
 		ap_buf_adds(&line, "?");
-		print_note(out, s->env->name, ap_buf_str(&line));
+		print_note(out, env, ap_buf_str(&line));
 	}
-	json_array_foreach(json_object_get(s->bundle, "checks"), i, x) {
-		const char *why = json_string_value(json_object_get(x, "reason"));
-		if (strcmp(ap_json_text(x, "kind"), "claim") || ap_check_status(x) == AP_PASS)
+	for (i = 0; i < b->nchecks; i++) {
+		const struct ap_fact_check *c = &b->checks[i];
+		if (c->kind != AP_KIND_CLAIM || c->status == AP_PASS)
 			continue;
 		ap_buf_reset(&line);
-		ap_buf_addf(&line, "claimed node id %s: %s", ap_json_text(x, "node"),
-			    why ? why : ap_json_text(x, "status"));
-		print_note(out, s->env->name, ap_buf_str(&line));
+		ap_buf_addf(&line, "claimed node id %s: %s", ap_report_text(c->node),
+			    c->reason ? c->reason : ap_report_text(c->status_word));
+		print_note(out, env, ap_buf_str(&line));
 	}
 	ap_buf_free(&line);
 }
 
-/* The row of session s, as wide as env_width for its name. */
-static void print_row(FILE *out, const struct ap_run_session *s, int env_width)
+/* The row of session s (its bundle read as b), as wide as env_width for its
+ * name. */
+static void print_row(FILE *out, const struct ap_run_session *s, const struct ap_bundle_facts *b,
+		      int env_width)
 {
-	const json_t *b = s->bundle;
 	struct ap_buf dev = { 0 }, plug = { 0 }, probes = { 0 }, row = { 0 };
-	int passed, total;
 	summary_devices(b, &dev);
 	summary_plugins(b, &plug);
-	ap_bundle_probe_counts(b, &passed, &total);
-	ap_buf_addf(&probes, "%d/%d", passed, total);
+	ap_buf_addf(&probes, "%d/%d", b->probes_passed, b->probes_total);
 	/* A verdict without its evidence is not a result. */
 	ap_buf_addf(&row, "%-*s %-8s %-16s %-16s %-14s %-7s %s", env_width, s->env->name,
-		    ap_run_fingerprint(b, "python", "version"),
-		    ap_run_fingerprint(b, "torch", "version"), ap_buf_str(&plug), ap_buf_str(&dev),
-		    ap_buf_str(&probes), s->io_err ? "no-evidence" :
-		    json_string_value(json_object_get(b, "verdict")));
+		    ap_report_text(b->python), ap_report_text(b->torch), ap_buf_str(&plug),
+		    ap_buf_str(&dev), ap_buf_str(&probes), s->io_err ? "no-evidence" :
+		    b->verdict_word);
 	ap_text_fputs(ap_buf_str(&row), AP_TEXT_LINE, out); /* versions, names: data */
 	fputc('\n', out);
 	ap_buf_free(&dev);
@@ -141,15 +130,21 @@ void ap_checksummary_print(FILE *out, const struct ap_run *run)
 			env_width = (int)strlen(run->s[i].env->name);
 	fprintf(out, "\n%-*s %-8s %-16s %-16s %-14s %-7s %s\n", env_width, "ENV", "PYTHON",
 		"TORCH", "PLUGIN", "DEVICES", "PROBES", "VERDICT");
-	for (size_t i = 0; i < run->n; i++) {
-		print_row(out, &run->s[i], env_width);
+	struct ap_bundle_facts *facts = calloc(run->n ? run->n : 1, sizeof(*facts));
+	for (size_t i = 0; facts && i < run->n; i++)
+		ap_bundle_facts(run->s[i].bundle, &facts[i]); /* out of memory: reads as empty */
+	for (size_t i = 0; facts && i < run->n; i++) {
+		print_row(out, &run->s[i], &facts[i], env_width);
 		if (run->s[i].io_err)
 			ap_buf_addf(&unwritten, "%s%s", unwritten.len ? ", " : "",
 				    run->s[i].env->name);
 	}
-	for (size_t i = 0; i < run->n; i++)
+	for (size_t i = 0; facts && i < run->n; i++)
 		if (!run->s[i].io_err)
-			print_notes(out, &run->s[i]);
+			print_notes(out, run->s[i].env->name, &facts[i]);
+	for (size_t i = 0; facts && i < run->n; i++)
+		ap_bundle_facts_free(&facts[i]);
+	free(facts);
 	if (unwritten.len) {
 		fprintf(out, "\nno evidence could be written for %s (see below)\n",
 			ap_buf_str(&unwritten));

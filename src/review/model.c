@@ -143,21 +143,17 @@ static void env_numeric(struct ap_report *r, struct ap_report_env *e)
 /* The known backend limits applied (check/limits.h counts them). */
 static void env_limits(struct ap_report *r, struct ap_report_env *e)
 {
-	json_t *rows = ap_limits_applied(e->b->checks_json), *l;
-	size_t i;
-	e->limits = palloc(r, json_array_size(rows), sizeof(*e->limits));
-	json_array_foreach(rows, i, l) {
-		if (!e->limits)
-			break;
+	struct ap_limit_applied *rows = NULL;
+	size_t n = 0;
+	if (ap_limits_applied(e->b->checks, e->b->nchecks, &rows, &n))
+		return;
+	e->limits = palloc(r, n, sizeof(*e->limits));
+	for (size_t i = 0; e->limits && i < n; i++)
 		e->limits[e->nlimits++] = (struct ap_report_limit){
-			pstrdup(r, json_string_value(json_object_get(l, "name"))),
-			pstrdup(r, json_string_value(json_object_get(l, "backend"))),
-			pstrdup(r, json_string_value(json_object_get(l, "what"))),
-			pstrdup(r, json_string_value(json_object_get(l, "reason"))),
-			pstrdup(r, json_string_value(json_object_get(l, "where"))),
-			(long long)json_integer_value(json_object_get(l, "samples")) };
-	}
-	json_decref(rows);
+			pstrdup(r, rows[i].name), pstrdup(r, rows[i].backend),
+			pstrdup(r, rows[i].what), pstrdup(r, rows[i].reason),
+			pstrdup(r, rows[i].where), rows[i].samples };
+	free(rows);
 }
 
 static void model_env(struct ap_report *r, struct ap_report_env *e, const struct ap_sub_env *s,
