@@ -168,6 +168,43 @@ static void the_built_in_file_loads(void **state)
 	ap_buf_free(&err);
 }
 
+/* A check object for ap_limits_applied: status, and the limit that excused
+ * it (NULL: none). */
+static json_t *excused_check(const char *status, const char *limit)
+{
+	json_t *c = json_pack("{s:s, s:s, s:s}", "name", "s#0 openreg vs cpu", "kind", "numeric",
+			      "status", status);
+	if (limit)
+		json_object_set_new(c, "limit", json_pack("{s:s, s:s, s:s, s:s, s:s}", "name",
+							  limit, "backend", "openreg", "what",
+							  "str arguments", "reason", "why",
+							  "where", "x.py"));
+	return c;
+}
+
+static void limits_applied_count_each_limits_notrun_samples_in_order(void **state)
+{
+	(void)state;
+	json_t *checks = json_pack("[o, o, o, o, o]", excused_check("NOTRUN", "b-second"),
+				   excused_check("NOTRUN", "a-first"), excused_check("FAIL", "a-first"),
+				   excused_check("NOTRUN", "b-second"), excused_check("NOTRUN", NULL));
+	struct ap_fact_check *v;
+	struct ap_limit_applied *rows;
+	size_t n, nrows;
+	assert_int_equal(ap_checks_facts(checks, &v, &n), 0);
+	assert_int_equal(ap_limits_applied(v, n, &rows, &nrows), 0);
+	assert_int_equal(nrows, 2);
+	assert_string_equal(rows[0].name, "b-second");
+	assert_int_equal(rows[0].samples, 2);
+	assert_string_equal(rows[1].name, "a-first");
+	assert_int_equal(rows[1].samples, 1); /* the FAIL is not excused */
+	assert_string_equal(rows[1].backend, "openreg");
+	assert_string_equal(rows[1].what, "str arguments");
+	free(rows);
+	ap_checks_facts_free(v, n);
+	json_decref(checks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +212,7 @@ int main(void)
 		cmocka_unit_test(malformed_files_name_the_line),
 		cmocka_unit_test(a_directory_is_not_a_limits_file),
 		cmocka_unit_test(the_built_in_file_loads),
+		cmocka_unit_test(limits_applied_count_each_limits_notrun_samples_in_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
