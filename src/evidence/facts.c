@@ -335,3 +335,52 @@ const struct ap_fact_check *ap_facts_find_check(const struct ap_fact_check *v, s
 			return &v[i];
 	return NULL;
 }
+
+static int overload_read(const json_t *o, struct ap_fact_overload *v)
+{
+	const json_t *params = get(o, "params");
+	size_t i;
+	json_t *p;
+	int oom = 0;
+	v->name = ap_json_text(o, "name");
+	v->text = ap_json_text(o, "text");
+	v->has_params = json_is_array(params);
+	v->nparams = json_array_size(params);
+	v->params = array(v->nparams, sizeof(*v->params), &oom);
+	json_array_foreach(params, i, p)
+		if (v->params)
+			v->params[i] = (struct ap_fact_param){
+				ap_json_text(p, "name"), ap_json_text(p, "kind"), get(p, "default"),
+				get(p, "default_repr") != NULL, ap_json_text(p, "default_repr") };
+	return oom ? -ENOMEM : 0;
+}
+
+void ap_sigdata_free(struct ap_fact_sigdata *s)
+{
+	for (size_t i = 0; s->overloads && i < s->noverloads; i++)
+		free(s->overloads[i].params);
+	free(s->overloads);
+	memset(s, 0, sizeof(*s));
+}
+
+int ap_sigdata_read(const json_t *sig, struct ap_fact_sigdata *s)
+{
+	const json_t *overloads = get(sig, "overloads");
+	int oom = 0;
+	memset(s, 0, sizeof(*s));
+	s->callable = json_is_true(get(sig, "callable"));
+	s->source_json = get(sig, "source");
+	s->has_source = json_is_string(s->source_json);
+	s->source = ap_json_text(sig, "source");
+	s->why = str(sig, "why");
+	s->noverloads = json_array_size(overloads);
+	s->overloads = array(s->noverloads, sizeof(*s->overloads), &oom);
+	for (size_t i = 0; s->overloads && i < s->noverloads; i++)
+		if (overload_read(json_array_get(overloads, i), &s->overloads[i]))
+			oom = 1;
+	if (oom) {
+		ap_sigdata_free(s);
+		return -ENOMEM;
+	}
+	return 0;
+}

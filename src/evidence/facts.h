@@ -157,6 +157,38 @@ struct ap_bundle_facts {
 	const json_t *checks_json;       /* for check/limits.h */
 };
 
+/* A callable's signature as the worker read it (the resolution's
+ * signature_data, check/signature.h). Missing names, kinds and texts read as
+ * "-", as a printer shows them. */
+struct ap_fact_param {
+	const char *name, *kind;
+	const json_t *default_value;  /* the default as JSON; NULL: none given as a value */
+	int has_default_repr;         /* a default given as its repr only */
+	const char *default_repr;
+};
+
+struct ap_fact_overload {
+	const char *name, *text;
+	int has_params;               /* the parameters are known (else only the text) */
+	size_t nparams;
+	struct ap_fact_param *params;
+};
+
+struct ap_fact_sigdata {
+	int callable;
+	int has_source;               /* the source is a string */
+	const char *source;           /* inspect, schema, docstring; "-" when none */
+	const json_t *source_json;    /* as written, NULL when none */
+	const char *why;              /* why there is none (a string), else NULL */
+	size_t noverloads;
+	struct ap_fact_overload *overloads;
+};
+
+/* Reads signature data sig (NULL: none) into s. 0, or -ENOMEM with s emptied. */
+int ap_sigdata_read(const json_t *sig, struct ap_fact_sigdata *s);
+
+void ap_sigdata_free(struct ap_fact_sigdata *s);
+
 /* Reads bundle b (NULL reads as an empty bundle) into f. 0, or -ENOMEM with
  * f emptied. */
 int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f);
