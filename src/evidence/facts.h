@@ -37,6 +37,7 @@ struct ap_fact_device {
 	const char *type;
 	long long count;
 	const char *first_name; /* its first device's name, NULL when none */
+	size_t nnames;          /* the names it lists */
 	int available;
 	const char *reason;     /* why it is not available */
 };
@@ -68,6 +69,7 @@ struct ap_fact_signature {
  * bundle.h has them. */
 
 struct ap_fact_check {
+	const json_t *json;              /* the check as written */
 	const char *name;
 	const char *kind_word;           /* as written, NULL when none */
 	enum ap_check_kind kind;         /* AP_KIND_UNKNOWN: none or another word */
@@ -77,6 +79,8 @@ struct ap_fact_check {
 	/* an official test: the same test's status in the reference */
 	int has_reference_status;        /* the key is there (null: not run there) */
 	const char *reference_status;
+	const json_t *reference_status_json; /* as written, NULL when none */
+	const char *node;                /* a claim's node id */
 	int has_limit;                   /* a known limit of the backend excused it */
 	/* a numeric check (kind numeric), with an operator or not: */
 	const char *across;              /* the environment whose CPU it was compared with */
@@ -111,15 +115,19 @@ struct ap_fact_difference {
 struct ap_bundle_facts {
 	const char *target;
 	const json_t *tool_json;
+	const json_t *env_json;          /* the environment as written (start, in the journal) */
 	const char *label, *device;
+	const char *signer_key;          /* the key bundle.json names as its signer */
 	const char *verdict_word;        /* as written, NULL before it is decided */
 	enum ap_verdict verdict;
 	const char **verdict_reasons;
 	size_t nverdict_reasons;
 	const json_t *verdict_reasons_json;
+	const json_t *error_json;        /* the error as written, NULL when none */
 	const char *error;               /* the failure's message, NULL when it did not fail */
 	int failed;
 	long long exit_code;             /* the failure's, else 1 when inconsistent, else 0 */
+	const json_t *fingerprint_json;  /* as written, NULL when none */
 	const char *python, *torch, *os;
 	struct ap_fact_plugin *plugins;
 	size_t nplugins;
@@ -143,6 +151,7 @@ struct ap_bundle_facts {
 	int device_independent;
 	int probes_passed, probes_total; /* ap_bundle_probe_counts() */
 	const char *official_version;    /* the torch package the official tests came from */
+	const json_t *comparison_json;   /* as written, NULL when none */
 	const char *reference;           /* the environment compared with, NULL when none */
 	struct ap_fact_difference *differences;
 	size_t ndifferences;
@@ -150,6 +159,7 @@ struct ap_bundle_facts {
 	struct ap_fact_check *checks;
 	size_t nchecks;
 	const json_t *checks_json;       /* for check/limits.h */
+	const json_t *device_trace_json; /* the bundle's device trace as written, NULL when none */
 };
 
 /* Reads bundle b (NULL reads as an empty bundle) into f. 0, or -ENOMEM with
