@@ -57,7 +57,8 @@ int ap_cmd_verify(int argc, char **argv)
 	struct verify_opts vo = { NULL, NULL, "md" };
 	struct ap_buf err = { 0 }, out = { 0 };
 	struct ap_trust *trust = NULL;
-	json_t *policy = NULL, *reasons = NULL;
+	struct ap_policy *policy = NULL;
+	json_t *reasons = NULL;
 	int rc = ap_cli_parse(&verify_set, argc, argv, &vo);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
@@ -83,7 +84,7 @@ int ap_cmd_verify(int argc, char **argv)
 	}
 out:
 	ap_trust_free(trust);
-	json_decref(policy);
+	ap_policy_free(policy);
 	json_decref(reasons);
 	ap_buf_free(&err);
 	ap_buf_free(&out);

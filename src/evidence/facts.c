@@ -66,7 +66,8 @@ static void read_devices(const json_t *fp, struct ap_bundle_facts *f, int *oom)
 		f->devices[i] = (struct ap_fact_device){
 			ap_json_text(d, "type"), (long long)json_integer_value(get(d, "count")),
 			json_string_value(json_array_get(get(d, "names"), 0)),
-			json_is_true(get(d, "available")), ap_json_text(d, "reason") };
+			json_array_size(get(d, "names")), json_is_true(get(d, "available")),
+			ap_json_text(d, "reason") };
 	}
 }
 
@@ -83,6 +84,7 @@ static void read_fingerprint(const json_t *fp, struct ap_bundle_facts *f, int *o
 		if (f->plugins)
 			f->plugins[i] = (struct ap_fact_plugin){ ap_json_text(p, "name"),
 								 ap_json_text(p, "version") };
+	f->fingerprint_json = fp;
 	read_devices(fp, f, oom);
 }
 
@@ -193,6 +195,7 @@ static void read_check(const json_t *c, struct ap_fact_check *k, int *oom)
 	size_t i;
 	json_t *s;
 	const json_t *ref = get(c, "reference_status");
+	k->json = c;
 	k->name = str(c, "name");
 	k->kind_word = str(c, "kind");
 	k->kind = ap_check_kind_parse(k->kind_word);
@@ -208,6 +211,8 @@ static void read_check(const json_t *c, struct ap_fact_check *k, int *oom)
 	k->node = str(c, "node");
 	if (read_device_trace(get(c, "device_trace"), &k->device_trace))
 		*oom = 1;
+	k->reference_status_json = ref;
+	k->node = str(c, "node");
 	k->reason = str(c, "reason");
 	k->says_en = str(get(c, "says"), "en");
 	k->says_zh = str(get(c, "says"), "zh");
@@ -227,6 +232,7 @@ static void read_comparison(const json_t *b, struct ap_bundle_facts *f, int *oom
 	const json_t *cmp = get(b, "comparison");
 	size_t i;
 	json_t *d;
+	f->comparison_json = cmp;
 	f->reference = str(cmp, "reference");
 	f->differences_json = get(cmp, "differences");
 	f->ndifferences = json_array_size(f->differences_json);
@@ -243,6 +249,7 @@ static void read_checks(const json_t *b, struct ap_bundle_facts *f, int *oom)
 	size_t i;
 	json_t *c;
 	f->checks_json = get(b, "checks");
+	f->device_trace_json = get(b, "device_trace");
 	f->nchecks = json_array_size(f->checks_json);
 	f->checks = array(f->nchecks, sizeof(*f->checks), oom);
 	json_array_foreach(f->checks_json, i, c)
@@ -258,17 +265,19 @@ int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f)
 	f->target = str(b, "target");
 	f->env_name = ap_bundle_env_name(b);
 	f->tool_json = get(b, "tool");
+	f->env_json = env;
 	f->label = str(env, "label");
+	f->signer_key = str(get(b, "signer"), "key");
 	f->device = str(env, "device");
 	f->verdict_word = str(b, "verdict");
 	f->verdict = ap_bundle_verdict(b);
 	f->verdict_reasons_json = get(b, "verdict_reasons");
 	f->verdict_reasons = strings(f->verdict_reasons_json, &f->nverdict_reasons, &oom);
+	f->error_json = err;
 	f->failed = ap_bundle_failed(b);
 	f->error = json_is_null(err) ? NULL : str(err, "message");
 	f->exit_code = f->failed ? (long long)json_integer_value(get(err, "exit_code"))
 				 : f->verdict == AP_INCONSISTENT;
-	f->has_fingerprint = get(b, "fingerprint") != NULL;
 	read_fingerprint(get(b, "fingerprint"), f, &oom);
 	read_resolution(b, f, &oom);
 	ap_bundle_probe_counts(b, &f->probes_passed, &f->probes_total);

@@ -37,6 +37,7 @@ struct ap_fact_device {
 	const char *type;
 	long long count;
 	const char *first_name; /* its first device's name, NULL when none */
+	size_t nnames;          /* the names it lists */
 	int available;
 	const char *reason;     /* why it is not available */
 };
@@ -68,6 +69,7 @@ struct ap_fact_signature {
  * bundle.h has them. */
 
 struct ap_fact_check {
+	const json_t *json;              /* the check as written */
 	const char *name;
 	const char *kind_word;           /* as written, NULL when none */
 	enum ap_check_kind kind;         /* AP_KIND_UNKNOWN: none or another word */
@@ -77,6 +79,8 @@ struct ap_fact_check {
 	/* an official test: the same test's status in the reference */
 	int has_reference_status;        /* the key is there (null: not run there) */
 	const char *reference_status;
+	const json_t *reference_status_json; /* as written, NULL when none */
+	const char *node;                /* a claim's node id */
 	int has_limit;                   /* a known limit of the backend excused it */
 	struct ap_fact_limit {           /* which (check/limits.h), when has_limit */
 		const char *name, *backend, *what, *reason, *where;
@@ -115,16 +119,19 @@ struct ap_fact_difference {
 struct ap_bundle_facts {
 	const char *target;
 	const json_t *tool_json;
+	const json_t *env_json;          /* the environment as written (start, in the journal) */
 	const char *label, *device;
+	const char *signer_key;          /* the key bundle.json names as its signer */
 	const char *verdict_word;        /* as written, NULL before it is decided */
 	enum ap_verdict verdict;
 	const char **verdict_reasons;
 	size_t nverdict_reasons;
 	const json_t *verdict_reasons_json;
+	const json_t *error_json;        /* the error as written, NULL when none */
 	const char *error;               /* the failure's message, NULL when it did not fail */
 	int failed;
 	long long exit_code;             /* the failure's, else 1 when inconsistent, else 0 */
-	int has_fingerprint;
+	const json_t *fingerprint_json;  /* as written, NULL when none */
 	const char *python, *torch, *os;
 	struct ap_fact_plugin *plugins;
 	size_t nplugins;
@@ -148,6 +155,7 @@ struct ap_bundle_facts {
 	int device_independent;
 	int probes_passed, probes_total; /* ap_bundle_probe_counts() */
 	const char *official_version;    /* the torch package the official tests came from */
+	const json_t *comparison_json;   /* as written, NULL when none */
 	const char *reference;           /* the environment compared with, NULL when none */
 	struct ap_fact_difference *differences;
 	size_t ndifferences;
@@ -155,6 +163,7 @@ struct ap_bundle_facts {
 	struct ap_fact_check *checks;
 	size_t nchecks;
 	const json_t *checks_json;       /* for check/limits.h */
+	const json_t *device_trace_json; /* the bundle's device trace as written, NULL when none */
 };
 
 /* A callable's signature as the worker read it (the resolution's

@@ -272,18 +272,39 @@ static const char *check_schema(const json_t *c)
 	return NULL;
 }
 
+static const char *const record_types[AP_RECORD_COUNT] = {
+	[AP_RECORD_START] = "start", [AP_RECORD_RESOLUTION] = "resolution",
+	[AP_RECORD_FINGERPRINT] = "fingerprint", [AP_RECORD_CHECK] = "check",
+	[AP_RECORD_ERROR] = "error",
+};
+
+enum ap_record_type ap_record_type_parse(const char *word)
+{
+	for (int i = 0; word && i < AP_RECORD_COUNT; i++)
+		if (!strcmp(word, record_types[i]))
+			return (enum ap_record_type)i;
+	return AP_RECORD_UNKNOWN;
+}
+
+const char *ap_record_type_name(enum ap_record_type type)
+{
+	return type >= 0 && type < AP_RECORD_COUNT ? record_types[type] : "?";
+}
+
 /* Why rec breaks the journal's schema, or NULL. */
 static const char *record_schema(const json_t *rec)
 {
-	static const char *const types[] = { "start", "resolution", "fingerprint", "check",
-					     "error", NULL };
 	const char *type = json_string_value(json_object_get(rec, "type"));
 	if (!json_is_object(rec) || !type || !json_object_get(rec, "data"))
 		return "not a record {\"type\": ..., \"data\": ...}";
-	for (size_t i = 0; types[i]; i++)
-		if (!strcmp(type, types[i]))
-			return strcmp(type, "check") ? NULL : check_schema(json_object_get(rec, "data"));
-	return "unknown record type";
+	switch (ap_record_type_parse(type)) {
+	case AP_RECORD_UNKNOWN:
+		return "unknown record type";
+	case AP_RECORD_CHECK:
+		return check_schema(json_object_get(rec, "data"));
+	default:
+		return NULL;
+	}
 }
 
 /* A problem's text: "line N: " and a short reason of this file's own. */
@@ -344,4 +365,37 @@ int ap_journal_validate(const char *path, json_t **records, json_t **problems)
 		*records = *problems = NULL;
 	}
 	return r;
+}
+
+int ap_journal_facts(const json_t *records, struct ap_journal_facts *f)
+{
+	json_t *checks = json_array(), *r;
+	size_t i;
+	int rc = checks ? 0 : -ENOMEM;
+	memset(f, 0, sizeof(*f));
+	json_array_foreach(rc ? NULL : records, i, r) {
+		enum ap_record_type t = ap_record_type_parse(json_string_value(json_object_get(r,
+											"type")));
+		const json_t *data = json_object_get(r, "data");
+		if (t == AP_RECORD_UNKNOWN)
+			continue;
+		if (!f->count[t]++)
+			f->first[t] = data;
+		if (t == AP_RECORD_CHECK && json_array_append(checks, (json_t *)data))
+			rc = -ENOMEM;
+	}
+	f->resolved_target = json_string_value(json_object_get(f->first[AP_RECORD_RESOLUTION],
+								"target"));
+	if (!rc)
+		rc = ap_checks_facts(checks, &f->checks, &f->nchecks);
+	json_decref(checks);
+	if (rc)
+		ap_journal_facts_free(f);
+	return rc;
+}
+
+void ap_journal_facts_free(struct ap_journal_facts *f)
+{
+	ap_checks_facts_free(f->checks, f->nchecks);
+	memset(f, 0, sizeof(*f));
 }

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "evidence/facts.h"
 
 struct ap_journal;
 
@@ -56,5 +57,39 @@ int ap_journal_read(const char *path, json_t **records, int *torn, struct ap_buf
  * file cannot be read at all (-EINVAL: not a regular file; -EFBIG: too big);
  * both arrays are then NULL. */
 int ap_journal_validate(const char *path, json_t **records, json_t **problems);
+
+/* A record's type: what a run journals. */
+enum ap_record_type {
+	AP_RECORD_START,       /* the environment (name, label, device) */
+	AP_RECORD_RESOLUTION,  /* the target's resolution */
+	AP_RECORD_FINGERPRINT, /* the environment's fingerprint */
+	AP_RECORD_CHECK,       /* one check, as measured */
+	AP_RECORD_ERROR,       /* the error that stopped the run */
+	AP_RECORD_COUNT,
+	AP_RECORD_UNKNOWN = -1,
+};
+
+/* The type of the word ("start" ... "error"), AP_RECORD_UNKNOWN for another. */
+enum ap_record_type ap_record_type_parse(const char *word);
+
+/* The word of type; "?" for a value outside the enum. */
+const char *ap_record_type_name(enum ap_record_type type);
+
+/* What a validated journal (ap_journal_validate()'s records) says was
+ * measured, typed. The data stay the journal's own JSON, for comparing with
+ * what bundle.json says; every pointer points into the records, valid while
+ * they are. */
+struct ap_journal_facts {
+	size_t count[AP_RECORD_COUNT];         /* the records of each type */
+	const json_t *first[AP_RECORD_COUNT];  /* the data of the first of each type, NULL: none */
+	const char *resolved_target;           /* the first resolution's target, NULL: none */
+	struct ap_fact_check *checks;          /* the check records' data, in order */
+	size_t nchecks;
+};
+
+/* Reads the array records into f. 0, or -ENOMEM with f emptied. */
+int ap_journal_facts(const json_t *records, struct ap_journal_facts *f);
+
+void ap_journal_facts_free(struct ap_journal_facts *f);
 
 #endif

@@ -28,7 +28,7 @@ static void summary_devices(const struct ap_bundle_facts *b, struct ap_buf *out)
 			ap_buf_addf(out, "%s%s x%lld", out->len ? ", " : "", b->devices[i].type,
 				    b->devices[i].count);
 	if (!out->len)
-		ap_buf_adds(out, b->has_fingerprint ? "cpu" : "-");
+		ap_buf_adds(out, b->fingerprint_json ? "cpu" : "-");
 }
 
 /* The plugins loaded, "NAME VERSION" each, or "-". */

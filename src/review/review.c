@@ -10,15 +10,16 @@
 #include "base/err.h"
 #include "base/fsutil.h"
 #include "base/jsonutil.h"
-#include "base/yamldoc.h"
 #include "check/signature.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
+#include "evidence/facts.h"
 #include "evidence/journal.h"
 #include "evidence/manifest.h"
 #include "evidence/sign.h"
 #include "review/escape.h"
 #include "review/outputs.h"
+#include "review/policy.h"
 #include "review/review.h"
 
 #define OFFICIAL_LOG_MAX (64u << 20)  /* bytes of official.log read back */
@@ -27,31 +28,19 @@
  * measured. */
 struct env_review {
 	const struct ap_sub_env *e;
+	struct ap_bundle_facts f;   /* its bundle.json */
 	json_t *records;   /* the journal's valid records */
+	struct ap_journal_facts j;  /* ... read */
 	json_t *measured;  /* its checks as measured: the journaled ones, and the
 			    * NOTRUN decisions check makes without measuring */
 	json_t *early;     /* reasons found while reading the journal, told after
 			    * the manifest's */
 };
 
-json_t *ap_policy_load(const char *path, struct ap_buf *err)
+/* A text of the bundle for a reason line: "-" when it has none. */
+static const char *text(const char *s)
 {
-	json_t *p = path ? ap_yaml_load(path, err)
-			 : ap_yaml_parse(ap_default_policy, ap_default_policy_len,
-					 "(built-in) policies/default.yaml", err);
-	if (p && (!json_is_object(p) || !json_is_object(json_object_get(p, "statuses")))) {
-		ap_buf_addf(err, "%s:%d: a policy maps 'statuses' (kind: [STATUS...])",
-			    path ? path : "(built-in)", ap_yaml_line(p));
-		json_decref(p);
-		return NULL;
-	}
-	return p;
-}
-
-static int review_yes(const json_t *policy, const char *key)
-{
-	const char *v = json_string_value(json_object_get(policy, key));
-	return v && (!strcmp(v, "yes") || !strcmp(v, "true"));
+	return s ? s : "-";
 }
 
 static void review_manifest(const struct ap_sub_env *e, json_t *reasons)
@@ -113,44 +102,30 @@ static void review_top(const char *dir, const struct ap_submission *s, json_t *r
 	ap_output_verify(dir, s, reasons);
 }
 
-/* The data of the first journal record of type, or NULL. */
-static const json_t *journaled(const struct env_review *v, const char *type)
+static void review_devices(const struct env_review *v, json_t *reasons)
 {
-	size_t i;
-	json_t *r;
-	json_array_foreach(v->records, i, r)
-		if (!strcmp(ap_json_text(r, "type"), type))
-			return json_object_get(r, "data");
-	return NULL;
-}
-
-static void review_devices(const struct ap_sub_env *e, const json_t *fp, json_t *reasons)
-{
-	const char *claimed = json_string_value(json_object_get(json_object_get(e->bundle, "env"),
-								 "device"));
+	const struct ap_bundle_facts *f = &v->f;
+	const char *claimed = f->device;
 	int found = !claimed || !strcmp(claimed, "cpu");
-	size_t i;
-	json_t *d;
-	json_array_foreach(json_object_get(fp, "devices"), i, d) {
-		int avail = json_is_true(json_object_get(d, "available"));
-		json_int_t n = json_integer_value(json_object_get(d, "count"));
-		if (avail != (n > 0) || (json_int_t)json_array_size(json_object_get(d, "names")) != n)
+	for (size_t i = 0; i < f->ndevices; i++) {
+		const struct ap_fact_device *d = &f->devices[i];
+		if (d->available != (d->count > 0) || (long long)d->nnames != d->count)
 			ap_reason_add(reasons, "%s: fingerprint is not consistent with itself: device %s is "
-			       "%savailable with count %lld and %zu names", e->name, ap_json_text(d, "type"),
-			       avail ? "" : "not ", (long long)n, json_array_size(json_object_get(d, "names")));
-		if (claimed && !strcmp(ap_json_text(d, "type"), claimed) && avail)
+			       "%savailable with count %lld and %zu names", v->e->name, d->type,
+			       d->available ? "" : "not ", d->count, d->nnames);
+		if (claimed && !strcmp(d->type, claimed) && d->available)
 			found = 1;
 	}
 	if (!found)
 		ap_reason_add(reasons, "%s: the environment claims device %s, but its fingerprint shows "
-		       "none available", e->name, claimed);
+		       "none available", v->e->name, claimed);
 }
 
 static void review_fingerprint(const struct env_review *v, json_t *reasons)
 {
 	const struct ap_sub_env *e = v->e;
-	const json_t *fp = json_object_get(e->bundle, "fingerprint");
-	const json_t *measured = journaled(v, "fingerprint");
+	const json_t *fp = v->f.fingerprint_json;
+	const json_t *measured = v->j.first[AP_RECORD_FINGERPRINT];
 	if (!fp || json_is_null(fp))
 		ap_reason_add(reasons, "%s: no fingerprint", e->name);
 	else if (!measured)
@@ -160,11 +135,8 @@ static void review_fingerprint(const struct env_review *v, json_t *reasons)
 		ap_reason_add(reasons, "%s: the fingerprint in bundle.json differs from the one journaled "
 		       "as measured", e->name);
 	if (fp && !json_is_null(fp))
-		review_devices(e, fp, reasons);
-	const char *label = json_string_value(json_object_get(json_object_get(e->bundle, "env"),
-							       "label"));
-	const char *torch = json_string_value(json_object_get(json_object_get(fp, "torch"),
-							       "version"));
+		review_devices(v, reasons);
+	const char *label = v->f.label, *torch = v->f.torch;
 	const char *tl = label ? strstr(label, "torch ") : NULL;
 	if (tl && torch) {
 		size_t n = strspn(tl + 6, "0123456789.");
@@ -172,17 +144,6 @@ static void review_fingerprint(const struct env_review *v, json_t *reasons)
 			ap_reason_add(reasons, "%s: the label says torch %.*s but the fingerprint shows %s",
 			       e->name, (int)n, tl + 6, torch);
 	}
-}
-
-static int status_allowed(const json_t *policy, const char *kind, const char *status)
-{
-	const json_t *allowed = json_object_get(json_object_get(policy, "statuses"), kind);
-	size_t i;
-	json_t *s;
-	json_array_foreach(allowed, i, s)
-		if (!strcmp(json_string_value(s) ? json_string_value(s) : "", status))
-			return 1;
-	return 0;
 }
 
 /* Whether kind is one of alternatives ("probe", or "probe|numeric"). */
@@ -198,37 +159,36 @@ static int kind_in(const char *kind, const char *alternatives)
 	return 0;
 }
 
-static void review_checks(const struct ap_sub_env *e, const json_t *policy, json_t *reasons)
+static void review_checks(const struct env_review *v, const struct ap_policy *policy,
+			  json_t *reasons)
 {
-	const json_t *b = e->bundle;
-	int found = ap_bundle_resolved(b);
+	const struct ap_bundle_facts *f = &v->f;
+	const char *name = v->e->name;
 	int official = 0;
-	size_t i, k;
-	json_t *c, *kind;
-	json_array_foreach(json_object_get(b, "checks"), i, c) {
-		const char *kd = ap_json_text(c, "kind"), *st = ap_json_text(c, "status");
-		const char *why = json_string_value(json_object_get(c, "reason"));
-		official += !strcmp(kd, "official");
-		if (!strcmp(kd, "claim") && !ap_status_is(st, AP_PASS))
-			ap_reason_add(reasons, "%s: claimed node id %s: %s", e->name,
-			       ap_json_text(c, "node"), why ? why : "not valid");
-		else if (!strcmp(kd, "official") && ap_status_is(st, AP_NOTRUN) && !why)
+	for (size_t i = 0; i < f->nchecks; i++) {
+		const struct ap_fact_check *c = &f->checks[i];
+		const char *kd = text(c->kind_word), *st = text(c->status_word), *why = c->reason;
+		official += c->kind == AP_KIND_OFFICIAL;
+		if (c->kind == AP_KIND_CLAIM && c->status != AP_PASS)
+			ap_reason_add(reasons, "%s: claimed node id %s: %s", name, text(c->node),
+				      why ? why : "not valid");
+		else if (c->kind == AP_KIND_OFFICIAL && c->status == AP_NOTRUN && !why)
 			ap_reason_add(reasons, "%s: official test %s was not run and no reason is given",
-			       e->name, ap_json_text(c, "name"));
-		else if (!status_allowed(policy, kd, st))
+			       name, text(c->name));
+		else if (!ap_policy_allows(policy, kd, st))
 			ap_reason_add(reasons, "%s: check %s (%s) is %s%s%s, which the policy does not "
-			       "allow", e->name, ap_json_text(c, "name"), kd, st, why ? ": " : "", why ? why : "");
+			       "allow", name, text(c->name), kd, st, why ? ": " : "", why ? why : "");
 	}
-	json_array_foreach(found ? json_object_get(policy, "require_kinds") : NULL, k, kind) {
+	for (size_t k = 0; f->found && k < policy->nrequire_kinds; k++) {
+		const char *kind = policy->require_kinds[k];
 		int has = 0;
-		json_array_foreach(json_object_get(b, "checks"), i, c)
-			has |= kind_in(ap_json_text(c, "kind"), json_string_value(kind));
+		for (size_t i = 0; i < f->nchecks; i++)
+			has |= kind_in(text(f->checks[i].kind_word), kind);
 		if (!has)
-			ap_reason_add(reasons, "%s: no %s check, which the policy requires", e->name,
-			       json_string_value(kind));
+			ap_reason_add(reasons, "%s: no %s check, which the policy requires", name, kind);
 	}
-	if (found && review_yes(policy, "require_official") && !official)
-		ap_reason_add(reasons, "%s: no official test result and no reason why none ran", e->name);
+	if (f->found && policy->require_official && !official)
+		ap_reason_add(reasons, "%s: no official test result and no reason why none ran", name);
 }
 
 /* --- against the journal: what was measured ------------------------------ */
@@ -252,37 +212,50 @@ static void load_journal(struct env_review *v, json_t *reasons)
 	ap_buf_free(&path);
 	if (!v->records)
 		v->records = json_array();
+	if (ap_journal_facts(v->records, &v->j))
+		ap_reason_add(reasons, "%s/journal.jsonl: out of memory", v->e->name);
+}
+
+/* What bundle.json says of what a record of type journals, as written. */
+static const json_t *bundle_side(const struct ap_bundle_facts *f, enum ap_record_type type)
+{
+	switch (type) {
+	case AP_RECORD_START:
+		return f->env_json;
+	case AP_RECORD_RESOLUTION:
+		return f->resolution_json;
+	case AP_RECORD_ERROR:
+		return f->error_json;
+	default:
+		return NULL;
+	}
 }
 
 /* A run journals its start, resolution, fingerprint and error once each;
  * bundle.json must hold the same. */
 static void review_records(const struct env_review *v, json_t *reasons)
 {
-	static const struct { const char *type, *key, *what; } once[] = {
-		{ "start", "env", "the environment (name, label, device)" },
-		{ "resolution", "resolution", "the resolution of the target" },
-		{ "error", "error", "the error" },
+	static const struct { enum ap_record_type type; const char *what; } once[] = {
+		{ AP_RECORD_START, "the environment (name, label, device)" },
+		{ AP_RECORD_RESOLUTION, "the resolution of the target" },
+		{ AP_RECORD_ERROR, "the error" },
 	};
 	const char *name = v->e->name;
 	for (size_t k = 0; k < sizeof(once) / sizeof(*once); k++) {
-		size_t i, n = 0;
-		json_t *r;
-		json_array_foreach(v->records, i, r)
-			n += !strcmp(ap_json_text(r, "type"), once[k].type);
+		size_t n = v->j.count[once[k].type];
 		if (n > 1)
 			ap_reason_add(reasons, "%s/journal.jsonl: %zu %s records, where a run writes one",
-				      name, n, once[k].type);
-		const json_t *m = journaled(v, once[k].type);
-		const json_t *b = json_object_get(v->e->bundle, once[k].key);
+				      name, n, ap_record_type_name(once[k].type));
+		const json_t *m = v->j.first[once[k].type];
+		const json_t *b = bundle_side(&v->f, once[k].type);
 		int b_null = !b || json_is_null(b), m_null = !m || json_is_null(m);
 		if (b_null != m_null || (!b_null && !json_equal(b, m)))
 			ap_reason_add(reasons, "%s: %s in bundle.json differs from journal.jsonl, "
 				      "as measured", name, once[k].what);
 	}
-	const json_t *res = journaled(v, "resolution");
-	if (res && strcmp(ap_json_text(res, "target"), ap_json_text(v->e->bundle, "target")))
+	if (v->j.first[AP_RECORD_RESOLUTION] && strcmp(text(v->j.resolved_target), text(v->f.target)))
 		ap_reason_add(reasons, "%s: bundle.json is about %s, but the journal resolved %s", name,
-			      ap_json_text(v->e->bundle, "target"), ap_json_text(res, "target"));
+			      text(v->f.target), text(v->j.resolved_target));
 }
 
 /* A short text of a JSON value for a reason line. */
@@ -324,54 +297,122 @@ static void field_diffs(const json_t *c, const json_t *m, struct ap_buf *out)
 /* check makes these without measuring anything, so they are not journaled:
  * no family for the target, a probe that does not apply, an absent target,
  * no official test source. */
-static int unmeasured_decision(const json_t *c)
+static int unmeasured_decision(const struct ap_fact_check *c)
 {
-	static const char *const kinds[] = { "plan", "probe", "resolution", "official", NULL };
-	if (ap_check_status(c) != AP_NOTRUN)
-		return 0;
-	for (size_t i = 0; kinds[i]; i++)
-		if (!strcmp(ap_json_text(c, "kind"), kinds[i]))
-			return 1;
-	return 0;
+	return c->status == AP_NOTRUN &&
+	       (c->kind == AP_KIND_PLAN || c->kind == AP_KIND_PROBE ||
+		c->kind == AP_KIND_RESOLUTION || c->kind == AP_KIND_OFFICIAL);
 }
 
 /* The key of a check in an index of checks: its kind and name. */
-static const char *check_key(const json_t *c, struct ap_buf *key)
+static const char *check_key(const struct ap_fact_check *c, struct ap_buf *key)
 {
 	ap_buf_reset(key);
-	ap_buf_addf(key, "%s\n%s", ap_json_text(c, "kind"), ap_json_text(c, "name"));
+	ap_buf_addf(key, "%s\n%s", text(c->kind_word), text(c->name));
 	return ap_buf_str(key);
 }
 
-/* The journaled checks by key, each key's positions last first, so that
- * taking the last one matches them in the order they were measured. Linear,
- * however many checks a hostile journal holds. */
-static json_t *index_journaled(const json_t *jchecks)
+/* An index of checks by key, each key's checks in their order: sorted, so
+ * that finding one costs a logarithm however many checks a hostile journal
+ * holds. */
+struct index_slot {
+	char *key;
+	size_t pos;   /* the check's position */
+};
+
+struct check_index {
+	struct index_slot *v;
+	size_t n;
+	size_t *next; /* at a key's first slot: its first slot not taken yet */
+};
+
+static int slot_cmp(const void *a, const void *b)
 {
-	json_t *idx = json_object(), *pos;
-	struct ap_buf key = { 0 };
-	for (size_t i = json_array_size(jchecks); idx && i-- > 0;) {
-		const char *k = check_key(json_array_get(jchecks, i), &key);
-		if (!(pos = json_object_get(idx, k)))
-			json_object_set_new(idx, k, pos = json_array());
-		json_array_append_new(pos, json_integer((json_int_t)i));
-	}
-	ap_buf_free(&key);
-	return idx;
+	const struct index_slot *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* The position of the first journaled check of c's kind and name not
- * matched yet, taken from idx; -1 when there is none. */
-static long match_journaled(json_t *idx, const json_t *c)
+static void index_free(struct check_index *ix)
+{
+	for (size_t i = 0; i < ix->n; i++)
+		free(ix->v[i].key);
+	free(ix->v);
+	free(ix->next);
+	memset(ix, 0, sizeof(*ix));
+}
+
+/* Indexes the n checks of v. 0, or -ENOMEM with ix empty. */
+static int index_build(struct check_index *ix, const struct ap_fact_check *v, size_t n)
 {
 	struct ap_buf key = { 0 };
-	json_t *pos = json_object_get(idx, check_key(c, &key));
-	size_t n = json_array_size(pos);
-	long k = n ? (long)json_integer_value(json_array_get(pos, n - 1)) : -1;
-	if (n)
-		json_array_remove(pos, n - 1);
+	memset(ix, 0, sizeof(*ix));
+	ix->v = calloc(n ? n : 1, sizeof(*ix->v));
+	ix->next = calloc(n ? n : 1, sizeof(*ix->next));
+	for (size_t i = 0; ix->v && ix->next && i < n; i++) {
+		if (!(ix->v[i].key = strdup(check_key(&v[i], &key))))
+			break;
+		ix->v[i].pos = i;
+		ix->n = i + 1;
+	}
 	ap_buf_free(&key);
-	return k;
+	if (!ix->v || !ix->next || ix->n != n) {
+		index_free(ix);
+		return -ENOMEM;
+	}
+	qsort(ix->v, ix->n, sizeof(*ix->v), slot_cmp);
+	for (size_t i = 0; i < ix->n; i++)
+		ix->next[i] = i;
+	return 0;
+}
+
+/* The first slot of key, ix->n when there is none. */
+static size_t index_find(const struct check_index *ix, const char *key)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ix->v[mid].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && !strcmp(ix->v[lo].key, key) ? lo : ix->n;
+}
+
+/* The position of the first check of c's kind and name, -1 when none. */
+static long index_first(const struct check_index *ix, const struct ap_fact_check *c,
+			struct ap_buf *key)
+{
+	size_t s = index_find(ix, check_key(c, key));
+	return s < ix->n ? (long)ix->v[s].pos : -1;
+}
+
+/* The position of the first check of c's kind and name not taken yet, now
+ * taken; -1 when there is none. */
+static long index_take(struct check_index *ix, const struct ap_fact_check *c,
+		       struct ap_buf *key)
+{
+	size_t s = index_find(ix, check_key(c, key)), t = s < ix->n ? ix->next[s] : ix->n;
+	if (t == ix->n || strcmp(ix->v[t].key, ap_buf_str(key)))
+		return -1;
+	ix->next[s]++;
+	return (long)ix->v[t].pos;
+}
+
+/* Matches bundle check c, not journaled, with the decisions check makes
+ * without measuring; adds it to v->measured or says it was never measured. */
+static void unjournaled(struct env_review *v, const struct ap_fact_check *c, json_t *reasons)
+{
+	if (!unmeasured_decision(c)) {
+		ap_reason_add(reasons, "%s: check %s (%s) is %s in bundle.json, but journal.jsonl "
+			      "has no record of it: it was never measured", v->e->name,
+			      text(c->name), text(c->kind_word), text(c->status_word));
+		return;
+	}
+	json_t *copy = json_deep_copy(c->json);
+	json_object_del(copy, "reference_status");
+	json_array_append_new(v->measured, copy);
 }
 
 /* Matches every check of bundle.json with the journal's, and builds
@@ -379,53 +420,46 @@ static long match_journaled(json_t *idx, const json_t *c)
 static void review_measured_checks(struct env_review *v, json_t *reasons)
 {
 	const char *name = v->e->name;
-	json_t *jchecks = json_array(), *r, *c;
-	size_t i;
-	json_array_foreach(v->records, i, r)
-		if (!strcmp(ap_json_text(r, "type"), "check"))
-			json_array_append(jchecks, json_object_get(r, "data"));
-	json_t *idx = index_journaled(jchecks);
-	char *used = calloc(json_array_size(jchecks) + 1, 1);
+	const struct ap_journal_facts *jf = &v->j;
+	struct check_index idx;
+	struct ap_buf key = { 0 };
+	char *used = calloc(jf->nchecks + 1, 1);
+	int ok = used && !index_build(&idx, jf->checks, jf->nchecks);
 	v->measured = json_array();
-	json_array_foreach(used && idx ? json_object_get(v->e->bundle, "checks") : NULL, i, c) {
+	for (size_t i = 0; ok && i < v->f.nchecks; i++) {
+		const struct ap_fact_check *c = &v->f.checks[i];
 		/* Judged from the resolutions after the run: judge_again makes it again. */
-		if (ap_is_signature_check(c))
+		if (c->kind == AP_KIND_SIGNATURE)
 			continue;
-		long k = match_journaled(idx, c);
-		if (k < 0 && unmeasured_decision(c)) {
-			json_t *copy = json_deep_copy(c);
-			json_object_del(copy, "reference_status");
-			json_array_append_new(v->measured, copy);
-			continue;
-		}
+		long k = index_take(&idx, c, &key);
 		if (k < 0) {
-			ap_reason_add(reasons, "%s: check %s (%s) is %s in bundle.json, but journal.jsonl "
-				      "has no record of it: it was never measured", name,
-				      ap_json_text(c, "name"), ap_json_text(c, "kind"), ap_json_text(c, "status"));
+			unjournaled(v, c, reasons);
 			continue;
 		}
 		used[k] = 1;
-		const json_t *m = json_array_get(jchecks, (size_t)k);
-		json_array_append_new(v->measured, json_deep_copy(m));
+		const struct ap_fact_check *m = &jf->checks[k];
+		json_array_append_new(v->measured, json_deep_copy(m->json));
 		struct ap_buf d = { 0 };
-		field_diffs(c, m, &d);
+		field_diffs(c->json, m->json, &d);
 		if (d.len)
 			ap_reason_add(reasons, "%s: check %s (%s) in bundle.json is not as journal.jsonl "
-				      "recorded it when measured: %s", name, ap_json_text(c, "name"),
-				      ap_json_text(c, "kind"), ap_buf_str(&d));
+				      "recorded it when measured: %s", name, text(c->name),
+				      text(c->kind_word), ap_buf_str(&d));
 		ap_buf_free(&d);
 	}
-	json_array_foreach(used && idx ? jchecks : NULL, i, c) {
+	for (size_t i = 0; ok && i < jf->nchecks; i++) {
+		const struct ap_fact_check *m = &jf->checks[i];
 		if (used[i])
 			continue;
 		ap_reason_add(reasons, "%s: check %s (%s) was measured %s (journal.jsonl) but is "
-			      "missing from bundle.json", name, ap_json_text(c, "name"), ap_json_text(c, "kind"),
-			      ap_json_text(c, "status"));
-		json_array_append_new(v->measured, json_deep_copy(c));
+			      "missing from bundle.json", name, text(m->name), text(m->kind_word),
+			      text(m->status_word));
+		json_array_append_new(v->measured, json_deep_copy(m->json));
 	}
+	if (ok)
+		index_free(&idx);
 	free(used);
-	json_decref(idx);
-	json_decref(jchecks);
+	ap_buf_free(&key);
 }
 
 /* Whether text holds line (with its newline) at the start of a line. */
@@ -443,28 +477,28 @@ static int has_line(const struct ap_buf *text, const char *line)
 
 /* An official test that ran left its output in official.log, ending with
  * "=== end NAME: STATUS". */
-static void review_official_log(const struct ap_sub_env *e, json_t *reasons)
+static void review_official_log(const struct env_review *v, json_t *reasons)
 {
+	const struct ap_sub_env *e = v->e;
 	struct ap_buf path = { 0 }, log = { 0 }, line = { 0 };
 	int r = 1;  /* not read yet */
-	size_t i;
-	json_t *c;
 	ap_buf_addf(&path, "%s/official.log", e->dir);
-	json_array_foreach(json_object_get(e->bundle, "checks"), i, c) {
-		if (strcmp(ap_json_text(c, "kind"), "official") || ap_check_status(c) == AP_NOTRUN)
+	for (size_t i = 0; i < v->f.nchecks; i++) {
+		const struct ap_fact_check *c = &v->f.checks[i];
+		if (c->kind != AP_KIND_OFFICIAL || c->status == AP_NOTRUN)
 			continue;
 		if (r == 1)
 			r = ap_read_bounded(ap_buf_str(&path), OFFICIAL_LOG_MAX, O_NOFOLLOW, &log);
 		ap_buf_reset(&line);
-		ap_buf_addf(&line, "=== end %s: %s\n", ap_json_text(c, "name"), ap_json_text(c, "status"));
+		ap_buf_addf(&line, "=== end %s: %s\n", text(c->name), text(c->status_word));
 		if (r)
 			ap_reason_add(reasons, "%s: official test %s is %s, but there is no readable "
-				      "official.log to show that it ran", e->name, ap_json_text(c, "name"),
-				      ap_json_text(c, "status"));
+				      "official.log to show that it ran", e->name, text(c->name),
+				      text(c->status_word));
 		else if (!has_line(&log, ap_buf_str(&line)))
 			ap_reason_add(reasons, "%s: official test %s is %s in bundle.json, but "
 				      "official.log does not record it ending so", e->name,
-				      ap_json_text(c, "name"), ap_json_text(c, "status"));
+				      text(c->name), text(c->status_word));
 	}
 	ap_buf_free(&path);
 	ap_buf_free(&log);
@@ -474,66 +508,64 @@ static void review_official_log(const struct ap_sub_env *e, json_t *reasons)
 /* --- the verdict, judged again ------------------------------------------- */
 
 /* check sets each official check's reference_status after the run; it must be
- * what the reference's measured checks give. */
-static void compare_reference_status(const struct ap_sub_env *e, const json_t *j,
+ * what the reference's measured checks give (j: the bundle judged again). */
+static void compare_reference_status(const struct env_review *v, const struct ap_bundle_facts *j,
 				     json_t *reasons)
 {
-	json_t *first = json_object(), *c;
+	struct check_index first;
 	struct ap_buf key = { 0 };
-	size_t i;
-	json_array_foreach(first ? json_object_get(j, "checks") : NULL, i, c)
-		if (!json_object_get(first, check_key(c, &key)))
-			json_object_set(first, ap_buf_str(&key), c);
-	json_array_foreach(first ? json_object_get(e->bundle, "checks") : NULL, i, c) {
-		const json_t *m = json_object_get(first, check_key(c, &key));
-		const json_t *rs = json_object_get(c, "reference_status");
-		const json_t *mrs = json_object_get(m, "reference_status");
-		if (m && !strcmp(ap_json_text(c, "kind"), "official") && (rs ? !mrs || !json_equal(rs, mrs) : !!mrs))
+	if (index_build(&first, j->checks, j->nchecks))
+		return;
+	for (size_t i = 0; i < v->f.nchecks; i++) {
+		const struct ap_fact_check *c = &v->f.checks[i];
+		long k = index_first(&first, c, &key);
+		const json_t *rs = c->reference_status_json;
+		const json_t *mrs = k < 0 ? NULL : j->checks[k].reference_status_json;
+		if (k >= 0 && c->kind == AP_KIND_OFFICIAL && (rs ? !mrs || !json_equal(rs, mrs) : !!mrs))
 			ap_reason_add(reasons, "%s: official test %s: its outcome in the reference is "
-				      "not the one bundle.json gives", e->name, ap_json_text(c, "name"));
+				      "not the one bundle.json gives", v->e->name, text(c->name));
 	}
 	ap_buf_free(&key);
-	json_decref(first);
+	index_free(&first);
 }
 
-/* The signature checks of b, as an array. */
-static json_t *signature_checks(const json_t *b)
+/* The signature checks of f, as an array. */
+static json_t *signature_checks(const struct ap_bundle_facts *f)
 {
-	json_t *out = json_array(), *c;
-	size_t i;
-	json_array_foreach(json_object_get(b, "checks"), i, c)
-		if (ap_is_signature_check(c))
-			json_array_append(out, c);
+	json_t *out = json_array();
+	for (size_t i = 0; i < f->nchecks; i++)
+		if (f->checks[i].kind == AP_KIND_SIGNATURE)
+			json_array_append(out, (json_t *)f->checks[i].json);
 	return out;
 }
 
-static void compare_judged(const struct ap_sub_env *e, const json_t *j, json_t *reasons)
+static void compare_judged(const struct env_review *v, const struct ap_bundle_facts *j,
+			   json_t *reasons)
 {
-	json_t *bs = signature_checks(e->bundle), *js = signature_checks(j);
+	const struct ap_bundle_facts *b = &v->f;
+	const char *name = v->e->name;
+	json_t *bs = signature_checks(b), *js = signature_checks(j);
 	if (!json_equal(bs, js))
 		ap_reason_add(reasons, "%s: the signature check in bundle.json is not the one the "
-			      "measured resolutions give", e->name);
+			      "measured resolutions give", name);
 	json_decref(bs);
 	json_decref(js);
-	const json_t *b = e->bundle;
-	const char *was = ap_json_text(b, "verdict"), *is = ap_json_text(j, "verdict");
+	const char *was = text(b->verdict_word), *is = text(j->verdict_word);
 	if (strcmp(was, is))
 		ap_reason_add(reasons, "%s: the verdict in bundle.json is %s, but its measured checks "
-			      "make it %s", e->name, was, is);
-	else if (!json_equal(json_object_get(b, "verdict_reasons"),
-			     json_object_get(j, "verdict_reasons")))
+			      "make it %s", name, was, is);
+	else if (!json_equal(b->verdict_reasons_json, j->verdict_reasons_json))
 		ap_reason_add(reasons, "%s: the reasons of the verdict in bundle.json are not those "
-			      "its measured checks give", e->name);
-	if (!json_equal(json_object_get(b, "comparison"), json_object_get(j, "comparison")))
+			      "its measured checks give", name);
+	if (!json_equal(b->comparison_json, j->comparison_json))
 		ap_reason_add(reasons, "%s: the trace comparison in bundle.json is not the one its "
-			      "measured checks give against %s", e->name,
-			      ap_json_text(json_object_get(j, "comparison"), "reference"));
-	const json_t *ba = json_object_get(b, "adaptation"), *ja = json_object_get(j, "adaptation");
-	if (!json_equal(json_object_get(b, "device_trace"), json_object_get(j, "device_trace")) ||
+			      "measured checks give against %s", name, text(j->reference));
+	const json_t *ba = b->adaptation_json, *ja = j->adaptation_json;
+	if (!json_equal(b->device_trace_json, j->device_trace_json) ||
 	    (ba || ja ? !ba || !ja || !json_equal(ba, ja) : 0))
 		ap_reason_add(reasons, "%s: the backend adaptation in bundle.json is not the one its "
-			      "measured checks give", e->name);
-	compare_reference_status(e, j, reasons);
+			      "measured checks give", name);
+	compare_reference_status(v, j, reasons);
 }
 
 /* The signature check of all[i] against ref (NULL: none), made from the
@@ -557,19 +589,18 @@ static json_t *judge_again(const struct env_review *all, size_t n, size_t i,
 {
 	const struct env_review *v = &all[i];
 	json_t *j = json_deep_copy(v->e->bundle);
-	json_t *cmp = json_object();
-	json_object_set_new(j, "checks", json_deep_copy(v->measured));
+	json_t *checks = json_deep_copy(v->measured);
+	json_object_set_new(j, "checks", checks);
 	json_t *sig = signature_again(all, n, i, ref);
 	if (sig)
 		ap_bundle_add_check(j, sig);
 	json_decref(sig);
-	if (ref && json_is_true(json_object_get(json_object_get(j, "resolution"), "found"))) {
-		json_object_set_new(cmp, "reference", json_string(ref->e->name));
-		json_object_set_new(cmp, "differences", ap_trace_diff(ref->measured,
-								      json_object_get(j, "checks")));
-		ap_official_compare(ref->measured, json_object_get(j, "checks"));
-	}
-	json_object_set_new(j, "comparison", cmp);
+	if (ref && v->f.found) {
+		json_t *differences = ap_trace_diff(ref->measured, checks);
+		ap_official_compare(ref->measured, checks);
+		ap_bundle_set_comparison(j, ref->e->name, differences);
+	} else
+		ap_bundle_set_comparison(j, NULL, NULL);
 	ap_adaptation_decide(j);
 	ap_verdict_decide(j);
 	return j;
@@ -591,8 +622,7 @@ static const char *common_reference(const struct env_review *v, size_t n, json_t
 	const char *ref = NULL;
 	int mixed = 0;
 	for (size_t i = 0; i < n; i++) {
-		const char *r = json_string_value(json_object_get(json_object_get(v[i].e->bundle,
-									   "comparison"), "reference"));
+		const char *r = v[i].f.reference;
 		mixed |= r && ref && strcmp(r, ref);
 		ref = ref ? ref : r;
 	}
@@ -600,36 +630,30 @@ static const char *common_reference(const struct env_review *v, size_t n, json_t
 		ap_reason_add(reasons, "the environments were compared with different references: "
 			      "check compares every one with the same");
 	const struct env_review *r = find_review(v, n, ref);
-	const json_t *rerr = r ? json_object_get(r->e->bundle, "error") : NULL;
 	if (ref && !r)
 		ap_reason_add(reasons, "the reference environment %s is not in the submission: "
 			      "the traces cannot be checked", ref);
-	else if (r && ((rerr && !json_is_null(rerr)) || !json_is_true(json_object_get(
-			       json_object_get(r->e->bundle, "resolution"), "found"))))
+	else if (r && (r->f.failed || !r->f.found))
 		ap_reason_add(reasons, "the reference environment %s could not be a reference: "
 			      "the target was not resolved there, or it failed", ref);
 	return ref;
 }
 
-static void review_traces(const struct ap_sub_env *e, const json_t *judged,
-			  const json_t *policy, json_t *reasons)
+static void review_traces(const struct env_review *v, const struct ap_bundle_facts *judged,
+			  const struct ap_policy *policy, json_t *reasons)
 {
-	const json_t *cmp = json_object_get(judged, "comparison");
-	size_t i;
-	json_t *d;
-	if (!review_yes(policy, "traces_agree"))
+	const char *name = v->e->name;
+	if (!policy->traces_agree)
 		return;
-	if (json_is_true(json_object_get(json_object_get(e->bundle, "resolution"), "found")) &&
-	    !json_object_get(cmp, "reference"))
-		ap_reason_add(reasons, "%s: its traces were not compared with any reference",
-			      e->name);
-	json_array_foreach(json_object_get(cmp, "differences"), i, d) {
+	if (v->f.found && !judged->reference)
+		ap_reason_add(reasons, "%s: its traces were not compared with any reference", name);
+	for (size_t i = 0; i < judged->ndifferences; i++) {
+		const struct ap_fact_difference *d = &judged->differences[i];
 		struct ap_buf x = { 0 }, y = { 0 };
-		show(json_object_get(d, "expected"), &x);
-		show(json_object_get(d, "seen"), &y);
+		show(d->expected, &x);
+		show(d->seen, &y);
 		ap_reason_add(reasons, "%s: trace of %s differs at '%s': %s in the reference, %s here",
-			      e->name, ap_json_text(d, "check"), ap_json_text(d, "step"), ap_buf_str(&x),
-			      ap_buf_str(&y));
+			      name, d->check, d->step, ap_buf_str(&x), ap_buf_str(&y));
 		ap_buf_free(&x);
 		ap_buf_free(&y);
 	}
@@ -637,12 +661,12 @@ static void review_traces(const struct ap_sub_env *e, const json_t *judged,
 
 /* --- signatures ---------------------------------------------------------- */
 
-static void review_signature(const struct ap_sub_env *e, const struct ap_trust *trust,
+static void review_signature(const struct env_review *v, const struct ap_trust *trust,
 			     json_t *reasons)
 {
+	const struct ap_sub_env *e = v->e;
 	char fpr[AP_KEY_FPR_LEN + 1] = "";
-	const char *named = json_string_value(json_object_get(json_object_get(e->bundle, "signer"),
-							       "key"));
+	const char *named = v->f.signer_key;
 	if (!trust)
 		return;
 	int st = ap_sign_verify(trust, e->dir, fpr);
@@ -675,31 +699,35 @@ static void review_env(const struct env_review *all, size_t n, size_t i,
 {
 	const struct env_review *v = &all[i];
 	const struct ap_sub_env *e = v->e;
-	const json_t *err = json_object_get(e->bundle, "error");
+	struct ap_bundle_facts judged;
 	review_manifest(e, reasons);
-	review_signature(e, o->trust, reasons);
+	review_signature(v, o->trust, reasons);
 	json_array_extend(reasons, v->early);
-	if (err && !json_is_null(err))
+	if (v->f.failed)
 		ap_reason_add(reasons, "%s: the environment could not be used: %s", e->name,
-		       ap_json_text(err, "message"));
+		       text(v->f.error));
 	review_fingerprint(v, reasons);
 	review_records(v, reasons);
-	review_checks(e, o->policy, reasons);
-	review_official_log(e, reasons);
-	json_t *judged = judge_again(all, n, i, ref);
-	compare_judged(e, judged, reasons);
-	review_traces(e, judged, o->policy, reasons);
-	json_decref(judged);
+	review_checks(v, o->policy, reasons);
+	review_official_log(v, reasons);
+	json_t *j = judge_again(all, n, i, ref);
+	if (ap_bundle_facts(j, &judged))
+		ap_reason_add(reasons, "%s: out of memory judging it again", e->name);
+	else {
+		compare_judged(v, &judged, reasons);
+		review_traces(v, &judged, o->policy, reasons);
+		ap_bundle_facts_free(&judged);
+	}
+	json_decref(j);
 }
 
-static int env_matches(const struct ap_sub_env *e, const char *want)
+static int env_matches(const struct env_review *v, const char *want)
 {
-	const char *label = json_string_value(json_object_get(json_object_get(e->bundle, "env"),
-							       "label"));
+	const char *label = v->f.label;
 	size_t n = strlen(want);
 	if (!n)
 		return 0; /* and strstr(p + 1, "") below would walk past the label */
-	if (!strcmp(e->name, want))
+	if (!strcmp(v->e->name, want))
 		return 1;
 	for (const char *p = label ? strstr(label, want) : NULL; p; p = strstr(p + 1, want))
 		if ((p == label || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]))
@@ -707,27 +735,49 @@ static int env_matches(const struct ap_sub_env *e, const char *want)
 	return 0;
 }
 
-static void review_required_envs(const struct ap_submission *s, const json_t *policy,
-				 json_t *reasons)
+static void review_required_envs(const struct env_review *v, size_t n,
+				 const struct ap_policy *policy, json_t *reasons)
 {
-	size_t i, k;
-	json_t *want;
-	json_array_foreach(json_object_get(policy, "require_envs"), k, want) {
+	for (size_t k = 0; k < policy->nrequire_envs; k++) {
+		const char *want = policy->require_envs[k];
 		int present = 0;
-		for (i = 0; i < s->n; i++)
-			present |= env_matches(&s->v[i], json_string_value(want) ? json_string_value(want) : "");
+		for (size_t i = 0; i < n; i++)
+			present |= env_matches(&v[i], want ? want : "");
 		if (!present)
 			ap_reason_add(reasons, "environment %s is required by the policy and missing",
-			       json_string_value(want));
+			       want);
 	}
 }
 
 /* The policy asks for signatures, and no keys to check them were given. */
 static void review_trust(const struct ap_review_opts *o, json_t *reasons)
 {
-	if (review_yes(o->policy, "require_signature") && !o->trust)
+	if (o->policy->require_signature && !o->trust)
 		ap_reason_add(reasons, "the policy requires evidence signed by a trusted key: give "
 			      "the trusted public keys with --trust FILE");
+}
+
+static void reviews_free(struct env_review *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ap_bundle_facts_free(&v[i].f);
+		ap_journal_facts_free(&v[i].j);
+		json_decref(v[i].records);
+		json_decref(v[i].measured);
+		json_decref(v[i].early);
+	}
+	free(v);
+}
+
+/* Reads every bundle of s into v (s->n of them). 0 or -ENOMEM. */
+static int reviews_read(const struct ap_submission *s, struct env_review *v)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		v[i].e = &s->v[i];
+		if (ap_bundle_facts(s->v[i].bundle, &v[i].f))
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf *err)
@@ -738,11 +788,12 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 	json_t *reasons = json_array();
 	struct env_review *v = calloc(s.n ? s.n : 1, sizeof(*v));
 	size_t i;
-	if (!v || !reasons) {
+	if (!v || !reasons || reviews_read(&s, v)) {
 		ap_buf_addf(err, "%s: out of memory", dir);
 		json_decref(reasons);
+		if (v)
+			reviews_free(v, s.n);
 		ap_submission_free(&s);
-		free(v);
 		return NULL;
 	}
 	const char *name;
@@ -752,11 +803,10 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 	json_object_foreach(s.broken, name, why)
 		ap_reason_add(reasons, "%s: the bundle cannot be read, so nothing of this "
 			      "environment can be checked: %s", name, json_string_value(why));
-	review_required_envs(&s, o->policy, reasons);
+	review_required_envs(v, s.n, o->policy, reasons);
 	review_top(dir, &s, reasons);
 	review_trust(o, reasons);
 	for (i = 0; i < s.n; i++) {
-		v[i].e = &s.v[i];
 		v[i].early = json_array();
 		load_journal(&v[i], v[i].early);
 		review_measured_checks(&v[i], v[i].early);
@@ -764,12 +814,7 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 	const struct env_review *ref = find_review(v, s.n, common_reference(v, s.n, reasons));
 	for (i = 0; i < s.n; i++)
 		review_env(v, s.n, i, ref, o, reasons);
-	for (i = 0; i < s.n; i++) {
-		json_decref(v[i].records);
-		json_decref(v[i].measured);
-		json_decref(v[i].early);
-	}
-	free(v);
+	reviews_free(v, s.n);
 	ap_submission_free(&s);
 	return reasons;
 }
@@ -786,7 +831,7 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_
 	ap_buf_adds(out, "Submission ");
 	ap_escape_md_code(dir, out);
 	ap_buf_adds(out, ", policy ");
-	ap_escape_md_code(ap_json_text(o->policy, "policy"), out);
+	ap_escape_md_code(text(o->policy->name), out);
 	ap_buf_adds(out, ".\n\n");
 	if (ok)
 		ap_buf_adds(out, "Every file matches its manifest, bundle.json agrees with what "
@@ -817,7 +862,7 @@ json_t *ap_review_json(const char *dir, const json_t *reasons, const struct ap_r
 	json_array_foreach(reasons, i, r)
 		json_array_append_new(findings, json_pack("{s:O}", "message", r));
 	return json_pack("{s:s, s:s?, s:s?, s:s, s:b, s:o}", "schema", "apiparity.review/1",
-			 "submission", dir, "policy", json_string_value(json_object_get(o->policy, "policy")),
+			 "submission", dir, "policy", o->policy->name,
 			 "decision", json_array_size(reasons) ? "CHANGES-NEEDED" : "ACCEPT",
 			 "signed", o->trust != NULL, "findings", findings);
 }
@@ -842,7 +887,7 @@ void ap_review_junit(const char *dir, const json_t *reasons, const struct ap_rev
 	if (n)
 		ap_buf_addf(out, "<failure message=\"CHANGES-NEEDED: %zu finding%s\"/>", n, n == 1 ? "" : "s");
 	ap_buf_adds(out, "<system-out>policy ");
-	ap_escape_xml(ap_json_text(o->policy, "policy"), out);
+	ap_escape_xml(text(o->policy->name), out);
 	ap_buf_addf(out, ", %s</system-out></testcase>\n  </testsuite>\n</testsuites>\n",
 		    o->trust ? "signatures checked against the trust list" : "unsigned: no signature checked");
 }

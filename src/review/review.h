@@ -24,15 +24,12 @@
 
 #include "base/buf.h"
 #include "evidence/submission.h"
-
-/* Loads a policy (YAML; NULL: the built-in policies/default.yaml). A new
- * object, or NULL with "file:line: why" in err. */
-json_t *ap_policy_load(const char *path, struct ap_buf *err);
+#include "review/policy.h"
 
 struct ap_trust;
 
 struct ap_review_opts {
-	const json_t *policy;          /* from ap_policy_load() */
+	const struct ap_policy *policy;  /* from ap_policy_load() */
 	const struct ap_trust *trust;  /* trusted keys (sign.h), or NULL: none */
 };
 
@@ -60,8 +57,5 @@ json_t *ap_review_json(const char *dir, const json_t *reasons, const struct ap_r
  * CHANGES-NEEDED (so an accepted review still shows a test). */
 void ap_review_junit(const char *dir, const json_t *reasons, const struct ap_review_opts *o,
 		     struct ap_buf *out);
-
-extern const char ap_default_policy[];
-extern const unsigned long ap_default_policy_len;
 
 #endif

@@ -290,6 +290,35 @@ static void validate_reads_the_records_a_run_writes(void **state)
 	json_decref(problems);
 }
 
+static void journal_facts_count_each_type_and_keep_the_first(void **state)
+{
+	struct fixture *f = *state;
+	json_t *recs, *problems;
+	struct ap_journal_facts jf;
+	append_json(f->path, "{\"type\":\"resolution\",\"data\":{\"target\":\"torch.add\"}}");
+	append_json(f->path, CHECK_REC);
+	append_json(f->path, "{\"type\":\"resolution\",\"data\":{\"target\":\"torch.sub\"}}");
+	append_json(f->path, CHECK_REC);
+	assert_int_equal(ap_journal_validate(f->path, &recs, &problems), 0);
+	assert_int_equal(ap_journal_facts(recs, &jf), 0);
+	assert_int_equal(jf.count[AP_RECORD_RESOLUTION], 2);
+	assert_int_equal(jf.count[AP_RECORD_CHECK], 2);
+	assert_int_equal(jf.count[AP_RECORD_START], 0);
+	assert_null(jf.first[AP_RECORD_START]);
+	assert_string_equal(jf.resolved_target, "torch.add");
+	assert_int_equal(jf.nchecks, 2);
+	assert_string_equal(jf.checks[1].name, "p");
+	assert_int_equal(jf.checks[1].kind, AP_KIND_PROBE);
+	assert_int_equal(jf.checks[1].status, AP_PASS);
+	assert_ptr_equal(jf.checks[1].json, json_object_get(json_array_get(recs, 3), "data"));
+	assert_int_equal(ap_record_type_parse("fingerprint"), AP_RECORD_FINGERPRINT);
+	assert_int_equal(ap_record_type_parse("fingerprints"), AP_RECORD_UNKNOWN);
+	assert_string_equal(ap_record_type_name(AP_RECORD_ERROR), "error");
+	ap_journal_facts_free(&jf);
+	json_decref(recs);
+	json_decref(problems);
+}
+
 static const char *problem_at(const json_t *problems, size_t i)
 {
 	return json_string_value(json_array_get(problems, i));
@@ -359,6 +388,7 @@ int main(void)
 		T(append_to_a_full_disk_fails_with_enospc),
 		T(append_cut_short_leaves_only_whole_records),
 		T(validate_reads_the_records_a_run_writes),
+		T(journal_facts_count_each_type_and_keep_the_first),
 		T(validate_names_each_bad_line_and_keeps_the_good_ones),
 		T(validate_refuses_what_is_not_a_regular_file),
 	};

@@ -27,7 +27,7 @@
 
 struct fixture {
 	char top[4096];
-	json_t *policy;
+	struct ap_policy *policy;
 	json_t *reasons;
 	struct ap_buf err;
 	struct ap_buf out;
@@ -58,7 +58,7 @@ static int remove_tempdir(void **state)
 	struct fixture *f = *state;
 	int r = t_rmtree(f->top);
 	unlink(trust_file(f));
-	json_decref(f->policy);
+	ap_policy_free(f->policy);
 	json_decref(f->reasons);
 	json_decref(f->ref_checks);
 	ap_signer_free(f->signer);
@@ -308,14 +308,68 @@ static void assert_reason(const struct fixture *f, const char *needle)
 
 /* ------------------------------------------------------------ policies */
 
+/* The built-in policy with its line "KEY: ..." replaced by line (KEY: what
+ * line has before its colon). */
+static void policy_with(struct fixture *f, const char *line)
+{
+	size_t klen = strcspn(line, ":") + 1;
+	struct ap_buf t = { 0 };
+	for (const char *p = ap_default_policy, *end = p + ap_default_policy_len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		if (!strncmp(p, line, klen))
+			ap_buf_addf(&t, "%s\n", line);
+		else
+			ap_buf_add(&t, p, n);
+		p += n;
+	}
+	ap_policy_free(f->policy);
+	f->policy = ap_policy_parse(ap_buf_str(&t), t.len, "policy.yaml", &f->err);
+	ap_buf_free(&t);
+	assert_non_null(f->policy);
+}
+
 static void default_policy_allows_only_pass_for_probes(void **state)
 {
 	struct fixture *f = *state;
-	const json_t *probe = json_object_get(json_object_get(f->policy, "statuses"), "probe");
-	assert_int_equal(json_array_size(probe), 1);
-	assert_string_equal(json_string_value(json_array_get(probe, 0)), "PASS");
-	assert_string_equal(json_string_value(json_object_get(f->policy, "policy")), "default");
+	assert_true(ap_policy_allows(f->policy, "probe", "PASS"));
+	assert_false(ap_policy_allows(f->policy, "probe", "FAIL"));
+	assert_false(ap_policy_allows(f->policy, "probe", "NOTRUN"));
+	assert_true(ap_policy_allows(f->policy, "official", "NOTRUN"));
+	assert_false(ap_policy_allows(f->policy, "nonesuch", "PASS"));
+	assert_string_equal(f->policy->name, "default");
+	assert_int_equal(f->policy->nrequire_kinds, 1);
+	assert_string_equal(f->policy->require_kinds[0], "probe|numeric");
+	assert_true(f->policy->require_official);
+	assert_true(f->policy->traces_agree);
+	assert_false(f->policy->require_signature);
 	assert_string_equal(ap_buf_str(&f->err), "");
+}
+
+/* As it always was: a key of another shape reads as empty, a flag is on only
+ * as "yes" or "true", and an entry that is not a string matches no status
+ * but the empty one. */
+static void policy_is_read_leniently(void **state)
+{
+	struct fixture *f = *state;
+	static const char text[] = "statuses:\n  probe: [PASS, [x]]\n  numeric: PASS\n"
+				   "require_envs: A2\nrequire_kinds: [probe, {a: b}]\n"
+				   "traces_agree: \"on\"\nrequire_official: \"true\"\n"
+				   "require_signature: [yes]\n";
+	struct ap_policy *p = ap_policy_parse(text, sizeof(text) - 1, "lenient.yaml", &f->err);
+	assert_non_null(p);
+	assert_null(p->name);
+	assert_true(ap_policy_allows(p, "probe", "PASS"));
+	assert_true(ap_policy_allows(p, "probe", ""));
+	assert_false(ap_policy_allows(p, "numeric", "PASS"));
+	assert_int_equal(p->nrequire_envs, 0);
+	assert_int_equal(p->nrequire_kinds, 2);
+	assert_string_equal(p->require_kinds[0], "probe");
+	assert_null(p->require_kinds[1]);
+	assert_false(p->traces_agree);
+	assert_true(p->require_official);
+	assert_false(p->require_signature);
+	ap_policy_free(p);
 }
 
 static void policy_without_statuses_is_rejected_naming_the_file(void **state)
@@ -324,7 +378,7 @@ static void policy_without_statuses_is_rejected_naming_the_file(void **state)
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/policy.yaml", f->top);
 	t_put(f->top, "policy.yaml", "policy: strict\nrequire_envs: [A2]\n");
-	json_t *p = ap_policy_load(path, &f->err);
+	struct ap_policy *p = ap_policy_load(path, &f->err);
 	assert_null(p);
 	assert_non_null(strstr(ap_buf_str(&f->err), path));
 	assert_non_null(strstr(ap_buf_str(&f->err), "statuses"));
@@ -336,10 +390,14 @@ static void policy_file_with_statuses_is_loaded(void **state)
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/policy.yaml", f->top);
 	t_put(f->top, "policy.yaml", "policy: lenient\nstatuses:\n  probe: [PASS, FAIL]\n");
-	json_t *p = ap_policy_load(path, &f->err);
+	struct ap_policy *p = ap_policy_load(path, &f->err);
 	assert_non_null(p);
-	assert_int_equal(json_array_size(json_object_get(json_object_get(p, "statuses"), "probe")), 2);
-	json_decref(p);
+	assert_string_equal(p->name, "lenient");
+	assert_true(ap_policy_allows(p, "probe", "PASS"));
+	assert_true(ap_policy_allows(p, "probe", "FAIL"));
+	assert_false(ap_policy_allows(p, "probe", "ERROR"));
+	assert_false(p->traces_agree);
+	ap_policy_free(p);
 }
 
 static void missing_policy_file_is_an_error(void **state)
@@ -459,7 +517,7 @@ static void claimed_device_missing_from_the_fingerprint_is_a_reason(void **state
 static void required_environment_missing_is_a_reason(void **state)
 {
 	struct fixture *f = *state;
-	json_object_set_new(f->policy, "require_envs", json_pack("[s, s]", "A2", "A5"));
+	policy_with(f, "require_envs: [A2, A5]");
 	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2 (910B3)"));
 	review(f);
 	assert_reasons(f, 1);
@@ -469,7 +527,7 @@ static void required_environment_missing_is_a_reason(void **state)
 static void required_environment_is_matched_by_a_word_of_the_label_only(void **state)
 {
 	struct fixture *f = *state;
-	json_object_set_new(f->policy, "require_envs", json_pack("[s, s]", "A2", "A3"));
+	policy_with(f, "require_envs: [A2, A3]");
 	write_env_b(f, "x1", clean_bundle("x1", "Atlas A2 (910B3)"));
 	write_env_b(f, "x2", clean_bundle("x2", "Atlas A35"));
 	review(f);
@@ -480,7 +538,7 @@ static void required_environment_is_matched_by_a_word_of_the_label_only(void **s
 static void empty_required_environment_matches_none(void **state)
 {
 	struct fixture *f = *state;
-	json_object_set_new(f->policy, "require_envs", json_pack("[s]", ""));
+	policy_with(f, "require_envs: [\"\"]");
 	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
 	review(f);
 	assert_reasons(f, 1);
@@ -833,7 +891,7 @@ static void unsigned_or_untrusted_environment_is_refused_with_trust(void **state
 static void policy_requiring_signatures_refuses_a_review_without_trust(void **state)
 {
 	struct fixture *f = *state;
-	json_object_set_new(f->policy, "require_signature", json_string("yes"));
+	policy_with(f, "require_signature: \"yes\"");
 	new_signer(f, 1);
 	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
 	review(f);
@@ -886,6 +944,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_tempdir, remove_tempdir)
 		T(default_policy_allows_only_pass_for_probes),
+		T(policy_is_read_leniently),
 		T(review_markdown_reason_cannot_add_a_line),
 		T(policy_without_statuses_is_rejected_naming_the_file),
 		T(policy_file_with_statuses_is_loaded),

@@ -1,0 +1,60 @@
+/* policy.h - what a review accepts, as a project says it in a YAML file.
+ *
+ * A policy (policies/default.yaml is the built-in one) is read once, here,
+ * into C fields; the review reads the fields, never the file's keys. The
+ * reading is lenient, as it has always been: only a mapping with a mapping
+ * 'statuses' is required; a key that is missing or of another shape reads as
+ * empty (a list that is not a list has no entries, a flag that is not the
+ * string "yes" or "true" is off), and unknown keys are ignored.
+ */
+#ifndef AP_POLICY_H
+#define AP_POLICY_H
+
+#include <stddef.h>
+
+#include "base/buf.h"
+
+/* The statuses a check of one kind may have. */
+struct ap_policy_kind {
+	const char *kind;
+	const char **statuses;  /* "" for an entry that is not a string */
+	size_t nstatuses;
+};
+
+struct ap_policy {
+	const char *name;            /* 'policy', NULL when not a string */
+	struct ap_policy_kind *kinds;  /* 'statuses', in the file's order */
+	size_t nkinds;
+	/* 'require_kinds': where the target exists, a check of each of these
+	 * kinds ("probe|numeric": of either); NULL for an entry that is not a
+	 * string */
+	const char **require_kinds;
+	size_t nrequire_kinds;
+	/* 'require_envs': environments that must be there, by name or by a word
+	 * of their label; NULL for an entry that is not a string */
+	const char **require_envs;
+	size_t nrequire_envs;
+	int require_official;        /* official tests run, or NOTRUN with a reason */
+	int traces_agree;            /* every trace agrees with the reference's */
+	int require_signature;       /* every manifest signed by a trusted key */
+	void *doc;                   /* the parsed file the strings point into */
+};
+
+/* Loads the policy at path (NULL: the built-in policies/default.yaml). A new
+ * policy, or NULL with "file:line: why" in err. */
+struct ap_policy *ap_policy_load(const char *path, struct ap_buf *err);
+
+/* The same for the YAML text of len bytes; name is used in messages. */
+struct ap_policy *ap_policy_parse(const char *text, size_t len, const char *name,
+				  struct ap_buf *err);
+
+/* Whether the policy allows a check of kind to have status (the words as the
+ * check has them). */
+int ap_policy_allows(const struct ap_policy *p, const char *kind, const char *status);
+
+void ap_policy_free(struct ap_policy *p);
+
+extern const char ap_default_policy[];
+extern const unsigned long ap_default_policy_len;
+
+#endif
