@@ -212,7 +212,6 @@ static void read_check(const json_t *c, struct ap_fact_check *k, int *oom)
 	if (read_device_trace(get(c, "device_trace"), &k->device_trace))
 		*oom = 1;
 	k->reference_status_json = ref;
-	k->node = str(c, "node");
 	k->reason = str(c, "reason");
 	k->says_en = str(get(c, "says"), "en");
 	k->says_zh = str(get(c, "says"), "zh");

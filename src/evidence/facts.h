@@ -85,7 +85,6 @@ struct ap_fact_check {
 	struct ap_fact_limit {           /* which (check/limits.h), when has_limit */
 		const char *name, *backend, *what, *reason, *where;
 	} limit;
-	const char *node;                /* a claim: the node id claimed */
 	/* a numeric check (kind numeric), with an operator or not: */
 	const char *across;              /* the environment whose CPU it was compared with */
 	int across_torch_differs;        /* ... under another torch version (same_torch false) */
