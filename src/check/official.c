@@ -282,17 +282,19 @@ static int ends_with_lines(const char *text, const struct ap_buf *tail)
  * (exception_line) instead when none does (then the cause may be named
  * above them), or when tb does not end with them: the facts are missing,
  * or Python wrote the exception otherwise (a suggestion added to its
- * message, a SyntaxError's place, a str() that failed). */
+ * message, a SyntaxError's place, a str() that failed). Without tb, the
+ * facts' lines stand for it. */
 static void exc_reason(const char *tb, const struct ap_proto_exc *e, struct ap_buf *out)
 {
 	struct ap_buf lines = { 0 };
 	struct text_line named = { NULL, 0 }, last;
-	if (!exc_lines(e, &lines) && ends_with_lines(tb, &lines))
+	int facts = !exc_lines(e, &lines);
+	if (facts && (!tb || ends_with_lines(tb, &lines)))
 		scan_lines(ap_buf_str(&lines), 0, &named, &last);
 	if (named.at)
 		add_trimmed(named, out);
 	else
-		exception_line(tb, out);
+		exception_line(tb || !facts ? tb : ap_buf_str(&lines), out);
 	ap_buf_free(&lines);
 }
 

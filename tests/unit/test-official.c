@@ -661,6 +661,81 @@ static void traceback_naming_no_exception_gives_its_last_line(void **state)
 	assert_string_equal(why, "MyError.x: a");
 }
 
+/* An exception's facts, as the worker sends them (notes: a JSON array). */
+#define EXC(module, qualname, message, notes) "{\"type\": \"" qualname "\", \"qualname\": \"" \
+	qualname "\", \"module\": \"" module "\", \"message\": \"" message "\", \"notes\": " \
+	notes ", \"frames\": [{\"file\": \"t.py\", \"line\": 3, \"function\": \"test_x\"}]}"
+
+static void unittest_error_is_worded_from_its_exceptions_facts(void **state)
+{
+	(void)state;
+	char why[256];
+	/* no traceback text: the facts alone, the type by its module */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error_exception\": "
+				       EXC("torch._dynamo.exc", "InternalTorchDynamoError", "boom",
+					   "[]")), why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "torch._dynamo.exc.InternalTorchDynamoError: boom");
+	/* builtins and __main__ go unqualified; no message, no ": " */
+	assert_string_equal(outcome(UT(COUNTS ", \"failures\": 1, \"failure_exception\": "
+				       EXC("builtins", "AssertionError", "", "[]")), why,
+				    sizeof(why)), "FAIL");
+	assert_string_equal(why, "AssertionError");
+	/* the last line naming an exception, a note's too; a hint after it is not */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error_exception\": "
+				       EXC("__main__", "MyError", "a\\nline two",
+					   "[\"ValueError: the note\", \"hint: run again\"]")), why,
+				    sizeof(why)), "ERROR");
+	assert_string_equal(why, "ValueError: the note");
+	/* naming none: the facts' last line */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error_exception\": "
+				       EXC("torch._dynamo.exc", "Unsupported", "x", "[\"hint\"]")),
+				    why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "hint");
+}
+
+static void facts_the_traceback_does_not_end_with_leave_the_traceback_to_word_it(void **state)
+{
+	(void)state;
+	char why[256];
+	/* the error's facts, not the failure's, word an error */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"failures\": 1, "
+				       "\"error\": \"Traceback\\nmod.KeyError: 'k'\\n\", "
+				       "\"error_exception\": " EXC("mod", "KeyError", "'k'", "[]") ", "
+				       "\"failure\": \"x\", \"failure_exception\": "
+				       EXC("builtins", "AssertionError", "no", "[]")), why, sizeof(why)),
+			    "ERROR");
+	assert_string_equal(why, "mod.KeyError: 'k'");
+	/* Python added a suggestion to the message: the traceback's line */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error\": \"Traceback\\n"
+				       "AttributeError: no y. Did you mean: 'x'?\\n\", "
+				       "\"error_exception\": " EXC("builtins", "AttributeError", "no y",
+								   "[]")), why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "AttributeError: no y. Did you mean: 'x'?");
+	/* the facts name no exception: the cause above them, as the text has it */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error\": \"Traceback\\n"
+				       "KeyError: 'k'\\n\\nThe above...\\nTraceback\\nexc.Unsupported: x\\n\", "
+				       "\"error_exception\": " EXC("exc", "Unsupported", "x", "[]")),
+				    why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "KeyError: 'k'");
+	/* facts the worker could not read (notes: null): the traceback's line */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error\": \"Traceback\\n"
+				       "RuntimeError: seen\\n\", \"error_exception\": "
+				       EXC("builtins", "RuntimeError", "other", "null")), why,
+				    sizeof(why)), "ERROR");
+	assert_string_equal(why, "RuntimeError: seen");
+}
+
+static void module_level_function_is_worded_type_and_message_from_its_facts(void **state)
+{
+	(void)state;
+	char why[256];
+	assert_string_equal(outcome("{\"function\": {\"raised\": {\"type\": \"KeyError\", "
+				    "\"assertion\": false, \"text\": \"stale\", \"exception\": "
+				    EXC("builtins", "KeyError", "'k'", "[]") "}}}", why, sizeof(why)),
+			    "ERROR");
+	assert_string_equal(why, "KeyError: 'k'");
+}
+
 static void unittest_other_outcomes_map_in_unittests_order(void **state)
 {
 	(void)state;
@@ -726,6 +801,10 @@ static void process_that_reported_nothing_is_judged_by_how_it_ended(void **state
 	assert_string_equal(outcome("{\"died\": {\"signal\": 40, \"signal_name\": null}}", why,
 				    sizeof(why)), "CRASH");
 	assert_string_equal(why, "signal 40");
+	/* SIGKILL too is a crash: the worker reports a timeout as one */
+	assert_string_equal(outcome("{\"died\": {\"signal\": 9, \"signal_name\": \"SIGKILL\"}}",
+				    why, sizeof(why)), "CRASH");
+	assert_string_equal(why, "SIGKILL");
 	assert_string_equal(outcome("{\"died\": {\"exit_status\": 3}}", why, sizeof(why)), "CRASH");
 	assert_string_equal(why, "the test process exited with status 3 during the test");
 	assert_string_equal(outcome("{\"died\": {\"exit_status\": 0}, \"unittest\": {\"tests_run\": "
@@ -845,6 +924,9 @@ int main(void)
 		cmocka_unit_test(unittest_error_is_error_with_the_last_line_naming_an_exception),
 		cmocka_unit_test(unittest_failure_names_a_dotted_exception),
 		cmocka_unit_test(traceback_naming_no_exception_gives_its_last_line),
+		cmocka_unit_test(unittest_error_is_worded_from_its_exceptions_facts),
+		cmocka_unit_test(facts_the_traceback_does_not_end_with_leave_the_traceback_to_word_it),
+		cmocka_unit_test(module_level_function_is_worded_type_and_message_from_its_facts),
 		cmocka_unit_test(unittest_other_outcomes_map_in_unittests_order),
 		cmocka_unit_test(module_level_function_outcome_follows_what_it_raised),
 		cmocka_unit_test(undefined_test_is_notrun_naming_it),
