@@ -39,14 +39,69 @@ def _try_import(path, root, timeout, setenv, names):
     return res
 
 
+# The frames an exception's facts keep, innermost last.
+_FRAMES = 8
+
+
+def _exc_facts(e):
+    """What exception e is, for apiparity to word: its type's name,
+    qualified name and module, its message (str(e)), its notes and its last
+    frames. message is None where str() fails, notes None where __notes__ is
+    no sequence or a note's str() fails, module None where it is no string."""
+    import collections.abc
+    import traceback
+    try:
+        message = str(e)
+    except Exception:
+        message = None
+    notes = getattr(e, "__notes__", None)
+    try:
+        notes = [] if notes is None else [str(n) for n in notes] \
+            if isinstance(notes, collections.abc.Sequence) and not isinstance(notes, str) \
+            else None
+    except Exception:
+        notes = None
+    frames = [{"file": f.f_code.co_filename, "line": line, "function": f.f_code.co_name}
+              for f, line in traceback.walk_tb(e.__traceback__)][-_FRAMES:]
+    module = type(e).__module__
+    return {"type": type(e).__name__, "qualname": type(e).__qualname__,
+            "module": module if isinstance(module, str) else None,
+            "message": message, "notes": notes, "frames": frames}
+
+
+def _facts_result():
+    """A unittest.TestResult that also keeps, for the traceback text of each
+    error and failure, the facts of its exception (see _exc_facts)."""
+    import unittest
+
+    class FactsResult(unittest.TestResult):
+        def __init__(self):
+            super().__init__()
+            self.exc_facts = {}
+
+        def _exc_info_to_string(self, err, test):
+            text = super()._exc_info_to_string(err, test)
+            self.exc_facts[id(text)] = (text, _exc_facts(err[1]))
+            return text
+    return FactsResult()
+
+
 def _unittest_facts(result):
     """What a unittest.TestResult saw, for apiparity to judge: how many ran,
-    and the last traceback or reason of each kind with their counts."""
+    and the last traceback or reason of each kind with their counts, and the
+    facts of the last error's and the last failure's exceptions (None where
+    the result kept none)."""
     def last(items):
         return items[-1][1] if items else None
+
+    def exc(items):
+        kept = getattr(result, "exc_facts", {}).get(id(last(items))) if items else None
+        return kept[1] if kept is not None and kept[0] is last(items) else None
     return {"tests_run": result.testsRun,
             "errors": len(result.errors), "error": last(result.errors),
+            "error_exception": exc(result.errors),
             "failures": len(result.failures), "failure": last(result.failures),
+            "failure_exception": exc(result.failures),
             "skipped": len(result.skipped), "skip": last(result.skipped),
             "expected_failures": len(result.expectedFailures),
             "unexpected_successes": len(result.unexpectedSuccesses)}
@@ -57,7 +112,7 @@ def _raised_facts(e):
     if e is None:
         return None
     return {"type": type(e).__name__, "assertion": isinstance(e, AssertionError),
-            "text": _exc_text(e)}
+            "text": _exc_text(e), "exception": _exc_facts(e)}
 
 
 def _test_result(mod, owner, name):
@@ -74,7 +129,7 @@ def _test_result(mod, owner, name):
     cls = getattr(mod, owner, None)
     if cls is None or not hasattr(cls, name):
         return {"defined": False}
-    result = unittest.TestResult()
+    result = _facts_result()
     unittest.TestSuite([cls(name)]).run(result)
     return {"unittest": _unittest_facts(result)}
 
@@ -163,7 +218,7 @@ def _file_child(mod, nodes, w, out_fd):
         try:
             res = _test_result(mod, owner, name)
         except BaseException as e:
-            res = {"status": "ERROR", "reason": _exc_text(e)}
+            res = {"broken": _exc_text(e)}
         if os.getpid() != me:
             os._exit(0)  # a process the test forked returned here: not ours to report
         for f in (sys.stdout, sys.stderr):
@@ -230,12 +285,18 @@ def _test_frame(res, node, t0, out_fd, start, end, w):
 
 
 def _death(status):
-    """The result of the test a file's child died in, by its wait status."""
+    """How the child of a file that died in a test ended, by its wait status:
+    the signal that killed it (its number, and its name where Python knows
+    it), or its exit status. apiparity words it."""
     import signal
     if os.WIFSIGNALED(status):
-        return {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
-    return {"status": "CRASH", "reason": "the test process exited with status %d during the test"
-            % os.WEXITSTATUS(status)}
+        n = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(n).name
+        except ValueError:
+            name = None
+        return {"died": {"signal": n, "signal_name": name}}
+    return {"died": {"exit_status": os.WEXITSTATUS(status)}}
 
 
 def _one_child(mod, nodes, timeout, w, out_fd):
@@ -258,8 +319,7 @@ def _one_child(mod, nodes, timeout, w, out_fd):
             buf, how, status = _await_frames(pid, r, pidfd, buf, t0 + timeout)
             frames, buf = _take_frames(buf)
             for f in frames[:len(nodes) - done]:
-                res = f if f.get("type") == "result" else \
-                    {"status": "ERROR", "reason": "unreadable result frame"}
+                res = f if f.get("type") == "result" else {"broken": "unreadable result frame"}
                 start = _test_frame(res, nodes[done], t0, out_fd, start, f.get("out_end"), w)
                 done, t0 = done + 1, time.monotonic()
     finally:
@@ -269,8 +329,7 @@ def _one_child(mod, nodes, timeout, w, out_fd):
         # All results in, it died, or it hangs: what is left of it goes.
         _end_child(pid, status)
     if done < len(nodes):  # it died in, or hung in, nodes[done]
-        res = _death(status) if how == "exit" else \
-            {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
+        res = _death(status) if how == "exit" else {"died": {"timeout_s": timeout}}
         _test_frame(res, nodes[done], t0, out_fd, start, None, w)
         done += 1
     return done

@@ -135,32 +135,31 @@ json_t *ap_claim_check(const char *claimed, const json_t *nodes, const char *ver
 	return c;
 }
 
-char *ap_preflight_reason(const json_t *pre)
+char *ap_preflight_reason(const struct ap_proto_preflighted *pre)
 {
 	struct ap_buf why = { 0 };
-	const char *file = json_string_value(json_object_get(pre, "file"));
+	const char *file = pre->file;
 	const char *base = file ? strrchr(file, '/') : NULL;
 	base = base ? base + 1 : file;
-	if (!json_is_true(json_object_get(pre, "file_exists"))) {
+	if (!pre->file_exists) {
 		ap_buf_addf(&why, "missing-fixture: %s (the test file itself)", file ? file : "?");
 		return why.data;
 	}
-	size_t i;
-	json_t *m;
-	json_array_foreach(json_object_get(pre, "modules"), i, m) {
-		if (json_is_true(json_object_get(m, "present")))
+	for (size_t i = 0; i < pre->nmodules; i++) {
+		struct ap_proto_module m;
+		ap_proto_preflight_module(pre, i, &m);
+		if (m.present)
 			continue;
-		const char *path = json_string_value(json_object_get(m, "path"));
 		ap_buf_addf(&why, "%s%s (imported by %s)", why.len ? ", " : "missing-fixture: ",
-			    path ? path : json_string_value(json_object_get(m, "module")), base);
+			    m.path ? m.path : m.module, base);
 	}
-	const json_t *imp = json_object_get(pre, "import");
-	if (!why.len && imp && !json_is_true(json_object_get(imp, "ok"))) {
-		const char *missing = json_string_value(json_object_get(imp, "missing"));
-		if (missing)
-			ap_buf_addf(&why, "missing-fixture: module %s (needed to import %s)", missing, base);
+	const struct ap_proto_import *imp = &pre->import;
+	if (!why.len && imp->present && !imp->ok) {
+		if (imp->missing)
+			ap_buf_addf(&why, "missing-fixture: module %s (needed to import %s)",
+				    imp->missing, base);
 		else
-			ap_buf_addf(&why, "import-failed: %s", json_string_value(json_object_get(imp, "error")));
+			ap_buf_addf(&why, "import-failed: %s", imp->error);
 	}
 	return why.data;
 }
@@ -195,122 +194,224 @@ static int names_exception(const char *l, size_t len)
 	return 0;
 }
 
-/* The exception line of a traceback into out: its last line that names an
- * exception (what follows it may be hints, not the cause), else its last
- * line that is not blank, else "?"; without surrounding blanks. */
-static void exception_line(const char *tb, struct ap_buf *out)
+/* A line of text, as exception_line picks it. */
+struct text_line {
+	const char *at;
+	size_t len;
+};
+
+/* The last line of text that names an exception (named) and its last line
+ * that is not blank (last); at is NULL for none. Each line is matched as it
+ * stands, but that the first line's leading blanks do not count when
+ * first_trimmed (the text is a traceback stripped as a whole). */
+static void scan_lines(const char *text, int first_trimmed, struct text_line *named,
+		       struct text_line *last)
 {
-	const char *named = NULL, *last = NULL;
-	size_t named_len = 0, last_len = 0;
-	for (const char *p = tb ? tb : ""; *p;) {
+	*named = *last = (struct text_line){ NULL, 0 };
+	for (const char *p = text ? text : ""; *p;) {
 		size_t len = strcspn(p, "\r\n");
 		size_t lead = strspn(p, " \t\f\v");
 		if (lead < len) {
-			/* each line of the stripped traceback is matched: the first
-			 * line's leading blanks do not count, the others' do */
-			size_t skip = last ? 0 : lead;
-			last = p;
-			last_len = len;
-			if (names_exception(p + skip, len - skip)) {
-				named = last;
-				named_len = len;
-			}
+			size_t skip = last->at || !first_trimmed ? 0 : lead;
+			*last = (struct text_line){ p, len };
+			if (names_exception(p + skip, len - skip))
+				*named = *last;
 		}
 		p += len;
 		p += *p == '\r' && p[1] == '\n' ? 2 : *p ? 1 : 0;
 	}
-	const char *l = named ? named : last;
-	size_t len = named ? named_len : last_len;
-	if (!l) {
-		ap_buf_adds(out, "?");
-		return;
-	}
-	while (len && strchr(" \t\f\v", l[len - 1]))
-		len--;
-	size_t lead = strspn(l, " \t\f\v");
-	ap_buf_add(out, l + lead, len - lead);
 }
 
-/* A module-level test function: what it raised, if anything. */
-static enum ap_status function_outcome(const json_t *raised, struct ap_buf *reason)
+/* l into out without surrounding blanks. */
+static void add_trimmed(struct text_line l, struct ap_buf *out)
 {
-	const char *type = json_string_value(json_object_get(raised, "type"));
-	if (!raised || json_is_null(raised))
+	while (l.len && strchr(" \t\f\v", l.at[l.len - 1]))
+		l.len--;
+	size_t lead = strspn(l.at, " \t\f\v");
+	ap_buf_add(out, l.at + lead, l.len - lead);
+}
+
+/* The exception line of a traceback into out: its last line that names an
+ * exception (what follows it may be hints, not the cause), else its last
+ * line that is not blank, else "?"; without surrounding blanks. The
+ * fallback of exc_reason, for what the facts cannot word. */
+static void exception_line(const char *tb, struct ap_buf *out)
+{
+	struct text_line named, last;
+	scan_lines(tb, 1, &named, &last);
+	if (!named.at && !last.at)
+		ap_buf_adds(out, "?");
+	else
+		add_trimmed(named.at ? named : last, out);
+}
+
+/* The lines a Python traceback ends with for exception e, as traceback's
+ * format_exception_only writes them: its type (qualified by its module but
+ * for builtins and __main__), ": " and its message when it has one, then
+ * each note. 0, or -1 when the facts lack one of these. */
+static int exc_lines(const struct ap_proto_exc *e, struct ap_buf *out)
+{
+	if (!e->known || !e->qualname || !e->module || !e->message || !e->notes)
+		return -1;
+	if (strcmp(e->module, "builtins") && strcmp(e->module, "__main__"))
+		ap_buf_addf(out, "%s.", e->module);
+	ap_buf_adds(out, e->qualname);
+	if (*e->message)
+		ap_buf_addf(out, ": %s", e->message);
+	ap_buf_adds(out, "\n");
+	for (size_t i = 0; i < json_array_size(e->notes); i++) {
+		const char *note = ap_proto_exc_note(e, i);
+		if (!note)
+			return -1;
+		ap_buf_addf(out, "%s\n", note);
+	}
+	return 0;
+}
+
+/* Whether text ends with the whole lines tail. */
+static int ends_with_lines(const char *text, const struct ap_buf *tail)
+{
+	size_t n = text ? strlen(text) : 0;
+	if (!tail->len || n < tail->len || memcmp(text + n - tail->len, tail->data, tail->len))
+		return 0;
+	return n == tail->len || strchr("\r\n", text[n - tail->len - 1]);
+}
+
+/* The reason of a unittest error or failure: of the lines its exception's
+ * facts give, the last that names an exception. From its traceback tb
+ * (exception_line) instead when none does (then the cause may be named
+ * above them), or when tb does not end with them: the facts are missing,
+ * or Python wrote the exception otherwise (a suggestion added to its
+ * message, a SyntaxError's place, a str() that failed). Without tb, the
+ * facts' lines stand for it. */
+static void exc_reason(const char *tb, const struct ap_proto_exc *e, struct ap_buf *out)
+{
+	struct ap_buf lines = { 0 };
+	struct text_line named = { NULL, 0 }, last;
+	int facts = !exc_lines(e, &lines);
+	if (facts && (!tb || ends_with_lines(tb, &lines)))
+		scan_lines(ap_buf_str(&lines), 0, &named, &last);
+	if (named.at)
+		add_trimmed(named, out);
+	else
+		exception_line(tb || !facts ? tb : ap_buf_str(&lines), out);
+	ap_buf_free(&lines);
+}
+
+/* A module-level test function: what it raised, if anything, worded as
+ * "type: message" (the worker's text where it sent no facts). */
+static enum ap_status function_outcome(const struct ap_proto_raised *raised,
+				       struct ap_buf *reason)
+{
+	const struct ap_proto_exc *e = &raised->exc;
+	if (!raised->raised)
 		return AP_PASS;
-	ap_buf_adds(reason, ap_json_text(raised, "text"));
-	if (json_is_true(json_object_get(raised, "assertion")))
+	if (e->known && e->type && e->message)
+		ap_buf_addf(reason, "%s: %s", e->type, e->message);
+	else
+		ap_buf_adds(reason, raised->text ? raised->text : "-");
+	if (raised->assertion)
 		return AP_FAIL;
+	const char *type = raised->type;
 	return type && (!strcmp(type, "Skipped") || !strcmp(type, "SkipTest")) ? AP_SKIP : AP_ERROR;
 }
 
 /* A unittest TestResult: errors first, then failures, as unittest reports. */
-static enum ap_status unittest_outcome(const json_t *u, struct ap_buf *reason)
+static enum ap_status unittest_outcome(const struct ap_proto_unittest *u, struct ap_buf *reason)
 {
-	json_int_t errors = json_integer_value(json_object_get(u, "errors"));
-	json_int_t failures = json_integer_value(json_object_get(u, "failures"));
-	if (errors || failures) {
-		exception_line(json_string_value(json_object_get(u, errors ? "error" : "failure")),
-			       reason);
-		return errors ? AP_ERROR : AP_FAIL;
+	if (u->errors || u->failures) {
+		if (u->errors)
+			exc_reason(u->error, &u->error_exc, reason);
+		else
+			exc_reason(u->failure, &u->failure_exc, reason);
+		return u->errors ? AP_ERROR : AP_FAIL;
 	}
-	if (json_integer_value(json_object_get(u, "unexpected_successes"))) {
+	if (u->unexpected_successes) {
 		ap_buf_adds(reason, "unexpected success");
 		return AP_FAIL;
 	}
-	if (json_integer_value(json_object_get(u, "skipped"))) {
-		ap_buf_adds(reason, ap_json_text(u, "skip"));
+	if (u->skipped) {
+		ap_buf_adds(reason, u->skip ? u->skip : "-");
 		return AP_SKIP;
 	}
-	if (json_integer_value(json_object_get(u, "expected_failures"))) {
+	if (u->expected_failures) {
 		ap_buf_adds(reason, "expected failure");
 		return AP_PASS;
 	}
-	if (!json_integer_value(json_object_get(u, "tests_run"))) {
+	if (!u->tests_run) {
 		ap_buf_adds(reason, "no test ran");
 		return AP_NOTRUN;
 	}
 	return AP_PASS;
 }
 
-enum ap_status ap_official_outcome(const json_t *res, struct ap_buf *reason)
+/* A test whose process reported nothing: it passed its timeout, a signal
+ * killed it, or it exited. */
+static enum ap_status died_outcome(const struct ap_proto_died *d, struct ap_buf *reason)
 {
-	const char *status = json_string_value(json_object_get(res, "status"));
-	const json_t *u = json_object_get(res, "unittest");
-	if (status) {
-		const char *why = json_string_value(json_object_get(res, "reason"));
-		enum ap_status st = ap_status_parse(status);
-		ap_buf_adds(reason, why ? why : "");
-		if (st == AP_STATUS_UNKNOWN)
-			ap_buf_addf(reason, "%sthe worker reported no status apiparity knows",
-				    why && *why ? "; " : "");
-		return st == AP_STATUS_UNKNOWN ? AP_ERROR : st;
+	if (d->timed_out) {
+		ap_buf_addf(reason, "no result within %g s", d->timeout_s);
+		return AP_TIMEOUT;
 	}
-	if (json_is_false(json_object_get(res, "defined"))) {
+	if (d->signal && d->signal_name)
+		ap_buf_adds(reason, d->signal_name);
+	else if (d->signal)
+		ap_buf_addf(reason, "signal %d", d->signal);
+	else
+		ap_buf_addf(reason, "the test process exited with status %d during the test",
+			    d->exit_status);
+	return AP_CRASH;
+}
+
+enum ap_status ap_official_outcome(const struct ap_proto_test *t, struct ap_buf *reason)
+{
+	switch (t->kind) {
+	case AP_TEST_DIED:
+		return died_outcome(&t->died, reason);
+	case AP_TEST_BROKEN:
+		ap_buf_adds(reason, t->broken);
+		return AP_ERROR;
+	case AP_TEST_UNDEFINED:
 		ap_buf_addf(reason, "not-defined: %s.%s does not exist after import (a conditional "
-			    "or generated test)", ap_json_text(res, "class"), ap_json_text(res, "test"));
+			    "or generated test)", t->cls ? t->cls : "-", t->test ? t->test : "-");
 		return AP_NOTRUN;
+	case AP_TEST_FUNCTION:
+		return function_outcome(&t->function, reason);
+	case AP_TEST_UNITTEST:
+		return unittest_outcome(&t->unittest, reason);
+	case AP_TEST_NONE:
+		break;
 	}
-	if (json_object_get(res, "function"))
-		return function_outcome(json_object_get(json_object_get(res, "function"), "raised"),
-					reason);
-	if (u)
-		return unittest_outcome(u, reason);
 	ap_buf_adds(reason, "the worker reported no outcome");
 	return AP_ERROR;
 }
 
-json_t *ap_official_check(const char *file, const json_t *res)
+/* A check object (kind "official") of the test cls.test (cls NULL: a
+ * module-level test) of file; reason NULL for none, duration and output
+ * NULL for none (taken). */
+static json_t *official_check_new(const char *file, const char *cls, const char *test,
+				  enum ap_status status, const char *reason, json_t *duration,
+				  json_t *output)
 {
-	struct ap_buf node = { 0 }, reason = { 0 };
-	ap_nodeid_format(file, json_string_value(json_object_get(res, "class")),
-			 json_string_value(json_object_get(res, "test")), &node);
-	enum ap_status status = ap_official_outcome(res, &reason);
+	struct ap_buf node = { 0 };
+	ap_nodeid_format(file, cls, test, &node);
 	json_t *c = json_pack("{s:s, s:s, s:s, s:s?, s:[], s:O?, s:O?}", "name",
 			      ap_buf_str(&node), "kind", "official", "status", ap_status_name(status),
-			      "reason", reason.len ? ap_buf_str(&reason) : NULL,
-			      "trace", "duration_ms", json_object_get(res, "duration_ms"),
-			      "output", json_object_get(res, "output"));
+			      "reason", reason, "trace", "duration_ms", duration, "output", output);
+	json_decref(duration);
+	json_decref(output);
 	ap_buf_free(&node);
+	return c;
+}
+
+json_t *ap_official_check(const char *file, const struct ap_proto_test *t)
+{
+	struct ap_buf reason = { 0 };
+	enum ap_status status = ap_official_outcome(t, &reason);
+	json_t *c = official_check_new(file, t->cls, t->test ? t->test : "(null)", status,
+				       reason.len ? ap_buf_str(&reason) : NULL,
+				       t->has_duration ? json_integer(t->duration_ms) : NULL,
+				       t->output ? json_string(t->output) : NULL);
 	ap_buf_free(&reason);
 	return c;
 }
@@ -327,23 +428,18 @@ static void expand_node(const json_t *node, const json_t *defined, json_t *out)
 {
 	const char *cls = json_string_value(json_array_get(node, 0));
 	const char *test = json_string_value(json_array_get(node, 1));
-	const json_t *classes = NULL, *d, *c, *m;
+	struct ap_proto_defined_class c;
+	const json_t *m;
 	size_t i, k, before = json_array_size(out);
-	json_array_foreach(defined, i, d)
-		if (cls && test && !strcmp(ap_json_text(d, "class"), cls) &&
-		    !strcmp(ap_json_text(d, "test"), test))
-			classes = json_object_get(d, "classes");
-	json_array_foreach(cls && test ? classes : NULL, i, c) {
-		const char *name = ap_json_text(c, "name");
-		if (!strcmp(name, cls) && json_is_true(json_object_get(c, "own"))) {
-			json_array_append_new(out, json_pack("[s,s]", name, test));
+	for (k = 0; !ap_proto_defined_class(defined, cls, test, k, &c); k++)
+		if (!strcmp(c.name, cls) && c.own) {
+			json_array_append_new(out, json_pack("[s,s]", c.name, test));
 			return;
 		}
-	}
-	json_array_foreach(cls && test ? classes : NULL, i, c)
-		json_array_foreach(json_object_get(c, "methods"), k, m)
+	for (k = 0; !ap_proto_defined_class(defined, cls, test, k, &c); k++)
+		json_array_foreach(c.methods, i, m)
 			if (json_is_string(m) && instance_of(json_string_value(m), test))
-				json_array_append_new(out, json_pack("[s,O]", ap_json_text(c, "name"), m));
+				json_array_append_new(out, json_pack("[s,O]", c.name, m));
 	if (json_array_size(out) == before)
 		json_array_append(out, (json_t *)node);
 }
@@ -557,27 +653,53 @@ static int official_preflight(struct ap_worker *w, struct ap_testindex *ix,
 	return r;
 }
 
-/* Completes a preflight that did not wait: the import's answer of its
- * runner, which the run then takes (or none, when it did not import). */
-static int import_answer(struct ap_worker *w, json_t *pre)
+/* Completes a preflight p that did not wait: the import's answer of its
+ * runner, which the run then takes (or none, when it did not import); the
+ * answer in *ans, which p now borrows from. */
+static int import_answer(struct ap_worker *w, struct ap_proto_preflighted *p, json_t **ans)
 {
-	const json_t *runner = json_object_get(pre, "runner");
-	json_t *ans = NULL;
-	if (!runner || json_object_get(pre, "import"))
+	if (!p->runner || p->import.present)
 		return 0;
-	json_t *req = ap_proto_tests_import(runner);
-	int r = req ? ap_worker_call_within(w, req, &ans, (AP_IMPORT_TRY_S + AP_ANSWER_MARGIN_S) *
+	json_t *req = ap_proto_tests_import(p->runner);
+	int r = req ? ap_worker_call_within(w, req, ans, (AP_IMPORT_TRY_S + AP_ANSWER_MARGIN_S) *
 					    1000) : -ENOMEM;
 	json_decref(req);
-	if (!r) {
-		json_object_set(pre, "import", json_object_get(ans, "import"));
-		if (json_is_string(json_object_get(ans, "runner")))
-			json_object_set(pre, "runner", json_object_get(ans, "runner"));
-		else
-			json_object_del(pre, "runner");
-	}
-	json_decref(ans);
+	if (!r)
+		ap_proto_tests_import_read(*ans, p);
 	return r;
+}
+
+/* A NOTRUN check of each of nodes ([[class, test]]) of file, for why; with
+ * an empty output when output. */
+static void official_notrun(const char *file, const json_t *nodes, const char *why, int output,
+			    json_t *checks)
+{
+	size_t i;
+	json_t *nd;
+	json_array_foreach(nodes, i, nd)
+		json_array_append_new(checks, official_check_new(
+			file, json_string_value(json_array_get(nd, 0)),
+			json_string_value(json_array_get(nd, 1)), AP_NOTRUN, why, json_integer(0),
+			output ? json_string("") : NULL));
+}
+
+/* The results of a test run into checks, and its log. */
+static void official_ran(const char *file, const struct ap_proto_tests_ran *ran, json_t *checks,
+			 struct ap_buf *log)
+{
+	ap_buf_addf(log, "=== %s: import %s (%lld ms)\n%s", file, ran->import.ok ? "ok" : "FAILED",
+		    ran->import.ms, ran->log);
+	for (size_t i = 0; i < ran->ntests; i++) {
+		struct ap_proto_test t;
+		struct ap_buf node = { 0 };
+		ap_proto_tests_ran_test(ran, i, &t);
+		json_t *c = ap_official_check(file, &t);
+		ap_nodeid_format(file, t.cls, t.test, &node);
+		ap_buf_addf(log, "=== begin %s\n%s=== end %s: %s\n", ap_buf_str(&node), t.output,
+			    ap_buf_str(&node), ap_status_name(ap_check_status(c)));
+		json_array_append_new(checks, c);
+		ap_buf_free(&node);
+	}
 }
 
 /* Runs the selected tests of one file (nodes: [[class, test]]) after its
@@ -586,64 +708,43 @@ static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 			    const struct ap_official_opts *o, const char *file, json_t *nodes,
 			    json_t *pre, json_t *checks, struct ap_buf *log)
 {
-	json_t *ran = NULL;
+	json_t *ran = NULL, *ans = NULL;
+	struct ap_proto_preflighted p = { 0 };
 	int r = pre ? 0 : official_preflight(w, ix, o, file, nodes, 1, &pre);
-	if (!r && pre && json_object_get(pre, "runner"))
-		r = import_answer(w, pre);
-	char *why = r ? NULL : ap_preflight_reason(pre);
-	size_t i;
-	json_t *nd;
+	if (!r)
+		ap_proto_preflight_read(pre, &p);
+	if (!r && p.runner)
+		r = import_answer(w, &p, &ans);
+	char *why = r ? NULL : ap_preflight_reason(&p);
 	if (!r && (why || !o->run)) {
-		json_array_foreach(nodes, i, nd) {
-			json_t *res = json_pack("{s:O, s:O, s:s, s:s?, s:i, s:s}", "class",
-				json_array_get(nd, 0), "test", json_array_get(nd, 1), "status", ap_status_name(AP_NOTRUN),
-				"reason", why ? why : "ready: the modules it imports are present (tests find neither imports nor runs it)",
-				"duration_ms", 0, "output", "");
-			json_array_append_new(checks, ap_official_check(file, res));
-			json_decref(res);
-		}
+		official_notrun(file, nodes, why ? why : "ready: the modules it imports are present "
+				"(tests find neither imports nor runs it)", 1, checks);
 	} else if (!r) {
-		json_t *run = ap_official_expand(nodes, json_object_get(json_object_get(pre, "import"),
-								       "defined"));
+		json_t *run = ap_official_expand(nodes, p.import.defined);
 		int deadline = ap_official_deadline_s(json_array_size(run), o->timeout_s);
 		/* The worker bounds each test and the run; the answer comes once
 		 * all have run, so wait for as long as they may take. */
 		struct ap_proto_tests_run t = { o->root, file, run, NULL, o->timeout_s, deadline,
-						official_setenv(o), json_object_get(pre, "runner") };
+						official_setenv(o), p.runner };
 		json_t *req = ap_proto_tests_run(&t);
 		r = req ? ap_worker_call_within(w, req, &ran, (deadline + AP_ANSWER_MARGIN_S) * 1000)
 			: -ENOMEM;
 		json_decref(req);
 	}
 	if (ran) {
-		const json_t *imp = json_object_get(ran, "import");
-		ap_buf_addf(log, "=== %s: import %s (%lld ms)\n%s", file,
-			    json_is_true(json_object_get(imp, "ok")) ? "ok" : "FAILED",
-			    (long long)json_integer_value(json_object_get(imp, "ms")),
-			    json_string_value(json_object_get(ran, "log")));
-		json_array_foreach(json_object_get(ran, "tests"), i, nd) {
-			json_t *c = ap_official_check(file, nd);
-			ap_buf_addf(log, "=== begin %s\n%s=== end %s: %s\n",
-				    json_string_value(json_object_get(c, "name")),
-				    json_string_value(json_object_get(nd, "output")),
-				    json_string_value(json_object_get(c, "name")),
-				    json_string_value(json_object_get(c, "status")));
-			json_array_append_new(checks, c);
-		}
-		json_object_set(pre, "import", json_object_get(ran, "import"));
+		struct ap_proto_tests_ran tr;
+		ap_proto_tests_run_read(ran, &tr);
+		official_ran(file, &tr, checks, log);
+		if (tr.import.present)
+			p.import = tr.import;
 		free(why);
-		why = json_is_true(json_object_get(imp, "ok")) ? NULL : ap_preflight_reason(pre);
+		why = tr.import.ok ? NULL : ap_preflight_reason(&p);
 		if (why)
-			json_array_foreach(nodes, i, nd) {
-				json_t *res = json_pack("{s:O, s:O, s:s, s:s, s:i}", "class",
-					json_array_get(nd, 0), "test", json_array_get(nd, 1), "status",
-					ap_status_name(AP_NOTRUN), "reason", why, "duration_ms", 0);
-				json_array_append_new(checks, ap_official_check(file, res));
-				json_decref(res);
-			}
+			official_notrun(file, nodes, why, 0, checks);
 	}
 	free(why);
 	json_decref(pre);
+	json_decref(ans);
 	json_decref(ran);
 	return r;
 }

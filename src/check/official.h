@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/outcome.h"
 #include "check/testindex.h"
+#include "env/protocol.h"
 
 #define AP_OFFICIAL_MAX 10   /* official tests a check runs, at most */
 #define AP_SCORE_RUN 3       /* the least score of a test that check runs */
@@ -64,21 +65,26 @@ json_t *ap_official_rank(const json_t *found, const char *name);
  * naming the node ids with the same test name that do exist. */
 json_t *ap_claim_check(const char *claimed, const json_t *nodes, const char *version);
 
-/* Whether a preflight (tests_preflight data) lets the file start: NULL when
- * ready, else a new string "missing-fixture: ..." naming what is missing. */
-char *ap_preflight_reason(const json_t *pre);
+/* Whether a preflight (a tests_preflight reply, its import's answer in)
+ * lets the file start: NULL when ready, else a new string
+ * "missing-fixture: ..." naming what is missing, or "import-failed: ...". */
+char *ap_preflight_reason(const struct ap_proto_preflighted *pre);
 
 /* The status and reason of one result of tests_run. The worker reports what
- * it saw: "unittest" (a TestResult's counts and last tracebacks), "function"
- * (what a module-level test raised), "defined": false (no such test after
- * import), or a "status" of its own for a test process that reported
- * nothing (TIMEOUT, CRASH, ERROR). Fills reason (empty for none) and returns
- * the status. */
-enum ap_status ap_official_outcome(const json_t *result, struct ap_buf *reason);
+ * it saw: a unittest TestResult's counts and its last error and failure (the
+ * exception's facts and traceback), what a module-level test raised, that no
+ * such test exists after import, how a test process that reported nothing
+ * ended (TIMEOUT when it passed its timeout, else CRASH: the signal, or the
+ * exit status), or that it failed to run the test (ERROR). An error or
+ * failure is worded by the line Python ends its traceback with that names
+ * an exception, built from the facts: "module.Type: message" (see
+ * exc_reason in official.c for when the traceback's text words it
+ * instead). Fills reason (empty for none) and returns the status. */
+enum ap_status ap_official_outcome(const struct ap_proto_test *result, struct ap_buf *reason);
 
 /* A check object (kind "official") for one result of tests_run, its status
  * and reason from ap_official_outcome(). */
-json_t *ap_official_check(const char *file, const json_t *result);
+json_t *ap_official_check(const char *file, const struct ap_proto_test *result);
 
 /* The tests to run for the selected nodes ([[class, test]...]), from what the
  * import of their file defines (the "defined" of a tests_preflight import):

@@ -275,33 +275,31 @@ static int tests_find(const struct ap_tests_opts *o, const char *target)
 	return rc;
 }
 
-static int print_run(const json_t *ran, const char *file, const char *logpath)
+static int print_run(const json_t *reply, const char *file, const char *logpath)
 {
-	size_t i;
-	json_t *t;
 	int counts[3] = { 0 }, rc = AP_EXIT_OK; /* passed, failed, other */
-	const json_t *imp = json_object_get(ran, "import");
-	if (!json_is_true(json_object_get(imp, "ok"))) {
-		printf("NOTRUN %s: import failed: %s\n", file,
-		       json_string_value(json_object_get(imp, "error")));
+	struct ap_proto_tests_ran ran;
+	ap_proto_tests_run_read(reply, &ran);
+	if (!ran.import.ok) {
+		printf("NOTRUN %s: import failed: %s\n", file, ran.import.error);
 		return AP_EXIT_FAILED;
 	}
-	json_array_foreach(json_object_get(ran, "tests"), i, t) {
-		json_t *c = ap_official_check(file, t);
-		const char *st = json_string_value(json_object_get(c, "status"));
-		const char *why = json_string_value(json_object_get(c, "reason"));
-		printf("%-7s %s%s%s (%lld ms)\n", st, json_string_value(json_object_get(c, "name")),
-		       why ? ": " : "", why ? why : "",
-		       (long long)json_integer_value(json_object_get(c, "duration_ms")));
-		enum ap_status s = ap_status_parse(st);
+	for (size_t i = 0; i < ran.ntests; i++) {
+		struct ap_proto_test t;
+		struct ap_buf why = { 0 }, node = { 0 };
+		ap_proto_tests_ran_test(&ran, i, &t);
+		enum ap_status s = ap_official_outcome(&t, &why);
+		ap_nodeid_format(file, t.cls, t.test, &node);
+		printf("%-7s %s%s%s (%lld ms)\n", ap_status_name(s), ap_buf_str(&node),
+		       why.len ? ": " : "", ap_buf_str(&why), t.duration_ms);
 		counts[s == AP_PASS ? 0 : ap_status_failed(s) ? 1 : 2]++;
-		json_decref(c);
+		ap_buf_free(&why);
+		ap_buf_free(&node);
 	}
 	printf("%s: import %lld ms; %d passed, %d failed, %d skipped or not run\n", file,
-	       (long long)json_integer_value(json_object_get(imp, "ms")), counts[0], counts[1],
-	       counts[2]);
+	       ran.import.ms, counts[0], counts[1], counts[2]);
 	if (logpath) {
-		const char *log = json_string_value(json_object_get(ran, "log"));
+		const char *log = ran.log;
 		int r = ap_write_atomic(logpath, log ? log : "", log ? strlen(log) : 0);
 		if (r)
 			fprintf(stderr, "apiparity: tests run: cannot write %s: %s\n", logpath, strerror(-r));

@@ -245,6 +245,174 @@ int ap_proto_same_object_is(const json_t *reply, size_t i)
 	return json_is_true(json_array_get(json_object_get(reply, "same"), i));
 }
 
+/* ------------------------------------------------- official tests' replies */
+
+static const char *str_of(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static long long int_of(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static void exc_read(const json_t *x, struct ap_proto_exc *e)
+{
+	const json_t *frames = json_object_get(x, "frames"), *f;
+	size_t n = json_array_size(frames), skip = n > AP_PROTO_FRAMES ? n - AP_PROTO_FRAMES : 0;
+	memset(e, 0, sizeof(*e));
+	if (!json_is_object(x))
+		return;
+	e->known = 1;
+	e->type = str_of(x, "type");
+	e->qualname = str_of(x, "qualname");
+	e->module = str_of(x, "module");
+	e->message = str_of(x, "message");
+	e->notes = json_is_array(json_object_get(x, "notes")) ? json_object_get(x, "notes") : NULL;
+	for (size_t i = skip; i < n; i++) {
+		f = json_array_get(frames, i);
+		e->frames[e->nframes++] = (struct ap_proto_frame){ str_of(f, "file"),
+								    str_of(f, "function"),
+								    int_of(f, "line") };
+	}
+}
+
+const char *ap_proto_exc_note(const struct ap_proto_exc *e, size_t i)
+{
+	return json_string_value(json_array_get(e->notes, i));
+}
+
+static void unittest_read(const json_t *u, struct ap_proto_unittest *t)
+{
+	t->tests_run = int_of(u, "tests_run");
+	t->errors = int_of(u, "errors");
+	t->failures = int_of(u, "failures");
+	t->skipped = int_of(u, "skipped");
+	t->expected_failures = int_of(u, "expected_failures");
+	t->unexpected_successes = int_of(u, "unexpected_successes");
+	t->error = str_of(u, "error");
+	t->failure = str_of(u, "failure");
+	t->skip = str_of(u, "skip");
+	exc_read(json_object_get(u, "error_exception"), &t->error_exc);
+	exc_read(json_object_get(u, "failure_exception"), &t->failure_exc);
+}
+
+static void raised_read(const json_t *r, struct ap_proto_raised *f)
+{
+	f->raised = json_is_object(r);
+	f->assertion = json_is_true(json_object_get(r, "assertion"));
+	f->type = str_of(r, "type");
+	f->text = str_of(r, "text");
+	exc_read(json_object_get(r, "exception"), &f->exc);
+}
+
+static void died_read(const json_t *d, struct ap_proto_died *x)
+{
+	const json_t *timeout = json_object_get(d, "timeout_s");
+	x->timed_out = json_is_number(timeout);
+	x->timeout_s = json_number_value(timeout);
+	x->signal = (int)int_of(d, "signal");
+	x->signal_name = str_of(d, "signal_name");
+	x->exit_status = (int)int_of(d, "exit_status");
+}
+
+void ap_proto_test_read(const json_t *res, struct ap_proto_test *t)
+{
+	const json_t *died = json_object_get(res, "died"), *dur = json_object_get(res, "duration_ms");
+	memset(t, 0, sizeof(*t));
+	t->cls = str_of(res, "class");
+	t->test = str_of(res, "test");
+	t->has_duration = json_is_integer(dur);
+	t->duration_ms = (long long)json_integer_value(dur);
+	t->output = str_of(res, "output");
+	t->broken = str_of(res, "broken");
+	died_read(died, &t->died);
+	unittest_read(json_object_get(res, "unittest"), &t->unittest);
+	raised_read(json_object_get(json_object_get(res, "function"), "raised"), &t->function);
+	if (json_is_object(died))
+		t->kind = AP_TEST_DIED;
+	else if (t->broken)
+		t->kind = AP_TEST_BROKEN;
+	else if (json_is_false(json_object_get(res, "defined")))
+		t->kind = AP_TEST_UNDEFINED;
+	else if (json_object_get(res, "function"))
+		t->kind = AP_TEST_FUNCTION;
+	else if (json_object_get(res, "unittest"))
+		t->kind = AP_TEST_UNITTEST;
+	else
+		t->kind = AP_TEST_NONE;
+}
+
+void ap_proto_import_read(const json_t *x, struct ap_proto_import *imp)
+{
+	imp->present = json_is_object(x);
+	imp->ok = json_is_true(json_object_get(x, "ok"));
+	imp->ms = int_of(x, "ms");
+	imp->error = str_of(x, "error");
+	imp->missing = str_of(x, "missing");
+	imp->defined = json_object_get(x, "defined");
+}
+
+int ap_proto_defined_class(const json_t *defined, const char *cls, const char *test, size_t k,
+			   struct ap_proto_defined_class *c)
+{
+	const json_t *classes = NULL, *d;
+	size_t i;
+	json_array_foreach(defined, i, d) {
+		const char *dc = str_of(d, "class"), *dt = str_of(d, "test");
+		if (cls && test && dc && dt && !strcmp(dc, cls) && !strcmp(dt, test))
+			classes = json_object_get(d, "classes");
+	}
+	const json_t *x = json_array_get(classes, k);
+	if (!x)
+		return -1;
+	c->name = str_of(x, "name") ? str_of(x, "name") : "-";
+	c->own = json_is_true(json_object_get(x, "own"));
+	c->methods = json_object_get(x, "methods");
+	return 0;
+}
+
+void ap_proto_preflight_read(const json_t *reply, struct ap_proto_preflighted *p)
+{
+	p->file = str_of(reply, "file");
+	p->file_exists = json_is_true(json_object_get(reply, "file_exists"));
+	p->modules = json_object_get(reply, "modules");
+	p->nmodules = json_array_size(p->modules);
+	ap_proto_import_read(json_object_get(reply, "import"), &p->import);
+	p->runner = json_object_get(reply, "runner");
+}
+
+void ap_proto_preflight_module(const struct ap_proto_preflighted *p, size_t i,
+			       struct ap_proto_module *m)
+{
+	const json_t *x = json_array_get(p->modules, i);
+	m->module = str_of(x, "module");
+	m->where = str_of(x, "where");
+	m->path = str_of(x, "path");
+	m->present = json_is_true(json_object_get(x, "present"));
+}
+
+void ap_proto_tests_import_read(const json_t *reply, struct ap_proto_preflighted *p)
+{
+	const json_t *runner = json_object_get(reply, "runner");
+	ap_proto_import_read(json_object_get(reply, "import"), &p->import);
+	p->runner = json_is_string(runner) ? runner : NULL;
+}
+
+void ap_proto_tests_run_read(const json_t *reply, struct ap_proto_tests_ran *r)
+{
+	ap_proto_import_read(json_object_get(reply, "import"), &r->import);
+	r->tests = json_object_get(reply, "tests");
+	r->ntests = json_array_size(r->tests);
+	r->log = str_of(reply, "log");
+}
+
+void ap_proto_tests_ran_test(const struct ap_proto_tests_ran *r, size_t i, struct ap_proto_test *t)
+{
+	ap_proto_test_read(json_array_get(r->tests, i), t);
+}
+
 void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w)
 {
 	w->status = json_string_value(json_object_get(reply, "status"));

@@ -168,6 +168,146 @@ const char *ap_proto_tests_index_path(const json_t *reply);
 /* Whether a same_object reply says the i-th name is the target's object. */
 int ap_proto_same_object_is(const json_t *reply, size_t i);
 
+/* ------------------------------------------------- official tests' replies */
+
+/* One frame of a traceback. */
+struct ap_proto_frame {
+	const char *file, *function;
+	long long line;
+};
+
+#define AP_PROTO_FRAMES 8 /* the last frames an exception's facts keep */
+
+/* An exception as the worker saw it: known is 0 when the worker sent no
+ * facts. type is type(e).__name__, qualname and module those of its type,
+ * message str(e); notes its __notes__ (strings), the last frames innermost
+ * last. message, module or notes are NULL where the worker could not read
+ * them. */
+struct ap_proto_exc {
+	int known;
+	const char *type, *qualname, *module, *message;
+	const json_t *notes;
+	size_t nframes;
+	struct ap_proto_frame frames[AP_PROTO_FRAMES];
+};
+
+/* The i-th note of e, or NULL. */
+const char *ap_proto_exc_note(const struct ap_proto_exc *e, size_t i);
+
+/* A unittest TestResult's counts, the tracebacks of its last error and last
+ * failure (NULL: none) with their exceptions' facts, its last skip's reason. */
+struct ap_proto_unittest {
+	long long tests_run, errors, failures, skipped, expected_failures,
+		unexpected_successes;
+	const char *error, *failure, *skip;
+	struct ap_proto_exc error_exc, failure_exc;
+};
+
+/* What a module-level test function raised: raised is 0 when nothing;
+ * assertion whether an AssertionError; text as the worker words it. */
+struct ap_proto_raised {
+	int raised, assertion;
+	const char *type, *text;
+	struct ap_proto_exc exc;
+};
+
+/* How the process of a test that reported no result ended: it passed its
+ * timeout (timed_out, the timeout in seconds), a signal killed it (signal,
+ * its name as the worker's Python knows it, or NULL), or it exited. */
+struct ap_proto_died {
+	int timed_out, signal, exit_status;
+	double timeout_s;
+	const char *signal_name;
+};
+
+/* What one result of tests_run holds, in the order it is judged. */
+enum ap_proto_test_kind {
+	AP_TEST_DIED,      /* its process reported nothing */
+	AP_TEST_BROKEN,    /* the worker failed to run it; broken says why */
+	AP_TEST_UNDEFINED, /* no such test after import */
+	AP_TEST_FUNCTION,  /* a module-level test function ran */
+	AP_TEST_UNITTEST,  /* a unittest TestCase ran */
+	AP_TEST_NONE,      /* none of these */
+};
+
+/* One result of tests_run. cls is NULL for a module-level test; output NULL
+ * when the result has none; duration_ms 0 unless has_duration. */
+struct ap_proto_test {
+	const char *cls, *test;
+	enum ap_proto_test_kind kind;
+	struct ap_proto_unittest unittest;
+	struct ap_proto_raised function;
+	struct ap_proto_died died;
+	const char *broken;
+	int has_duration;
+	long long duration_ms;
+	const char *output;
+};
+void ap_proto_test_read(const json_t *result, struct ap_proto_test *t);
+
+/* A test file's import: present is 0 when the reply has none. error and
+ * missing (the module an ImportError names) are NULL when absent; defined
+ * what it defines of the names asked (see ap_proto_defined_class). */
+struct ap_proto_import {
+	int present, ok;
+	long long ms;
+	const char *error, *missing;
+	const json_t *defined;
+};
+void ap_proto_import_read(const json_t *import, struct ap_proto_import *imp);
+
+/* A class an import defines that could be node [cls, test]: its name,
+ * whether test is its own, its methods (an array of strings). */
+struct ap_proto_defined_class {
+	const char *name;
+	int own;
+	const json_t *methods;
+};
+
+/* The k-th such class of defined (an import's) for [cls, test]: 0, or -1
+ * when there is none. */
+int ap_proto_defined_class(const json_t *defined, const char *cls, const char *test, size_t k,
+			   struct ap_proto_defined_class *c);
+
+/* One module a test file imports: where it comes from ("local",
+ * "installed"), whether it is present, its path in the tree (NULL: none). */
+struct ap_proto_module {
+	const char *module, *where, *path;
+	int present;
+};
+
+/* A tests_preflight reply: the file, whether it exists, its modules, the
+ * import (when tried) and the runner kept for the run (NULL: none). */
+struct ap_proto_preflighted {
+	const char *file;
+	int file_exists;
+	size_t nmodules;
+	const json_t *modules;
+	struct ap_proto_import import;
+	const json_t *runner;
+};
+void ap_proto_preflight_read(const json_t *reply, struct ap_proto_preflighted *p);
+
+/* The i-th module of a preflight (i < p->nmodules). */
+void ap_proto_preflight_module(const struct ap_proto_preflighted *p, size_t i,
+			       struct ap_proto_module *m);
+
+/* A tests_import reply into p: its import, and its runner (NULL when the
+ * runner did not import and is gone). */
+void ap_proto_tests_import_read(const json_t *reply, struct ap_proto_preflighted *p);
+
+/* A tests_run reply: the import, the results, the runner's log. */
+struct ap_proto_tests_ran {
+	struct ap_proto_import import;
+	size_t ntests;
+	const json_t *tests;
+	const char *log;
+};
+void ap_proto_tests_run_read(const json_t *reply, struct ap_proto_tests_ran *r);
+
+/* The i-th result of a tests_run reply (i < r->ntests). */
+void ap_proto_tests_ran_test(const struct ap_proto_tests_ran *r, size_t i, struct ap_proto_test *t);
+
 /* A sweep_walk reply: its status word (the worker's, unchecked), the reason
  * of a failed walk, and the APIs found. Absent fields are NULL. */
 struct ap_proto_walked {

@@ -435,11 +435,19 @@ static json_t *module(const char *name, int present, const char *path)
 	return m;
 }
 
+/* ap_preflight_reason of a tests_preflight reply given as JSON. */
+static char *reason_of(const json_t *reply)
+{
+	struct ap_proto_preflighted p;
+	ap_proto_preflight_read(reply, &p);
+	return ap_preflight_reason(&p);
+}
+
 static void missing_test_file_is_a_missing_fixture(void **state)
 {
 	(void)state;
 	json_t *pre = json_pack("{s:s, s:b, s:[]}", "file", AUTOGRAD, "file_exists", 0, "modules");
-	char *why = ap_preflight_reason(pre);
+	char *why = reason_of(pre);
 	assert_non_null(why);
 	assert_string_equal(why, "missing-fixture: " AUTOGRAD " (the test file itself)");
 	free(why);
@@ -455,7 +463,7 @@ static void missing_local_modules_are_named_by_path_in_order(void **state)
 				module("torch", 1, NULL),
 				module("autograd.test_functional", 0,
 				       "test/autograd/test_functional.py"));
-	char *why = ap_preflight_reason(pre);
+	char *why = reason_of(pre);
 	assert_non_null(why);
 	assert_string_equal(why, "missing-fixture: test/autograd/test_complex.py (imported by "
 			    "test_autograd.py), test/autograd/test_functional.py (imported by "
@@ -469,7 +477,7 @@ static void missing_installed_module_is_named_by_module(void **state)
 	(void)state;
 	json_t *pre = json_pack("{s:s, s:b, s:[o, o]}", "file", AUTOGRAD, "file_exists", 1,
 				"modules", module("torch", 1, NULL), module("hypothesis", 0, NULL));
-	char *why = ap_preflight_reason(pre);
+	char *why = reason_of(pre);
 	assert_non_null(why);
 	assert_string_equal(why, "missing-fixture: hypothesis (imported by test_autograd.py)");
 	free(why);
@@ -482,7 +490,7 @@ static void everything_present_and_importable_is_ready(void **state)
 	json_t *pre = json_pack("{s:s, s:b, s:[o, o], s:{s:b, s:i}}", "file", AUTOGRAD,
 				"file_exists", 1, "modules", module("torch", 1, NULL),
 				module("common_utils", 1, NULL), "import", "ok", 1, "ms", 812);
-	assert_null(ap_preflight_reason(pre));
+	assert_null(reason_of(pre));
 	json_decref(pre);
 }
 
@@ -491,7 +499,7 @@ static void present_modules_without_an_import_try_are_ready(void **state)
 	(void)state;
 	json_t *pre = json_pack("{s:s, s:b, s:[o]}", "file", AUTOGRAD, "file_exists", 1,
 				"modules", module("torch", 1, NULL));
-	assert_null(ap_preflight_reason(pre));
+	assert_null(reason_of(pre));
 	json_decref(pre);
 }
 
@@ -502,7 +510,7 @@ static void import_missing_a_module_is_a_missing_fixture_naming_it(void **state)
 				"file_exists", 1, "modules", module("torch", 1, NULL), "import",
 				"ok", 0, "error", "ModuleNotFoundError: No module named 'expecttest'",
 				"missing", "expecttest", "ms", 90);
-	char *why = ap_preflight_reason(pre);
+	char *why = reason_of(pre);
 	assert_non_null(why);
 	assert_string_equal(why,
 			    "missing-fixture: module expecttest (needed to import test_autograd.py)");
@@ -517,7 +525,7 @@ static void import_failing_otherwise_is_import_failed_with_the_error(void **stat
 				"file_exists", 1, "modules", module("torch", 1, NULL), "import",
 				"ok", 0, "error", "RuntimeError: CUDA not available", "missing",
 				"ms", 90);
-	char *why = ap_preflight_reason(pre);
+	char *why = reason_of(pre);
 	assert_non_null(why);
 	assert_string_equal(why, "import-failed: RuntimeError: CUDA not available");
 	free(why);
@@ -526,14 +534,23 @@ static void import_failing_otherwise_is_import_failed_with_the_error(void **stat
 
 /* ---- ap_official_check ---- */
 
+/* ap_official_check of a tests_run result given as JSON. */
+static json_t *check_of(const char *file, const json_t *res)
+{
+	struct ap_proto_test t;
+	ap_proto_test_read(res, &t);
+	return ap_official_check(file, &t);
+}
+
 static void test_result_becomes_an_official_check(void **state)
 {
 	(void)state;
-	json_t *res = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "type", "test", "class",
-				"TestMultithreadAutograd", "test", "test_x", "status", "FAIL",
-				"reason", "AssertionError: 1 != 2", "duration_ms", 37, "output",
-				"F\n======\nFAIL: test_x\n");
-	json_t *c = ap_official_check(AUTOGRAD, res);
+	json_t *res = json_pack("{s:s, s:s, s:s, s:{s:i, s:i, s:s}, s:i, s:s}", "type", "test",
+				"class", "TestMultithreadAutograd", "test", "test_x", "unittest",
+				"tests_run", 1, "failures", 1, "failure",
+				"Traceback\n  x\nAssertionError: 1 != 2\n", "duration_ms", 37,
+				"output", "F\n======\nFAIL: test_x\n");
+	json_t *c = check_of(AUTOGRAD, res);
 	assert_non_null(c);
 	assert_string_equal(str(c, "name"), CLAIMED);
 	assert_string_equal(str(c, "kind"), "official");
@@ -550,9 +567,9 @@ static void test_result_becomes_an_official_check(void **state)
 static void module_level_result_is_named_without_class(void **state)
 {
 	(void)state;
-	json_t *res = json_pack("{s:n, s:s, s:s, s:i, s:s}", "class", "test", "test_fn", "status",
-				"PASS", "duration_ms", 4, "output", "");
-	json_t *c = ap_official_check("test/x.py", res);
+	json_t *res = json_pack("{s:n, s:s, s:{s:n}, s:i, s:s}", "class", "test", "test_fn",
+				"function", "raised", "duration_ms", 4, "output", "");
+	json_t *c = check_of("test/x.py", res);
 	assert_non_null(c);
 	assert_string_equal(str(c, "name"), "test/x.py::test_fn");
 	assert_string_equal(str(c, "status"), "PASS");
@@ -563,9 +580,9 @@ static void module_level_result_is_named_without_class(void **state)
 static void result_without_output_or_reason_still_gives_a_check(void **state)
 {
 	(void)state;
-	json_t *res = json_pack("{s:s, s:s, s:s, s:i}", "class", "A", "test", "test_y", "status",
-				"PASS", "duration_ms", 2);
-	json_t *c = ap_official_check(AUTOGRAD, res);
+	json_t *res = json_pack("{s:s, s:s, s:{s:i}, s:i}", "class", "A", "test", "test_y",
+				"unittest", "tests_run", 1, "duration_ms", 2);
+	json_t *c = check_of(AUTOGRAD, res);
 	assert_non_null(c);
 	assert_true(json_is_object(c));
 	assert_string_equal(str(c, "name"), AUTOGRAD "::A::test_y");
@@ -586,7 +603,9 @@ static const char *outcome(const char *result_json, char *why, size_t n)
 	struct ap_buf reason = { 0 };
 	json_t *res = json_loads(result_json, 0, NULL);
 	assert_non_null(res);
-	snprintf(status, sizeof(status), "%s", ap_status_name(ap_official_outcome(res, &reason)));
+	struct ap_proto_test t;
+	ap_proto_test_read(res, &t);
+	snprintf(status, sizeof(status), "%s", ap_status_name(ap_official_outcome(&t, &reason)));
 	snprintf(why, n, "%s", ap_buf_str(&reason));
 	ap_buf_free(&reason);
 	json_decref(res);
@@ -642,6 +661,81 @@ static void traceback_naming_no_exception_gives_its_last_line(void **state)
 	assert_string_equal(why, "MyError.x: a");
 }
 
+/* An exception's facts, as the worker sends them (notes: a JSON array). */
+#define EXC(module, qualname, message, notes) "{\"type\": \"" qualname "\", \"qualname\": \"" \
+	qualname "\", \"module\": \"" module "\", \"message\": \"" message "\", \"notes\": " \
+	notes ", \"frames\": [{\"file\": \"t.py\", \"line\": 3, \"function\": \"test_x\"}]}"
+
+static void unittest_error_is_worded_from_its_exceptions_facts(void **state)
+{
+	(void)state;
+	char why[256];
+	/* no traceback text: the facts alone, the type by its module */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error_exception\": "
+				       EXC("torch._dynamo.exc", "InternalTorchDynamoError", "boom",
+					   "[]")), why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "torch._dynamo.exc.InternalTorchDynamoError: boom");
+	/* builtins and __main__ go unqualified; no message, no ": " */
+	assert_string_equal(outcome(UT(COUNTS ", \"failures\": 1, \"failure_exception\": "
+				       EXC("builtins", "AssertionError", "", "[]")), why,
+				    sizeof(why)), "FAIL");
+	assert_string_equal(why, "AssertionError");
+	/* the last line naming an exception, a note's too; a hint after it is not */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error_exception\": "
+				       EXC("__main__", "MyError", "a\\nline two",
+					   "[\"ValueError: the note\", \"hint: run again\"]")), why,
+				    sizeof(why)), "ERROR");
+	assert_string_equal(why, "ValueError: the note");
+	/* naming none: the facts' last line */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error_exception\": "
+				       EXC("torch._dynamo.exc", "Unsupported", "x", "[\"hint\"]")),
+				    why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "hint");
+}
+
+static void facts_the_traceback_does_not_end_with_leave_the_traceback_to_word_it(void **state)
+{
+	(void)state;
+	char why[256];
+	/* the error's facts, not the failure's, word an error */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"failures\": 1, "
+				       "\"error\": \"Traceback\\nmod.KeyError: 'k'\\n\", "
+				       "\"error_exception\": " EXC("mod", "KeyError", "'k'", "[]") ", "
+				       "\"failure\": \"x\", \"failure_exception\": "
+				       EXC("builtins", "AssertionError", "no", "[]")), why, sizeof(why)),
+			    "ERROR");
+	assert_string_equal(why, "mod.KeyError: 'k'");
+	/* Python added a suggestion to the message: the traceback's line */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error\": \"Traceback\\n"
+				       "AttributeError: no y. Did you mean: 'x'?\\n\", "
+				       "\"error_exception\": " EXC("builtins", "AttributeError", "no y",
+								   "[]")), why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "AttributeError: no y. Did you mean: 'x'?");
+	/* the facts name no exception: the cause above them, as the text has it */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error\": \"Traceback\\n"
+				       "KeyError: 'k'\\n\\nThe above...\\nTraceback\\nexc.Unsupported: x\\n\", "
+				       "\"error_exception\": " EXC("exc", "Unsupported", "x", "[]")),
+				    why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "KeyError: 'k'");
+	/* facts the worker could not read (notes: null): the traceback's line */
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error\": \"Traceback\\n"
+				       "RuntimeError: seen\\n\", \"error_exception\": "
+				       EXC("builtins", "RuntimeError", "other", "null")), why,
+				    sizeof(why)), "ERROR");
+	assert_string_equal(why, "RuntimeError: seen");
+}
+
+static void module_level_function_is_worded_type_and_message_from_its_facts(void **state)
+{
+	(void)state;
+	char why[256];
+	assert_string_equal(outcome("{\"function\": {\"raised\": {\"type\": \"KeyError\", "
+				    "\"assertion\": false, \"text\": \"stale\", \"exception\": "
+				    EXC("builtins", "KeyError", "'k'", "[]") "}}}", why, sizeof(why)),
+			    "ERROR");
+	assert_string_equal(why, "KeyError: 'k'");
+}
+
 static void unittest_other_outcomes_map_in_unittests_order(void **state)
 {
 	(void)state;
@@ -692,13 +786,32 @@ static void undefined_test_is_notrun_naming_it(void **state)
 			    "conditional or generated test)");
 }
 
-static void status_of_a_process_that_reported_nothing_is_kept(void **state)
+static void process_that_reported_nothing_is_judged_by_how_it_ended(void **state)
 {
 	(void)state;
 	char why[256];
-	assert_string_equal(outcome("{\"status\": \"TIMEOUT\", \"reason\": \"no result within "
-				    "3 s\"}", why, sizeof(why)), "TIMEOUT");
+	assert_string_equal(outcome("{\"died\": {\"timeout_s\": 3}}", why, sizeof(why)), "TIMEOUT");
 	assert_string_equal(why, "no result within 3 s");
+	assert_string_equal(outcome("{\"died\": {\"timeout_s\": 1.5}}", why, sizeof(why)),
+			    "TIMEOUT");
+	assert_string_equal(why, "no result within 1.5 s");
+	assert_string_equal(outcome("{\"died\": {\"signal\": 11, \"signal_name\": \"SIGSEGV\"}}",
+				    why, sizeof(why)), "CRASH");
+	assert_string_equal(why, "SIGSEGV");
+	assert_string_equal(outcome("{\"died\": {\"signal\": 40, \"signal_name\": null}}", why,
+				    sizeof(why)), "CRASH");
+	assert_string_equal(why, "signal 40");
+	/* SIGKILL too is a crash: the worker reports a timeout as one */
+	assert_string_equal(outcome("{\"died\": {\"signal\": 9, \"signal_name\": \"SIGKILL\"}}",
+				    why, sizeof(why)), "CRASH");
+	assert_string_equal(why, "SIGKILL");
+	assert_string_equal(outcome("{\"died\": {\"exit_status\": 3}}", why, sizeof(why)), "CRASH");
+	assert_string_equal(why, "the test process exited with status 3 during the test");
+	assert_string_equal(outcome("{\"died\": {\"exit_status\": 0}, \"unittest\": {\"tests_run\": "
+				    "1}}", why, sizeof(why)), "CRASH");
+	assert_string_equal(outcome("{\"broken\": \"unreadable result frame\"}", why, sizeof(why)),
+			    "ERROR");
+	assert_string_equal(why, "unreadable result frame");
 	assert_string_equal(outcome("{\"class\": \"A\"}", why, sizeof(why)), "ERROR");
 	assert_string_equal(why, "the worker reported no outcome");
 }
@@ -811,10 +924,13 @@ int main(void)
 		cmocka_unit_test(unittest_error_is_error_with_the_last_line_naming_an_exception),
 		cmocka_unit_test(unittest_failure_names_a_dotted_exception),
 		cmocka_unit_test(traceback_naming_no_exception_gives_its_last_line),
+		cmocka_unit_test(unittest_error_is_worded_from_its_exceptions_facts),
+		cmocka_unit_test(facts_the_traceback_does_not_end_with_leave_the_traceback_to_word_it),
+		cmocka_unit_test(module_level_function_is_worded_type_and_message_from_its_facts),
 		cmocka_unit_test(unittest_other_outcomes_map_in_unittests_order),
 		cmocka_unit_test(module_level_function_outcome_follows_what_it_raised),
 		cmocka_unit_test(undefined_test_is_notrun_naming_it),
-		cmocka_unit_test(status_of_a_process_that_reported_nothing_is_kept),
+		cmocka_unit_test(process_that_reported_nothing_is_judged_by_how_it_ended),
 		cmocka_unit_test(node_its_class_defines_runs_alone),
 		cmocka_unit_test(device_generic_node_runs_every_instantiation_and_parametrization),
 		cmocka_unit_test(node_nothing_matches_and_module_level_node_stay_as_they_are),

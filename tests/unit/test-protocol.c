@@ -294,6 +294,90 @@ static void replies_are_read_into_their_fields(void **state)
 	json_decref(res);
 }
 
+static void official_tests_replies_are_read_into_their_fields(void **state)
+{
+	(void)state;
+	struct ap_proto_tests_ran ran;
+	struct ap_proto_test t;
+	json_t *frames = json_array();
+	for (int i = 0; i < AP_PROTO_FRAMES + 2; i++)
+		json_array_append_new(frames, json_pack("{s:s, s:i, s:s}", "file", "t.py", "line", i,
+							 "function", "f"));
+	json_t *res = json_pack(
+		"{s:{s:b, s:i}, s:s, s:[{s:s, s:s, s:{s:i, s:i, s:s, s:{s:s, s:s, s:s, s:s, s:[s], "
+		"s:o}}, s:i, s:s}, {s:n, s:s, s:{s:i, s:s}}, {s:s, s:s, s:{s:i}}]}",
+		"import", "ok", 1, "ms", 812, "log", "imported\n", "tests",
+		"class", "TestA", "test", "test_x", "unittest", "tests_run", 1, "errors", 1, "error",
+		"Traceback", "error_exception", "type", "KeyError", "qualname", "KeyError", "module",
+		"builtins", "message", "'k'", "notes", "hint", "frames", frames, "duration_ms", 37,
+		"output", "E\n",
+		"class", "test", "test_fn", "died", "signal", 11, "signal_name", "SIGSEGV",
+		"class", "TestA", "test", "test_y", "died", "timeout_s", 3);
+	ap_proto_tests_run_read(res, &ran);
+	assert_true(ran.import.present && ran.import.ok);
+	assert_int_equal(ran.import.ms, 812);
+	assert_string_equal(ran.log, "imported\n");
+	assert_int_equal(ran.ntests, 3);
+	ap_proto_tests_ran_test(&ran, 0, &t);
+	assert_int_equal(t.kind, AP_TEST_UNITTEST);
+	assert_string_equal(t.cls, "TestA");
+	assert_true(t.has_duration);
+	assert_int_equal(t.duration_ms, 37);
+	assert_string_equal(t.output, "E\n");
+	assert_int_equal(t.unittest.errors, 1);
+	assert_true(t.unittest.error_exc.known);
+	assert_false(t.unittest.failure_exc.known);
+	assert_string_equal(t.unittest.error_exc.message, "'k'");
+	assert_string_equal(ap_proto_exc_note(&t.unittest.error_exc, 0), "hint");
+	assert_null(ap_proto_exc_note(&t.unittest.error_exc, 1));
+	/* the last frames, innermost last */
+	assert_int_equal(t.unittest.error_exc.nframes, AP_PROTO_FRAMES);
+	assert_int_equal(t.unittest.error_exc.frames[AP_PROTO_FRAMES - 1].line, AP_PROTO_FRAMES + 1);
+	ap_proto_tests_ran_test(&ran, 1, &t);
+	assert_int_equal(t.kind, AP_TEST_DIED);
+	assert_null(t.cls);
+	assert_false(t.died.timed_out);
+	assert_int_equal(t.died.signal, 11);
+	assert_string_equal(t.died.signal_name, "SIGSEGV");
+	assert_false(t.has_duration);
+	assert_null(t.output);
+	ap_proto_tests_ran_test(&ran, 2, &t);
+	assert_true(t.died.timed_out);
+	assert_true(t.died.timeout_s == 3.0);
+	json_decref(res);
+
+	struct ap_proto_preflighted p;
+	struct ap_proto_module m;
+	struct ap_proto_defined_class c;
+	res = json_pack("{s:s, s:b, s:[{s:s, s:s, s:b, s:s}], s:s}", "file", "test/test_a.py",
+			"file_exists", 1, "modules", "module", "common", "where", "local", "present", 0,
+			"path", "test/common.py", "runner", "41");
+	ap_proto_preflight_read(res, &p);
+	assert_string_equal(p.file, "test/test_a.py");
+	assert_true(p.file_exists);
+	assert_false(p.import.present);
+	assert_string_equal(json_string_value(p.runner), "41");
+	assert_int_equal(p.nmodules, 1);
+	ap_proto_preflight_module(&p, 0, &m);
+	assert_string_equal(m.path, "test/common.py");
+	assert_false(m.present);
+	json_t *ans = json_pack("{s:{s:b, s:i, s:[{s:s, s:s, s:[{s:s, s:b, s:[s]}]}]}, s:n}",
+				"import", "ok", 1, "ms", 5, "defined", "class", "TestA", "test",
+				"test_x", "classes", "name", "TestACPU", "own", 0, "methods",
+				"test_x_cpu", "runner");
+	ap_proto_tests_import_read(ans, &p);
+	assert_true(p.import.present && p.import.ok);
+	assert_null(p.runner);
+	assert_int_equal(ap_proto_defined_class(p.import.defined, "TestA", "test_x", 0, &c), 0);
+	assert_string_equal(c.name, "TestACPU");
+	assert_false(c.own);
+	assert_int_equal(json_array_size(c.methods), 1);
+	assert_int_equal(ap_proto_defined_class(p.import.defined, "TestA", "test_x", 1, &c), -1);
+	assert_int_equal(ap_proto_defined_class(p.import.defined, "TestB", "test_x", 0, &c), -1);
+	json_decref(ans);
+	json_decref(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +389,7 @@ int main(void)
 		cmocka_unit_test(tests_run_sends_nodes_and_runner_when_given),
 		cmocka_unit_test(hello_gives_the_python_and_anything_else_is_a_protocol_error),
 		cmocka_unit_test(replies_are_read_into_their_fields),
+		cmocka_unit_test(official_tests_replies_are_read_into_their_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,15 +15,41 @@ class Outcomes(unittest.TestCase):
         ns = {"unittest": ut}
         exec("class T(unittest.TestCase):\n    def test_it(self):\n" +
              "".join("        %s\n" % l for l in body.splitlines()), ns)
-        result = ut.TestResult()
+        result = W._facts_result()
         ut.TestSuite([ns["T"]("test_it")]).run(result)
         return W._unittest_facts(result)
 
     def test_facts_of_a_passing_test(self):
         f = self.run_case("pass")
-        self.assertEqual(f, {"tests_run": 1, "errors": 0, "error": None, "failures": 0,
-                             "failure": None, "skipped": 0, "skip": None,
+        self.assertEqual(f, {"tests_run": 1, "errors": 0, "error": None,
+                             "error_exception": None, "failures": 0, "failure": None,
+                             "failure_exception": None, "skipped": 0, "skip": None,
                              "expected_failures": 0, "unexpected_successes": 0})
+
+    def test_facts_of_a_failure_are_its_exceptions_type_message_and_frames(self):
+        f = self.run_case("x = 1\nself.assertEqual(x, 2)")
+        e = f["failure_exception"]
+        self.assertEqual((e["type"], e["qualname"], e["module"], e["message"], e["notes"]),
+                         ("AssertionError", "AssertionError", "builtins", "1 != 2", []))
+        self.assertIn("test_it", [fr["function"] for fr in e["frames"]])
+        self.assertTrue(all(isinstance(fr["line"], int) for fr in e["frames"]))
+        self.assertLessEqual(len(e["frames"]), W._FRAMES)
+        self.assertIsNone(f["error_exception"])
+
+    def test_the_traceback_ends_with_the_lines_its_facts_give(self):
+        # what apiparity checks before it words a reason from the facts
+        import sys
+        body = ("class Odd(Exception):\n    pass\n"
+                "x = Odd('first\\nsecond')\n")
+        if sys.version_info >= (3, 11):
+            body += "x.add_note('hint: RuntimeError: not the cause')\n"
+        f = self.run_case(body + "raise x")
+        e = f["error_exception"]
+        mod = "" if e["module"] in ("builtins", "__main__") else e["module"] + "."
+        tail = "%s%s: %s\n" % (mod, e["qualname"], e["message"]) + \
+            "".join(n + "\n" for n in e["notes"])
+        self.assertEqual(e["qualname"], "T.test_it.<locals>.Odd")
+        self.assertTrue(f["error"].endswith(tail), (f["error"], tail))
 
     def test_facts_carry_the_traceback_of_a_failure_and_an_error(self):
         f = self.run_case("self.assertEqual(1, 2)")
@@ -39,9 +65,11 @@ class Outcomes(unittest.TestCase):
 
     def test_raised_facts_say_whether_it_was_an_assertion(self):
         self.assertIsNone(W._raised_facts(None))
-        self.assertEqual(W._raised_facts(AssertionError("no")),
-                         {"type": "AssertionError", "assertion": True,
-                          "text": "AssertionError: no"})
+        facts = W._raised_facts(AssertionError("no"))
+        self.assertEqual(facts["exception"]["message"], "no")
+        del facts["exception"]
+        self.assertEqual(facts, {"type": "AssertionError", "assertion": True,
+                                 "text": "AssertionError: no"})
         self.assertEqual(W._raised_facts(unittest.SkipTest("later"))["assertion"], False)
 
 
@@ -132,8 +160,11 @@ class FileRunner(unittest.TestCase):
         return frames
 
     def status(self, f):
-        if "status" in f:
-            return f["status"]
+        # as apiparity judges the facts (check/official.c)
+        if "died" in f:
+            return "TIMEOUT" if "timeout_s" in f["died"] else "CRASH"
+        if "broken" in f:
+            return "ERROR"
         return "PASS" if f["function"]["raised"] is None else "FAIL"
 
     def pid(self, f):
@@ -142,7 +173,7 @@ class FileRunner(unittest.TestCase):
     def test_a_segfault_in_the_second_of_four_costs_only_that_test(self):
         fs = self.run_file(["test_passes", "test_segfaults", "test_passes", "test_passes"])
         self.assertEqual([self.status(f) for f in fs], ["PASS", "CRASH", "PASS", "PASS"])
-        self.assertEqual(fs[1]["reason"], "SIGSEGV")
+        self.assertEqual(fs[1]["died"], {"signal": 11, "signal_name": "SIGSEGV"})
         pids = [self.pid(f) for f in fs]
         # One child for the first two, a fresh one for the rest, never the runner.
         self.assertEqual(pids[0], pids[1])
@@ -152,15 +183,15 @@ class FileRunner(unittest.TestCase):
 
     def test_a_test_that_dies_or_exits_is_a_crash_and_the_rest_run(self):
         fs = self.run_file(["test_killed", "test_exits", "test_passes"])
-        self.assertEqual([(self.status(f), f.get("reason")) for f in fs],
-                         [("CRASH", "SIGKILL"),
-                          ("CRASH", "the test process exited with status 3 during the test"),
+        self.assertEqual([(self.status(f), f.get("died")) for f in fs],
+                         [("CRASH", {"signal": 9, "signal_name": "SIGKILL"}),
+                          ("CRASH", {"exit_status": 3}),
                           ("PASS", None)])
 
     def test_a_hang_in_the_second_is_a_timeout_and_the_third_and_fourth_run(self):
         fs = self.run_file(["test_passes", "test_hangs", "test_passes", "test_passes"], 1)
         self.assertEqual([self.status(f) for f in fs], ["PASS", "TIMEOUT", "PASS", "PASS"])
-        self.assertEqual(fs[1]["reason"], "no result within 1 s")
+        self.assertEqual(fs[1]["died"], {"timeout_s": 1})
         self.assertEqual(fs[1]["output"], "hanging\n")
         self.assertLess(fs[1]["duration_ms"], 5000)
 
