@@ -207,15 +207,12 @@ def _frames_used(buf):
 _reply_fd = [None]
 
 
-def _lost(status, timeout):
-    """What became of a sample during which the runner ended."""
-    import signal
-    if status is None:
-        return {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
-    if os.WIFSIGNALED(status):
-        return {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
-    return {"status": "CRASH", "reason": "the runner exited with status %d during the sample"
-            % os.WEXITSTATUS(status)}
+def _lost(phase, status, limit_s):
+    """What became of a sample during which the runner ended, as facts
+    (apiparity decides the status): in the sample itself or before the
+    runner's first sample began (phase "sample" or "start"), and how the
+    runner ended (see _ended), under the limit of that phase."""
+    return dict(_ended(status, limit_s), phase=phase)
 
 
 def op_run(req):
@@ -223,9 +220,9 @@ def op_run(req):
     on each device named, in a runner child forked here (devices start in
     it, never in this process), each sample within timeout_s. Each sample's
     result is sent as its own frame ({"type": "sample", "i", "parts"} or
-    {"type": "sample", "i", "lost"}) as it ends; a sample that crashes or
-    hangs the runner is CRASH or TIMEOUT, and a new runner goes on with the
-    next."""
+    {"type": "sample", "i", "lost"}: how the runner ended, see _lost) as it
+    ends; after a sample that crashes or hangs the runner, a new runner goes
+    on with the next."""
     import tempfile
     timeout = _limit(req, "timeout_s")
     start_s = _limit(req, "start_s")
@@ -256,13 +253,10 @@ def op_run(req):
         finally:
             os.close(r)
         if current is not None:
-            forward({"i": current, "lost": _lost(status, timeout)})
+            forward({"i": current, "lost": _lost("sample", status, timeout)})
         elif state["next"] == start:  # it ended before its first sample began
-            why = {"status": "TIMEOUT", "reason": "the devices did not start within %g s"
-                   % start_s} if status is None else \
-                {"status": "ERROR", "reason": "the runner ended before the sample began"}
             for k in range(start, len(samples)):
-                forward({"i": k, "lost": why})
+                forward({"i": k, "lost": _lost("start", status, start_s)})
     log.seek(0)
     return {"ok": True, "data": {"sent": state["sent"], "runners": runners, "opinfo": opinfo,
                                  "log": log.read(65536).decode("utf-8", "replace")}}

@@ -9,6 +9,7 @@
 #include "base/text.h"
 #include "check/autocheck.h"
 #include "check/numeric.h"
+#include "check/probe.h"
 #include "evidence/bundle.h"
 #include "evidence/matrix.h"
 
@@ -103,9 +104,14 @@ static int run_probe(struct ap_worker *w, const struct ap_autocheck *o, const st
 	json_t *res = NULL;
 	int r = call(w, ap_probe_request(p->name, p->code, bind, o->limit_s), &res,
 		     o->limit_s + MARGIN_S);
-	if (!r)
-		count(t, p->name, ap_check_status(res),
-		      json_string_value(json_object_get(res, "reason")));
+	if (!r) {
+		struct ap_proto_probe_reply facts;
+		struct ap_buf why = { 0 };
+		ap_proto_probe_read(res, &facts);
+		enum ap_status st = ap_probe_status(&facts, &why);
+		count(t, p->name, st, st == AP_PASS ? NULL : ap_buf_str(&why));
+		ap_buf_free(&why);
+	}
 	json_decref(res);
 	return harness(w, r, p->name, AP_ERROR, t);
 }
@@ -143,8 +149,10 @@ static void on_frame(void *ctx, json_t *frame)
 {
 	struct frames *f = ctx;
 	long k = ap_numeric_frame_index(frame, f->samples);
-	if (k >= 0 && json_is_null(json_array_get(f->v, (size_t)k)))
+	if (k >= 0 && json_is_null(json_array_get(f->v, (size_t)k))) {
+		ap_numeric_frame_judge(frame);
 		json_array_set(f->v, (size_t)k, frame);
+	}
 }
 
 /* Adds sample s's CPU result (or its loss) to the digest. */

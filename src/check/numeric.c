@@ -8,6 +8,7 @@
 #include "base/sha256.h"
 #include "check/limits.h"
 #include "check/numeric.h"
+#include "check/probe.h"
 #include "check/tolerances.h"
 #include "env/frame.h"
 #include "env/protocol.h"
@@ -132,6 +133,43 @@ long ap_numeric_frame_index(const json_t *frame, const json_t *samples)
 	const json_t *i = json_object_get(frame, "i");
 	json_int_t k = json_is_integer(i) ? json_integer_value(i) : -1;
 	return k >= 0 && (size_t)k < json_array_size(samples) ? (long)k : -1;
+}
+
+/* The status of a sample the worker says was lost (l), its reason in why. */
+static enum ap_status lost_status(const struct ap_proto_lost *l, struct ap_buf *why)
+{
+	if (l->before_start) {
+		if (l->ended.timed_out) {
+			ap_buf_addf(why, "the devices did not start within %g s", l->ended.limit_s);
+			return AP_TIMEOUT;
+		}
+		ap_buf_adds(why, "the runner ended before the sample began");
+		return AP_ERROR;
+	}
+	enum ap_status st = ap_child_end(&l->ended, why);
+	if (st != AP_STATUS_UNKNOWN)
+		return st;
+	if (!l->ended.has_exit_status) {
+		ap_buf_adds(why, "the worker said neither how the runner ended nor the sample's result");
+		return AP_ERROR;
+	}
+	ap_buf_addf(why, "the runner exited with status %lld during the sample",
+		    l->ended.exit_status);
+	return AP_CRASH;
+}
+
+int ap_numeric_frame_judge(json_t *frame)
+{
+	struct ap_proto_lost l;
+	struct ap_buf why = { 0 };
+	if (!ap_proto_frame_lost(frame, &l))
+		return 0;
+	enum ap_status st = lost_status(&l, &why);
+	int r = json_object_set_new(frame, "lost", json_pack("{s:s, s:s%}", "status",
+							     ap_status_name(st), "reason",
+							     ap_buf_str(&why), why.len));
+	ap_buf_free(&why);
+	return r ? -ENOMEM : 0;
 }
 
 /* --- tensors ------------------------------------------------------------ */

@@ -72,6 +72,16 @@ json_t *ap_numeric_run_request(const char *target, const json_t *samples,
  * its index, or -1. */
 long ap_numeric_frame_index(const json_t *frame, const json_t *samples);
 
+/* Judges what frame says of its sample's loss, where the worker sent facts
+ * (how the runner ended: protocol.h, struct ap_proto_lost): its "lost"
+ * becomes {status, reason}, decided here. During the sample: TIMEOUT ("no
+ * result within LIMIT s"), CRASH (the signal's name, or "the runner exited
+ * with status N during the sample"); before the runner's first sample:
+ * TIMEOUT ("the devices did not start within LIMIT s") or ERROR ("the
+ * runner ended before the sample began"). A frame that says no loss is left
+ * as it is. 0, or -ENOMEM. Every frame is judged so before its checks. */
+int ap_numeric_frame_judge(json_t *frame);
+
 struct ap_tolerances;
 struct ap_limits;
 

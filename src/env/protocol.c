@@ -251,3 +251,53 @@ void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w)
 	w->reason = json_string_value(json_object_get(reply, "reason"));
 	w->apis = json_object_get(reply, "apis");
 }
+
+void ap_proto_ended_read(const json_t *ended, struct ap_proto_ended *e)
+{
+	const json_t *x = json_object_get(ended, "exit_status");
+	e->timed_out = json_is_true(json_object_get(ended, "timed_out"));
+	e->signal = json_string_value(json_object_get(ended, "signal"));
+	e->has_exit_status = json_is_integer(x);
+	e->exit_status = (long long)json_integer_value(x);
+	e->limit_s = json_number_value(json_object_get(ended, "limit_s"));
+}
+
+static void raised_read(const json_t *r, struct ap_proto_raised *x)
+{
+	const json_t *msg = json_object_get(r, "message");
+	x->type = json_string_value(json_object_get(r, "type"));
+	x->message = json_is_string(msg) ? json_string_value(msg) : "";
+	x->message_len = json_is_string(msg) ? json_string_length(msg) : 0;
+	x->check = json_is_true(json_object_get(r, "check"));
+	x->traceback = json_object_get(r, "traceback");
+}
+
+void ap_proto_probe_read(const json_t *reply, struct ap_proto_probe_reply *p)
+{
+	const json_t *res = json_object_get(reply, "result");
+	const json_t *raised = json_object_get(res, "raised");
+	memset(p, 0, sizeof(*p));
+	p->has_result = json_is_object(res);
+	p->unreadable = json_is_true(json_object_get(res, "unreadable"));
+	p->harness = json_string_value(json_object_get(res, "harness"));
+	p->raised = json_is_object(raised);
+	raised_read(raised, &p->exc);
+	p->trace = json_object_get(res, "trace");
+	p->device_trace = json_object_get(res, "device_trace");
+	p->steps = json_object_get(reply, "steps");
+	ap_proto_ended_read(json_object_get(reply, "ended"), &p->ended);
+	p->duration_ms = json_object_get(reply, "duration_ms");
+	p->output = json_object_get(reply, "output");
+}
+
+int ap_proto_frame_lost(const json_t *frame, struct ap_proto_lost *l)
+{
+	const json_t *lost = json_object_get(frame, "lost");
+	const char *phase = json_string_value(json_object_get(lost, "phase"));
+	memset(l, 0, sizeof(*l));
+	if (!phase)
+		return 0;
+	l->before_start = !strcmp(phase, "start");
+	ap_proto_ended_read(lost, &l->ended);
+	return 1;
+}
