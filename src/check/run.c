@@ -347,8 +347,8 @@ static void session_numeric_run(struct ap_run_session *s)
 	s->frames = json_array();
 	for (size_t k = 0; k < json_array_size(s->samples); k++)
 		json_array_append_new(s->frames, json_null());
-	json_t *req = ap_numeric_run_request(o->target, s->samples, s->env->device, o->timeout_s,
-					     o->answer_s);
+	json_t *req = ap_numeric_run_request(o->target, s->samples, s->opinfo, s->env->device,
+					     o->timeout_s, o->answer_s);
 	ap_statusline_set(s->run->status, s->idx, "numeric: running %zu samples",
 			  json_array_size(s->samples));
 	int r = req ? ap_worker_call_stream_within(&s->worker, req, &reply, on_numeric_frame, s,

@@ -31,7 +31,7 @@ static const struct op_info ops[AP_OP_COUNT] = {
 	[AP_OP_OPINFO] = { "opinfo", 1, FIELDS("target", "devices"), NONE },
 	[AP_OP_SAMPLES] = { "samples", 1, FIELDS("target", "dtypes", "max_samples", "seed"),
 			    NONE },
-	[AP_OP_RUN] = { "run", 1, FIELDS("target", "samples", "devices"),
+	[AP_OP_RUN] = { "run", 1, FIELDS("target", "samples", "devices", "notrun"),
 			FIELDS("timeout_s", "start_s") },
 	[AP_OP_SWEEP_BEGIN] = { "sweep_begin", 1, FIELDS("plugins", "entries"), NONE },
 	[AP_OP_SWEEP_WALK] = { "sweep_walk", 1,
@@ -176,11 +176,11 @@ json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, lo
 }
 
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
-		     int timeout_s, int start_s)
+		     json_t *notrun, int timeout_s, int start_s)
 {
-	return json_pack("{s:s, s:s, s:O, s:o, s:i, s:i}", "op", ops[AP_OP_RUN].name, "target",
-			 target, "samples", samples, "devices", devices, "timeout_s", timeout_s,
-			 "start_s", start_s);
+	return json_pack("{s:s, s:s, s:O, s:o, s:o, s:i, s:i}", "op", ops[AP_OP_RUN].name,
+			 "target", target, "samples", samples, "devices", devices, "notrun",
+			 notrun, "timeout_s", timeout_s, "start_s", start_s);
 }
 
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude)
@@ -300,4 +300,31 @@ int ap_proto_frame_lost(const json_t *frame, struct ap_proto_lost *l)
 	l->before_start = !strcmp(phase, "start");
 	ap_proto_ended_read(lost, &l->ended);
 	return 1;
+}
+
+size_t ap_proto_opinfo_count(const json_t *reply)
+{
+	return json_array_size(json_object_get(reply, "ops"));
+}
+
+void ap_proto_opinfo_op(const json_t *reply, size_t i, struct ap_proto_opinfo_op *op)
+{
+	const json_t *o = json_array_get(json_object_get(reply, "ops"), i);
+	const char *var = json_string_value(json_object_get(o, "variant"));
+	op->name = json_string_value(json_object_get(o, "name"));
+	op->variant = var ? var : "";
+	op->dtypes = json_object_get(o, "dtypes");
+}
+
+int ap_proto_opinfo_claims(const struct ap_proto_opinfo_op *op, const char *side,
+			   const char *dtype)
+{
+	const json_t *dts = json_object_get(op->dtypes, side), *d;
+	size_t i;
+	if (!json_is_array(dts))
+		return -1;
+	json_array_foreach(dts, i, d)
+		if (json_is_string(d) && !strcmp(json_string_value(d), dtype))
+			return 1;
+	return 0;
 }

@@ -122,9 +122,11 @@ json_t *ap_proto_opinfo(const char *target, json_t *devices);
 json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, long seed);
 
 /* Runs samples of target on devices: each bounded by timeout_s, a device's
- * start by start_s. */
+ * start by start_s. notrun (taken): for each sample, an object naming the
+ * sides ("cpu" or a device) not to run it on, each with the reason its part
+ * then gives. */
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
-		     int timeout_s, int start_s);
+		     json_t *notrun, int timeout_s, int start_s);
 
 /* One catalog entry of a sweep_begin: what to walk, what not. */
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude);
@@ -175,6 +177,25 @@ struct ap_proto_walked {
 	const json_t *apis;
 };
 void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w);
+
+/* One OpInfo (or ModuleInfo) entry of an opinfo reply: its name, variant
+ * ("" when none) and the dtypes it supports by side ("cpu", each device):
+ * dtypes_of gives them. */
+struct ap_proto_opinfo_op {
+	const char *name, *variant;
+	const json_t *dtypes;
+};
+
+/* The number of entries of an opinfo reply (0: none stands for the target). */
+size_t ap_proto_opinfo_count(const json_t *reply);
+
+/* The i-th entry of an opinfo reply (i < ap_proto_opinfo_count). */
+void ap_proto_opinfo_op(const json_t *reply, size_t i, struct ap_proto_opinfo_op *op);
+
+/* Whether op claims dtype on side: 1, 0 (it names its dtypes there, and
+ * not this one), or -1 (it says nothing of side). */
+int ap_proto_opinfo_claims(const struct ap_proto_opinfo_op *op, const char *side,
+			   const char *dtype);
 
 /* How a child the worker supervised ended (a probe's, a numeric runner's):
  * facts, which the caller judges. At the limit (timed_out), by a signal

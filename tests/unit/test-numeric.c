@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -306,6 +307,31 @@ static void a_lost_sample_is_judged_from_how_the_runner_ended(void **state)
 		    "the sample was lost: the runner ended before the sample began");
 }
 
+static void notrun_is_chosen_here_from_the_dtypes_opinfo_claims(void **state)
+{
+	(void)state;
+	json_t *samples = json_pack("[o, o, o]", sample("float32", "sample"),
+				    sample("bfloat16", "sample"), sample(NULL, "error"));
+	/* gelu names its dtypes on cpu and npu; the xpu side it says nothing of */
+	json_t *opinfo = json_pack("{s:[{s:s, s:s, s:{s:[s,s], s:[s]}}]}", "ops", "name",
+				   "nn.functional.gelu", "variant", "", "dtypes", "cpu", "bfloat16",
+				   "float32", "npu", "float32");
+	json_t *n = ap_numeric_notrun(samples, opinfo, "npu xpu");
+	char *got = json_dumps(n, JSON_COMPACT);
+	assert_string_equal(got, "[{},{\"npu\":\"dtype bfloat16 is not supported on npu by this "
+			    "torch's OpInfo for nn.functional.gelu\"},{}]");
+	free(got);
+	json_decref(n);
+	/* no entry here to say otherwise: it runs everywhere */
+	n = ap_numeric_notrun(samples, NULL, "npu");
+	got = json_dumps(n, JSON_COMPACT);
+	assert_string_equal(got, "[{},{},{}]");
+	free(got);
+	json_decref(n);
+	json_decref(opinfo);
+	json_decref(samples);
+}
+
 static void cpu_alone_keeps_the_digests(void **state)
 {
 	(void)state;
@@ -373,6 +399,7 @@ int main(void)
 		cmocka_unit_test(a_known_limit_excuses_only_its_failure),
 		cmocka_unit_test(notrun_keeps_its_reason_and_a_lost_sample_its_status),
 		cmocka_unit_test(a_lost_sample_is_judged_from_how_the_runner_ended),
+		cmocka_unit_test(notrun_is_chosen_here_from_the_dtypes_opinfo_claims),
 		cmocka_unit_test(cpu_alone_keeps_the_digests),
 		cmocka_unit_test(cross_check_compares_cpu_with_the_reference),
 		cmocka_unit_test(prepare_names_and_digests_each_sample),

@@ -61,7 +61,8 @@ static json_t *sample(enum ap_op op)
 		req = ap_proto_samples("torch.add", strings("float32", NULL), 4, 1);
 		break;
 	case AP_OP_RUN:
-		req = ap_proto_run("torch.add", bind, strings("cpu", NULL), 10, 60);
+		req = ap_proto_run("torch.add", bind, strings("cpu", NULL),
+				   json_pack("[{s:s}]", "npu", "dtype"), 10, 60);
 		break;
 	case AP_OP_SWEEP_BEGIN:
 		req = ap_proto_sweep_begin(strings("torch_npu", NULL), json_array());
@@ -183,7 +184,8 @@ static void requests_are_the_frames_the_worker_is_sent(void **state)
 	expect_frame(sample(AP_OP_SAMPLES), "{\"op\":\"samples\",\"target\":\"torch.add\","
 		     "\"dtypes\":[\"float32\"],\"max_samples\":4,\"seed\":1}");
 	expect_frame(sample(AP_OP_RUN), "{\"op\":\"run\",\"target\":\"torch.add\",\"samples\":"
-		     "{\"x\":1},\"devices\":[\"cpu\"],\"timeout_s\":10,\"start_s\":60}");
+		     "{\"x\":1},\"devices\":[\"cpu\"],\"notrun\":[{\"npu\":\"dtype\"}],"
+		     "\"timeout_s\":10,\"start_s\":60}");
 	expect_frame(sample(AP_OP_SWEEP_BEGIN),
 		     "{\"op\":\"sweep_begin\",\"plugins\":[\"torch_npu\"],\"entries\":[]}");
 	expect_frame(sample(AP_OP_SWEEP_WALK), "{\"op\":\"sweep_walk\",\"entry\":\"torch\","
