@@ -1,8 +1,5 @@
 /* probe.c - a probe's status, decided from the worker's facts (see probe.h). */
-#include <string.h>
-
 #include "check/probe.h"
-#include "evidence/bundle.h"
 
 enum ap_status ap_child_end(const struct ap_proto_ended *e, struct ap_buf *reason)
 {
