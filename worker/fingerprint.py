@@ -237,11 +237,23 @@ def _devices_in_child(torch, kinds, timeout):
         send(w, {"type": "result", "devices": [_device_info(torch, k) for k in kinds]})
     result, _, status = _forked(child, timeout)
     if result is None or not isinstance(result.get("devices"), list):
-        why = (result or {}).get("reason") or \
-            _outcome(None, status, [], timeout, "device query")["reason"]
+        why = _device_query_failed(result, status, timeout)
         return [{"type": k, "count": 0, "names": [], "available": False,
                  "reason": "device query: %s" % why} for k in kinds]
     return result["devices"]
+
+
+def _device_query_failed(result, status, timeout):
+    """Why the device query's child gave no devices (a fingerprint's reason,
+    not a check's status)."""
+    import signal
+    if result is not None and (result.get("harness") or result.get("unreadable")):
+        return result.get("harness") or "unreadable result frame"
+    if status is None:
+        return "no result within %g s" % timeout
+    if os.WIFSIGNALED(status):
+        return signal.Signals(os.WTERMSIG(status)).name
+    return "device query exited with status %d before reporting" % os.WEXITSTATUS(status)
 
 
 def op_fingerprint(req):

@@ -84,29 +84,14 @@ def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
             "grads": [_tag(g, spanned=False) for g in grads]}
 
 
-def _supported(facts, sample, device):
-    """Why this environment's OpInfo says sample's dtype does not run on
-    device, or None."""
-    if sample["dtype"] is None:
-        return None
-    op = facts.get((sample["op"], sample["variant"]))
-    if op is None:
-        return None  # no entry here to say otherwise: it runs
-    dts = op["dtypes"].get(device)
-    if dts is not None and sample["dtype"] not in dts:
-        return "dtype %s is not supported on %s by this torch's OpInfo for %s" % (
-            sample["dtype"], device, sample["op"])
-    return None
-
-
-def _run_sample(fn, sample, devices, facts):
-    """One sample on CPU and each device: the part of each side."""
+def _run_sample(fn, sample, devices, notrun):
+    """One sample on CPU and each device: the part of each side. notrun:
+    the sides apiparity said not to run it on, each with its reason."""
     import torch
     parts = {}
     for dev in ["cpu"] + list(devices):
-        why = _supported(facts, sample, dev)
-        if why is not None:
-            parts[dev] = {"status": "notrun", "reason": why}
+        if dev in notrun:
+            parts[dev] = {"status": "notrun", "reason": notrun[dev]}
             continue
         dt = _DeviceTrace(torch) if dev != "cpu" else None
         trace = dt.mode if dt is not None and dt.mode is not None else _NoTrace
@@ -130,7 +115,7 @@ def _device_works(device):
         return False
 
 
-def _sample_runner(target, samples, start, devices, facts, w):
+def _sample_runner(target, samples, start, devices, notrun, w):
     """The runner process: resolves the target and runs samples from start,
     one frame each ("begin" first, so that a crash is the sample's). Leaves
     when a device that raised where CPU did not no longer computes: the next
@@ -141,7 +126,7 @@ def _sample_runner(target, samples, start, devices, facts, w):
     send(w, {"type": "ready", "devices": dict((d, _device_works(d)) for d in devices)})
     for k in range(start, len(samples)):
         send(w, {"type": "begin", "i": k})
-        parts = _run_sample(fn, samples[k], devices, facts)
+        parts = _run_sample(fn, samples[k], devices, notrun[k] if k < len(notrun) else {})
         send(w, {"type": "sample", "i": k, "parts": parts})
         cpu_raised = parts.get("cpu", {}).get("status") == "raised"
         if any(p.get("status") == "raised" and not cpu_raised and not _device_works(d)
@@ -207,34 +192,32 @@ def _frames_used(buf):
 _reply_fd = [None]
 
 
-def _lost(status, timeout):
-    """What became of a sample during which the runner ended."""
-    import signal
-    if status is None:
-        return {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
-    if os.WIFSIGNALED(status):
-        return {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
-    return {"status": "CRASH", "reason": "the runner exited with status %d during the sample"
-            % os.WEXITSTATUS(status)}
+def _lost(phase, status, limit_s):
+    """What became of a sample during which the runner ended, as facts
+    (apiparity decides the status): in the sample itself or before the
+    runner's first sample began (phase "sample" or "start"), and how the
+    runner ended (see _ended), under the limit of that phase."""
+    return dict(_ended(status, limit_s), phase=phase)
 
 
 def op_run(req):
     """Runs the samples (as op_samples made them, the same bytes) on CPU and
-    on each device named, in a runner child forked here (devices start in
-    it, never in this process), each sample within timeout_s. Each sample's
+    on each device named, but not on the sides notrun names for a sample
+    (apiparity's choice: the part says notrun, with apiparity's reason), in
+    a runner child forked here (devices start in it, never in this
+    process), each sample within timeout_s. Each sample's
     result is sent as its own frame ({"type": "sample", "i", "parts"} or
-    {"type": "sample", "i", "lost"}) as it ends; a sample that crashes or
-    hangs the runner is CRASH or TIMEOUT, and a new runner goes on with the
-    next."""
+    {"type": "sample", "i", "lost"}: how the runner ended, see _lost) as it
+    ends; after a sample that crashes or hangs the runner, a new runner goes
+    on with the next."""
     import tempfile
     timeout = _limit(req, "timeout_s")
     start_s = _limit(req, "start_s")
     samples, devices, target = req["samples"], list(req.get("devices", [])), req["target"]
-    facts, opinfo = {}, {"available": True}
+    notrun = req["notrun"]
+    opinfo = {"available": True}
     try:
-        ops, facts_of = _entries(target, _walk(target)[0])
-        for op in ops:
-            facts[(op.name, getattr(op, "variant_test_name", ""))] = facts_of(op, devices)
+        _entries(target, _walk(target)[0])
     except Exception as e:
         opinfo = {"available": False, "why": _exc_text(e)}
     log = tempfile.TemporaryFile()
@@ -250,19 +233,16 @@ def op_run(req):
         start = state["next"]
         runners += 1
         pid, r = _spawn_child(lambda w: _sample_runner(target, samples, start, devices,
-                                                       facts, w), log.fileno())
+                                                       notrun, w), log.fileno())
         try:
             current, status = _stream(pid, r, timeout, start_s, forward)
         finally:
             os.close(r)
         if current is not None:
-            forward({"i": current, "lost": _lost(status, timeout)})
+            forward({"i": current, "lost": _lost("sample", status, timeout)})
         elif state["next"] == start:  # it ended before its first sample began
-            why = {"status": "TIMEOUT", "reason": "the devices did not start within %g s"
-                   % start_s} if status is None else \
-                {"status": "ERROR", "reason": "the runner ended before the sample began"}
             for k in range(start, len(samples)):
-                forward({"i": k, "lost": why})
+                forward({"i": k, "lost": _lost("start", status, start_s)})
     log.seek(0)
     return {"ok": True, "data": {"sent": state["sent"], "runners": runners, "opinfo": opinfo,
                                  "log": log.read(65536).decode("utf-8", "replace")}}

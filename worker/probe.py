@@ -81,7 +81,7 @@ def _run_probe_child(probe, wfd):
     ns = {"torch": torch, "trace": trace, "check": check, "threading": threading,
           "resolve": resolve, "__name__": "apiparity_probe"}
     dt = _DeviceTrace(torch)
-    result = {"status": "PASS", "reason": None}
+    raised = None
     try:
         for name, expr in probe.get("bind", []):
             ns[name] = eval(expr, ns)
@@ -91,15 +91,18 @@ def _run_probe_child(probe, wfd):
                 exec(code, ns)
         else:
             exec(code, ns)
-    except ProbeFailure as e:
-        result = {"status": "FAIL", "reason": str(e)}
     except BaseException as e:
-        tb = traceback.format_exc(limit=-3)
-        result = {"status": "ERROR", "reason": _exc_text(e), "traceback": tb}
-    result["trace"] = steps
-    result["device_trace"] = dt.result()
-    result["type"] = "result"
-    send(wfd, result)
+        raised = _raised(e, traceback.format_exc(limit=-3))
+    send(wfd, {"type": "result", "raised": raised, "trace": steps,
+               "device_trace": dt.result()})
+
+
+def _raised(e, tb):
+    """What a probe raised, as facts: its type's name, whether check() raised
+    it (a ProbeFailure: the probe's own verdict, not an error), its message
+    and the traceback's tail. apiparity decides what that makes the probe."""
+    return {"type": type(e).__name__, "check": isinstance(e, ProbeFailure),
+            "message": str(e), "traceback": tb}
 
 
 # ---------------------------------------------------------------- supervision
@@ -240,7 +243,7 @@ def _spawn_child(fn, out_fd):
             os.dup2(out_fd, 2)
             fn(w)
         except BaseException as e:
-            send(w, {"type": "result", "status": "ERROR", "reason": _exc_text(e)})
+            send(w, {"type": "result", "harness": _exc_text(e)})
         finally:
             os._exit(0)
     os.close(w)
@@ -267,37 +270,36 @@ def _forked(fn, timeout, out_fd=None):
         os.close(r)
 
 
-def _outcome(result, status, steps, timeout, what):
-    """A result for a child that sent none: TIMEOUT, CRASH or ERROR."""
+def _ended(status, limit_s):
+    """How a child ended, as facts (apiparity decides what that makes its
+    result): at the limit (status None), by a signal (its name), or by its
+    own exit (the status), with the limit it ran under."""
     import signal
-    if result is not None:
-        return result
-    if status is None:
-        result = {"status": "TIMEOUT", "reason": "no result within %g s" % timeout}
-    elif os.WIFSIGNALED(status):
-        result = {"status": "CRASH", "reason": signal.Signals(os.WTERMSIG(status)).name}
-    else:
-        result = {"status": "ERROR", "reason": "%s exited with status %d before reporting"
-                  % (what, os.WEXITSTATUS(status))}
-    result["trace"] = steps
-    return result
+    signalled = status is not None and os.WIFSIGNALED(status)
+    return {"timed_out": status is None,
+            "signal": signal.Signals(os.WTERMSIG(status)).name if signalled else None,
+            "exit_status": os.WEXITSTATUS(status)
+            if status is not None and not signalled else None,
+            "limit_s": limit_s}
 
 
 def op_probe(req):
     """Runs one probe in a forked child, in its own process group, with its
-    output captured and a timeout; a crash or hang is a result, not an error."""
+    output captured and a timeout; a crash or hang is a result, not an error.
+    The reply is facts: the child's result frame (what it raised, its trace
+    and device trace) or null, the steps it streamed, how it ended."""
     import tempfile
     probe = req["probe"]
     timeout = _limit(req, "timeout_s")
     out = tempfile.TemporaryFile()
     t0 = time.monotonic()
     result, steps, status = _forked(lambda w: _run_probe_child(probe, w), timeout, out.fileno())
-    result = _outcome(result, status, steps, timeout, "probe")
-    result["duration_ms"] = int((time.monotonic() - t0) * 1000)
+    data = {"result": result, "steps": steps, "ended": _ended(status, timeout),
+            "duration_ms": int((time.monotonic() - t0) * 1000)}
     out.seek(0)
-    result["output"] = out.read(65536).decode("utf-8", "replace")
+    data["output"] = out.read(65536).decode("utf-8", "replace")
     out.close()
-    return {"ok": True, "data": result}
+    return {"ok": True, "data": data}
 
 
 def _frames(buf):
@@ -319,12 +321,12 @@ def _frames(buf):
 
 def _split(frames):
     """(the result frame or None, the trace steps streamed before it). A
-    frame the child sent that could not be read makes the result an ERROR:
-    it cost that probe, not the session."""
+    frame the child sent that could not be read makes the result
+    {"unreadable": true}: it costs that child's result, not the session."""
     result = [f for f in frames if f.get("type") == "result"]
     steps = [f.get("step") for f in frames if f.get("type") == "step"]
     if any(f.get("type") == "unreadable" for f in frames):
-        return {"status": "ERROR", "reason": "unreadable result frame", "trace": steps}, steps
+        return {"unreadable": True, "trace": steps}, steps
     if result:
         del result[0]["type"]
         return result[0], steps

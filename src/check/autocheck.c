@@ -9,6 +9,7 @@
 #include "base/text.h"
 #include "check/autocheck.h"
 #include "check/numeric.h"
+#include "check/probe.h"
 #include "evidence/bundle.h"
 #include "evidence/matrix.h"
 
@@ -103,9 +104,14 @@ static int run_probe(struct ap_worker *w, const struct ap_autocheck *o, const st
 	json_t *res = NULL;
 	int r = call(w, ap_probe_request(p->name, p->code, bind, o->limit_s), &res,
 		     o->limit_s + MARGIN_S);
-	if (!r)
-		count(t, p->name, ap_check_status(res),
-		      json_string_value(json_object_get(res, "reason")));
+	if (!r) {
+		struct ap_proto_probe_reply facts;
+		struct ap_buf why = { 0 };
+		ap_proto_probe_read(res, &facts);
+		enum ap_status st = ap_probe_status(&facts, &why);
+		count(t, p->name, st, st == AP_PASS ? NULL : ap_buf_str(&why));
+		ap_buf_free(&why);
+	}
 	json_decref(res);
 	return harness(w, r, p->name, AP_ERROR, t);
 }
@@ -143,8 +149,10 @@ static void on_frame(void *ctx, json_t *frame)
 {
 	struct frames *f = ctx;
 	long k = ap_numeric_frame_index(frame, f->samples);
-	if (k >= 0 && json_is_null(json_array_get(f->v, (size_t)k)))
+	if (k >= 0 && json_is_null(json_array_get(f->v, (size_t)k))) {
+		ap_numeric_frame_judge(frame);
 		json_array_set(f->v, (size_t)k, frame);
+	}
 }
 
 /* Adds sample s's CPU result (or its loss) to the digest. */
@@ -189,9 +197,10 @@ static void judge_frames(const struct ap_autocheck *o, const struct ap_numeric_c
 	}
 }
 
-/* Runs samples (prepared) on CPU and on the devices, and counts them. */
+/* Runs samples (prepared) on CPU and on the devices, except where the
+ * opinfo answer info says not, and counts them. */
 static int run_samples(struct ap_worker *w, const struct ap_autocheck *o, const char *api,
-		       const json_t *samples, struct tally *t)
+		       const json_t *samples, const json_t *info, struct tally *t)
 {
 	struct frames f = { samples, json_array() };
 	/* the overrides and limits are looked up for the API checked here */
@@ -199,7 +208,8 @@ static int run_samples(struct ap_worker *w, const struct ap_autocheck *o, const 
 	json_t *reply = NULL;
 	for (size_t k = 0; k < json_array_size(samples); k++)
 		json_array_append_new(f.v, json_null());
-	json_t *req = ap_numeric_run_request(api, samples, o->devices, o->limit_s, o->start_s);
+	json_t *req = ap_numeric_run_request(api, samples, info, o->devices, o->limit_s,
+					     o->start_s);
 	/* the first frame comes once the devices have started and a sample ran */
 	int r = req ? ap_worker_call_stream_within(w, req, &reply, on_frame, &f,
 						   (o->start_s + o->limit_s + MARGIN_S) * 1000)
@@ -235,12 +245,12 @@ static json_t *make_samples(struct ap_worker *w, const struct ap_autocheck *o, c
 /* The entries that stand for api here (names, "name.variant"), or NULL. */
 static json_t *operators(const json_t *opinfo)
 {
-	json_t *names = json_array(), *op;
-	size_t i;
-	json_array_foreach(json_object_get(opinfo, "ops"), i, op) {
-		const char *var = ap_json_text(op, "variant");
+	json_t *names = json_array();
+	for (size_t i = 0; i < ap_proto_opinfo_count(opinfo); i++) {
+		struct ap_proto_opinfo_op op;
 		struct ap_buf n = { 0 };
-		ap_buf_addf(&n, "%s%s%s", ap_json_text(op, "name"), *var ? "." : "", var);
+		ap_proto_opinfo_op(opinfo, i, &op);
+		ap_buf_addf(&n, "%s%s%s", op.name ? op.name : "", *op.variant ? "." : "", op.variant);
 		json_array_append_new(names, json_string(ap_buf_str(&n)));
 		ap_buf_free(&n);
 	}
@@ -257,17 +267,18 @@ static int run_numeric(struct ap_worker *w, const struct ap_autocheck *o, const 
 		return harness(w, r, "opinfo", AP_NOTRUN, t);
 	}
 	t->operators = operators(info);
-	json_decref(info);
 	if (!o->numeric) {
 		count(t, "numeric", AP_NOTRUN, "the OpInfo samples run at --depth numeric");
+		json_decref(info);
 		return 0;
 	}
 	json_t *samples = make_samples(w, o, api, t, &r);
 	if (json_array_size(samples))
-		r = run_samples(w, o, api, samples, t);
+		r = run_samples(w, o, api, samples, info, t);
 	else if (samples)
 		count(t, "numeric", AP_NOTRUN, "no sample of this dtype set runs on CPU here");
 	json_decref(samples);
+	json_decref(info);
 	return r;
 }
 

@@ -8,6 +8,7 @@
 #include "base/sha256.h"
 #include "check/limits.h"
 #include "check/numeric.h"
+#include "check/probe.h"
 #include "check/tolerances.h"
 #include "env/frame.h"
 #include "env/protocol.h"
@@ -56,7 +57,7 @@ json_t *ap_numeric_opinfo_request(const char *target, const char *devices)
 
 int ap_numeric_covered(const json_t *opinfo)
 {
-	return json_array_size(json_object_get(opinfo, "ops")) > 0;
+	return ap_proto_opinfo_count(opinfo) > 0;
 }
 
 json_t *ap_numeric_samples_request(const char *target, int max_samples, long seed)
@@ -67,10 +68,67 @@ json_t *ap_numeric_samples_request(const char *target, int max_samples, long see
 	return ap_proto_samples(target, dt, max_samples, seed);
 }
 
-json_t *ap_numeric_run_request(const char *target, const json_t *samples,
+/* The entry of opinfo sample s is of (the last of its name and variant, as
+ * the worker keys them), into op; 0 when none. */
+static int entry_of(const json_t *opinfo, const json_t *s, struct ap_proto_opinfo_op *op)
+{
+	int found = 0;
+	for (size_t i = 0; i < ap_proto_opinfo_count(opinfo); i++) {
+		struct ap_proto_opinfo_op o;
+		ap_proto_opinfo_op(opinfo, i, &o);
+		if (o.name && !strcmp(o.name, ap_json_text(s, "op")) &&
+		    !strcmp(o.variant, ap_json_text(s, "variant"))) {
+			*op = o;
+			found = 1;
+		}
+	}
+	return found;
+}
+
+/* Whether sample s runs on side (the policy: not where this environment's
+ * OpInfo entry names the dtypes it supports there, and not s's); why
+ * says so when not. An entry that is not there, or says nothing of side,
+ * lets it run. */
+static int runs_on(const json_t *opinfo, const json_t *s, const char *side, struct ap_buf *why)
+{
+	const char *dt = json_string_value(json_object_get(s, "dtype"));
+	struct ap_proto_opinfo_op op;
+	if (!dt || !entry_of(opinfo, s, &op) || ap_proto_opinfo_claims(&op, side, dt))
+		return 1;
+	ap_buf_addf(why, "dtype %s is not supported on %s by this torch's OpInfo for %s", dt, side,
+		    ap_json_text(s, "op"));
+	return 0;
+}
+
+json_t *ap_numeric_notrun(const json_t *samples, const json_t *opinfo, const char *devices)
+{
+	char d[MAX_DEVICES][DEVICE_NAME_MAX];
+	size_t n = device_list(devices, d);
+	json_t *out = json_array();
+	for (size_t k = 0; out && k < json_array_size(samples); k++) {
+		json_t *skip = json_object();
+		for (size_t i = 0; skip && i <= n; i++) {
+			struct ap_buf why = { 0 };
+			const char *side = i ? d[i - 1] : "cpu";
+			if (!runs_on(opinfo, json_array_get(samples, k), side, &why))
+				json_object_set_new(skip, side, json_string(ap_buf_str(&why)));
+			ap_buf_free(&why);
+		}
+		if (!skip || json_array_append_new(out, skip)) {
+			json_decref(out);
+			out = NULL;
+		}
+	}
+	return out;
+}
+
+json_t *ap_numeric_run_request(const char *target, const json_t *samples, const json_t *opinfo,
 			       const char *devices, int timeout_s, int start_s)
 {
-	return ap_proto_run(target, samples, device_array(devices), timeout_s, start_s);
+	json_t *notrun = ap_numeric_notrun(samples, opinfo, devices);
+	return notrun ? ap_proto_run(target, samples, device_array(devices), notrun, timeout_s,
+				     start_s)
+		      : NULL;
 }
 
 /* Whether s is one sample as the worker makes them. */
@@ -132,6 +190,43 @@ long ap_numeric_frame_index(const json_t *frame, const json_t *samples)
 	const json_t *i = json_object_get(frame, "i");
 	json_int_t k = json_is_integer(i) ? json_integer_value(i) : -1;
 	return k >= 0 && (size_t)k < json_array_size(samples) ? (long)k : -1;
+}
+
+/* The status of a sample the worker says was lost (l), its reason in why. */
+static enum ap_status lost_status(const struct ap_proto_lost *l, struct ap_buf *why)
+{
+	if (l->before_start) {
+		if (l->ended.timed_out) {
+			ap_buf_addf(why, "the devices did not start within %g s", l->ended.limit_s);
+			return AP_TIMEOUT;
+		}
+		ap_buf_adds(why, "the runner ended before the sample began");
+		return AP_ERROR;
+	}
+	enum ap_status st = ap_child_end(&l->ended, why);
+	if (st != AP_STATUS_UNKNOWN)
+		return st;
+	if (!l->ended.has_exit_status) {
+		ap_buf_adds(why, "the worker said neither how the runner ended nor the sample's result");
+		return AP_ERROR;
+	}
+	ap_buf_addf(why, "the runner exited with status %lld during the sample",
+		    l->ended.exit_status);
+	return AP_CRASH;
+}
+
+int ap_numeric_frame_judge(json_t *frame)
+{
+	struct ap_proto_lost l;
+	struct ap_buf why = { 0 };
+	if (!ap_proto_frame_lost(frame, &l))
+		return 0;
+	enum ap_status st = lost_status(&l, &why);
+	int r = json_object_set_new(frame, "lost", json_pack("{s:s, s:s%}", "status",
+							     ap_status_name(st), "reason",
+							     ap_buf_str(&why), why.len));
+	ap_buf_free(&why);
+	return r ? -ENOMEM : 0;
 }
 
 /* --- tensors ------------------------------------------------------------ */

@@ -63,14 +63,35 @@ json_t *ap_numeric_samples_request(const char *target, int max_samples, long see
  * array, or NULL with why when the answer is not as the worker makes it. */
 json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why);
 
+/* Where each of samples (as prepared) is not run, in an environment whose
+ * opinfo answer is opinfo (NULL: none): for each sample an object naming
+ * each side ("cpu", a device of devices) whose dtypes that environment's
+ * entry for the sample names without the sample's dtype, with the reason
+ * ("dtype D is not supported on SIDE by this torch's OpInfo for OP"), which
+ * its check then gives as NOTRUN. An entry not there, or one that says
+ * nothing of a side, runs it. A new array, or NULL when out of memory. */
+json_t *ap_numeric_notrun(const json_t *samples, const json_t *opinfo, const char *devices);
+
 /* The run request: samples (as prepared) on CPU and devices (as above),
- * each within timeout_s, once the devices have started (within start_s). */
-json_t *ap_numeric_run_request(const char *target, const json_t *samples,
+ * each within timeout_s, once the devices have started (within start_s),
+ * except where opinfo (the environment's opinfo answer) says a sample's
+ * dtype does not run (ap_numeric_notrun). */
+json_t *ap_numeric_run_request(const char *target, const json_t *samples, const json_t *opinfo,
 			       const char *devices, int timeout_s, int start_s);
 
 /* Whether frame (one the run request streams) is about a sample of samples:
  * its index, or -1. */
 long ap_numeric_frame_index(const json_t *frame, const json_t *samples);
+
+/* Judges what frame says of its sample's loss, where the worker sent facts
+ * (how the runner ended: protocol.h, struct ap_proto_lost): its "lost"
+ * becomes {status, reason}, decided here. During the sample: TIMEOUT ("no
+ * result within LIMIT s"), CRASH (the signal's name, or "the runner exited
+ * with status N during the sample"); before the runner's first sample:
+ * TIMEOUT ("the devices did not start within LIMIT s") or ERROR ("the
+ * runner ended before the sample began"). A frame that says no loss is left
+ * as it is. 0, or -ENOMEM. Every frame is judged so before its checks. */
+int ap_numeric_frame_judge(json_t *frame);
 
 struct ap_tolerances;
 struct ap_limits;

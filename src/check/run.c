@@ -16,6 +16,7 @@
 #include "base/text.h"
 #include "check/numeric.h"
 #include "check/official.h"
+#include "check/probe.h"
 #include "check/run.h"
 #include "check/verdict.h"
 #include "env/fingerprint.h"
@@ -66,15 +67,18 @@ static int session_probe(struct ap_run_session *s, struct ap_worker *worker, con
 	json_t *res = NULL;
 	ap_statusline_set(s->run->status, s->idx, "%s %s ...", kind, name);
 	int r = req ? ap_worker_call(worker, req, &res) : -ENOMEM;
+	json_t *c = NULL;
 	json_decref(req);
 	if (r == -AP_EPROTO && ap_worker_alive(worker)) {
 		/* The framing held: this probe's answer is lost, not the session. */
-		json_decref(res);
-		res = ap_check_new(name, kind, AP_ERROR, "unreadable result frame");
-		json_object_set_new(res, "detail", json_string(ap_buf_str(&worker->detail)));
+		c = ap_check_new(name, kind, AP_ERROR, "unreadable result frame");
+		json_object_set_new(c, "detail", json_string(ap_buf_str(&worker->detail)));
 		ap_buf_reset(&worker->detail);
-		r = res ? 0 : -ENOMEM;
-	}
+		r = c ? 0 : -ENOMEM;
+	} else if (!r && !(c = ap_probe_check(res))) /* the worker's facts, judged */
+		r = -ENOMEM;
+	json_decref(res);
+	res = c;
 	if (r) {
 		json_decref(res);
 		session_fail(s, r, &worker->detail);
@@ -320,6 +324,7 @@ static void on_numeric_frame(void *ctx, json_t *frame)
 	long k = ap_numeric_frame_index(frame, s->samples);
 	if (k < 0 || !json_is_null(json_array_get(s->frames, (size_t)k)))
 		return; /* not one of ours, or twice: the first one counts */
+	ap_numeric_frame_judge(frame);
 	json_array_set(s->frames, (size_t)k, frame);
 	session_judge_frame(s, (size_t)k, frame);
 	ap_statusline_set(s->run->status, s->idx, "numeric: %ld of %zu samples", k + 1,
@@ -342,8 +347,8 @@ static void session_numeric_run(struct ap_run_session *s)
 	s->frames = json_array();
 	for (size_t k = 0; k < json_array_size(s->samples); k++)
 		json_array_append_new(s->frames, json_null());
-	json_t *req = ap_numeric_run_request(o->target, s->samples, s->env->device, o->timeout_s,
-					     o->answer_s);
+	json_t *req = ap_numeric_run_request(o->target, s->samples, s->opinfo, s->env->device,
+					     o->timeout_s, o->answer_s);
 	ap_statusline_set(s->run->status, s->idx, "numeric: running %zu samples",
 			  json_array_size(s->samples));
 	int r = req ? ap_worker_call_stream_within(&s->worker, req, &reply, on_numeric_frame, s,

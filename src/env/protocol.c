@@ -31,7 +31,7 @@ static const struct op_info ops[AP_OP_COUNT] = {
 	[AP_OP_OPINFO] = { "opinfo", 1, FIELDS("target", "devices"), NONE },
 	[AP_OP_SAMPLES] = { "samples", 1, FIELDS("target", "dtypes", "max_samples", "seed"),
 			    NONE },
-	[AP_OP_RUN] = { "run", 1, FIELDS("target", "samples", "devices"),
+	[AP_OP_RUN] = { "run", 1, FIELDS("target", "samples", "devices", "notrun"),
 			FIELDS("timeout_s", "start_s") },
 	[AP_OP_SWEEP_BEGIN] = { "sweep_begin", 1, FIELDS("plugins", "entries"), NONE },
 	[AP_OP_SWEEP_WALK] = { "sweep_walk", 1,
@@ -176,11 +176,11 @@ json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, lo
 }
 
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
-		     int timeout_s, int start_s)
+		     json_t *notrun, int timeout_s, int start_s)
 {
-	return json_pack("{s:s, s:s, s:O, s:o, s:i, s:i}", "op", ops[AP_OP_RUN].name, "target",
-			 target, "samples", samples, "devices", devices, "timeout_s", timeout_s,
-			 "start_s", start_s);
+	return json_pack("{s:s, s:s, s:O, s:o, s:o, s:i, s:i}", "op", ops[AP_OP_RUN].name,
+			 "target", target, "samples", samples, "devices", devices, "notrun",
+			 notrun, "timeout_s", timeout_s, "start_s", start_s);
 }
 
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude)
@@ -418,4 +418,81 @@ void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w)
 	w->status = json_string_value(json_object_get(reply, "status"));
 	w->reason = json_string_value(json_object_get(reply, "reason"));
 	w->apis = json_object_get(reply, "apis");
+}
+
+void ap_proto_ended_read(const json_t *ended, struct ap_proto_ended *e)
+{
+	const json_t *x = json_object_get(ended, "exit_status");
+	e->timed_out = json_is_true(json_object_get(ended, "timed_out"));
+	e->signal = json_string_value(json_object_get(ended, "signal"));
+	e->has_exit_status = json_is_integer(x);
+	e->exit_status = (long long)json_integer_value(x);
+	e->limit_s = json_number_value(json_object_get(ended, "limit_s"));
+}
+
+static void probe_raised_read(const json_t *r, struct ap_proto_probe_raised *x)
+{
+	const json_t *msg = json_object_get(r, "message");
+	x->type = json_string_value(json_object_get(r, "type"));
+	x->message = json_is_string(msg) ? json_string_value(msg) : "";
+	x->message_len = json_is_string(msg) ? json_string_length(msg) : 0;
+	x->check = json_is_true(json_object_get(r, "check"));
+	x->traceback = json_object_get(r, "traceback");
+}
+
+void ap_proto_probe_read(const json_t *reply, struct ap_proto_probe_reply *p)
+{
+	const json_t *res = json_object_get(reply, "result");
+	const json_t *raised = json_object_get(res, "raised");
+	memset(p, 0, sizeof(*p));
+	p->has_result = json_is_object(res);
+	p->unreadable = json_is_true(json_object_get(res, "unreadable"));
+	p->harness = json_string_value(json_object_get(res, "harness"));
+	p->raised = json_is_object(raised);
+	probe_raised_read(raised, &p->exc);
+	p->trace = json_object_get(res, "trace");
+	p->device_trace = json_object_get(res, "device_trace");
+	p->steps = json_object_get(reply, "steps");
+	ap_proto_ended_read(json_object_get(reply, "ended"), &p->ended);
+	p->duration_ms = json_object_get(reply, "duration_ms");
+	p->output = json_object_get(reply, "output");
+}
+
+int ap_proto_frame_lost(const json_t *frame, struct ap_proto_lost *l)
+{
+	const json_t *lost = json_object_get(frame, "lost");
+	const char *phase = json_string_value(json_object_get(lost, "phase"));
+	memset(l, 0, sizeof(*l));
+	if (!phase)
+		return 0;
+	l->before_start = !strcmp(phase, "start");
+	ap_proto_ended_read(lost, &l->ended);
+	return 1;
+}
+
+size_t ap_proto_opinfo_count(const json_t *reply)
+{
+	return json_array_size(json_object_get(reply, "ops"));
+}
+
+void ap_proto_opinfo_op(const json_t *reply, size_t i, struct ap_proto_opinfo_op *op)
+{
+	const json_t *o = json_array_get(json_object_get(reply, "ops"), i);
+	const char *var = json_string_value(json_object_get(o, "variant"));
+	op->name = json_string_value(json_object_get(o, "name"));
+	op->variant = var ? var : "";
+	op->dtypes = json_object_get(o, "dtypes");
+}
+
+int ap_proto_opinfo_claims(const struct ap_proto_opinfo_op *op, const char *side,
+			   const char *dtype)
+{
+	const json_t *dts = json_object_get(op->dtypes, side), *d;
+	size_t i;
+	if (!json_is_array(dts))
+		return -1;
+	json_array_foreach(dts, i, d)
+		if (json_is_string(d) && !strcmp(json_string_value(d), dtype))
+			return 1;
+	return 0;
 }

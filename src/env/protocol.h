@@ -122,9 +122,11 @@ json_t *ap_proto_opinfo(const char *target, json_t *devices);
 json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, long seed);
 
 /* Runs samples of target on devices: each bounded by timeout_s, a device's
- * start by start_s. */
+ * start by start_s. notrun (taken): for each sample, an object naming the
+ * sides ("cpu" or a device) not to run it on, each with the reason its part
+ * then gives. */
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
-		     int timeout_s, int start_s);
+		     json_t *notrun, int timeout_s, int start_s);
 
 /* One catalog entry of a sweep_begin: what to walk, what not. */
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude);
@@ -315,5 +317,77 @@ struct ap_proto_walked {
 	const json_t *apis;
 };
 void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w);
+
+/* One OpInfo (or ModuleInfo) entry of an opinfo reply: its name, variant
+ * ("" when none) and the dtypes it supports by side ("cpu", each device):
+ * dtypes_of gives them. */
+struct ap_proto_opinfo_op {
+	const char *name, *variant;
+	const json_t *dtypes;
+};
+
+/* The number of entries of an opinfo reply (0: none stands for the target). */
+size_t ap_proto_opinfo_count(const json_t *reply);
+
+/* The i-th entry of an opinfo reply (i < ap_proto_opinfo_count). */
+void ap_proto_opinfo_op(const json_t *reply, size_t i, struct ap_proto_opinfo_op *op);
+
+/* Whether op claims dtype on side: 1, 0 (it names its dtypes there, and
+ * not this one), or -1 (it says nothing of side). */
+int ap_proto_opinfo_claims(const struct ap_proto_opinfo_op *op, const char *side,
+			   const char *dtype);
+
+/* How a child the worker supervised ended (a probe's, a numeric runner's):
+ * facts, which the caller judges. At the limit (timed_out), by a signal
+ * (its name as the worker's Python spells it, e.g. "SIGSEGV"), or by its
+ * own exit (has_exit_status, exit_status); limit_s: the limit it ran
+ * under. Nothing of it said: all 0 and NULL. */
+struct ap_proto_ended {
+	int timed_out;
+	const char *signal;
+	int has_exit_status;
+	long long exit_status;
+	double limit_s;
+};
+void ap_proto_ended_read(const json_t *ended, struct ap_proto_ended *e);
+
+/* A numeric run's frame that says its sample was lost, as the worker's
+ * facts: how the runner ended, during the sample or before its first
+ * sample began (before_start; then under the devices' start limit). */
+struct ap_proto_lost {
+	int before_start;
+	struct ap_proto_ended ended;
+};
+
+/* 1 with l filled when frame says its sample was lost (as facts), else 0. */
+int ap_proto_frame_lost(const json_t *frame, struct ap_proto_lost *l);
+
+/* What a probe raised (the probe's result frame's "raised"): its type's
+ * name, its message (msg_len bytes: it may hold a NUL), whether check()
+ * raised it (the probe's own verdict), the traceback's tail (as JSON, NULL
+ * when none). */
+struct ap_proto_probe_raised {
+	const char *type, *message;
+	size_t message_len;
+	int check;
+	const json_t *traceback;
+};
+
+/* A probe reply: the child's result frame, if one came (has_result), or
+ * what it streamed before it ended; how it ended; its time and output.
+ * JSON values are NULL where absent. */
+struct ap_proto_probe_reply {
+	int has_result;
+	int unreadable;              /* the result frame could not be read */
+	const char *harness;         /* the harness failed in the child: why */
+	int raised;                  /* the probe raised: exc says what */
+	struct ap_proto_probe_raised exc;
+	const json_t *trace;         /* the result's trace, or NULL */
+	const json_t *device_trace;  /* the result's device trace, or NULL */
+	const json_t *steps;         /* the steps streamed, or NULL */
+	struct ap_proto_ended ended;
+	const json_t *duration_ms, *output;
+};
+void ap_proto_probe_read(const json_t *reply, struct ap_proto_probe_reply *p);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -268,6 +269,69 @@ static void notrun_keeps_its_reason_and_a_lost_sample_its_status(void **state)
 	json_decref(s);
 }
 
+/* The check of a sample the worker says was lost as lost (a JSON text of
+ * facts), judged as the engine judges every frame. */
+static void expect_lost(const char *lost, const char *status, const char *reason)
+{
+	json_error_t err;
+	json_t *s = sample("float32", "sample");
+	json_t *f = json_pack("{s:s, s:i, s:o}", "type", "sample", "i", 0, "lost",
+			      json_loads(lost, 0, &err));
+	assert_int_equal(ap_numeric_frame_judge(f), 0);
+	json_t *c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), status);
+	assert_string_equal(text(c, "reason"), reason);
+	json_decref(c);
+	json_decref(f);
+	json_decref(s);
+}
+
+static void a_lost_sample_is_judged_from_how_the_runner_ended(void **state)
+{
+	(void)state;
+	expect_lost("{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
+		    "\"exit_status\": null, \"limit_s\": 30}", "TIMEOUT",
+		    "the sample was lost: no result within 30 s");
+	/* a signal is a crash, never the limit's */
+	expect_lost("{\"phase\": \"sample\", \"timed_out\": false, \"signal\": \"SIGSEGV\", "
+		    "\"exit_status\": null, \"limit_s\": 30}", "CRASH",
+		    "the sample was lost: SIGSEGV");
+	expect_lost("{\"phase\": \"sample\", \"timed_out\": false, \"signal\": null, "
+		    "\"exit_status\": 3, \"limit_s\": 30}", "CRASH",
+		    "the sample was lost: the runner exited with status 3 during the sample");
+	expect_lost("{\"phase\": \"start\", \"timed_out\": true, \"signal\": null, "
+		    "\"exit_status\": null, \"limit_s\": 120}", "TIMEOUT",
+		    "the sample was lost: the devices did not start within 120 s");
+	expect_lost("{\"phase\": \"start\", \"timed_out\": false, \"signal\": \"SIGKILL\", "
+		    "\"exit_status\": null, \"limit_s\": 120}", "ERROR",
+		    "the sample was lost: the runner ended before the sample began");
+}
+
+static void notrun_is_chosen_here_from_the_dtypes_opinfo_claims(void **state)
+{
+	(void)state;
+	json_t *samples = json_pack("[o, o, o]", sample("float32", "sample"),
+				    sample("bfloat16", "sample"), sample(NULL, "error"));
+	/* gelu names its dtypes on cpu and npu; the xpu side it says nothing of */
+	json_t *opinfo = json_pack("{s:[{s:s, s:s, s:{s:[s,s], s:[s]}}]}", "ops", "name",
+				   "nn.functional.gelu", "variant", "", "dtypes", "cpu", "bfloat16",
+				   "float32", "npu", "float32");
+	json_t *n = ap_numeric_notrun(samples, opinfo, "npu xpu");
+	char *got = json_dumps(n, JSON_COMPACT);
+	assert_string_equal(got, "[{},{\"npu\":\"dtype bfloat16 is not supported on npu by this "
+			    "torch's OpInfo for nn.functional.gelu\"},{}]");
+	free(got);
+	json_decref(n);
+	/* no entry here to say otherwise: it runs everywhere */
+	n = ap_numeric_notrun(samples, NULL, "npu");
+	got = json_dumps(n, JSON_COMPACT);
+	assert_string_equal(got, "[{},{},{}]");
+	free(got);
+	json_decref(n);
+	json_decref(opinfo);
+	json_decref(samples);
+}
+
 static void cpu_alone_keeps_the_digests(void **state)
 {
 	(void)state;
@@ -334,6 +398,8 @@ int main(void)
 		cmocka_unit_test(another_dtype_or_exception_fails),
 		cmocka_unit_test(a_known_limit_excuses_only_its_failure),
 		cmocka_unit_test(notrun_keeps_its_reason_and_a_lost_sample_its_status),
+		cmocka_unit_test(a_lost_sample_is_judged_from_how_the_runner_ended),
+		cmocka_unit_test(notrun_is_chosen_here_from_the_dtypes_opinfo_claims),
 		cmocka_unit_test(cpu_alone_keeps_the_digests),
 		cmocka_unit_test(cross_check_compares_cpu_with_the_reference),
 		cmocka_unit_test(prepare_names_and_digests_each_sample),

@@ -61,7 +61,8 @@ static json_t *sample(enum ap_op op)
 		req = ap_proto_samples("torch.add", strings("float32", NULL), 4, 1);
 		break;
 	case AP_OP_RUN:
-		req = ap_proto_run("torch.add", bind, strings("cpu", NULL), 10, 60);
+		req = ap_proto_run("torch.add", bind, strings("cpu", NULL),
+				   json_pack("[{s:s}]", "npu", "dtype"), 10, 60);
 		break;
 	case AP_OP_SWEEP_BEGIN:
 		req = ap_proto_sweep_begin(strings("torch_npu", NULL), json_array());
@@ -183,7 +184,8 @@ static void requests_are_the_frames_the_worker_is_sent(void **state)
 	expect_frame(sample(AP_OP_SAMPLES), "{\"op\":\"samples\",\"target\":\"torch.add\","
 		     "\"dtypes\":[\"float32\"],\"max_samples\":4,\"seed\":1}");
 	expect_frame(sample(AP_OP_RUN), "{\"op\":\"run\",\"target\":\"torch.add\",\"samples\":"
-		     "{\"x\":1},\"devices\":[\"cpu\"],\"timeout_s\":10,\"start_s\":60}");
+		     "{\"x\":1},\"devices\":[\"cpu\"],\"notrun\":[{\"npu\":\"dtype\"}],"
+		     "\"timeout_s\":10,\"start_s\":60}");
 	expect_frame(sample(AP_OP_SWEEP_BEGIN),
 		     "{\"op\":\"sweep_begin\",\"plugins\":[\"torch_npu\"],\"entries\":[]}");
 	expect_frame(sample(AP_OP_SWEEP_WALK), "{\"op\":\"sweep_walk\",\"entry\":\"torch\","
@@ -376,6 +378,41 @@ static void official_tests_replies_are_read_into_their_fields(void **state)
 	assert_int_equal(ap_proto_defined_class(p.import.defined, "TestB", "test_x", 0, &c), -1);
 	json_decref(ans);
 	json_decref(res);
+static void how_a_child_ended_and_a_probe_reply_are_read_as_facts(void **state)
+{
+	(void)state;
+	struct ap_proto_lost l;
+	json_t *f = json_pack("{s:i, s:{s:s, s:b, s:s, s:n, s:i}}", "i", 2, "lost", "phase", "start",
+			      "timed_out", 0, "signal", "SIGSEGV", "exit_status", "limit_s", 9);
+	assert_int_equal(ap_proto_frame_lost(f, &l), 1);
+	assert_true(l.before_start);
+	assert_false(l.ended.timed_out);
+	assert_string_equal(l.ended.signal, "SIGSEGV");
+	assert_false(l.ended.has_exit_status);
+	assert_true(l.ended.limit_s == 9.0);
+	json_decref(f);
+	f = json_pack("{s:i, s:{}}", "i", 2, "parts");
+	assert_int_equal(ap_proto_frame_lost(f, &l), 0);
+	json_decref(f);
+
+	struct ap_proto_probe_reply p;
+	json_t *r = json_pack("{s:{s:{s:s, s:b, s:s%}, s:[]}, s:[], s:{s:b, s:n, s:i, s:i},"
+			      " s:i, s:s}", "result", "raised", "type", "ValueError", "check", 0,
+			      "message", "a\0b", (size_t)3, "trace", "steps", "ended", "timed_out",
+			      0, "signal", "exit_status", 0, "limit_s", 5, "duration_ms", 4,
+			      "output", "");
+	ap_proto_probe_read(r, &p);
+	assert_true(p.has_result);
+	assert_true(p.raised);
+	assert_false(p.exc.check);
+	assert_string_equal(p.exc.type, "ValueError");
+	assert_int_equal(p.exc.message_len, 3);
+	assert_null(p.exc.traceback);
+	assert_true(json_is_array(p.trace));
+	assert_null(p.device_trace);
+	assert_true(p.ended.has_exit_status);
+	assert_int_equal(p.ended.exit_status, 0);
+	json_decref(r);
 }
 
 int main(void)
@@ -390,6 +427,7 @@ int main(void)
 		cmocka_unit_test(hello_gives_the_python_and_anything_else_is_a_protocol_error),
 		cmocka_unit_test(replies_are_read_into_their_fields),
 		cmocka_unit_test(official_tests_replies_are_read_into_their_fields),
+		cmocka_unit_test(how_a_child_ended_and_a_probe_reply_are_read_as_facts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,12 +25,16 @@ class Stream(unittest.TestCase):
                          ([{"type": "sample", "i": 0}, {"type": "begin", "i": 1}], len(whole)))
         self.assertEqual(W._frames_used(b"\x00\x00"), ([], 0))
 
-    def test_a_sample_the_runner_ended_in_is_a_timeout_or_a_crash(self):
-        self.assertEqual(W._lost(None, 2.5), {"status": "TIMEOUT", "reason": "no result within 2.5 s"})
-        self.assertEqual(W._lost(_exit_status("SIGKILL"), 2.5), {"status": "CRASH", "reason": "SIGKILL"})
-        self.assertEqual(W._lost(_exit_status(3), 2.5),
-                         {"status": "CRASH",
-                          "reason": "the runner exited with status 3 during the sample"})
+    def test_a_sample_the_runner_ended_in_is_told_as_facts_not_a_status(self):
+        self.assertEqual(W._lost("sample", None, 2.5),
+                         {"phase": "sample", "timed_out": True, "signal": None,
+                          "exit_status": None, "limit_s": 2.5})
+        self.assertEqual(W._lost("sample", _exit_status("SIGKILL"), 2.5),
+                         {"phase": "sample", "timed_out": False, "signal": "SIGKILL",
+                          "exit_status": None, "limit_s": 2.5})
+        self.assertEqual(W._lost("start", _exit_status(3), 60),
+                         {"phase": "start", "timed_out": False, "signal": None,
+                          "exit_status": 3, "limit_s": 60})
 
 
 @unittest.skipUnless(_torch() is not None, "no torch in this Python")

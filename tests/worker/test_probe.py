@@ -1,9 +1,21 @@
 # Unit tests of worker/probe.py: trace values and the frames a supervised
 # child streams (see tests/worker/workertest.py).
 
+import os
+import signal
 import unittest
 
 from workertest import W, frame
+
+
+def _exit_status(how):
+    """The wait status of a child that ends how (an exit code or a signal)."""
+    pid = os.fork()
+    if pid == 0:
+        if how == "SIGSEGV":
+            os.kill(os.getpid(), signal.SIGSEGV)
+        os._exit(how)
+    return os.waitpid(pid, 0)[1]
 
 
 class Norm(unittest.TestCase):
@@ -46,10 +58,39 @@ class Frames(unittest.TestCase):
         self.assertEqual(result, {"status": "PASS"})
         self.assertEqual([s["step"] for s in steps], ["a", "b"])
 
+    def test_an_unreadable_frame_is_a_fact_of_the_result(self):
+        result, steps = W._split([{"type": "step", "step": {"step": "a", "value": 1}},
+                                  {"type": "unreadable"}])
+        self.assertEqual(result, {"unreadable": True, "trace": [{"step": "a", "value": 1}]})
+        self.assertNotIn("status", result)
+
     def test_split_without_a_result_keeps_the_steps(self):
         result, steps = W._split([{"type": "step", "step": {"step": "a", "value": 1}}])
         self.assertIsNone(result)
         self.assertEqual(steps, [{"step": "a", "value": 1}])
+
+
+class Facts(unittest.TestCase):
+    """The worker reports what happened; apiparity (check/probe.c) decides
+    what status that is."""
+
+    def test_how_a_child_ended_is_facts(self):
+        self.assertEqual(W._ended(None, 7), {"timed_out": True, "signal": None,
+                                             "exit_status": None, "limit_s": 7})
+        self.assertEqual(W._ended(_exit_status("SIGSEGV"), 7),
+                         {"timed_out": False, "signal": "SIGSEGV", "exit_status": None,
+                          "limit_s": 7})
+        self.assertEqual(W._ended(_exit_status(4), 7),
+                         {"timed_out": False, "signal": None, "exit_status": 4, "limit_s": 7})
+
+    def test_what_a_probe_raised_says_whether_check_raised_it(self):
+        r = W._raised(W.ProbeFailure("no grad"), "tb")
+        self.assertEqual(r, {"type": "ProbeFailure", "check": True, "message": "no grad",
+                             "traceback": "tb"})
+        # a bare assert is not check(): an error of the probe, as before
+        r = W._raised(AssertionError("x"), "tb")
+        self.assertEqual((r["type"], r["check"], r["message"]), ("AssertionError", False, "x"))
+        self.assertFalse(W._raised(ValueError("bad"), "")["check"])
 
 
 if __name__ == "__main__":
