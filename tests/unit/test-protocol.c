@@ -378,6 +378,8 @@ static void official_tests_replies_are_read_into_their_fields(void **state)
 	assert_int_equal(ap_proto_defined_class(p.import.defined, "TestB", "test_x", 0, &c), -1);
 	json_decref(ans);
 	json_decref(res);
+}
+
 static void how_a_child_ended_and_a_probe_reply_are_read_as_facts(void **state)
 {
 	(void)state;
