@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "check/autocheck.h"
+#include "check/surface.h"
 #include "check/sweep.h"
 #include "env/fingerprint.h"
 #include "env/protocol.h"
@@ -28,6 +29,8 @@ struct run {
 	struct ap_autocheck ac;  /* depth probe and numeric: the checks, with this
 				  * environment's devices */
 	int deep;
+	json_t *surface;         /* what counts as API surface (check/surface.h),
+				  * sent with every walk */
 };
 
 static double now_s(void)
@@ -150,7 +153,7 @@ static int ensure_worker(struct run *u)
 		if (ap_shard_has(o->shard, k))
 			json_array_append_new(entries, ap_proto_sweep_entry(o->cat->v[k].name,
 				o->cat->v[k].walk, ap_catalog_exclude(o->cat, k)));
-	json_t *req = ap_proto_sweep_begin(ap_plugin_modules(e->env), entries);
+	json_t *req = ap_proto_sweep_begin(ap_plugin_modules(e->env), entries, u->surface);
 	r = r ? r : ap_worker_call_within(&u->w, req, &res, o->start_ms);
 	json_decref(req);
 	if (r)
@@ -260,7 +263,7 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 	if (r)
 		return r;
 	json_t *req = ap_proto_sweep_walk(c->name, c->walk, ap_catalog_exclude(e->o->cat, k), skip,
-				       e->o->depth);
+				       e->o->depth, u->surface);
 	ap_buf_reset(&u->w.detail);
 	r = ap_worker_call_within(&u->w, req, &res, e->o->walk_ms);
 	json_decref(req);
@@ -297,7 +300,7 @@ void ap_sweep_env_run(void *item)
 	struct ap_sweep_env *e = item;
 	const struct ap_sweep_opts *o = e->o;
 	struct run u = { .e = e, .done = json_object(), .partial = json_object(), .t0 = now_s(),
-			 .deep = o->check != NULL };
+			 .deep = o->check != NULL, .surface = ap_surface_rules() };
 	struct ap_sweep_progress p = { 0 };
 	if (o->check) {
 		u.ac = *o->check;
@@ -351,6 +354,7 @@ void ap_sweep_env_run(void *item)
 		ap_journal_close(u.j);
 	json_decref(u.done);
 	json_decref(u.partial);
+	json_decref(u.surface);
 }
 
 void ap_sweep_env_free(struct ap_sweep_env *e)
