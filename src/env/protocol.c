@@ -254,3 +254,11 @@ void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w)
 	w->reason = json_string_value(json_object_get(reply, "reason"));
 	w->apis = json_object_get(reply, "apis");
 }
+
+void ap_proto_sweep_api(const json_t *api, struct ap_proto_swept *s)
+{
+	s->api = json_string_value(json_object_get(api, "api"));
+	s->status = json_string_value(json_object_get(api, "status"));
+	s->canonical = json_string_value(json_object_get(api, "canonical"));
+	s->fields = api;
+}

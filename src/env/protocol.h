@@ -177,4 +177,14 @@ struct ap_proto_walked {
 };
 void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w);
 
+/* One API of a sweep_walk reply's apis: its dotted path, its status word
+ * (the worker's, unchecked), the class its checks are chosen by (depth probe
+ * and numeric), and the object itself, whose other fields are a matrix
+ * line's (evidence/matrix.h reads them). Absent fields are NULL. */
+struct ap_proto_swept {
+	const char *api, *status, *canonical;
+	const json_t *fields;
+};
+void ap_proto_sweep_api(const json_t *api, struct ap_proto_swept *s);
+
 #endif
