@@ -10,22 +10,41 @@ _SWEEP_BEFORE = {}   # api -> identity before the plugins loaded (when any load)
 _SWEEP_STATE = {}    # "plugins": names loaded, "compare": whether _SWEEP_BEFORE holds
 
 
-def _sweep_public(names):
-    """Public names, sorted: no leading underscore, and ASCII identifiers
-    only (a name set with setattr can be any string; the matrix keys and
-    the pages' file names are built from these)."""
-    return sorted(n for n in names if isinstance(n, str) and not n.startswith("_") and
+# What counts as API surface is apiparity's to say (src/check/surface.h): every
+# sweep_begin and sweep_walk request carries the rules as "surface", and the
+# functions below apply what they are given:
+#   private: name prefixes that are not public; own: the packages whose
+#   classes and functions are the surface; skip_metatypes: type names of
+#   classes not walked for members; skip_bases: dotted classes whose
+#   subclasses are not walked for members.
+
+
+def _sweep_private(name, rules):
+    """Whether name is spelled as the rules' private names are."""
+    return any(name.startswith(p) for p in rules["private"])
+
+
+def _sweep_public(names, rules):
+    """Public names, sorted: none of the rules' private prefixes, and ASCII
+    identifiers only (a name set with setattr can be any string; the matrix
+    keys and the pages' file names are built from these)."""
+    return sorted(n for n in names if isinstance(n, str) and not _sweep_private(n, rules) and
                   n.isidentifier() and n.isascii())
 
 
-def _sweep_foreign(obj):
-    """Whether obj is a class or function a module imported from outside torch
-    (typing.Any, os.path): not part of torch's surface."""
+def _sweep_under(m, pkgs):
+    """Whether module name m is one of pkgs or under one of them."""
+    return any(m == p or m.startswith(p + ".") for p in pkgs)
+
+
+def _sweep_foreign(obj, rules):
+    """Whether obj is a class or function a module imported from outside the
+    rules' own packages (typing.Any, os.path): not part of the surface."""
     import inspect
     if not (inspect.isclass(obj) or inspect.isroutine(obj)):
         return False
     m = getattr(obj, "__module__", None)
-    return isinstance(m, str) and m != "torch" and not m.startswith("torch.")
+    return isinstance(m, str) and not _sweep_under(m, rules["own"])
 
 
 def _sweep_plugins_own(api, obj):
@@ -40,7 +59,7 @@ def _sweep_plugins_own(api, obj):
     return top in _SWEEP_STATE.get("tops", ())
 
 
-def _sweep_walked_below(cls, exclude):
+def _sweep_walked_below(cls, exclude, rules):
     """Whether a deeper catalog entry walks cls's members: a module entry of
     exclude that cls is defined under and that holds it by its name
     (torch.autograd.Function is torch.autograd.function's Function, which
@@ -48,7 +67,7 @@ def _sweep_walked_below(cls, exclude):
     parent module is one API; its members are walked once, where it lives."""
     m = getattr(cls, "__module__", None)
     name = getattr(cls, "__name__", None)
-    if not isinstance(m, str) or not _sweep_public([name]):
+    if not isinstance(m, str) or not _sweep_public([name], rules):
         return False
     for x in exclude:
         mod = sys.modules.get(x)
@@ -58,7 +77,7 @@ def _sweep_walked_below(cls, exclude):
     return False
 
 
-def _sweep_members(entry, walk, exclude):
+def _sweep_members(entry, walk, exclude, rules):
     """Yields (api, key, owner, parent, name, obj | exception) for every public
     name of the entry (see specs/catalog.txt), in a stable order. Each API
     once: a name that is a catalog entry of its own is that entry's (its own
@@ -76,7 +95,7 @@ def _sweep_members(entry, walk, exclude):
         yield entry, entry, None, parent, entry.rsplit(".", 1)[-1], root
     classes = []
     names = dir(root)
-    for n in _sweep_public(names):
+    for n in _sweep_public(names, rules):
         api = entry + "." + n
         if walk == "module" and api in exclude:
             continue
@@ -90,18 +109,18 @@ def _sweep_members(entry, walk, exclude):
             if isinstance(obj, types.ModuleType):
                 if not obj.__name__.startswith(entry + "."):
                     continue
-            elif _sweep_foreign(obj) and not _sweep_plugins_own(api, obj):
+            elif _sweep_foreign(obj, rules) and not _sweep_plugins_own(api, obj):
                 continue
             yield api, api, None, root, n, obj
             m = getattr(obj, "__module__", None)
             if inspect.isclass(obj) and isinstance(m, str) and \
-                    (m == entry or m.startswith(entry + ".")) and not _sweep_tensor_type(obj) \
-                    and not _sweep_walked_below(obj, exclude):
+                    (m == entry or m.startswith(entry + ".")) and \
+                    not _sweep_unwalked(obj, rules) and not _sweep_walked_below(obj, exclude, rules):
                 classes.append((api, obj))
         else:
             yield api, _sweep_key(entry, n), entry, root, n, obj
     for capi, cls in classes:
-        for n in _sweep_public(_sweep_own(cls)):
+        for n in _sweep_public(_sweep_own(cls, rules), rules):
             api = capi + "." + n
             try:
                 obj = getattr(cls, n)
@@ -110,20 +129,31 @@ def _sweep_members(entry, walk, exclude):
             yield api, _sweep_key(capi, n), capi, cls, n, obj
 
 
-def _sweep_tensor_type(cls):
-    """The legacy tensor types (torch.cuda.FloatTensor, ...) carry a copy of
-    every Tensor method: walking them would list torch.Tensor's surface again
-    for each of them. torch.Tensor has its own catalog entry."""
-    torch = sys.modules.get("torch")
-    if type(cls).__name__ == "tensortype":
+def _sweep_class(path):
+    """The class a dotted path names among the modules loaded, or None."""
+    mod, _, name = path.rpartition(".")
+    obj = getattr(sys.modules.get(mod), name, None)
+    return obj if isinstance(obj, type) else None
+
+
+def _sweep_unwalked(cls, rules):
+    """Whether the rules say cls's members are not walked: its type is one
+    of skip_metatypes (the legacy tensor types, torch.cuda.FloatTensor, ...,
+    carry a copy of every Tensor method), or it derives from one of
+    skip_bases (torch.Tensor, which has its own catalog entry)."""
+    if type(cls).__name__ in rules["skip_metatypes"]:
         return True
-    try:
-        return torch is not None and issubclass(cls, torch.Tensor)
-    except TypeError:
-        return False
+    for path in rules["skip_bases"]:
+        base = _sweep_class(path)
+        try:
+            if base is not None and issubclass(cls, base):
+                return True
+        except TypeError:
+            continue
+    return False
 
 
-def _sweep_own(cls):
+def _sweep_own(cls, rules):
     """The members a class carries itself: its own, and those of private
     bases (torch.autograd.Function's forward lives in _SingleLevelFunction,
     Tensor's methods in TensorBase), which torch documents as the class's.
@@ -131,7 +161,7 @@ def _sweep_own(cls):
     each subclass's."""
     names = set(vars(cls))
     for base in getattr(cls, "__mro__", ())[1:]:
-        if base is not object and getattr(base, "__name__", "").startswith("_"):
+        if base is not object and _sweep_private(getattr(base, "__name__", ""), rules):
             names.update(vars(base))
     return list(names)
 
@@ -235,13 +265,14 @@ def op_sweep_begin(req):
         torch = _import_torch(alone=True)
     except BaseException as e:
         return {"ok": False, "error": "torch-import", "message": _exc_text(e)}
+    rules = req["surface"]
     wanted = [p for p in req.get("plugins", []) if importlib.util.find_spec(p) is not None]
     compare = bool(wanted or _entry_point_plugins())
     _SWEEP_BEFORE.clear()
     for e in req.get("entries", []) if compare else ():
         try:
             for api, _, _, _, _, obj in _sweep_members(e["name"], e["walk"],
-                                                       set(e.get("exclude", []))):
+                                                       set(e.get("exclude", [])), rules):
                 if not isinstance(obj, Exception):
                     _SWEEP_BEFORE[api] = _sweep_identity(obj)
         except Exception:
@@ -261,7 +292,7 @@ def _sweep_walk(req, torch, root, apis):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # deprecation notes on access: noise here
         for api, key, owner, parent, name, obj in _sweep_members(req["entry"], req["walk"],
-                                                                 exclude):
+                                                                 exclude, req["surface"]):
             if api in skip:
                 continue
             try:
@@ -275,7 +306,8 @@ def _sweep_walk(req, torch, root, apis):
 def op_sweep_walk(req):
     """Walks one catalog entry: {"entry", "walk": "module"|"class", "exclude":
     [apis of classes walked by their own entry], "skip": [apis journaled
-    already], "depth": "resolve"|"signature"|"probe"|"numeric"} (probe and
+    already], "depth": "resolve"|"signature"|"probe"|"numeric", "surface":
+    the rules of what is API surface} (probe and
     numeric walk as signature does, and add each API's "canonical" class;
     apiparity then asks for the checks API by API). Answers {"status": "ok",
     "apis"}, {"status": "import-error", "reason"} when the entry does not

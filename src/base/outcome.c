@@ -24,6 +24,12 @@ static const char *const line_verdict_names[AP_LINE_VERDICT_COUNT] = {
 	[AP_LINE_ABSENT] = "absent",
 };
 
+static const char *const line_status_names[AP_LINE_STATUS_COUNT] = {
+	[AP_LSTATUS_PRESENT] = "present",           [AP_LSTATUS_ABSENT] = "absent",
+	[AP_LSTATUS_IMPORT_ERROR] = "import-error", [AP_LSTATUS_CRASH] = "crash",
+	[AP_LSTATUS_TIMEOUT] = "timeout",           [AP_LSTATUS_ERROR] = "error",
+};
+
 static const char *const line_check_names[AP_LINE_CHECK_COUNT] = {
 	[AP_LCHECK_NOTRUN] = "not-run",         [AP_LCHECK_CONSISTENT] = "consistent",
 	[AP_LCHECK_INCONSISTENT] = "inconsistent", [AP_LCHECK_TIMEOUT] = "timeout",
@@ -65,6 +71,11 @@ const char *ap_line_verdict_name(enum ap_line_verdict v)
 	return name_of(line_verdict_names, AP_LINE_VERDICT_COUNT, (int)v);
 }
 
+const char *ap_line_status_name(enum ap_line_status s)
+{
+	return name_of(line_status_names, AP_LINE_STATUS_COUNT, (int)s);
+}
+
 const char *ap_line_check_name(enum ap_line_check c)
 {
 	return name_of(line_check_names, AP_LINE_CHECK_COUNT, (int)c);
@@ -98,6 +109,11 @@ enum ap_verdict ap_verdict_parse(const char *word)
 enum ap_line_verdict ap_line_verdict_parse(const char *word)
 {
 	return (enum ap_line_verdict)parse(line_verdict_names, AP_LINE_VERDICT_COUNT, word);
+}
+
+enum ap_line_status ap_line_status_parse(const char *word)
+{
+	return (enum ap_line_status)parse(line_status_names, AP_LINE_STATUS_COUNT, word);
 }
 
 enum ap_line_check ap_line_check_parse(const char *word)

@@ -45,6 +45,19 @@ enum ap_line_verdict {
 	AP_LINE_VERDICT_UNKNOWN = -1,
 };
 
+/* What a sweep line measured in its environment (evidence/matrix.h): the
+ * API is there, absent there, or its entry's walk failed. */
+enum ap_line_status {
+	AP_LSTATUS_PRESENT,
+	AP_LSTATUS_ABSENT,
+	AP_LSTATUS_IMPORT_ERROR,
+	AP_LSTATUS_CRASH,
+	AP_LSTATUS_TIMEOUT,
+	AP_LSTATUS_ERROR,
+	AP_LINE_STATUS_COUNT,
+	AP_LINE_STATUS_UNKNOWN = -1,
+};
+
 /* What a sweep line's checks came to (probe and numeric depths); in order of
  * how bad, the worst of several wins (autocheck.c). */
 enum ap_line_check {
@@ -76,6 +89,7 @@ enum ap_check_kind {
 const char *ap_status_name(enum ap_status s);
 const char *ap_verdict_name(enum ap_verdict v);
 const char *ap_line_verdict_name(enum ap_line_verdict v);
+const char *ap_line_status_name(enum ap_line_status s);
 const char *ap_line_check_name(enum ap_line_check c);
 const char *ap_check_kind_name(enum ap_check_kind k);
 
@@ -83,6 +97,7 @@ const char *ap_check_kind_name(enum ap_check_kind k);
 enum ap_status ap_status_parse(const char *word);
 enum ap_verdict ap_verdict_parse(const char *word);
 enum ap_line_verdict ap_line_verdict_parse(const char *word);
+enum ap_line_status ap_line_status_parse(const char *word);
 enum ap_line_check ap_line_check_parse(const char *word);
 enum ap_check_kind ap_check_kind_parse(const char *word);
 

@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "check/autocheck.h"
+#include "check/surface.h"
 #include "check/sweep.h"
 #include "env/fingerprint.h"
 #include "env/protocol.h"
@@ -28,6 +29,8 @@ struct run {
 	struct ap_autocheck ac;  /* depth probe and numeric: the checks, with this
 				  * environment's devices */
 	int deep;
+	json_t *surface;         /* what counts as API surface (check/surface.h),
+				  * sent with every walk */
 };
 
 static double now_s(void)
@@ -68,6 +71,26 @@ static void io_fail(struct ap_sweep_env *e, int err, const char *what)
 	ap_buf_addf(&e->io_detail, "cannot write %s: %s", what, strerror(-err));
 }
 
+/* Takes back one API line an earlier run journaled (data), noting it as
+ * walked in its entry. 0; 1 when data is no line (left out); -ENOMEM. */
+static int resume_line(struct run *u, const json_t *data)
+{
+	struct ap_matrix_line l;
+	int r = ap_matrix_line_from_json(data, &l);
+	if (r)
+		return r == -ENOMEM ? r : 1;
+	json_t *walked = json_object_get(u->partial, l.module);
+	if (!walked) {
+		walked = json_array();
+		json_object_set_new(u->partial, l.module, walked);
+	}
+	json_array_append_new(walked, json_string(l.api));
+	r = ap_matrix_add(&u->e->lines, &l);
+	if (r)
+		env_fail(u->e, r, "cannot resume: %s", "out of memory");
+	return r;
+}
+
 /* Takes back what an earlier run journaled. A journal of another catalog,
  * depth or shard is refused: its lines would not be this run's. */
 static int resume_read(struct run *u, const json_t *start)
@@ -96,18 +119,13 @@ static int resume_read(struct run *u, const json_t *start)
 		const char *type = json_string_value(json_object_get(rec, "type"));
 		json_t *d = json_object_get(rec, "data");
 		const char *entry = json_string_value(json_object_get(d, "entry"));
-		const char *mod = json_string_value(json_object_get(d, "module"));
-		if (type && !strcmp(type, "api") && mod) {
-			json_array_append(e->lines, d);
-			if (!json_object_get(u->partial, mod))
-				json_object_set_new(u->partial, mod, json_array());
-			json_array_append(json_object_get(u->partial, mod), json_object_get(d, "api"));
+		if (type && !strcmp(type, "api") && !resume_line(u, d))
 			e->resumed++;
-		} else if (type && !strcmp(type, "entry") && entry)
+		else if (type && !strcmp(type, "entry") && entry)
 			json_object_set(u->done, entry, d);
 	}
 	json_decref(recs);
-	return 1;
+	return e->err ? e->err : 1;
 }
 
 static int open_journal(struct run *u)
@@ -150,7 +168,7 @@ static int ensure_worker(struct run *u)
 		if (ap_shard_has(o->shard, k))
 			json_array_append_new(entries, ap_proto_sweep_entry(o->cat->v[k].name,
 				o->cat->v[k].walk, ap_catalog_exclude(o->cat, k)));
-	json_t *req = ap_proto_sweep_begin(ap_plugin_modules(e->env), entries);
+	json_t *req = ap_proto_sweep_begin(ap_plugin_modules(e->env), entries, u->surface);
 	r = r ? r : ap_worker_call_within(&u->w, req, &res, o->start_ms);
 	json_decref(req);
 	if (r)
@@ -161,42 +179,35 @@ static int ensure_worker(struct run *u)
 	return r;
 }
 
-static const char *const api_fields[] = {
-	"key", "owner", "kind", "file", "line", "pure_python", "signature", "patched",
-	"plugin_added", "reason",
-};
-
-/* The matrix line of one API the worker measured. */
-static json_t *api_line(const struct ap_sweep_env *e, const char *entry, const json_t *a)
+/* Makes *l the matrix line of one API the worker measured (a): 0; 1 when
+ * it is none (neither present nor an error); -ENOMEM. */
+static int api_line(const struct ap_sweep_env *e, const char *entry,
+		    const struct ap_proto_swept *a, struct ap_matrix_line *l)
 {
-	const char *api = json_string_value(json_object_get(a, "api"));
-	const char *st = json_string_value(json_object_get(a, "status"));
-	if (!api || !st || (strcmp(st, "present") && strcmp(st, "error")))
-		return NULL;
-	json_t *l = ap_matrix_line(e->env->name, entry, api, st);
-	for (size_t i = 0; l && i < sizeof(api_fields) / sizeof(api_fields[0]); i++) {
-		json_t *v = json_object_get(a, api_fields[i]);
-		if (v)
-			json_object_set(l, api_fields[i], v);
-	}
-	return l;
+	enum ap_line_status st = ap_line_status_parse(a->status);
+	if (!a->api || (st != AP_LSTATUS_PRESENT && st != AP_LSTATUS_ERROR))
+		return 1;
+	int r = ap_matrix_line_init(l, e->env->name, entry, a->api, st);
+	r = r ? r : ap_matrix_line_measured(l, a->fields);
+	if (r)
+		ap_matrix_line_free(l);
+	return r;
 }
 
 /* Runs the checks of API line l (the worker's a) at depth probe and
  * numeric; a worker that died or hung on it is started again for the next.
  * Whether they cost enough to be journaled at once: a probe or a sample
  * ran, or the worker failed (a lookup alone waits for the next write). */
-static int check_api(struct run *u, json_t *l, const json_t *a)
+static int check_api(struct run *u, struct ap_matrix_line *l, const struct ap_proto_swept *a)
 {
 	json_t *sum = NULL;
-	if (!u->deep || strcmp(json_string_value(json_object_get(l, "status")), "present") ||
-	    !ap_autocheck_applies(json_string_value(json_object_get(l, "kind"))) || ensure_worker(u))
+	if (!u->deep || l->status != AP_LSTATUS_PRESENT || !ap_autocheck_applies(l->kind) ||
+	    ensure_worker(u))
 		return 0;
-	int r = ap_autocheck_run(&u->w, &u->ac, json_string_value(json_object_get(l, "api")),
-				 json_string_value(json_object_get(a, "canonical")), &sum);
-	json_object_set_new(l, "check", sum);
-	return r || json_is_string(json_object_get(sum, "family")) ||
-	       json_integer_value(json_object_get(sum, "samples")) > 0;
+	int r = ap_autocheck_run(&u->w, &u->ac, l->api, a->canonical, &sum);
+	int err = ap_matrix_check_read(sum, &l->check);
+	json_decref(sum);
+	return r || err || l->check.family || l->check.counts[AP_MCOUNT_SAMPLES] > 0;
 }
 
 /* Journals recs (emptied after) with one write and one fsync. */
@@ -217,15 +228,19 @@ static void record_entry(struct run *u, size_t k, const char *status, const char
 {
 	struct ap_sweep_env *e = u->e;
 	const char *entry = e->o->cat->v[k].name;
-	json_t *recs = json_array(), *a;
+	json_t *recs = json_array(), *aj;
 	size_t i, n = 0;
-	json_array_foreach(apis, i, a) {
-		json_t *l = api_line(e, entry, a);
-		if (!l)
+	json_array_foreach(apis, i, aj) {
+		struct ap_proto_swept a;
+		struct ap_matrix_line l;
+		ap_proto_sweep_api(aj, &a);
+		if (api_line(e, entry, &a, &l))
 			continue;
-		int costly = check_api(u, l, a);
-		json_array_append(e->lines, l);
-		json_array_append_new(recs, json_pack("{s:s, s:o}", "type", "api", "data", l));
+		int costly = check_api(u, &l, &a);
+		json_array_append_new(recs, json_pack("{s:s, s:o}", "type", "api", "data",
+						      ap_matrix_line_json(&l)));
+		if (ap_matrix_add(&e->lines, &l))
+			io_fail(e, -ENOMEM, "the matrix");
 		n++;
 		if (costly)
 			flush(u, recs);
@@ -260,7 +275,7 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 	if (r)
 		return r;
 	json_t *req = ap_proto_sweep_walk(c->name, c->walk, ap_catalog_exclude(e->o->cat, k), skip,
-				       e->o->depth);
+				       e->o->depth, u->surface);
 	ap_buf_reset(&u->w.detail);
 	r = ap_worker_call_within(&u->w, req, &res, e->o->walk_ms);
 	json_decref(req);
@@ -281,15 +296,36 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 
 /* The line the walk of entry measured for the entry itself (api = module =
  * the entry: a class entry's class), or NULL. */
-static json_t *walked_line(const json_t *lines, const char *entry)
+static struct ap_matrix_line *walked_line(struct ap_matrix *lines, const char *entry)
 {
-	size_t i;
-	json_t *l;
-	json_array_foreach(lines, i, l)
-		if (!strcmp(json_string_value(json_object_get(l, "api")), entry) &&
-		    !strcmp(json_string_value(json_object_get(l, "module")), entry))
-			return l;
+	for (size_t i = 0; i < lines->n; i++)
+		if (!strcmp(lines->v[i].api, entry) && !strcmp(lines->v[i].module, entry))
+			return &lines->v[i];
 	return NULL;
+}
+
+/* Gives entry k of the catalog its own line in e (see ap_sweep_env_run),
+ * with the status of its walk (d: its entry record). */
+static void entry_line(struct ap_sweep_env *e, size_t k, const json_t *d)
+{
+	const struct ap_catalog_entry *c = &e->o->cat->v[k];
+	const char *st = json_string_value(json_object_get(d, "status"));
+	struct ap_matrix_line *l = walked_line(&e->lines, c->name), fresh;
+	if (!l) {
+		if (ap_matrix_line_init(&fresh, e->env->name, c->name, c->name, AP_LSTATUS_PRESENT) ||
+		    !(fresh.kind = strdup(c->walk)) || ap_matrix_add(&e->lines, &fresh)) {
+			ap_matrix_line_free(&fresh);
+			io_fail(e, -ENOMEM, "the matrix");
+			return;
+		}
+		l = &e->lines.v[e->lines.n - 1];
+	}
+	if (st && strcmp(st, "ok")) {
+		const char *why = json_string_value(json_object_get(d, "reason"));
+		l->status = ap_line_status_parse(st);
+		free(l->reason);
+		l->reason = why ? strdup(why) : NULL;
+	}
 }
 
 void ap_sweep_env_run(void *item)
@@ -297,13 +333,13 @@ void ap_sweep_env_run(void *item)
 	struct ap_sweep_env *e = item;
 	const struct ap_sweep_opts *o = e->o;
 	struct run u = { .e = e, .done = json_object(), .partial = json_object(), .t0 = now_s(),
-			 .deep = o->check != NULL };
+			 .deep = o->check != NULL, .surface = ap_surface_rules() };
 	struct ap_sweep_progress p = { 0 };
 	if (o->check) {
 		u.ac = *o->check;
 		u.ac.devices = e->env->device;
 	}
-	e->lines = json_array();
+	e->lines = (struct ap_matrix){ 0 };
 	for (size_t k = 0; k < o->cat->n; k++)
 		p.total += ap_shard_has(o->shard, k);
 	int r = open_journal(&u);
@@ -329,21 +365,9 @@ void ap_sweep_env_run(void *item)
 	 * walk measured the class itself as its first API: that line is the
 	 * entry's own, so that no API has two lines. */
 	for (size_t k = 0; !e->err && k < o->cat->n; k++) {
-		const char *name = o->cat->v[k].name;
-		const json_t *d = json_object_get(u.done, name);
-		const char *st = json_string_value(json_object_get(d, "status"));
-		if (!d)
-			continue;
-		json_t *l = walked_line(e->lines, name);
-		if (!l) {
-			l = ap_matrix_line(e->env->name, name, name, "present");
-			json_object_set_new(l, "kind", json_string(o->cat->v[k].walk));
-			json_array_append_new(e->lines, l);
-		}
-		if (strcmp(st, "ok")) {
-			json_object_set_new(l, "status", json_string(st));
-			json_object_set(l, "reason", json_object_get(d, "reason"));
-		}
+		const json_t *d = json_object_get(u.done, o->cat->v[k].name);
+		if (d)
+			entry_line(e, k, d);
 	}
 	if (u.started)
 		ap_worker_free(&u.w);
@@ -351,81 +375,107 @@ void ap_sweep_env_run(void *item)
 		ap_journal_close(u.j);
 	json_decref(u.done);
 	json_decref(u.partial);
+	json_decref(u.surface);
 }
 
 void ap_sweep_env_free(struct ap_sweep_env *e)
 {
-	json_decref(e->lines);
+	ap_matrix_free(&e->lines);
 	json_decref(e->info);
 	ap_buf_free(&e->detail);
 	ap_buf_free(&e->io_detail);
 }
 
-/* The line an environment without a line for API l gets: error when the
- * environment failed, the failure of l's entry there, else absent. */
-static json_t *filler(const struct ap_sweep_env *e, const json_t *l, const json_t *failed)
+/* The failing entry line of module in environment e (api = module, not
+ * present; the last such), or NULL. */
+static const struct ap_matrix_line *failure(const struct ap_sweep_env *e, const char *module)
 {
-	const char *mod = json_string_value(json_object_get(l, "module"));
-	const json_t *f = json_object_get(failed, mod);
-	const char *st = e->err ? "error" : f ? json_string_value(json_object_get(f, "status")) :
-			 "absent";
-	json_t *x = ap_matrix_line(e->env->name, mod, json_string_value(json_object_get(l, "api")), st);
-	json_object_set(x, "key", json_object_get(l, "key"));
-	json_object_set(x, "owner", json_object_get(l, "owner"));
-	if (e->err)
-		json_object_set_new(x, "reason", json_string(ap_buf_str(&e->detail)));
-	else if (f)
-		json_object_set(x, "reason", json_object_get(f, "reason"));
-	return x;
-}
-
-/* Entry -> its failing entry line, for environment e. */
-static json_t *failures(const struct ap_sweep_env *e)
-{
-	json_t *out = json_object(), *l;
-	size_t i;
-	json_array_foreach(e->lines, i, l) {
-		const char *api = json_string_value(json_object_get(l, "api"));
-		const char *mod = json_string_value(json_object_get(l, "module"));
-		const char *st = json_string_value(json_object_get(l, "status"));
-		if (api && mod && !strcmp(api, mod) && strcmp(st, "present"))
-			json_object_set(out, mod, l);
+	for (size_t i = e->lines.n; i-- > 0;) {
+		const struct ap_matrix_line *l = &e->lines.v[i];
+		if (!strcmp(l->api, l->module) && !strcmp(l->module, module) &&
+		    l->status != AP_LSTATUS_PRESENT)
+			return l;
 	}
-	return out;
+	return NULL;
 }
 
-json_t *ap_sweep_matrix(const struct ap_sweep_env *e, size_t n, const char *const *envs,
-			const char *reference)
+/* The line an environment without a line for API l gets, into *x: error
+ * when the environment failed, the failure of l's entry there, else absent.
+ * 0 or -ENOMEM. */
+static int filler(const struct ap_sweep_env *e, const struct ap_matrix_line *l,
+		  struct ap_matrix_line *x)
 {
-	json_t *all = json_array(), *seen = json_object(), *l;
-	size_t i;
-	for (size_t k = 0; all && k < n; k++)
-		json_array_extend(all, e[k].lines);
-	/* (module, api) -> environments that have a line */
-	json_array_foreach(all, i, l) {
-		struct ap_buf id = { 0 };
-		ap_buf_addf(&id, "%s %s", json_string_value(json_object_get(l, "module")),
-			    json_string_value(json_object_get(l, "api")));
-		json_t *s = json_object_get(seen, ap_buf_str(&id));
-		if (!s) {
-			s = json_object();
-			json_object_set_new(s, "", json_incref(l));
-			json_object_set_new(seen, ap_buf_str(&id), s);
+	const struct ap_matrix_line *f = e->err ? NULL : failure(e, l->module);
+	enum ap_line_status st = e->err ? AP_LSTATUS_ERROR : f ? f->status : AP_LSTATUS_ABSENT;
+	int r = ap_matrix_line_init(x, e->env->name, l->module, l->api, st);
+	if (r)
+		return r;
+	free(x->key);
+	x->key = l->key ? strdup(l->key) : NULL;
+	x->owner = l->owner ? strdup(l->owner) : NULL;
+	const char *why = e->err ? ap_buf_str(&e->detail) : f ? f->reason : NULL;
+	x->reason = why ? strdup(why) : NULL;
+	if ((l->key && !x->key) || (l->owner && !x->owner) || (why && !x->reason)) {
+		ap_matrix_line_free(x);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Whether lines [from, to) hold one of env. */
+static int has_env(const struct ap_matrix *m, size_t from, size_t to, const char *env)
+{
+	for (size_t i = from; i < to; i++)
+		if (!strcmp(m->v[i].env, env))
+			return 1;
+	return 0;
+}
+
+/* Adds to fill the lines every environment lacks for the APIs of all
+ * (sorted): each made from the API's first line. */
+static int fill_absent(const struct ap_sweep_env *e, size_t n, const struct ap_matrix *all,
+		       struct ap_matrix *fill)
+{
+	size_t from = 0;
+	int r = 0;
+	for (size_t i = 1; !r && i <= all->n; i++) {
+		if (i < all->n && ap_matrix_same_api(&all->v[from], &all->v[i]))
+			continue;
+		for (size_t k = 0; !r && k < n; k++) {
+			struct ap_matrix_line x;
+			if (!has_env(all, from, i, e[k].env->name))
+				r = filler(&e[k], &all->v[from], &x) ? -ENOMEM : ap_matrix_add(fill, &x);
 		}
-		json_object_set_new(s, json_string_value(json_object_get(l, "env")), json_true());
-		ap_buf_free(&id);
+		from = i;
 	}
-	const char *id;
-	json_t *s;
-	for (size_t k = 0; k < n; k++) {
-		json_t *failed = failures(&e[k]);
-		json_object_foreach(seen, id, s)
-			if (!json_object_get(s, e[k].env->name))
-				json_array_append_new(all, filler(&e[k], json_object_get(s, ""), failed));
-		json_decref(failed);
+	return r;
+}
+
+int ap_sweep_matrix(const struct ap_sweep_env *e, size_t n, const char *const *envs,
+		    const char *reference, struct ap_matrix *out)
+{
+	struct ap_matrix fill = { 0 };
+	int r = 0;
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; !r && i < e[k].lines.n; i++) {
+			struct ap_matrix_line l;
+			r = ap_matrix_line_copy(&l, &e[k].lines.v[i]);
+			r = r ? r : ap_matrix_add(out, &l);
+		}
+	if (!r) {
+		ap_matrix_sort(out, envs, n);
+		r = fill_absent(e, n, out, &fill);
 	}
-	json_decref(seen);
-	ap_matrix_sort(all, envs, n);
-	ap_matrix_judge(all, reference);
-	return all;
+	for (size_t i = 0; !r && i < fill.n; i++) {
+		r = ap_matrix_add(out, &fill.v[i]);
+		fill.v[i] = (struct ap_matrix_line){ 0 };
+	}
+	ap_matrix_free(&fill);
+	if (r) {
+		ap_matrix_free(out);
+		return r;
+	}
+	ap_matrix_sort(out, envs, n);
+	ap_matrix_judge(out, reference);
+	return 0;
 }

@@ -36,6 +36,7 @@
 #include "check/autocheck.h"
 #include "check/catalog.h"
 #include "env/envs.h"
+#include "evidence/matrix.h"
 
 struct ap_sweep_progress {
 	const char *entry;
@@ -68,7 +69,7 @@ struct ap_sweep_env {
 	const char *journal;          /* path of this environment's journal */
 	const struct ap_sweep_opts *o;
 	/* results, filled by ap_sweep_env_run() */
-	json_t *lines;                /* its lines: APIs, and one per entry */
+	struct ap_matrix lines;       /* its lines: APIs, and one per entry */
 	json_t *info;                 /* {torch, plugins_loaded, plugin_errors} or NULL */
 	size_t measured;              /* APIs measured by this run */
 	size_t resumed;               /* APIs read back from the journal */
@@ -87,9 +88,9 @@ void ap_sweep_env_free(struct ap_sweep_env *e);
 /* The matrix of n environments' walks: their lines, the absent ones added
  * (or, under an entry whose walk failed there, lines of that failure; in an
  * environment that failed as a whole, "error" lines), sorted and judged
- * (matrix.h). envs[i] is e[i].env's name. A new array, NULL when out of
- * memory. */
-json_t *ap_sweep_matrix(const struct ap_sweep_env *e, size_t n, const char *const *envs,
-			const char *reference);
+ * (matrix.h), into *out (empty before). envs[i] is e[i].env's name. 0 or
+ * -ENOMEM (out empty). */
+int ap_sweep_matrix(const struct ap_sweep_env *e, size_t n, const char *const *envs,
+		    const char *reference, struct ap_matrix *out);
 
 #endif

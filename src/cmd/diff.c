@@ -19,7 +19,7 @@
 struct side {
 	char *path;
 	char *env;        /* owned; NULL until known */
-	json_t *lines;
+	struct ap_matrix lines;
 };
 
 static int side_load(struct side *s, const char *arg, const char *what)
@@ -38,21 +38,20 @@ static int side_load(struct side *s, const char *arg, const char *what)
 		ap_buf_free(&err);
 		return r;
 	}
-	json_t *envs = ap_matrix_envs(s->lines);
-	size_t i, found = 0;
-	json_t *e;
-	json_array_foreach(envs, i, e)
-		found |= s->env && !strcmp(json_string_value(e), s->env);
-	if (!s->env && json_array_size(envs) == 1)
-		s->env = strdup(json_string_value(json_array_get(envs, 0)));
+	size_t n, found = 0;
+	const char **envs = ap_matrix_envs(&s->lines, &n);
+	for (size_t i = 0; i < n; i++)
+		found |= s->env && !strcmp(envs[i], s->env);
+	if (!s->env && n == 1)
+		s->env = strdup(envs[0]);
 	else if (!found) {
-		json_array_foreach(envs, i, e)
-			ap_buf_addf(&err, "%s%s", i ? ", " : "", json_string_value(e));
+		for (size_t i = 0; i < n; i++)
+			ap_buf_addf(&err, "%s%s", i ? ", " : "", envs[i]);
 		r = ap_usage("diff: %s: %s %s; name one as %s:ENV (it holds %s)", what, s->path,
 			     s->env ? "has no such environment" : "holds several environments",
 			     s->path, ap_buf_str(&err));
 	}
-	json_decref(envs);
+	free(envs);
 	ap_buf_free(&err);
 	return r;
 }
@@ -73,18 +72,23 @@ int ap_cmd_diff(int argc, char **argv)
 	rc = rc ? rc : side_load(&b, argv[optind + 1], "diff B");
 	if (!rc) {
 		struct ap_buf out = { 0 };
-		json_t *d = ap_matrix_diff(a.lines, a.env, b.lines, b.env);
-		printf("from %s:%s to %s:%s\n", a.path, a.env, b.path, b.env);
-		ap_matrix_diff_text(d, &out);
-		fputs(ap_buf_str(&out), stdout);
-		json_decref(d);
+		struct ap_matrix_diff d;
+		rc = ap_matrix_diff(&a.lines, a.env, &b.lines, b.env, &d);
+		if (rc)
+			rc = ap_fail(rc, "diff", NULL);
+		else {
+			printf("from %s:%s to %s:%s\n", a.path, a.env, b.path, b.env);
+			ap_matrix_diff_text(&d, &out);
+			fputs(ap_buf_str(&out), stdout);
+		}
+		ap_matrix_diff_free(&d);
 		ap_buf_free(&out);
 	}
 	free(a.path);
 	free(b.path);
 	free(a.env);
 	free(b.env);
-	json_decref(a.lines);
-	json_decref(b.lines);
+	ap_matrix_free(&a.lines);
+	ap_matrix_free(&b.lines);
 	return rc;
 }

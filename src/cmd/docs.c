@@ -53,7 +53,7 @@ static void docs_url(const struct ap_submission *s, const char *api, struct ap_b
 }
 
 /* A sweep's matrix and its sweep.json, for generate and audit. */
-static int load_sweep(const char *dir, json_t **lines, json_t **meta, const char *what)
+static int load_sweep(const char *dir, struct ap_matrix *lines, json_t **meta, const char *what)
 {
 	struct ap_buf err = { 0 }, path = { 0 }, text = { 0 };
 	int r = ap_matrix_read(dir, lines, &err);
@@ -65,8 +65,7 @@ static int load_sweep(const char *dir, json_t **lines, json_t **meta, const char
 		ap_buf_addf(&err, "%s: not JSON", ap_buf_str(&path));
 	}
 	if (r) {
-		json_decref(*lines);
-		*lines = NULL;
+		ap_matrix_free(lines);
 		r = ap_fail(r == -AP_EPROTO ? r : -AP_ECONFIG, what, &err);
 	}
 	ap_buf_free(&err);
@@ -108,7 +107,8 @@ static int docs_generate(int argc, char **argv)
 	const char *format = o.format, *dir = argv[1 + optind], *out = o.out;
 	if (strcmp(format, "table") && strcmp(format, "list"))
 		return ap_usage("docs generate: --format wants table or list, not '%s'", format);
-	json_t *lines = NULL, *meta = NULL, *pages, *text;
+	struct ap_matrix lines = { 0 };
+	json_t *meta = NULL, *pages, *text;
 	r = load_sweep(dir, &lines, &meta, "docs generate");
 	if (r)
 		return r;
@@ -117,7 +117,7 @@ static int docs_generate(int argc, char **argv)
 		ap_buf_adds(&outdir, out);
 	else
 		ap_buf_addf(&outdir, "%s/docs", dir);
-	pages = ap_docs_generate(meta, lines, format);
+	pages = ap_docs_generate(meta, &lines, format);
 	const char *name;
 	r = ap_mkdirs(ap_buf_str(&outdir));
 	json_object_foreach(pages, name, text) {
@@ -133,7 +133,7 @@ static int docs_generate(int argc, char **argv)
 	} else
 		printf("%zu pages in %s\n", json_object_size(pages), ap_buf_str(&outdir));
 	json_decref(pages);
-	json_decref(lines);
+	ap_matrix_free(&lines);
 	json_decref(meta);
 	ap_buf_free(&outdir);
 	ap_buf_free(&path);
@@ -151,12 +151,13 @@ static int docs_audit(int argc, char **argv)
 		return ap_usage("docs: want docs audit DOCSDIR DIR");
 	const char *docsdir = argv[1 + optind], *dir = argv[2 + optind];
 	struct ap_buf err = { 0 }, out = { 0 };
-	json_t *lines = NULL, *meta = NULL, *pages = NULL;
+	struct ap_matrix lines = { 0 };
+	json_t *meta = NULL, *pages = NULL;
 	json_t *entries = ap_docs_load_pages(docsdir, &pages, &err);
 	r = entries ? 0 : ap_fail(-AP_ECONFIG, "docs audit", &err);
 	r = r ? r : load_sweep(dir, &lines, &meta, "docs audit");
 	if (!r) {
-		json_t *f = ap_docs_audit(entries, meta, lines);
+		json_t *f = ap_docs_audit(entries, meta, &lines);
 		ap_docs_pages_text(pages, &out);
 		ap_docs_audit_text(f, &out);
 		fputs(ap_buf_str(&out), stdout);
@@ -165,7 +166,7 @@ static int docs_audit(int argc, char **argv)
 	}
 	json_decref(pages);
 	json_decref(entries);
-	json_decref(lines);
+	ap_matrix_free(&lines);
 	json_decref(meta);
 	ap_buf_free(&err);
 	ap_buf_free(&out);

@@ -178,36 +178,37 @@ static void check_cover(struct merge *m)
 	}
 }
 
-static int read_all_lines(struct merge *m, json_t *all)
+static int read_all_lines(struct merge *m, struct ap_matrix *all)
 {
 	json_t *seen = json_object();
-	for (size_t k = 0; k < m->n; k++) {
+	int r = 0;
+	for (size_t k = 0; !r && k < m->n; k++) {
 		struct ap_buf err = { 0 };
-		json_t *lines = NULL, *l;
-		size_t i;
+		struct ap_matrix lines = { 0 };
 		if (ap_matrix_read(m->v[k].dir, &lines, &err)) {
 			problem(m, "%s%s", ap_buf_str(&err), "");
 			ap_buf_free(&err);
 			continue;
 		}
-		json_array_foreach(lines, i, l) {
+		for (size_t i = 0; i < lines.n; i++) {
+			const struct ap_matrix_line *l = &lines.v[i];
 			struct ap_buf id = { 0 };
-			ap_buf_addf(&id, "%s %s %s", ap_json_text(l, "env"),
-				    ap_json_text(l, "module"), ap_json_text(l, "api"));
+			ap_buf_addf(&id, "%s %s %s", l->env, l->module, l->api);
 			if (json_object_get(seen, ap_buf_str(&id)))
 				problem(m, "overlap: %s is in two shards (%s)", ap_buf_str(&id),
 					m->v[k].dir);
 			json_object_set_new(seen, ap_buf_str(&id), json_true());
 			ap_buf_free(&id);
 		}
-		json_array_extend(all, lines);
-		json_decref(lines);
+		for (size_t i = 0; !r && i < lines.n; i++)
+			r = ap_matrix_add(all, &lines.v[i]);
+		ap_matrix_free(&lines);
 	}
 	json_decref(seen);
-	return 0;
+	return r;
 }
 
-static int merge_write(struct merge *m, const char *out, json_t *all)
+static int merge_write(struct merge *m, const char *out, struct ap_matrix *all)
 {
 	struct ap_buf err = { 0 };
 	const json_t *envs = json_object_get(m->v[0].meta, "envs");
@@ -228,7 +229,7 @@ static int merge_write(struct merge *m, const char *out, json_t *all)
 	if (r)
 		r = ap_fail(r, "merge --out", &err);
 	else
-		printf("merged %zu shards, %zu lines: %s/%s\n", m->n, json_array_size(all), out,
+		printf("merged %zu shards, %zu lines: %s/%s\n", m->n, all->n, out,
 		       AP_MATRIX_NAME);
 	ap_buf_free(&err);
 	return r;
@@ -257,8 +258,8 @@ int ap_cmd_merge(int argc, char **argv)
 	if (!out || !*out || optind == argc)
 		return ap_usage("merge: want merge SHARDDIR... --out DIR");
 	struct merge *m = calloc(1, sizeof(*m));
-	json_t *all = json_array();
-	if (!m || !all)
+	struct ap_matrix all = { 0 };
+	if (!m)
 		return ap_fail(-ENOMEM, "merge", NULL);
 	for (int i = optind; i < argc; i++)
 		add_arg(m, argv[i]);
@@ -266,21 +267,23 @@ int ap_cmd_merge(int argc, char **argv)
 		check_shard(m, &m->v[k], &m->v[0]);
 	if (m->n)
 		check_cover(m);
+	int rc = 0;
 	if (!m->problems.len)
-		read_all_lines(m, all);
-	int rc;
-	if (m->problems.len) {
+		rc = read_all_lines(m, &all);
+	if (rc)
+		rc = ap_fail(rc, "merge", NULL);
+	else if (m->problems.len) {
 		fputs(ap_buf_str(&m->problems), stdout);
 		printf("not merged: the shards do not make one whole sweep\n");
 		rc = AP_EXIT_FAILED;
 	} else
-		rc = merge_write(m, out, all);
+		rc = merge_write(m, out, &all);
 	for (size_t k = 0; k < m->n; k++) {
 		free(m->v[k].dir);
 		json_decref(m->v[k].meta);
 	}
 	ap_buf_free(&m->problems);
 	free(m);
-	json_decref(all);
+	ap_matrix_free(&all);
 	return rc;
 }

@@ -218,19 +218,18 @@ static int write_meta(const char *dir, const json_t *meta, struct ap_buf *err)
 }
 
 /* At depth probe and numeric, per environment: its APIs' check statuses. */
-static void print_checks(const struct ap_sweep_env *e, size_t n, const json_t *lines)
+static void print_checks(const struct ap_sweep_env *e, size_t n, const struct ap_matrix *lines)
 {
 	static const enum ap_line_check st[] = { AP_LCHECK_CONSISTENT, AP_LCHECK_INCONSISTENT,
 						 AP_LCHECK_NOTRUN, AP_LCHECK_CRASH,
 						 AP_LCHECK_TIMEOUT };
 	for (size_t i = 0; i < n; i++) {
-		size_t c[5] = { 0 }, k, all = 0;
-		json_t *l;
-		json_array_foreach(lines, k, l) {
-			if (strcmp(json_string_value(json_object_get(l, "env")), e[i].env->name))
+		size_t c[5] = { 0 }, all = 0;
+		for (size_t k = 0; k < lines->n; k++) {
+			if (strcmp(lines->v[k].env, e[i].env->name))
 				continue;
 			for (size_t s = 0; s < 5; s++)
-				c[s] += ap_matrix_check_is(l, st[s]);
+				c[s] += ap_matrix_check_is(&lines->v[k], st[s]);
 		}
 		for (size_t s = 0; s < 5; s++)
 			all += c[s];
@@ -240,19 +239,17 @@ static void print_checks(const struct ap_sweep_env *e, size_t n, const json_t *l
 	}
 }
 
-static void print_summary(const struct ap_sweep_env *e, size_t n, const json_t *lines,
+static void print_summary(const struct ap_sweep_env *e, size_t n, const struct ap_matrix *lines,
 			  const char *dir)
 {
 	printf("\n%-10s %-16s %7s %7s %7s %7s %9s %8s\n", "ENV", "TORCH", "PRESENT", "ABSENT",
 	       ap_status_name(AP_NOTRUN), "WALKED", "RESUMED", "RESTARTS");
 	for (size_t i = 0; i < n; i++) {
 		size_t c[3] = { 0 };
-		size_t k;
-		json_t *l;
-		json_array_foreach(lines, k, l) {
-			if (strcmp(json_string_value(json_object_get(l, "env")), e[i].env->name))
+		for (size_t k = 0; k < lines->n; k++) {
+			if (strcmp(lines->v[k].env, e[i].env->name))
 				continue;
-			enum ap_line_verdict v = ap_matrix_verdict(l);
+			enum ap_line_verdict v = lines->v[k].verdict;
 			c[v == AP_LINE_ABSENT ? 1 : v == AP_LINE_NOTRUN ? 2 : 0]++;
 		}
 		struct ap_buf row = { 0 };
@@ -352,11 +349,13 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	int failed = io;
 	for (size_t i = 0; i < o->nnames; i++)
 		failed |= e[i].err | e[i].io_err;
-	json_t *lines = io ? json_array() : ap_sweep_matrix(e, o->nnames, o->names, o->reference);
+	struct ap_matrix lines = { 0 };
+	if (!io && (io = ap_sweep_matrix(e, o->nnames, o->names, o->reference, &lines)))
+		ap_buf_adds(&err, "the matrix");
 	meta = sweep_meta(o, cat, shard, e, o->nnames, failed ? "failed" : "complete");
-	io = io ? io : ap_sweepview_write(dir, meta, lines, &err);
+	io = io ? io : ap_sweepview_write(dir, meta, &lines, &err);
 	if (!io)
-		print_summary(e, o->nnames, lines, dir);
+		print_summary(e, o->nnames, &lines, dir);
 	fflush(stdout);
 	int rc = sweep_exit(e, o->nnames, io, &err);
 	for (size_t i = 0; i < o->nnames; i++) {
@@ -364,7 +363,7 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 		ap_buf_free(&jpath[i]);
 	}
 	json_decref(meta);
-	json_decref(lines);
+	ap_matrix_free(&lines);
 	ap_buf_free(&err);
 	return rc;
 }

@@ -33,9 +33,11 @@ static const struct op_info ops[AP_OP_COUNT] = {
 			    NONE },
 	[AP_OP_RUN] = { "run", 1, FIELDS("target", "samples", "devices", "notrun"),
 			FIELDS("timeout_s", "start_s") },
-	[AP_OP_SWEEP_BEGIN] = { "sweep_begin", 1, FIELDS("plugins", "entries"), NONE },
+	[AP_OP_SWEEP_BEGIN] = { "sweep_begin", 1, FIELDS("plugins", "entries", "surface"),
+				NONE },
 	[AP_OP_SWEEP_WALK] = { "sweep_walk", 1,
-			       FIELDS("entry", "walk", "exclude", "skip", "depth"), NONE },
+			       FIELDS("entry", "walk", "exclude", "skip", "depth", "surface"),
+			       NONE },
 	[AP_OP_EXIT] = { "exit", 0, NONE, NONE },
 };
 
@@ -188,18 +190,19 @@ json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude
 	return json_pack("{s:s, s:s, s:o}", "name", name, "walk", walk, "exclude", exclude);
 }
 
-json_t *ap_proto_sweep_begin(json_t *plugins, json_t *entries)
+json_t *ap_proto_sweep_begin(json_t *plugins, json_t *entries, const json_t *surface)
 {
-	return json_pack("{s:s, s:o, s:o}", "op", ops[AP_OP_SWEEP_BEGIN].name, "plugins",
-			 plugins, "entries", entries);
+	return json_pack("{s:s, s:o, s:o, s:O}", "op", ops[AP_OP_SWEEP_BEGIN].name, "plugins",
+			 plugins, "entries", entries, "surface", surface);
 }
 
 json_t *ap_proto_sweep_walk(const char *entry, const char *walk, json_t *exclude,
-			    const json_t *skip, const char *depth)
+			    const json_t *skip, const char *depth, const json_t *surface)
 {
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}", "op", ops[AP_OP_SWEEP_WALK].name,
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:s, s:O}", "op", ops[AP_OP_SWEEP_WALK].name,
 			 "entry", entry, "walk", walk, "exclude", exclude, "skip",
-			 skip ? json_incref((json_t *)skip) : json_array(), "depth", depth);
+			 skip ? json_incref((json_t *)skip) : json_array(), "depth", depth,
+			 "surface", surface);
 }
 
 json_t *ap_proto_exit(void)
@@ -495,4 +498,12 @@ int ap_proto_opinfo_claims(const struct ap_proto_opinfo_op *op, const char *side
 		if (json_is_string(d) && !strcmp(json_string_value(d), dtype))
 			return 1;
 	return 0;
+}
+
+void ap_proto_sweep_api(const json_t *api, struct ap_proto_swept *s)
+{
+	s->api = json_string_value(json_object_get(api, "api"));
+	s->status = json_string_value(json_object_get(api, "status"));
+	s->canonical = json_string_value(json_object_get(api, "canonical"));
+	s->fields = api;
 }

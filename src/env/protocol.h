@@ -131,13 +131,14 @@ json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
 /* One catalog entry of a sweep_begin: what to walk, what not. */
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude);
 
-/* Readies a sweep's walk of entries (made by ap_proto_sweep_entry). */
-json_t *ap_proto_sweep_begin(json_t *plugins, json_t *entries);
+/* Readies a sweep's walk of entries (made by ap_proto_sweep_entry);
+ * surface is what counts as API surface (check/surface.h), borrowed. */
+json_t *ap_proto_sweep_begin(json_t *plugins, json_t *entries, const json_t *surface);
 
 /* Walks one catalog entry to depth, leaving out exclude and the APIs of
- * skip (NULL: none). */
+ * skip (NULL: none); surface as for sweep_begin, borrowed. */
 json_t *ap_proto_sweep_walk(const char *entry, const char *walk, json_t *exclude,
-			    const json_t *skip, const char *depth);
+			    const json_t *skip, const char *depth, const json_t *surface);
 
 /* Ends the worker. */
 json_t *ap_proto_exit(void);
@@ -389,5 +390,14 @@ struct ap_proto_probe_reply {
 	const json_t *duration_ms, *output;
 };
 void ap_proto_probe_read(const json_t *reply, struct ap_proto_probe_reply *p);
+/* One API of a sweep_walk reply's apis: its dotted path, its status word
+ * (the worker's, unchecked), the class its checks are chosen by (depth probe
+ * and numeric), and the object itself, whose other fields are a matrix
+ * line's (evidence/matrix.h reads them). Absent fields are NULL. */
+struct ap_proto_swept {
+	const char *api, *status, *canonical;
+	const json_t *fields;
+};
+void ap_proto_sweep_api(const json_t *api, struct ap_proto_swept *s);
 
 #endif

@@ -1,5 +1,6 @@
 /* matrix.c - the support matrix's lines: built, ordered, judged, written and
- * read back (see matrix.h for the format). */
+ * read back (see matrix.h for the format). The only file that spells a
+ * line's keys: everyone else works on struct ap_matrix_line. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,40 +16,253 @@ static const char *const line_keys[] = {
 };
 #define NKEYS (sizeof(line_keys) / sizeof(line_keys[0]))
 
-static const char *const statuses[] = {
-	"present", "absent", "import-error", "crash", "timeout", "error", NULL,
-};
-static const char *const check_counts[] = { "checks", "passed", "failed", "notrun", "samples" };
-#define NCOUNTS (sizeof(check_counts) / sizeof(check_counts[0]))
+static const char *const check_counts[AP_MCOUNT_N] = { "checks", "passed", "failed", "notrun",
+						       "samples" };
 
-static int one_of(const char *s, const char *const *set)
+/* --- the line's memory --------------------------------------------------- */
+
+/* A copy of s (NULL for NULL); *fail set when out of memory. */
+static char *dup(const char *s, int *fail)
 {
-	for (; s && *set; set++)
-		if (!strcmp(s, *set))
-			return 1;
+	char *d = s ? strdup(s) : NULL;
+	if (s && !d)
+		*fail = 1;
+	return d;
+}
+
+static void strs_free(struct ap_matrix_strs *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	*s = (struct ap_matrix_strs){ 0 };
+}
+
+static int strs_copy(struct ap_matrix_strs *d, const struct ap_matrix_strs *s)
+{
+	int fail = 0;
+	*d = (struct ap_matrix_strs){ .set = s->set };
+	d->v = s->n ? calloc(s->n, sizeof(*d->v)) : NULL;
+	if (s->n && !d->v)
+		return -ENOMEM;
+	for (d->n = 0; d->n < s->n; d->n++)
+		d->v[d->n] = dup(s->v[d->n], &fail);
+	if (fail)
+		strs_free(d);
+	return fail ? -ENOMEM : 0;
+}
+
+static void check_free(struct ap_matrix_check *c)
+{
+	free(c->reason);
+	free(c->family);
+	free(c->digest);
+	strs_free(&c->operators);
+	*c = (struct ap_matrix_check){ 0 };
+}
+
+void ap_matrix_line_free(struct ap_matrix_line *l)
+{
+	char **s[] = { &l->env, &l->module, &l->api, &l->key, &l->owner, &l->kind, &l->file,
+		       &l->reason };
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		free(*s[i]);
+	strs_free(&l->signature);
+	check_free(&l->check);
+	*l = (struct ap_matrix_line){ .status = AP_LINE_STATUS_UNKNOWN,
+				      .verdict = AP_LINE_VERDICT_UNKNOWN };
+}
+
+int ap_matrix_line_init(struct ap_matrix_line *l, const char *env, const char *module,
+			const char *api, enum ap_line_status status)
+{
+	int fail = 0;
+	*l = (struct ap_matrix_line){ .status = status, .verdict = AP_LINE_VERDICT_UNKNOWN };
+	l->env = dup(env, &fail);
+	l->module = dup(module, &fail);
+	l->api = dup(api, &fail);
+	l->key = dup(api, &fail);
+	if (fail)
+		ap_matrix_line_free(l);
+	return fail ? -ENOMEM : 0;
+}
+
+int ap_matrix_line_copy(struct ap_matrix_line *d, const struct ap_matrix_line *s)
+{
+	int fail = 0;
+	*d = *s;
+	char **f[] = { &d->env, &d->module, &d->api, &d->key, &d->owner, &d->kind, &d->file,
+		       &d->reason, &d->check.reason, &d->check.family, &d->check.digest };
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		*f[i] = dup(*f[i], &fail);
+	fail |= strs_copy(&d->signature, &s->signature) != 0;
+	fail |= strs_copy(&d->check.operators, &s->check.operators) != 0;
+	if (fail)
+		ap_matrix_line_free(d);
+	return fail ? -ENOMEM : 0;
+}
+
+/* --- from JSON ----------------------------------------------------------- */
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* Replaces *dst with o's string key (NULL when it is no string). */
+static void take_str(char **dst, const json_t *o, const char *key, int *fail)
+{
+	free(*dst);
+	*dst = dup(str(o, key), fail);
+}
+
+static enum ap_tri tri(const json_t *v)
+{
+	return json_is_true(v) ? AP_TRI_TRUE : json_is_false(v) ? AP_TRI_FALSE : AP_TRI_NULL;
+}
+
+/* A list of strings from v (null unless an array; its non-strings left out). */
+static int strs_read(struct ap_matrix_strs *s, const json_t *v)
+{
+	size_t i;
+	const json_t *x;
+	strs_free(s);
+	if (!json_is_array(v))
+		return 0;
+	s->set = 1;
+	s->v = json_array_size(v) ? calloc(json_array_size(v), sizeof(*s->v)) : NULL;
+	if (json_array_size(v) && !s->v)
+		return -ENOMEM;
+	json_array_foreach(v, i, x)
+		if (json_is_string(x) && !(s->v[s->n++] = strdup(json_string_value(x))))
+			return -ENOMEM;
 	return 0;
 }
 
-json_t *ap_matrix_line(const char *env, const char *module, const char *api, const char *status)
+int ap_matrix_check_read(const json_t *cj, struct ap_matrix_check *c)
 {
-	json_t *l = json_object();
-	for (size_t i = 0; l && i < NKEYS; i++)
-		json_object_set_new(l, line_keys[i], json_null());
-	if (!l)
-		return NULL;
-	json_object_set_new(l, "schema", json_string(AP_MATRIX_SCHEMA));
-	json_object_set_new(l, "env", json_string(env));
-	json_object_set_new(l, "module", json_string(module));
-	json_object_set_new(l, "api", json_string(api));
-	json_object_set_new(l, "key", json_string(api));
-	json_object_set_new(l, "status", json_string(status));
-	json_object_set_new(l, "plugin_added", json_false());
-	return l;
+	int fail = 0;
+	check_free(c);
+	if (!json_is_object(cj))
+		return 0;
+	c->set = 1;
+	c->status = ap_line_check_parse(str(cj, "status"));
+	take_str(&c->reason, cj, "reason", &fail);
+	take_str(&c->family, cj, "family", &fail);
+	take_str(&c->digest, cj, "digest", &fail);
+	for (size_t i = 0; i < AP_MCOUNT_N; i++)
+		c->counts[i] = (long long)json_integer_value(json_object_get(cj, check_counts[i]));
+	fail |= strs_read(&c->operators, json_object_get(cj, "operators")) != 0;
+	return fail ? -ENOMEM : 0;
 }
 
-static const char *str(const json_t *l, const char *key)
+int ap_matrix_line_measured(struct ap_matrix_line *l, const json_t *o)
 {
-	return json_string_value(json_object_get(l, key));
+	int fail = 0;
+	const json_t *v;
+	static const struct {
+		const char *key;
+		size_t at;
+	} strs[] = {
+		{ "key", offsetof(struct ap_matrix_line, key) },
+		{ "owner", offsetof(struct ap_matrix_line, owner) },
+		{ "kind", offsetof(struct ap_matrix_line, kind) },
+		{ "file", offsetof(struct ap_matrix_line, file) },
+		{ "reason", offsetof(struct ap_matrix_line, reason) },
+	};
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (json_object_get(o, strs[i].key))
+			take_str((char **)((char *)l + strs[i].at), o, strs[i].key, &fail);
+	if ((v = json_object_get(o, "line"))) {
+		l->has_line = json_is_integer(v);
+		l->line = (long long)json_integer_value(v);
+	}
+	if ((v = json_object_get(o, "pure_python")))
+		l->pure_python = tri(v);
+	if ((v = json_object_get(o, "patched")))
+		l->patched = tri(v);
+	if ((v = json_object_get(o, "plugin_added")))
+		l->plugin_added = json_is_true(v);
+	if ((v = json_object_get(o, "signature")))
+		fail |= strs_read(&l->signature, v) != 0;
+	return fail ? -ENOMEM : 0;
+}
+
+int ap_matrix_line_from_json(const json_t *o, struct ap_matrix_line *l)
+{
+	enum ap_line_status st = ap_line_status_parse(str(o, "status"));
+	if (!str(o, "env") || !str(o, "module") || !str(o, "api") || st == AP_LINE_STATUS_UNKNOWN) {
+		*l = (struct ap_matrix_line){ .status = st, .verdict = AP_LINE_VERDICT_UNKNOWN };
+		return -AP_EPROTO;
+	}
+	int r = ap_matrix_line_init(l, str(o, "env"), str(o, "module"), str(o, "api"), st);
+	r = r ? r : ap_matrix_line_measured(l, o);
+	if (!json_object_get(o, "key") && !r) {
+		free(l->key);
+		l->key = NULL;
+	}
+	r = r ? r : ap_matrix_check_read(json_object_get(o, "check"), &l->check);
+	l->verdict = ap_line_verdict_parse(str(o, "verdict"));
+	if (r)
+		ap_matrix_line_free(l);
+	return r;
+}
+
+/* --- to JSON ------------------------------------------------------------- */
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *jtri(enum ap_tri t)
+{
+	return t == AP_TRI_NULL ? json_null() : json_boolean(t == AP_TRI_TRUE);
+}
+
+static json_t *jstrs(const struct ap_matrix_strs *s)
+{
+	if (!s->set)
+		return json_null();
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < s->n; i++)
+		json_array_append_new(a, json_string(s->v[i]));
+	return a;
+}
+
+static json_t *check_json(const struct ap_matrix_check *c)
+{
+	size_t counts[AP_MCOUNT_N];
+	if (!c->set)
+		return json_null();
+	for (size_t i = 0; i < AP_MCOUNT_N; i++)
+		counts[i] = (size_t)c->counts[i];
+	return ap_matrix_check(c->status, c->reason, c->family,
+			       c->operators.set ? jstrs(&c->operators) : NULL, counts, c->digest);
+}
+
+json_t *ap_matrix_line_json(const struct ap_matrix_line *l)
+{
+	json_t *v[NKEYS] = {
+		json_string(AP_MATRIX_SCHEMA), jstr(l->env), jstr(l->module), jstr(l->api),
+		jstr(l->key), jstr(l->owner), json_string(ap_line_status_name(l->status)),
+		jstr(l->kind), jstr(l->file),
+		l->has_line ? json_integer((json_int_t)l->line) : json_null(),
+		jtri(l->pure_python), jstrs(&l->signature), jtri(l->patched),
+		json_boolean(l->plugin_added), check_json(&l->check),
+		l->verdict == AP_LINE_VERDICT_UNKNOWN ? json_null() :
+		json_string(ap_line_verdict_name(l->verdict)),
+		jstr(l->reason),
+	};
+	json_t *o = json_object();
+	int fail = !o;
+	for (size_t i = 0; i < NKEYS; i++)
+		fail |= !v[i] || (o && json_object_set_new(o, line_keys[i], v[i]));
+	if (fail) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 json_t *ap_matrix_check(enum ap_line_check status, const char *reason, const char *family,
@@ -59,21 +273,43 @@ json_t *ap_matrix_check(enum ap_line_check status, const char *reason, const cha
 			      "family", family, "operators", operators);
 	if (!c)
 		return NULL;
-	for (size_t i = 0; i < NCOUNTS; i++)
+	for (size_t i = 0; i < AP_MCOUNT_N; i++)
 		json_object_set_new(c, check_counts[i], json_integer((json_int_t)counts[i]));
 	json_object_set_new(c, "digest", digest ? json_string(digest) : json_null());
 	return c;
 }
 
-int ap_matrix_check_is(const json_t *line, enum ap_line_check st)
+/* --- the matrix ---------------------------------------------------------- */
+
+int ap_matrix_check_is(const struct ap_matrix_line *l, enum ap_line_check st)
 {
-	const char *s = str(json_object_get(line, "check"), "status");
-	return s && ap_line_check_parse(s) == st;
+	return l->check.set && l->check.status == st;
 }
 
-enum ap_line_verdict ap_matrix_verdict(const json_t *line)
+int ap_matrix_add(struct ap_matrix *m, struct ap_matrix_line *l)
 {
-	return ap_line_verdict_parse(str(line, "verdict"));
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? m->cap * 2 : 256;
+		struct ap_matrix_line *v = realloc(m->v, cap * sizeof(*v));
+		if (!v) {
+			ap_matrix_line_free(l);
+			return -ENOMEM;
+		}
+		m->v = v;
+		m->cap = cap;
+	}
+	m->v[m->n++] = *l;
+	*l = (struct ap_matrix_line){ .status = AP_LINE_STATUS_UNKNOWN,
+				      .verdict = AP_LINE_VERDICT_UNKNOWN };
+	return 0;
+}
+
+void ap_matrix_free(struct ap_matrix *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		ap_matrix_line_free(&m->v[i]);
+	free(m->v);
+	*m = (struct ap_matrix){ 0 };
 }
 
 /* The order of environments that line_cmp sorts by (qsort_r's context). */
@@ -90,47 +326,37 @@ static size_t env_pos(const struct env_order *o, const char *env)
 	return o->n;
 }
 
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
 static int line_cmp(const void *a, const void *b, void *ctx)
 {
-	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	int c = strcmp(str(x, "api") ? str(x, "api") : "", str(y, "api") ? str(y, "api") : "");
+	const struct ap_matrix_line *x = a, *y = b;
+	int c = strcmp(or_empty(x->api), or_empty(y->api));
 	if (!c)
-		c = strcmp(str(x, "module") ? str(x, "module") : "",
-			   str(y, "module") ? str(y, "module") : "");
+		c = strcmp(or_empty(x->module), or_empty(y->module));
 	if (c)
 		return c;
-	size_t px = env_pos(ctx, str(x, "env")), py = env_pos(ctx, str(y, "env"));
+	size_t px = env_pos(ctx, x->env), py = env_pos(ctx, y->env);
 	if (px != py)
 		return px < py ? -1 : 1;
-	return strcmp(str(x, "env") ? str(x, "env") : "", str(y, "env") ? str(y, "env") : "");
+	return strcmp(or_empty(x->env), or_empty(y->env));
 }
 
-void ap_matrix_sort(json_t *lines, const char *const *envs, size_t nenvs)
+void ap_matrix_sort(struct ap_matrix *m, const char *const *envs, size_t nenvs)
 {
-	size_t n = json_array_size(lines);
-	json_t **v = n ? malloc(n * sizeof(*v)) : NULL;
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		v[i] = json_incref(json_array_get(lines, i));
 	struct env_order o = { envs, nenvs };
-	qsort_r(v, n, sizeof(*v), line_cmp, &o);
-	json_array_clear(lines);
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(lines, v[i]);
-	free(v);
+	if (m->n)
+		qsort_r(m->v, m->n, sizeof(m->v[0]), line_cmp, &o);
 }
 
-static int present(const json_t *l)
+static void set_verdict(struct ap_matrix_line *l, enum ap_line_verdict verdict, char *reason)
 {
-	return str(l, "status") && !strcmp(str(l, "status"), "present");
-}
-
-static void set_verdict(json_t *l, enum ap_line_verdict verdict, char *reason)
-{
-	json_object_set_new(l, "verdict", json_string(ap_line_verdict_name(verdict)));
-	json_object_set_new(l, "reason", reason ? json_string(reason) : json_null());
-	free(reason);
+	l->verdict = verdict;
+	free(l->reason);
+	l->reason = reason;
 }
 
 /* "WHAT ENV" as a new string (never NULL unless out of memory). */
@@ -142,49 +368,60 @@ static char *why(const char *what, const char *env)
 }
 
 /* Whether the line's own checks failed there (see matrix.h). */
-static int check_failed(const json_t *l)
+static int check_failed(const struct ap_matrix_line *l)
 {
 	return ap_matrix_check_is(l, AP_LCHECK_INCONSISTENT) || ap_matrix_check_is(l, AP_LCHECK_CRASH) ||
 	       ap_matrix_check_is(l, AP_LCHECK_TIMEOUT);
 }
 
 /* "check STATUS: REASON" as a new string. */
-static char *check_why(const json_t *l)
+static char *check_why(const struct ap_matrix_line *l)
 {
-	const json_t *c = json_object_get(l, "check");
 	struct ap_buf s = { 0 };
-	ap_buf_addf(&s, "check %s: %s", str(c, "status"), str(c, "reason") ? str(c, "reason") : "-");
+	ap_buf_addf(&s, "check %s: %s", ap_line_check_name(l->check.status),
+		    l->check.reason ? l->check.reason : "-");
 	return s.data;
 }
 
-/* Judges lines [from, to) of one api against its reference (see matrix.h). */
-static void judge_api(json_t *lines, size_t from, size_t to, const char *reference)
+/* Whether two optional strings are equal (both null, or the same text). */
+static int same_str(const char *a, const char *b)
 {
-	const json_t *ref = NULL;
-	for (size_t i = from; reference && i < to; i++) {
-		const json_t *l = json_array_get(lines, i);
-		if (present(l) && !strcmp(str(l, "env"), reference))
-			ref = l;
-	}
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static int same_strs(const struct ap_matrix_strs *a, const struct ap_matrix_strs *b)
+{
+	if (a->set != b->set || a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], b->v[i]))
+			return 0;
+	return 1;
+}
+
+/* Judges lines [from, to) of one api against its reference (see matrix.h). */
+static void judge_api(struct ap_matrix *m, size_t from, size_t to, const char *reference)
+{
+	const struct ap_matrix_line *ref = NULL;
+	for (size_t i = from; reference && i < to; i++)
+		if (m->v[i].status == AP_LSTATUS_PRESENT && !strcmp(m->v[i].env, reference))
+			ref = &m->v[i];
 	for (size_t i = from; !ref && i < to; i++)
-		if (present(json_array_get(lines, i)))
-			ref = json_array_get(lines, i);
+		if (m->v[i].status == AP_LSTATUS_PRESENT)
+			ref = &m->v[i];
 	for (size_t i = from; i < to; i++) {
-		json_t *l = json_array_get(lines, i);
-		const char *st = str(l, "status");
-		const char *renv = ref ? str(ref, "env") : "";
-		if (!strcmp(st, "absent"))
+		struct ap_matrix_line *l = &m->v[i];
+		const char *renv = ref ? ref->env : "";
+		if (l->status == AP_LSTATUS_ABSENT)
 			set_verdict(l, AP_LINE_ABSENT, strdup("absent in this environment's torch"));
-		else if (!present(l))
+		else if (l->status != AP_LSTATUS_PRESENT)
 			/* the walk's own error says why; kept as it is, so judging
 			 * twice changes nothing */
-			set_verdict(l, AP_LINE_NOTRUN, json_is_string(json_object_get(l, "reason")) ?
-				    strdup(str(l, "reason")) : why("not measured: ", st));
-		else if (l != ref &&
-			 !json_equal(json_object_get(l, "kind"), json_object_get(ref, "kind")))
+			set_verdict(l, AP_LINE_NOTRUN, l->reason ? strdup(l->reason) :
+				    why("not measured: ", ap_line_status_name(l->status)));
+		else if (l != ref && !same_str(l->kind, ref->kind))
 			set_verdict(l, AP_LINE_INCONSISTENT, why("kind differs from ", renv));
-		else if (l != ref && !json_equal(json_object_get(l, "signature"),
-						 json_object_get(ref, "signature")))
+		else if (l != ref && !same_strs(&l->signature, &ref->signature))
 			set_verdict(l, AP_LINE_INCONSISTENT, why("signature differs from ", renv));
 		else if (check_failed(l))
 			set_verdict(l, AP_LINE_INCONSISTENT, check_why(l));
@@ -193,41 +430,42 @@ static void judge_api(json_t *lines, size_t from, size_t to, const char *referen
 	}
 }
 
-int ap_matrix_same_api(const json_t *a, const json_t *b)
+int ap_matrix_same_api(const struct ap_matrix_line *a, const struct ap_matrix_line *b)
 {
-	const char *x = str(a, "api"), *y = str(b, "api"), *mx = str(a, "module"), *my = str(b, "module");
-	return x && y && mx && my && !strcmp(x, y) && !strcmp(mx, my);
+	return a->api && b->api && a->module && b->module && !strcmp(a->api, b->api) &&
+	       !strcmp(a->module, b->module);
 }
 
-void ap_matrix_judge(json_t *lines, const char *reference)
+void ap_matrix_judge(struct ap_matrix *m, const char *reference)
 {
-	size_t n = json_array_size(lines), from = 0;
-	for (size_t i = 1; i <= n; i++) {
-		if (i < n && ap_matrix_same_api(json_array_get(lines, from), json_array_get(lines, i)))
+	size_t from = 0;
+	for (size_t i = 1; i <= m->n; i++) {
+		if (i < m->n && ap_matrix_same_api(&m->v[from], &m->v[i]))
 			continue;
-		judge_api(lines, from, i, reference);
+		judge_api(m, from, i, reference);
 		from = i;
 	}
 }
 
-int ap_matrix_render(const json_t *lines, struct ap_buf *out)
+int ap_matrix_render(const struct ap_matrix *m, struct ap_buf *out)
 {
-	size_t i;
-	const json_t *l;
 	int r = 0;
-	json_array_foreach(lines, i, l) {
+	for (size_t i = 0; !r && i < m->n; i++) {
+		json_t *l = ap_matrix_line_json(&m->v[i]);
+		r = l ? 0 : -ENOMEM;
 		for (size_t k = 0; !r && k < NKEYS; k++) {
 			const json_t *v = json_object_get(l, line_keys[k]);
-			char *s = json_dumps(v ? v : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
+			char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 			r = s ? ap_buf_addf(out, "%s\"%s\":%s", k ? "," : "{", line_keys[k], s) : -ENOMEM;
 			free(s);
 		}
+		json_decref(l);
 		r = r ? r : ap_buf_adds(out, "}\n");
-		if (r)
-			return r;
 	}
-	return 0;
+	return r;
 }
+
+/* --- reading back -------------------------------------------------------- */
 
 /* Whether s is a name: ASCII letters, digits, '_', '.' and the characters
  * of extra; never a '/', so no name read back can lead a path astray. */
@@ -246,11 +484,22 @@ static int opt_str(const json_t *v)
 	return !v || json_is_null(v) || json_is_string(v);
 }
 
+/* Whether v is null or a list of strings. */
+static int opt_strs(const json_t *v)
+{
+	size_t i;
+	const json_t *s;
+	if (v && !json_is_null(v) && !json_is_array(v))
+		return 0;
+	json_array_foreach(v, i, s)
+		if (!json_is_string(s))
+			return 0;
+	return 1;
+}
+
 /* Why a line's check breaks the format (see matrix.h), or NULL. */
 static const char *check_problem(const json_t *c)
 {
-	size_t i;
-	const json_t *x;
 	if (!c || json_is_null(c))
 		return NULL;
 	if (!json_is_object(c) || ap_line_check_parse(str(c, "status")) == AP_LINE_CHECK_UNKNOWN)
@@ -259,19 +508,20 @@ static const char *check_problem(const json_t *c)
 	if (!opt_str(json_object_get(c, "reason")) || !opt_str(json_object_get(c, "family")) ||
 	    !opt_str(json_object_get(c, "digest")))
 		return "check's reason, family and digest must be strings or null";
-	for (i = 0; i < NCOUNTS; i++) {
-		x = json_object_get(c, check_counts[i]);
+	for (size_t i = 0; i < AP_MCOUNT_N; i++) {
+		const json_t *x = json_object_get(c, check_counts[i]);
 		if (!json_is_integer(x) || json_integer_value(x) < 0)
 			return "check's counts must be numbers";
 	}
-	x = json_object_get(c, "operators");
-	if (x && !json_is_null(x) && !json_is_array(x))
+	if (!opt_strs(json_object_get(c, "operators")))
 		return "check's operators must be a list of strings or null";
-	const json_t *o;
-	json_array_foreach(x, i, o)
-		if (!json_is_string(o))
-			return "check's operators must be a list of strings or null";
 	return NULL;
+}
+
+/* Whether v is absent, null or a boolean. */
+static int opt_bool(const json_t *v)
+{
+	return !v || json_is_null(v) || json_is_boolean(v);
 }
 
 /* Why line l breaks the format, or NULL. */
@@ -287,7 +537,7 @@ static const char *line_problem(const json_t *l)
 	if (!name_ok(str(l, "env"), "-") || !name_ok(str(l, "module"), "") ||
 	    !name_ok(str(l, "api"), ""))
 		return "env, module and api must be names (letters, digits, '_', '.', and '-' in env)";
-	if (!one_of(str(l, "status"), statuses))
+	if (ap_line_status_parse(str(l, "status")) == AP_LINE_STATUS_UNKNOWN)
 		return "status is not one of present, absent, import-error, crash, timeout, error";
 	const json_t *v = json_object_get(l, "verdict");
 	if (v && !json_is_null(v) &&
@@ -297,21 +547,21 @@ static const char *line_problem(const json_t *l)
 	for (size_t k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)
 		if (!opt_str(json_object_get(l, strs[k])))
 			return "key, owner, kind, file and reason must be strings or null";
+	v = json_object_get(l, "line");
+	if (v && !json_is_null(v) && !json_is_integer(v))
+		return "line must be a number or null";
+	if (!opt_bool(json_object_get(l, "pure_python")) || !opt_bool(json_object_get(l, "patched")) ||
+	    !opt_bool(json_object_get(l, "plugin_added")))
+		return "pure_python, patched and plugin_added must be true, false or null";
 	const char *cp = check_problem(json_object_get(l, "check"));
 	if (cp)
 		return cp;
-	const json_t *sig = json_object_get(l, "signature");
-	size_t i;
-	const json_t *s;
-	if (sig && !json_is_null(sig) && !json_is_array(sig))
+	if (!opt_strs(json_object_get(l, "signature")))
 		return "signature must be a list of strings or null";
-	json_array_foreach(sig, i, s)
-		if (!json_is_string(s))
-			return "signature must be a list of strings or null";
 	return NULL;
 }
 
-static int read_lines(const char *path, const struct ap_buf *text, json_t *lines,
+static int read_lines(const char *path, const struct ap_buf *text, struct ap_matrix *m,
 		      struct ap_buf *err)
 {
 	const char *p = ap_buf_str(text), *end = p + text->len;
@@ -321,6 +571,7 @@ static int read_lines(const char *path, const struct ap_buf *text, json_t *lines
 		json_error_t jerr;
 		const char *why = NULL;
 		json_t *l = NULL;
+		struct ap_matrix_line line;
 		if (len > AP_MATRIX_MAX_LINE)
 			why = "line too long";
 		else if (memchr(p, '\0', len))
@@ -334,48 +585,44 @@ static int read_lines(const char *path, const struct ap_buf *text, json_t *lines
 			json_decref(l);
 			return -AP_EPROTO;
 		}
-		json_array_append_new(lines, l);
+		int r = ap_matrix_line_from_json(l, &line);
+		json_decref(l);
+		r = r ? r : ap_matrix_add(m, &line);
+		if (r)
+			return r;
 		p = nl ? nl + 1 : end;
 	}
 	return 0;
 }
 
-int ap_matrix_read(const char *path, json_t **lines, struct ap_buf *err)
+int ap_matrix_read(const char *path, struct ap_matrix *m, struct ap_buf *err)
 {
 	struct ap_buf text = { 0 }, file = { 0 };
-	*lines = NULL;
 	int r = ap_read_file_limited(path, AP_MATRIX_MAX_BYTES, &text);
 	if (r == -EISDIR) {
 		ap_buf_addf(&file, "%s/%s", path, AP_MATRIX_NAME);
 		path = ap_buf_str(&file);
 		r = ap_read_file_limited(path, AP_MATRIX_MAX_BYTES, &text);
 	}
-	json_t *out = r ? NULL : json_array();
 	if (r)
 		ap_buf_addf(err, "%s: %s", path, ap_strerror(r));
-	else if (!out)
-		r = -ENOMEM;
-	else if ((r = read_lines(path, &text, out, err)))
-		json_decref(out);
-	else
-		*lines = out;
+	else if ((r = read_lines(path, &text, m, err)))
+		ap_matrix_free(m);
 	ap_buf_free(&text);
 	ap_buf_free(&file);
 	return r;
 }
 
-json_t *ap_matrix_envs(const json_t *lines)
+const char **ap_matrix_envs(const struct ap_matrix *m, size_t *n)
 {
-	json_t *envs = json_array(), *seen = json_object();
-	size_t i;
-	const json_t *l;
-	json_array_foreach(lines, i, l) {
-		const char *e = str(l, "env");
-		if (e && !json_object_get(seen, e)) {
-			json_object_set_new(seen, e, json_true());
-			json_array_append_new(envs, json_string(e));
-		}
+	const char **v = m->n ? malloc(m->n * sizeof(*v)) : NULL;
+	*n = 0;
+	for (size_t i = 0; v && i < m->n; i++) {
+		size_t k = 0;
+		while (k < *n && strcmp(v[k], m->v[i].env))
+			k++;
+		if (k == *n)
+			v[(*n)++] = m->v[i].env;
 	}
-	json_decref(seen);
-	return envs;
+	return v;
 }

@@ -97,9 +97,77 @@
 #define AP_MATRIX_MAX_BYTES (256u << 20)
 #define AP_MATRIX_MAX_LINE (1u << 20)
 
-/* A new line for api in env, found under module, with status; every other
- * key null (plugin_added false), in the order above. NULL when out of memory. */
-json_t *ap_matrix_line(const char *env, const char *module, const char *api, const char *status);
+/* Nothing said (null), no, yes: a line's optional booleans. */
+enum ap_tri { AP_TRI_NULL, AP_TRI_FALSE, AP_TRI_TRUE };
+
+/* A list of strings (owned), or null (set 0). */
+struct ap_matrix_strs {
+	char **v;
+	size_t n;
+	int set;
+};
+
+/* The counts of a line's check, in the order they are written. */
+enum { AP_MCOUNT_CHECKS, AP_MCOUNT_PASSED, AP_MCOUNT_FAILED, AP_MCOUNT_NOTRUN,
+       AP_MCOUNT_SAMPLES, AP_MCOUNT_N };
+
+/* A line's check (see above); set 0: the line's check is null. Strings are
+ * owned, NULL for null. */
+struct ap_matrix_check {
+	int set;
+	enum ap_line_check status;
+	char *reason, *family, *digest;
+	struct ap_matrix_strs operators;
+	long long counts[AP_MCOUNT_N];
+};
+
+/* One line (see above): every string owned, NULL for null. verdict is
+ * AP_LINE_VERDICT_UNKNOWN until the line is judged (written as null). */
+struct ap_matrix_line {
+	char *env, *module, *api, *key, *owner;
+	enum ap_line_status status;
+	char *kind, *file;
+	int has_line;                /* line is known (else null) */
+	long long line;
+	enum ap_tri pure_python;
+	struct ap_matrix_strs signature;
+	enum ap_tri patched;
+	int plugin_added;
+	struct ap_matrix_check check;
+	enum ap_line_verdict verdict;
+	char *reason;
+};
+
+/* A matrix: lines, owned. */
+struct ap_matrix {
+	struct ap_matrix_line *v;
+	size_t n, cap;
+};
+
+/* Makes *l a new line for api in env, found under module, with status; key
+ * is api, everything else null (plugin_added false). 0 or -ENOMEM. */
+int ap_matrix_line_init(struct ap_matrix_line *l, const char *env, const char *module,
+			const char *api, enum ap_line_status status);
+
+/* Frees what l owns (l may be all zeroes). */
+void ap_matrix_line_free(struct ap_matrix_line *l);
+
+/* Makes *dst a copy of src. 0 or -ENOMEM. */
+int ap_matrix_line_copy(struct ap_matrix_line *dst, const struct ap_matrix_line *src);
+
+/* Sets the measured fields of l that o holds under a line's keys (key,
+ * owner, kind, file, line, pure_python, signature, patched, plugin_added,
+ * reason): the worker's answer for one API; a value of another type than
+ * due is taken as null. 0 or -ENOMEM. */
+int ap_matrix_line_measured(struct ap_matrix_line *l, const json_t *o);
+
+/* The line as a JSON object, its keys in the order above (a journal's
+ * record of it). NULL when out of memory. */
+json_t *ap_matrix_line_json(const struct ap_matrix_line *l);
+
+/* Makes *l the line o is (a journal's record, or a line read back): 0,
+ * -ENOMEM, or -AP_EPROTO when o has no env, module, api or known status. */
+int ap_matrix_line_from_json(const json_t *o, struct ap_matrix_line *l);
 
 /* The check of a line (see above), its keys in that order; counts are
  * checks, passed, failed, notrun, samples. operators is taken (may be NULL);
@@ -107,37 +175,46 @@ json_t *ap_matrix_line(const char *env, const char *module, const char *api, con
 json_t *ap_matrix_check(enum ap_line_check status, const char *reason, const char *family,
 			json_t *operators, const size_t counts[5], const char *digest);
 
-/* Whether check (a line's, or NULL) is there and has status st. */
-int ap_matrix_check_is(const json_t *line, enum ap_line_check st);
+/* Sets *c from c_json, a check as ap_matrix_check() makes it (NULL or null:
+ * no check). 0 or -ENOMEM. */
+int ap_matrix_check_read(const json_t *c_json, struct ap_matrix_check *c);
 
-/* The line's verdict; AP_LINE_VERDICT_UNKNOWN when it has none yet. */
-enum ap_line_verdict ap_matrix_verdict(const json_t *line);
+/* Whether the line's check is there and has status st. */
+int ap_matrix_check_is(const struct ap_matrix_line *l, enum ap_line_check st);
 
-/* Sorts lines (an array of lines) by api, module, then the position of their
- * env in envs (names; an env not in envs sorts last, by name). */
-void ap_matrix_sort(json_t *lines, const char *const *envs, size_t nenvs);
+/* Appends *l to m, taking what it owns (*l is zeroed). 0 or -ENOMEM (l
+ * freed). */
+int ap_matrix_add(struct ap_matrix *m, struct ap_matrix_line *l);
+
+/* Frees the lines of m and m's array; m is empty after. */
+void ap_matrix_free(struct ap_matrix *m);
+
+/* Sorts the lines by api, module, then the position of their env in envs
+ * (names; an env not in envs sorts last, by name). */
+void ap_matrix_sort(struct ap_matrix *m, const char *const *envs, size_t nenvs);
 
 /* Whether lines a and b are of the same API (module and api equal). */
-int ap_matrix_same_api(const json_t *a, const json_t *b);
+int ap_matrix_same_api(const struct ap_matrix_line *a, const struct ap_matrix_line *b);
 
-/* Sets the verdict and reason of every line (see above). lines must be
- * sorted (ap_matrix_sort), so that the first present line of an API is its
- * first environment's; reference (the --reference name) may be NULL. */
-void ap_matrix_judge(json_t *lines, const char *reference);
+/* Sets the verdict and reason of every line (see above). m must be sorted
+ * (ap_matrix_sort), so that the first present line of an API is its first
+ * environment's; reference (the --reference name) may be NULL. */
+void ap_matrix_judge(struct ap_matrix *m, const char *reference);
 
-/* Appends lines to out as matrix.jsonl: one compact line each, keys in the
- * order above. */
-int ap_matrix_render(const json_t *lines, struct ap_buf *out);
+/* Appends the lines to out as matrix.jsonl: one compact line each, keys in
+ * the order above. */
+int ap_matrix_render(const struct ap_matrix *m, struct ap_buf *out);
 
 /* Reads DIR/matrix.jsonl (or a file path) as untrusted input: a regular file
  * within AP_MATRIX_MAX_BYTES, each line within AP_MATRIX_MAX_LINE, a JSON
- * object with the schema above (strings where strings are due; env, module
- * and api names of ASCII letters, digits, '_' and '.', '-' too in env). *lines is a
- * new array. 0, or -errno / -AP_EPROTO with "path:line: why" in err. */
-int ap_matrix_read(const char *path, json_t **lines, struct ap_buf *err);
+ * object with the schema above (strings where strings are due, integers,
+ * booleans and lists where they are; env, module and api names of ASCII
+ * letters, digits, '_' and '.', '-' too in env). *m (empty before) gets the
+ * lines. 0, or -errno / -AP_EPROTO with "path:line: why" in err (m empty). */
+int ap_matrix_read(const char *path, struct ap_matrix *m, struct ap_buf *err);
 
-/* The environments a matrix holds, in order of first appearance; a new array
- * of strings. */
-json_t *ap_matrix_envs(const json_t *lines);
+/* The environments of m's lines, in order of first appearance: a new array
+ * of *n names borrowed from the lines (NULL when none or out of memory). */
+const char **ap_matrix_envs(const struct ap_matrix *m, size_t *n);
 
 #endif

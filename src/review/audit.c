@@ -35,15 +35,16 @@ static json_t *env_products(const json_t *meta)
 /* --- generate ------------------------------------------------------------ */
 
 /* The products of one API, lines [from, to) of the sorted matrix. */
-static json_t *api_products(const json_t *meta, const json_t *lines, size_t from, size_t to)
+static json_t *api_products(const json_t *meta, const struct ap_matrix *lines, size_t from,
+			    size_t to)
 {
 	json_t *out = json_array(), *e;
 	size_t i;
 	json_array_foreach(json_object_get(meta, "envs"), i, e) {
 		for (size_t k = from; k < to; k++) {
-			const json_t *l = json_array_get(lines, k);
-			enum ap_line_verdict v = ap_matrix_verdict(l);
-			if (v == AP_LINE_VERDICT_UNKNOWN || strcmp(s_(l, "env"), s_(e, "name")) ||
+			const struct ap_matrix_line *l = &lines->v[k];
+			enum ap_line_verdict v = l->verdict;
+			if (v == AP_LINE_VERDICT_UNKNOWN || !s_(e, "name") || strcmp(l->env, s_(e, "name")) ||
 			    (v != AP_LINE_CONSISTENT && v != AP_LINE_INCONSISTENT))
 				continue;
 			json_array_append_new(out, json_pack("{s:s, s:b}", "product", product_of(e),
@@ -55,15 +56,15 @@ static json_t *api_products(const json_t *meta, const json_t *lines, size_t from
 
 /* The kind a page gives lines [from, to): class, method (a member), else
  * function. */
-static const char *block_kind(const json_t *lines, size_t from, size_t to)
+static const char *block_kind(const struct ap_matrix *lines, size_t from, size_t to)
 {
 	for (size_t k = from; k < to; k++) {
-		const json_t *l = json_array_get(lines, k);
-		if (strcmp(ap_json_text(l, "status"), "present"))
+		const struct ap_matrix_line *l = &lines->v[k];
+		if (l->status != AP_LSTATUS_PRESENT)
 			continue;
-		if (json_is_string(json_object_get(l, "owner")))
+		if (l->owner)
 			return "method";
-		return !strcmp(ap_json_text(l, "kind"), "class") ? "class" : "function";
+		return l->kind && !strcmp(l->kind, "class") ? "class" : "function";
 	}
 	return NULL;
 }
@@ -77,17 +78,17 @@ static void doc_url(const json_t *meta, const char *api, struct ap_buf *url)
 		ap_buf_addf(url, "https://pytorch.org/docs/%d.%d/generated/%s.html", major, minor, api);
 }
 
-static void gen_block(json_t *pages, const json_t *meta, const json_t *lines, size_t from,
-		      size_t to, const char *format, struct ap_buf *owner)
+static void gen_block(json_t *pages, const json_t *meta, const struct ap_matrix *lines,
+		      size_t from, size_t to, const char *format, struct ap_buf *owner)
 {
-	const json_t *l = json_array_get(lines, from);
-	const char *mod = s_(l, "module"), *api = s_(l, "api"), *kind = block_kind(lines, from, to);
+	const struct ap_matrix_line *l = &lines->v[from];
+	const char *mod = l->module, *api = l->api, *kind = block_kind(lines, from, to);
 	int entry_line = !strcmp(api, mod);
 	if (!kind || (entry_line && strcmp(kind, "class")))
 		return;
 	/* a member follows the block of its class, or is left out: on a page a
 	 * sub-entry belongs to the heading above it */
-	if (!strcmp(kind, "method") && strcmp(ap_json_text(l, "owner"), ap_buf_str(owner)))
+	if (!strcmp(kind, "method") && strcmp(l->owner ? l->owner : "-", ap_buf_str(owner)))
 		return;
 	json_t *products = api_products(meta, lines, from, to);
 	if (json_array_size(products)) {
@@ -117,13 +118,13 @@ static void gen_block(json_t *pages, const json_t *meta, const json_t *lines, si
 	json_decref(products);
 }
 
-json_t *ap_docs_generate(const json_t *meta, const json_t *lines, const char *format)
+json_t *ap_docs_generate(const json_t *meta, const struct ap_matrix *lines, const char *format)
 {
 	json_t *pages = json_object();
 	struct ap_buf owner = { 0 };
-	size_t n = json_array_size(lines), from = 0;
+	size_t n = lines->n, from = 0;
 	for (size_t i = 1; i <= n; i++) {
-		if (i < n && ap_matrix_same_api(json_array_get(lines, from), json_array_get(lines, i)))
+		if (i < n && ap_matrix_same_api(&lines->v[from], &lines->v[i]))
 			continue;
 		gen_block(pages, meta, lines, from, i, format, &owner);
 		from = i;
@@ -134,9 +135,19 @@ json_t *ap_docs_generate(const json_t *meta, const json_t *lines, const char *fo
 
 /* --- audit --------------------------------------------------------------- */
 
+/* The lines of one api, in matrix order. */
+struct group {
+	const struct ap_matrix_line **v;
+	size_t n;
+};
+
 struct audit {
-	const json_t *meta, *lines;
-	json_t *by_api;      /* api -> [lines] */
+	const json_t *meta;
+	const struct ap_matrix *lines;
+	json_t *by_api;      /* api -> the index of its group */
+	struct group *groups;
+	size_t ngroups;
+	const struct ap_matrix_line **slots; /* the groups' lines, one array */
 	json_t *by_key;      /* key -> [apis] (each once) */
 	json_t *members;     /* owner api -> [member apis] (each once) */
 	json_t *classes;     /* "env file:line" of a class -> [its apis] (each once) */
@@ -168,23 +179,39 @@ static void push_unique(json_t *index, const char *key, const char *value)
 
 /* The identity of a class in one environment, "env file:line", from a
  * present line of kind class that has a file; 0 when l has none. */
-static int class_id(const json_t *l, struct ap_buf *id)
+static int class_id(const struct ap_matrix_line *l, struct ap_buf *id)
 {
-	const json_t *line = json_object_get(l, "line");
-	if (strcmp(ap_json_text(l, "status"), "present") || strcmp(ap_json_text(l, "kind"), "class") ||
-	    !s_(l, "file") || !json_is_integer(line))
+	if (l->status != AP_LSTATUS_PRESENT || !l->kind || strcmp(l->kind, "class") || !l->file ||
+	    !l->has_line)
 		return 0;
 	ap_buf_reset(id);
-	ap_buf_addf(id, "%s %s:%lld", ap_json_text(l, "env"), s_(l, "file"),
-		    (long long)json_integer_value(line));
+	ap_buf_addf(id, "%s %s:%lld", l->env, l->file, l->line);
 	return 1;
+}
+
+/* The lines of api, or NULL when the matrix has none. */
+static const struct group *group_of(const struct audit *a, const char *api)
+{
+	const json_t *at = api ? json_object_get(a->by_api, api) : NULL;
+	return at ? &a->groups[json_integer_value(at)] : NULL;
+}
+
+/* Adds l to the group of its api. */
+static void group_add(struct audit *a, const struct ap_matrix_line *l)
+{
+	const struct group *have = group_of(a, l->api);
+	struct group *g = (struct group *)have;
+	if (!g) {
+		g = &a->groups[a->ngroups];
+		json_object_set_new(a->by_api, l->api, json_integer((json_int_t)a->ngroups++));
+	}
+	g->v[g->n++] = l;
 }
 
 static void audit_index(struct audit *a)
 {
 	struct ap_buf id = { 0 };
-	json_t *l;
-	size_t i;
+	size_t n = a->lines->n;
 	a->by_api = json_object();
 	a->by_key = json_object();
 	a->members = json_object();
@@ -192,20 +219,39 @@ static void audit_index(struct audit *a)
 	a->listed = json_object();
 	a->out = json_array();
 	a->products = env_products(a->meta);
-	json_array_foreach(a->lines, i, l) {
-		const char *api = s_(l, "api");
-		json_t *v = json_object_get(a->by_api, api);
-		if (!v) {
-			v = json_array();
-			json_object_set_new(a->by_api, api, v);
-		}
-		json_array_append(v, l);
-		if (s_(l, "key"))
-			push_unique(a->by_key, s_(l, "key"), api);
-		if (s_(l, "owner"))
-			push_unique(a->members, s_(l, "owner"), api);
+	/* every group has room for all the lines: one allocation, in order */
+	a->groups = calloc(n ? n : 1, sizeof(*a->groups));
+	const struct ap_matrix_line **slots = calloc(n ? n : 1, sizeof(*slots));
+	size_t *count = calloc(n ? n : 1, sizeof(*count));
+	json_t *first = json_object();
+	if (!a->groups || !slots || !count || !first) {
+		free(slots);
+		free(count);
+		json_decref(first);
+		return;
+	}
+	/* how many lines each api has, to cut slots into the groups */
+	for (size_t i = 0; i < n; i++) {
+		const json_t *at = json_object_get(first, a->lines->v[i].api);
+		size_t g = at ? (size_t)json_integer_value(at) : json_object_size(first);
+		if (!at)
+			json_object_set_new(first, a->lines->v[i].api, json_integer((json_int_t)g));
+		count[g]++;
+	}
+	for (size_t g = 0, at = 0; g < json_object_size(first); at += count[g++])
+		a->groups[g].v = slots + at;
+	a->slots = slots;
+	free(count);
+	json_decref(first);
+	for (size_t i = 0; i < n; i++) {
+		const struct ap_matrix_line *l = &a->lines->v[i];
+		group_add(a, l);
+		if (l->key)
+			push_unique(a->by_key, l->key, l->api);
+		if (l->owner)
+			push_unique(a->members, l->owner, l->api);
 		if (class_id(l, &id))
-			push_unique(a->classes, ap_buf_str(&id), api);
+			push_unique(a->classes, ap_buf_str(&id), l->api);
 	}
 	ap_buf_free(&id);
 }
@@ -224,12 +270,13 @@ static const char *last_name(const char *api)
 static json_t *members_of(const struct audit *a, const char *api)
 {
 	struct ap_buf id = { 0 };
-	json_t *out = json_object(), *l, *alias, *m;
-	size_t i, k, j;
+	json_t *out = json_object(), *alias, *m;
+	const struct group *g = group_of(a, api);
+	size_t k, j;
 	json_array_foreach(json_object_get(a->members, api), j, m)
 		push_unique(out, last_name(json_string_value(m)), json_string_value(m));
-	json_array_foreach(json_object_get(a->by_api, api), i, l) {
-		if (!class_id(l, &id))
+	for (size_t i = 0; g && i < g->n; i++) {
+		if (!class_id(g->v[i], &id))
 			continue;
 		json_array_foreach(json_object_get(a->classes, ap_buf_str(&id)), k, alias)
 			json_array_foreach(json_object_get(a->members, json_string_value(alias)), j, m)
@@ -268,7 +315,7 @@ static const char *shortest(const json_t *candidates)
 /* The matrix api a page's name stands for (see audit.h), or NULL. */
 static const char *resolve(const struct audit *a, const char *name)
 {
-	if (json_object_get(a->by_api, name))
+	if (group_of(a, name))
 		return name;
 	const char *r = shortest(json_object_get(a->by_key, name));
 	if (r)
@@ -302,105 +349,110 @@ static void finding(struct audit *a, const json_t *e, const char *api, const cha
 		"api", api, "resolved", resolved, "class", cls, "detail", detail));
 }
 
-/* Envs (comma-joined) whose lines of api have status or verdict st. */
-static int envs_where(const json_t *ls, const char *key, const char *st, struct ap_buf *out)
+/* Envs (comma-joined) whose lines of g have status st. */
+static int envs_with_status(const struct group *g, enum ap_line_status st, struct ap_buf *out)
 {
-	size_t i;
-	json_t *l;
 	int n = 0;
-	json_array_foreach(ls, i, l)
-		if (!strcmp(ap_json_text(l, key), st)) {
-			ap_buf_addf(out, "%s%s", n++ ? ", " : "", ap_json_text(l, "env"));
-		}
+	for (size_t i = 0; g && i < g->n; i++)
+		if (g->v[i]->status == st)
+			ap_buf_addf(out, "%s%s", n++ ? ", " : "", g->v[i]->env);
 	return n;
 }
 
-/* The line of ls in env, preferring a present one. */
-static const json_t *in_env(const json_t *ls, const char *env)
+/* Envs (comma-joined) whose lines of g have verdict v. */
+static int envs_with_verdict(const struct group *g, enum ap_line_verdict v, struct ap_buf *out)
 {
-	const json_t *best = NULL, *l;
-	size_t i;
-	json_array_foreach(ls, i, l)
-		if (!strcmp(ap_json_text(l, "env"), env) &&
-		    (!best || !strcmp(ap_json_text(l, "status"), "present")))
-			best = l;
+	int n = 0;
+	for (size_t i = 0; g && i < g->n; i++)
+		if (g->v[i]->verdict == v)
+			ap_buf_addf(out, "%s%s", n++ ? ", " : "", g->v[i]->env);
+	return n;
+}
+
+/* The line of g in env, preferring a present one. */
+static const struct ap_matrix_line *in_env(const struct group *g, const char *env)
+{
+	const struct ap_matrix_line *best = NULL;
+	for (size_t i = 0; g && i < g->n; i++)
+		if (!strcmp(g->v[i]->env, env) && (!best || g->v[i]->status == AP_LSTATUS_PRESENT))
+			best = g->v[i];
 	return best;
 }
 
-/* The longest catalog entry a name lies under: a new array of its own
- * lines (api = module = the entry); NULL if none. */
-static json_t *covering(const struct audit *a, const char *name)
+/* The longest catalog entry a name lies under: its own lines (api = module
+ * = the entry), into *found (its v to free); 0 if none. */
+static int covering(const struct audit *a, const char *name, struct group *found)
 {
 	struct ap_buf p = { 0 };
-	json_t *found = NULL;
+	*found = (struct group){ 0 };
 	ap_buf_adds(&p, name);
-	for (char *dot; !found && (dot = strrchr(p.data ? p.data : "", '.'));) {
+	for (char *dot; !found->n && (dot = strrchr(p.data ? p.data : "", '.'));) {
 		*dot = '\0';
 		p.len = (size_t)(dot - p.data);
-		json_t *ls = json_object_get(a->by_api, p.data), *l;
-		size_t i;
-		json_array_foreach(ls, i, l) {
-			if (strcmp(ap_json_text(l, "module"), p.data))
-				continue;
-			if (!found)
-				found = json_array();
-			json_array_append(found, l);
-		}
+		const struct group *g = group_of(a, p.data);
+		free(found->v);
+		found->v = g ? calloc(g->n, sizeof(*found->v)) : NULL;
+		for (size_t i = 0; found->v && i < g->n; i++)
+			if (!strcmp(g->v[i]->module, p.data))
+				found->v[found->n++] = g->v[i];
 	}
 	ap_buf_free(&p);
-	return found;
+	return found->n > 0;
 }
 
-static const json_t *first_present(const json_t *ls)
+static const struct ap_matrix_line *first_present(const struct group *g)
 {
-	size_t i;
-	json_t *l;
-	json_array_foreach(ls, i, l)
-		if (!strcmp(ap_json_text(l, "status"), "present"))
-			return l;
+	for (size_t i = 0; g && i < g->n; i++)
+		if (g->v[i]->status == AP_LSTATUS_PRESENT)
+			return g->v[i];
 	return NULL;
+}
+
+/* A line's kind as the findings write it ("-" when it has none). */
+static const char *kind_of(const struct ap_matrix_line *l)
+{
+	return l && l->kind ? l->kind : "-";
 }
 
 /* Whether api is a class where the matrix has it. */
 static int is_class(const struct audit *a, const char *api)
 {
-	return !strcmp(ap_json_text(first_present(json_object_get(a->by_api, api)), "kind"), "class");
+	return !strcmp(kind_of(first_present(group_of(a, api))), "class");
 }
 
 /* Classes an entry whose name resolves to nothing in the matrix. */
 static void audit_unresolved(struct audit *a, const json_t *e, const char *name)
 {
-	json_t *cover = covering(a, name);
+	struct group cover;
+	int covered = covering(a, name, &cover);
 	struct ap_buf d = { 0 }, cls = { 0 };
 	const char *dot = strrchr(name, '.');
 	if (dot)
 		ap_buf_add(&cls, name, (size_t)(dot - name));
 	const char *owner = cls.len ? resolve(a, ap_buf_str(&cls)) : NULL;
-	if (cover && envs_where(cover, "status", "import-error", &d)) {
-		const char *why = s_(json_array_get(cover, 0), "reason");
-		ap_buf_addf(&d, ": %s does not import (%s)", s_(json_array_get(cover, 0), "api"),
-			    why ? why : "?");
+	if (covered && envs_with_status(&cover, AP_LSTATUS_IMPORT_ERROR, &d)) {
+		const char *why = cover.v[0]->reason;
+		ap_buf_addf(&d, ": %s does not import (%s)", cover.v[0]->api, why ? why : "?");
 		finding(a, e, name, NULL, "optional-dependency", ap_buf_str(&d));
 	} else if (owner && (!strcmp(ap_json_text(e, "kind"), "method") ||
 			    (!strcmp(ap_json_text(e, "kind"), "row") && is_class(a, owner)))) {
 		ap_buf_addf(&d, "%s has no member %s in any environment (an instance attribute?)",
 			    owner, dot + 1);
 		finding(a, e, name, NULL, "instance-attribute", ap_buf_str(&d));
-	} else if (cover && !strchr(name + strlen(s_(json_array_get(cover, 0), "api")) + 1, '.')) {
+	} else if (covered && !strchr(name + strlen(cover.v[0]->api) + 1, '.')) {
 		/* a name the entry's walk would have found: it is not there */
-		ap_buf_addf(&d, "no such name under %s in any measured torch",
-			    s_(json_array_get(cover, 0), "api"));
+		ap_buf_addf(&d, "no such name under %s in any measured torch", cover.v[0]->api);
 		finding(a, e, name, NULL, "absent", ap_buf_str(&d));
 	} else
 		finding(a, e, name, NULL, "not-swept", "no catalog entry covers it");
-	json_decref(cover);
+	free(cover.v);
 	ap_buf_free(&d);
 	ap_buf_free(&cls);
 }
 
 /* The claims of entry e against the lines ls of its api. */
 static void audit_claims(struct audit *a, const json_t *e, const char *name, const char *api,
-			 const json_t *ls)
+			 const struct group *ls)
 {
 	struct ap_buf bad = { 0 }, unmatched = { 0 };
 	const char *env;
@@ -421,9 +473,9 @@ static void audit_claims(struct audit *a, const json_t *e, const char *name, con
 		else
 			continue;
 		matched++;
-		const json_t *l = in_env(ls, env);
-		const char *v = l ? ap_json_text(l, "verdict") : ap_line_verdict_name(AP_LINE_ABSENT);
-		enum ap_line_verdict lv = ap_line_verdict_parse(v);
+		const struct ap_matrix_line *l = in_env(ls, env);
+		enum ap_line_verdict lv = l ? l->verdict : AP_LINE_ABSENT;
+		const char *v = lv == AP_LINE_VERDICT_UNKNOWN ? "-" : ap_line_verdict_name(lv);
 		if (claim && (lv == AP_LINE_INCONSISTENT || lv == AP_LINE_ABSENT))
 			ap_buf_addf(&bad, "%s%s says supported, measured %s in %s", bad.len ? "; " : "",
 				    json_string_value(prod), v, env);
@@ -449,12 +501,10 @@ static void audit_claims(struct audit *a, const json_t *e, const char *name, con
 	ap_buf_free(&unmatched);
 }
 
-static int any_true(const json_t *ls, const char *key)
+static int any_plugin_added(const struct group *g)
 {
-	size_t i;
-	json_t *l;
-	json_array_foreach(ls, i, l)
-		if (json_is_true(json_object_get(l, key)))
+	for (size_t i = 0; g && i < g->n; i++)
+		if (g->v[i]->plugin_added)
 			return 1;
 	return 0;
 }
@@ -464,7 +514,7 @@ static void audit_entry(struct audit *a, const json_t *e)
 	struct ap_buf name = { 0 }, d = { 0 };
 	normalise(ap_json_text(e, "api"), &name);
 	const char *api = resolve(a, ap_buf_str(&name));
-	const json_t *ls = api ? json_object_get(a->by_api, api) : NULL;
+	const struct group *ls = api ? group_of(a, api) : NULL;
 	if (api)
 		json_object_set_new(a->listed, api, json_true());
 	if (!strcmp(ap_json_text(e, "format"), "unreadable"))
@@ -474,16 +524,16 @@ static void audit_entry(struct audit *a, const json_t *e)
 			"its support could not be read");
 	else if (!api)
 		audit_unresolved(a, e, ap_buf_str(&name));
-	else if (envs_where(ls, "status", "present", &d) == 0) {
+	else if (envs_with_status(ls, AP_LSTATUS_PRESENT, &d) == 0) {
 		ap_buf_reset(&d);
-		if (envs_where(ls, "status", "import-error", &d))
+		if (envs_with_status(ls, AP_LSTATUS_IMPORT_ERROR, &d))
 			finding(a, e, ap_buf_str(&name), api, "optional-dependency",
-				s_(json_array_get(ls, 0), "reason") ? s_(json_array_get(ls, 0), "reason") : "");
-		else if (envs_where(ls, "verdict", ap_line_verdict_name(AP_LINE_NOTRUN), &d))
+				ls->v[0]->reason ? ls->v[0]->reason : "");
+		else if (envs_with_verdict(ls, AP_LINE_NOTRUN, &d))
 			finding(a, e, ap_buf_str(&name), api, "not-measured", "its walk failed");
 		else
 			finding(a, e, ap_buf_str(&name), api, "absent", "absent in every measured torch");
-	} else if (any_true(ls, "plugin_added"))
+	} else if (any_plugin_added(ls))
 		finding(a, e, ap_buf_str(&name), api, "plugin-added", "it exists only once a plugin loads");
 	else
 		audit_claims(a, e, ap_buf_str(&name), api, ls);
@@ -512,16 +562,15 @@ static void audit_missing(struct audit *a, const json_t *e)
 	const char *member;
 	json_object_foreach(members, member, apis) {
 		const char *mapi = json_string_value(json_array_get(apis, 0));
-		const json_t *ls = json_object_get(a->by_api, mapi);
+		const struct group *ls = group_of(a, mapi);
 		struct ap_buf envs = { 0 }, d = { 0 }, sub = { 0 };
-		if (any_listed(a, apis) ||
-		    !envs_where(ls, "verdict", ap_line_verdict_name(AP_LINE_CONSISTENT), &envs)) {
+		if (any_listed(a, apis) || !envs_with_verdict(ls, AP_LINE_CONSISTENT, &envs)) {
 			ap_buf_free(&envs);
 			continue;
 		}
 		ap_buf_addf(&sub, "%s.%s", ap_buf_str(&name), member);
 		ap_buf_addf(&d, "the pages list %s but not its %s %s() (measured consistent in %s)",
-			    ap_buf_str(&name), ap_json_text(first_present(ls), "kind"), member,
+			    ap_buf_str(&name), kind_of(first_present(ls)), member,
 			    ap_buf_str(&envs));
 		finding(a, e, ap_buf_str(&sub), mapi, "missing-sub-entry", ap_buf_str(&d));
 		ap_buf_free(&envs);
@@ -547,7 +596,7 @@ static int by_place(const void *x, const void *y)
 	       !strcmp(ap_json_text(b, "class"), "missing-sub-entry");
 }
 
-json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const json_t *lines)
+json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const struct ap_matrix *lines)
 {
 	struct audit a = { .meta = meta, .lines = lines };
 	size_t i, n;
@@ -575,6 +624,8 @@ json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const json_t *l
 	}
 	free(v);
 	json_decref(a.by_api);
+	free(a.groups);
+	free(a.slots);
 	json_decref(a.by_key);
 	json_decref(a.members);
 	json_decref(a.classes);

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "evidence/matrix.h"
 
 /* The pages of a matrix: {"PAGE.md": text} (a new object), one page per
  * catalog entry (its name with '.' as '-'), a `### ` block per API present
@@ -24,7 +25,7 @@
  * label, supported when the API's verdict there is consistent, unsupported
  * when inconsistent, left out when absent or not run (not measured is not
  * claimed). An API with no product is left out. */
-json_t *ap_docs_generate(const json_t *meta, const json_t *lines, const char *format);
+json_t *ap_docs_generate(const json_t *meta, const struct ap_matrix *lines, const char *format);
 
 /* Audits entries (ap_docs_load()) against a matrix. Returns a new array of
  * findings, sorted by file and line:
@@ -48,7 +49,7 @@ json_t *ap_docs_generate(const json_t *meta, const json_t *lines, const char *fo
  * class's entry for each member the matrix has for that class, consistent
  * in some environment, that the pages give no sub-entry (the README's
  * set_multithreading_enabled and its clone()). */
-json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const json_t *lines);
+json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const struct ap_matrix *lines);
 
 /* Findings as text: "FILE:LINE: CLASS: API: DETAIL" a line, then one count
  * line per class. Values escaped for a terminal. */

@@ -17,52 +17,87 @@ enum { V_OK = AP_LINE_CONSISTENT, V_BAD = AP_LINE_INCONSISTENT, V_NOTRUN = AP_LI
        V_ABSENT = AP_LINE_ABSENT, NV = AP_LINE_VERDICT_COUNT };
 static const char *const vcolors[NV] = { "#2e7d32", "#c62828", "#9e9e9e", "#e0e0e0" };
 
-static int verdict_index(const json_t *l)
+static int verdict_index(const struct ap_matrix_line *l)
 {
-	enum ap_line_verdict v = ap_matrix_verdict(l);
-	return v == AP_LINE_VERDICT_UNKNOWN ? V_NOTRUN : (int)v;
+	return l->verdict == AP_LINE_VERDICT_UNKNOWN ? V_NOTRUN : (int)l->verdict;
 }
 
 /* A line's part of the summary: its verdict, except that at depth probe and
  * numeric an API whose checks did not run counts as not run (its verdict
  * only says that its resolution and signature agree). */
-static int vindex(const json_t *l)
+static int vindex(const struct ap_matrix_line *l)
 {
 	int v = verdict_index(l);
 	return v == V_OK && ap_matrix_check_is(l, AP_LCHECK_NOTRUN) ? V_NOTRUN : v;
 }
 
-/* module -> {env -> [4 counts], "": [4 counts, all environments]}, in the
- * order modules first appear. */
-static json_t *summary(const json_t *lines)
+/* The counts of one module in one environment ("" in env: all of them). */
+struct cell {
+	const char *env;
+	long long c[NV];
+};
+
+/* One module's counts: all environments first, then each in the order
+ * it first appears. */
+struct row {
+	const char *module;
+	struct cell *cells;
+	size_t n;
+};
+
+/* Every module's counts, in the order modules first appear. */
+struct summary {
+	struct row *rows;
+	size_t n;
+};
+
+static struct cell *cell_of(struct row *r, const char *env)
 {
-	json_t *s = json_object(), *l;
-	size_t i;
-	json_array_foreach(lines, i, l) {
-		const char *mod = ap_json_text(l, "module"), *env = ap_json_text(l, "env");
-		json_t *m = json_object_get(s, mod);
-		if (!m) {
-			m = json_object();
-			json_object_set_new(s, mod, m);
-		}
-		const char *keys[2] = { "", env };
-		for (int k = 0; k < 2; k++) {
-			json_t *c = json_object_get(m, keys[k]);
-			if (!c) {
-				c = json_pack("[iiii]", 0, 0, 0, 0);
-				json_object_set_new(m, keys[k], c);
-			}
-			int v = vindex(l);
-			json_array_set_new(c, (size_t)v,
-					   json_integer(json_integer_value(json_array_get(c, (size_t)v)) + 1));
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->cells[i].env, env))
+			return &r->cells[i];
+	struct cell *v = realloc(r->cells, (r->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	r->cells = v;
+	v[r->n] = (struct cell){ .env = env };
+	return &v[r->n++];
+}
+
+static struct row *row_of(struct summary *s, const char *module)
+{
+	for (size_t i = s->n; i-- > 0;)
+		if (!strcmp(s->rows[i].module, module))
+			return &s->rows[i];
+	struct row *v = realloc(s->rows, (s->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	s->rows = v;
+	v[s->n] = (struct row){ .module = module };
+	return &v[s->n++];
+}
+
+static struct summary summarise(const struct ap_matrix *lines)
+{
+	struct summary s = { 0 };
+	for (size_t i = 0; i < lines->n; i++) {
+		const struct ap_matrix_line *l = &lines->v[i];
+		struct row *r = row_of(&s, l->module);
+		const char *keys[2] = { "", l->env };
+		for (int k = 0; r && k < 2; k++) {
+			struct cell *c = cell_of(r, keys[k]);
+			if (c)
+				c->c[vindex(l)]++;
 		}
 	}
 	return s;
 }
 
-static json_int_t count(const json_t *c, int v)
+static void summary_free(struct summary *s)
 {
-	return json_integer_value(json_array_get(c, (size_t)v));
+	for (size_t i = 0; i < s->n; i++)
+		free(s->rows[i].cells);
+	free(s->rows);
 }
 
 static void md_envs(const json_t *meta, struct ap_buf *out)
@@ -82,53 +117,56 @@ static void md_envs(const json_t *meta, struct ap_buf *out)
 }
 
 /* The lines of APIs not consistent everywhere, for both pages. */
-static int notable(const json_t *l)
+static int notable(const struct ap_matrix_line *l)
 {
 	int v = verdict_index(l);
 	return v == V_BAD || v == V_NOTRUN;
 }
 
-void ap_sweepview_md(const json_t *meta, const json_t *lines, struct ap_buf *out)
+/* The word a page shows for a line's verdict ("-" before it is judged). */
+static const char *verdict_word(const struct ap_matrix_line *l)
 {
-	json_t *s = summary(lines), *m, *l;
-	const char *mod, *env;
-	size_t i;
+	return l->verdict == AP_LINE_VERDICT_UNKNOWN ? "-" : ap_line_verdict_name(l->verdict);
+}
+
+void ap_sweepview_md(const json_t *meta, const struct ap_matrix *lines, struct ap_buf *out)
+{
+	struct summary s = summarise(lines);
 	ap_buf_adds(out, "# API support matrix\n\nDepth: ");
 	ap_escape_md(ap_json_text(meta, "depth"), out);
-	ap_buf_addf(out, ". %zu lines (one per API per environment).\n\n", json_array_size(lines));
+	ap_buf_addf(out, ". %zu lines (one per API per environment).\n\n", lines->n);
 	md_envs(meta, out);
 	ap_buf_adds(out, "\n## Per module\n\n| module | environment | consistent | inconsistent "
 		    "| not run | absent |\n| --- | --- | ---: | ---: | ---: | ---: |\n");
-	json_object_foreach(s, mod, m) {
-		json_t *c;
-		json_object_foreach(m, env, c) {
-			if (!*env)
+	for (size_t m = 0; m < s.n; m++)
+		for (size_t e = 0; e < s.rows[m].n; e++) {
+			const struct cell *c = &s.rows[m].cells[e];
+			if (!*c->env)
 				continue;
 			ap_buf_adds(out, "| ");
-			ap_escape_md(mod, out);
+			ap_escape_md(s.rows[m].module, out);
 			ap_buf_adds(out, " | ");
-			ap_escape_md(env, out);
-			ap_buf_addf(out, " | %lld | %lld | %lld | %lld |\n", (long long)count(c, V_OK),
-				    (long long)count(c, V_BAD), (long long)count(c, V_NOTRUN),
-				    (long long)count(c, V_ABSENT));
+			ap_escape_md(c->env, out);
+			ap_buf_addf(out, " | %lld | %lld | %lld | %lld |\n", c->c[V_OK], c->c[V_BAD],
+				    c->c[V_NOTRUN], c->c[V_ABSENT]);
 		}
-	}
 	ap_buf_adds(out, "\n## Not consistent or not run\n\n| api | environment | verdict | reason |\n"
 		    "| --- | --- | --- | --- |\n");
-	json_array_foreach(lines, i, l) {
+	for (size_t i = 0; i < lines->n; i++) {
+		const struct ap_matrix_line *l = &lines->v[i];
 		if (!notable(l))
 			continue;
 		ap_buf_adds(out, "| ");
-		ap_escape_md_code(ap_json_text(l, "api"), out);
+		ap_escape_md_code(l->api, out);
 		ap_buf_adds(out, " | ");
-		ap_escape_md(ap_json_text(l, "env"), out);
+		ap_escape_md(l->env, out);
 		ap_buf_adds(out, " | ");
-		ap_escape_md(ap_json_text(l, "verdict"), out);
+		ap_escape_md(verdict_word(l), out);
 		ap_buf_adds(out, " | ");
-		ap_escape_md(json_string_value(json_object_get(l, "reason")), out);
+		ap_escape_md(l->reason, out);
 		ap_buf_adds(out, " |\n");
 	}
-	json_decref(s);
+	summary_free(&s);
 }
 
 static const char html_style[] =
@@ -137,19 +175,19 @@ static const char html_style[] =
 	"td.n{text-align:right}.key span{display:inline-block;width:1em;height:1em;margin:0 4px}";
 
 /* One SVG bar: the four verdicts' shares of a module's lines, 300 px wide. */
-static void svg_bar(const json_t *c, struct ap_buf *out)
+static void svg_bar(const long long *c, struct ap_buf *out)
 {
-	json_int_t total = 0;
+	long long total = 0;
 	double x = 0;
 	for (int v = 0; v < NV; v++)
-		total += count(c, v);
+		total += c[v];
 	ap_buf_adds(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"300\" height=\"14\" "
 		    "role=\"img\"><title>");
 	for (int v = 0; v < NV; v++)
-		ap_buf_addf(out, "%s%s %lld", v ? ", " : "", ap_line_verdict_name((enum ap_line_verdict)v), (long long)count(c, v));
+		ap_buf_addf(out, "%s%s %lld", v ? ", " : "", ap_line_verdict_name((enum ap_line_verdict)v), (long long)c[v]);
 	ap_buf_adds(out, "</title>");
 	for (int v = 0; total && v < NV; v++) {
-		double w = 300.0 * (double)count(c, v) / (double)total;
+		double w = 300.0 * (double)c[v] / (double)total;
 		if (w > 0)
 			ap_buf_addf(out, "<rect x=\"%.1f\" y=\"0\" width=\"%.1f\" height=\"14\" "
 				    "fill=\"%s\"/>", x, w, vcolors[v]);
@@ -158,7 +196,7 @@ static void svg_bar(const json_t *c, struct ap_buf *out)
 	ap_buf_adds(out, "</svg>");
 }
 
-static void html_row(const char *mod, const char *env, const json_t *c, int bar,
+static void html_row(const char *mod, const char *env, const long long *c, int bar,
 		     struct ap_buf *out)
 {
 	ap_buf_adds(out, "<tr><td>");
@@ -167,24 +205,22 @@ static void html_row(const char *mod, const char *env, const json_t *c, int bar,
 	ap_escape_xml(*env ? env : "all", out);
 	ap_buf_adds(out, "</td>");
 	for (int v = 0; v < NV; v++)
-		ap_buf_addf(out, "<td class=\"n\">%lld</td>", (long long)count(c, v));
+		ap_buf_addf(out, "<td class=\"n\">%lld</td>", (long long)c[v]);
 	ap_buf_adds(out, "<td>");
 	if (bar)
 		svg_bar(c, out);
 	ap_buf_adds(out, "</td></tr>\n");
 }
 
-static void html_notable(const json_t *lines, struct ap_buf *out)
+static void html_notable(const struct ap_matrix *lines, struct ap_buf *out)
 {
-	size_t i;
-	json_t *l;
 	ap_buf_adds(out, "<h2>Not consistent or not run</h2>\n<table><tr><th>api</th>"
 		    "<th>environment</th><th>verdict</th><th>reason</th></tr>\n");
-	json_array_foreach(lines, i, l) {
+	for (size_t i = 0; i < lines->n; i++) {
+		const struct ap_matrix_line *l = &lines->v[i];
 		if (!notable(l))
 			continue;
-		const char *cells[4] = { ap_json_text(l, "api"), ap_json_text(l, "env"),
-					 ap_json_text(l, "verdict"), ap_json_text(l, "reason") };
+		const char *cells[4] = { l->api, l->env, verdict_word(l), l->reason ? l->reason : "-" };
 		ap_buf_adds(out, "<tr>");
 		for (int k = 0; k < 4; k++) {
 			ap_buf_adds(out, k ? "<td>" : "<td><code>");
@@ -196,10 +232,10 @@ static void html_notable(const json_t *lines, struct ap_buf *out)
 	ap_buf_adds(out, "</table>\n");
 }
 
-void ap_sweepview_html(const json_t *meta, const json_t *lines, struct ap_buf *out)
+void ap_sweepview_html(const json_t *meta, const struct ap_matrix *lines, struct ap_buf *out)
 {
-	json_t *s = summary(lines), *m, *e;
-	const char *mod, *env;
+	struct summary s = summarise(lines);
+	json_t *e;
 	size_t i;
 	ap_buf_addf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -208,7 +244,7 @@ void ap_sweepview_html(const json_t *meta, const json_t *lines, struct ap_buf *o
 		    html_style);
 	ap_escape_xml(ap_json_text(meta, "depth"), out);
 	ap_buf_addf(out, "; %zu lines.</p>\n<table><tr><th>environment</th><th>label</th>"
-		    "<th>torch</th></tr>\n", json_array_size(lines));
+		    "<th>torch</th></tr>\n", lines->n);
 	json_array_foreach(json_object_get(meta, "envs"), i, e) {
 		const char *cells[3] = { ap_json_text(e, "name"), ap_json_text(e, "label"),
 					 ap_json_text(e, "torch") };
@@ -225,17 +261,16 @@ void ap_sweepview_html(const json_t *meta, const json_t *lines, struct ap_buf *o
 		ap_buf_addf(out, "<span style=\"background:%s\"></span>%s ", vcolors[v], ap_line_verdict_name((enum ap_line_verdict)v));
 	ap_buf_adds(out, "</p>\n<table><tr><th>module</th><th>environment</th><th>consistent</th>"
 		    "<th>inconsistent</th><th>not run</th><th>absent</th><th></th></tr>\n");
-	json_object_foreach(s, mod, m) {
-		json_t *c;
-		html_row(mod, "", json_object_get(m, ""), 1, out);
-		json_object_foreach(m, env, c)
-			if (*env)
-				html_row(mod, env, c, 0, out);
+	for (size_t m = 0; m < s.n; m++) {
+		/* the all-environments cell is each row's first */
+		html_row(s.rows[m].module, "", s.rows[m].cells[0].c, 1, out);
+		for (size_t k = 1; k < s.rows[m].n; k++)
+			html_row(s.rows[m].module, s.rows[m].cells[k].env, s.rows[m].cells[k].c, 0, out);
 	}
 	ap_buf_adds(out, "</table>\n");
 	html_notable(lines, out);
 	ap_buf_adds(out, "</body></html>\n");
-	json_decref(s);
+	summary_free(&s);
 }
 
 static int write_file(const char *dir, const char *name, const struct ap_buf *data,
@@ -250,7 +285,7 @@ static int write_file(const char *dir, const char *name, const struct ap_buf *da
 	return r;
 }
 
-int ap_sweepview_write(const char *dir, const json_t *meta, const json_t *lines,
+int ap_sweepview_write(const char *dir, const json_t *meta, const struct ap_matrix *lines,
 		       struct ap_buf *err)
 {
 	struct ap_buf jl = { 0 }, md = { 0 }, html = { 0 }, mj = { 0 };
@@ -275,110 +310,161 @@ int ap_sweepview_write(const char *dir, const json_t *meta, const json_t *lines,
 
 /* --- diff ---------------------------------------------------------------- */
 
-/* "module api" -> the line of env in lines. */
-static json_t *index_env(const json_t *lines, const char *env)
+/* "module api" -> the index of env's line in lines. */
+static json_t *index_env(const struct ap_matrix *lines, const char *env)
 {
-	json_t *ix = json_object(), *l;
-	size_t i;
-	json_array_foreach(lines, i, l) {
-		if (strcmp(ap_json_text(l, "env"), env))
+	json_t *ix = json_object();
+	for (size_t i = 0; i < lines->n; i++) {
+		const struct ap_matrix_line *l = &lines->v[i];
+		if (strcmp(l->env, env))
 			continue;
 		struct ap_buf id = { 0 };
-		ap_buf_addf(&id, "%s %s", ap_json_text(l, "module"), ap_json_text(l, "api"));
-		json_object_set(ix, ap_buf_str(&id), l);
+		ap_buf_addf(&id, "%s %s", l->module, l->api);
+		json_object_set_new(ix, ap_buf_str(&id), json_integer((json_int_t)i));
 		ap_buf_free(&id);
 	}
 	return ix;
 }
 
-static int is_present(const json_t *l)
+/* The line of env in lines (indexed by ix) of the API of l, or NULL. */
+static const struct ap_matrix_line *line_in(const struct ap_matrix *lines, const json_t *ix,
+					    const struct ap_matrix_line *l)
 {
-	return l && !strcmp(ap_json_text(l, "status"), "present");
+	struct ap_buf id = { 0 };
+	ap_buf_addf(&id, "%s %s", l->module, l->api);
+	const json_t *at = json_object_get(ix, ap_buf_str(&id));
+	ap_buf_free(&id);
+	return at ? &lines->v[json_integer_value(at)] : NULL;
 }
 
-static json_t *change(const json_t *x, const json_t *y, const char *key)
+static int is_present(const struct ap_matrix_line *l)
 {
-	json_t *c = json_pack("{s:O, s:O, s:O?, s:O, s:O}", "api", json_object_get(y, "api"),
-			      "module", json_object_get(y, "module"),
-			      "kind", json_object_get(y, "kind"),
-			      "a", json_object_get(x, key), "b", json_object_get(y, key));
-	if (c && !strcmp(key, "verdict"))
-		json_object_set(c, "reason", json_object_get(y, "reason"));
-	return c;
+	return l && l->status == AP_LSTATUS_PRESENT;
+}
+
+static int add_change(struct ap_matrix_diff *d, enum ap_diff_part p,
+		      const struct ap_matrix_line *x, const struct ap_matrix_line *y)
+{
+	struct ap_matrix_changes *c = &d->part[p];
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct ap_matrix_change *v = realloc(c->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = (struct ap_matrix_change){ x, y };
+	return 0;
+}
+
+static int same_text(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+static int same_sig(const struct ap_matrix_strs *a, const struct ap_matrix_strs *b)
+{
+	if (a->set != b->set || a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], b->v[i]))
+			return 0;
+	return 1;
 }
 
 /* Compares one API seen in both (x in a, y in b), both measured: its kind,
  * else its signature, else its verdict (a behaviour change). */
-static void compare(json_t *d, const json_t *x, const json_t *y)
+static int compare(struct ap_matrix_diff *d, const struct ap_matrix_line *x,
+		   const struct ap_matrix_line *y)
 {
-	if (!json_equal(json_object_get(x, "kind"), json_object_get(y, "kind")))
-		json_array_append_new(json_object_get(d, "kind"), change(x, y, "kind"));
-	else if (!json_equal(json_object_get(x, "signature"), json_object_get(y, "signature")))
-		json_array_append_new(json_object_get(d, "signature"), change(x, y, "signature"));
+	if (!same_text(x->kind, y->kind))
+		return add_change(d, AP_DIFF_KIND, x, y);
+	if (!same_sig(&x->signature, &y->signature))
+		return add_change(d, AP_DIFF_SIGNATURE, x, y);
 	/* a verdict that follows from the change above is not news */
-	else if (!json_equal(json_object_get(x, "verdict"), json_object_get(y, "verdict")))
-		json_array_append_new(json_object_get(d, "behaviour"), change(x, y, "verdict"));
+	if (x->verdict != y->verdict)
+		return add_change(d, AP_DIFF_BEHAVIOUR, x, y);
+	return 0;
 }
 
-json_t *ap_matrix_diff(const json_t *a, const char *ea, const json_t *b, const char *eb)
+int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_matrix *b,
+		   const char *eb, struct ap_matrix_diff *d)
 {
-	json_t *d = json_pack("{s:[], s:[], s:[], s:[], s:[]}", "added", "removed", "signature",
-			      "kind", "behaviour");
-	json_t *ia = index_env(a, ea), *ib = index_env(b, eb), *l;
-	size_t i;
-	json_array_foreach(b, i, l) {
-		if (strcmp(ap_json_text(l, "env"), eb))
+	json_t *ia = index_env(a, ea), *ib = index_env(b, eb);
+	int r = ia && ib ? 0 : -ENOMEM;
+	*d = (struct ap_matrix_diff){ 0 };
+	for (size_t i = 0; !r && i < b->n; i++) {
+		const struct ap_matrix_line *l = &b->v[i], *x;
+		if (strcmp(l->env, eb))
 			continue;
-		struct ap_buf id = { 0 };
-		ap_buf_addf(&id, "%s %s", ap_json_text(l, "module"), ap_json_text(l, "api"));
-		const json_t *x = json_object_get(ia, ap_buf_str(&id));
-		if (is_present(l) && !is_present(x) &&
-		    (!x || !strcmp(ap_json_text(x, "status"), "absent")))
-			json_array_append(json_object_get(d, "added"), l);
+		x = line_in(a, ia, l);
+		if (is_present(l) && !is_present(x) && (!x || x->status == AP_LSTATUS_ABSENT))
+			r = add_change(d, AP_DIFF_ADDED, NULL, l);
 		else if (is_present(l) && is_present(x))
-			compare(d, x, l);
-		ap_buf_free(&id);
+			r = compare(d, x, l);
 	}
-	json_array_foreach(a, i, l) {
-		if (strcmp(ap_json_text(l, "env"), ea) || !is_present(l))
+	for (size_t i = 0; !r && i < a->n; i++) {
+		const struct ap_matrix_line *l = &a->v[i], *y;
+		if (strcmp(l->env, ea) || !is_present(l))
 			continue;
-		struct ap_buf id = { 0 };
-		ap_buf_addf(&id, "%s %s", ap_json_text(l, "module"), ap_json_text(l, "api"));
-		const json_t *y = json_object_get(ib, ap_buf_str(&id));
-		if (!y || !strcmp(ap_json_text(y, "status"), "absent"))
-			json_array_append(json_object_get(d, "removed"), l);
-		ap_buf_free(&id);
+		y = line_in(b, ib, l);
+		if (!y || y->status == AP_LSTATUS_ABSENT)
+			r = add_change(d, AP_DIFF_REMOVED, l, NULL);
 	}
 	json_decref(ia);
 	json_decref(ib);
-	return d;
+	if (r)
+		ap_matrix_diff_free(d);
+	return r;
+}
+
+void ap_matrix_diff_free(struct ap_matrix_diff *d)
+{
+	for (int p = 0; p < AP_DIFF_NPARTS; p++)
+		free(d->part[p].v);
+	*d = (struct ap_matrix_diff){ 0 };
 }
 
 /* A signature (a list of overload texts) as one line. */
-static void sig_text(const json_t *s, struct ap_buf *out)
+static void sig_text(const struct ap_matrix_strs *s, struct ap_buf *out)
 {
-	size_t i;
-	json_t *o;
-	if (!json_is_array(s)) {
+	if (!s->set) {
 		ap_buf_adds(out, "-");
 		return;
 	}
-	json_array_foreach(s, i, o)
-		ap_buf_addf(out, "%s%s", i ? " | " : "", json_string_value(o));
+	for (size_t i = 0; i < s->n; i++)
+		ap_buf_addf(out, "%s%s", i ? " | " : "", s->v[i]);
 }
 
-static void diff_line(struct ap_buf *out, const char *what, const json_t *c, const char *key)
+static const char *text(const char *s)
 {
+	return s ? s : "-";
+}
+
+static const char *verdict_text(enum ap_line_verdict v)
+{
+	return v == AP_LINE_VERDICT_UNKNOWN ? "-" : ap_line_verdict_name(v);
+}
+
+static void diff_line(struct ap_buf *out, enum ap_diff_part p, const struct ap_matrix_change *c)
+{
+	static const char *const what[AP_DIFF_NPARTS] = { "added", "removed", "signature", "kind",
+							  "behaviour" };
 	struct ap_buf line = { 0 }, a = { 0 }, b = { 0 };
-	ap_buf_addf(&line, "%-10s %s", what, ap_json_text(c, "api"));
-	if (!strcmp(what, "added") || !strcmp(what, "removed"))
-		ap_buf_addf(&line, "  (%s)", ap_json_text(c, "kind"));
-	else if (!strcmp(key, "signature")) {
-		sig_text(json_object_get(c, "a"), &a);
-		sig_text(json_object_get(c, "b"), &b);
+	const struct ap_matrix_line *side = c->b ? c->b : c->a;
+	ap_buf_addf(&line, "%-10s %s", what[p], side->api);
+	if (p == AP_DIFF_ADDED || p == AP_DIFF_REMOVED)
+		ap_buf_addf(&line, "  (%s)", text(side->kind));
+	else if (p == AP_DIFF_SIGNATURE) {
+		sig_text(&c->a->signature, &a);
+		sig_text(&c->b->signature, &b);
 		ap_buf_addf(&line, ": %s -> %s", ap_buf_str(&a), ap_buf_str(&b));
-	} else
-		ap_buf_addf(&line, ": %s -> %s", ap_json_text(c, "a"), ap_json_text(c, "b"));
+	} else if (p == AP_DIFF_KIND)
+		ap_buf_addf(&line, ": %s -> %s", text(c->a->kind), text(c->b->kind));
+	else
+		ap_buf_addf(&line, ": %s -> %s", verdict_text(c->a->verdict),
+			    verdict_text(c->b->verdict));
 	ap_text_line(out, ap_buf_str(&line));
 	ap_buf_adds(out, "\n");
 	ap_buf_free(&line);
@@ -386,18 +472,13 @@ static void diff_line(struct ap_buf *out, const char *what, const json_t *c, con
 	ap_buf_free(&b);
 }
 
-void ap_matrix_diff_text(const json_t *diff, struct ap_buf *out)
+void ap_matrix_diff_text(const struct ap_matrix_diff *diff, struct ap_buf *out)
 {
-	static const char *const parts[] = { "added", "removed", "signature", "kind", "behaviour" };
-	static const char *const keys[] = { "", "", "signature", "kind", "verdict" };
-	size_t n[5];
-	for (int p = 0; p < 5; p++) {
-		size_t i;
-		json_t *c;
-		n[p] = json_array_size(json_object_get(diff, parts[p]));
-		json_array_foreach(json_object_get(diff, parts[p]), i, c)
-			diff_line(out, parts[p], c, keys[p]);
-	}
+	for (int p = 0; p < AP_DIFF_NPARTS; p++)
+		for (size_t i = 0; i < diff->part[p].n; i++)
+			diff_line(out, (enum ap_diff_part)p, &diff->part[p].v[i]);
 	ap_buf_addf(out, "%zu added, %zu removed, %zu signature changes, %zu kind changes, "
-		    "%zu behaviour changes\n", n[0], n[1], n[2], n[3], n[4]);
+		    "%zu behaviour changes\n", diff->part[AP_DIFF_ADDED].n,
+		    diff->part[AP_DIFF_REMOVED].n, diff->part[AP_DIFF_SIGNATURE].n,
+		    diff->part[AP_DIFF_KIND].n, diff->part[AP_DIFF_BEHAVIOUR].n);
 }

@@ -16,30 +16,52 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "evidence/matrix.h"
 
 /* meta is the sweep's sweep.json (envs [{name, label, torch}], depth); lines
  * the matrix. Appends the page to out. */
-void ap_sweepview_md(const json_t *meta, const json_t *lines, struct ap_buf *out);
-void ap_sweepview_html(const json_t *meta, const json_t *lines, struct ap_buf *out);
+void ap_sweepview_md(const json_t *meta, const struct ap_matrix *lines, struct ap_buf *out);
+void ap_sweepview_html(const json_t *meta, const struct ap_matrix *lines, struct ap_buf *out);
 
 /* Writes a sweep's outputs into dir: matrix.jsonl, matrix.md, matrix.html,
  * sweep.json (meta, indented), each atomically, then MANIFEST.sha256 over
  * everything in dir. 0 or -errno with err saying which file. */
-int ap_sweepview_write(const char *dir, const json_t *meta, const json_t *lines,
+int ap_sweepview_write(const char *dir, const json_t *meta, const struct ap_matrix *lines,
 		       struct ap_buf *err);
 
-/* The differences from matrix a's environment ea to matrix b's eb, as
- * {"added": [line of b], "removed": [line of a], "signature": [{api, module,
- * kind, a, b}], "kind": [{api, module, a, b}], "behaviour": [{api, module,
- * a, b, reason}]}: an API present in one and not the other (absent, or no
- * line at all); a kind that changed, else a signature that changed, else a
- * verdict that changed (consistent to inconsistent, ...). APIs are (module, api) pairs, in the
- * matrices' order. A new object. */
-json_t *ap_matrix_diff(const json_t *a, const char *ea, const json_t *b, const char *eb);
+/* The parts of a diff, in the order they are listed. */
+enum ap_diff_part { AP_DIFF_ADDED, AP_DIFF_REMOVED, AP_DIFF_SIGNATURE, AP_DIFF_KIND,
+		    AP_DIFF_BEHAVIOUR, AP_DIFF_NPARTS };
+
+/* One change: the API's line in a and in b (added: a is NULL; removed: b
+ * is NULL), borrowed from the matrices. */
+struct ap_matrix_change {
+	const struct ap_matrix_line *a, *b;
+};
+
+struct ap_matrix_changes {
+	struct ap_matrix_change *v;
+	size_t n, cap;
+};
+
+struct ap_matrix_diff {
+	struct ap_matrix_changes part[AP_DIFF_NPARTS];
+};
+
+/* The differences from matrix a's environment ea to matrix b's eb, into *d:
+ * added (present in b, absent or without a line in a), removed (the other
+ * way), and for an API present in both a kind that changed, else a
+ * signature that changed, else a verdict that changed (consistent to
+ * inconsistent, ...). APIs are (module, api) pairs, in the matrices' order.
+ * d borrows the lines: a and b must outlive it. 0 or -ENOMEM. */
+int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_matrix *b,
+		   const char *eb, struct ap_matrix_diff *d);
+
+void ap_matrix_diff_free(struct ap_matrix_diff *d);
 
 /* diff as text lines: "added     API  (kind)", "removed ...", "signature
  * API: A -> B", "kind ...", "behaviour API: A -> B", then a count line.
  * Values escaped for a terminal. */
-void ap_matrix_diff_text(const json_t *diff, struct ap_buf *out);
+void ap_matrix_diff_text(const struct ap_matrix_diff *diff, struct ap_buf *out);
 
 #endif

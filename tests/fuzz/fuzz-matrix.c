@@ -26,7 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void use(json_t *lines)
+static void use(struct ap_matrix *lines)
 {
 	struct ap_buf out = { 0 };
 	json_t *meta = json_pack("{s:[{s:s, s:s}], s:s}", "envs", "name", "trixie", "label", "A2",
@@ -36,8 +36,9 @@ static void use(json_t *lines)
 	ap_matrix_render(lines, &out);
 	ap_sweepview_md(meta, lines, &out);
 	ap_sweepview_html(meta, lines, &out);
-	json_t *d = ap_matrix_diff(lines, "bookworm", lines, "trixie");
-	ap_matrix_diff_text(d, &out);
+	struct ap_matrix_diff d;
+	if (!ap_matrix_diff(lines, "bookworm", lines, "trixie", &d))
+		ap_matrix_diff_text(&d, &out);
 	json_t *pages = ap_docs_generate(meta, lines, "table");
 	json_t *entries = json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}]}]", "api",
 				    "torch.x", "kind", "class", "file", "p.md", "line", 1, "format",
@@ -46,7 +47,7 @@ static void use(json_t *lines)
 	json_decref(f);
 	json_decref(entries);
 	json_decref(pages);
-	json_decref(d);
+	ap_matrix_diff_free(&d);
 	json_decref(meta);
 	ap_buf_free(&out);
 }
@@ -55,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[64];
 	struct ap_buf err = { 0 };
-	json_t *lines = NULL;
+	struct ap_matrix lines = { 0 };
 	if (size && data[0] == '#') {
 		struct ap_catalog c;
 		if (!ap_catalog_parse(&c, (const char *)data, size, "fuzz.txt", &err))
@@ -65,8 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, AP_MATRIX_NAME);
 	if (ap_write_atomic(path, data, size) == 0 && ap_matrix_read(dir, &lines, &err) == 0)
-		use(lines);
-	json_decref(lines);
+		use(&lines);
+	ap_matrix_free(&lines);
 	ap_buf_free(&err);
 	return 0;
 }

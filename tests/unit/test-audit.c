@@ -31,40 +31,45 @@ static json_t *meta(void)
 }
 
 /* A line of api under module in env: present with kind (NULL: absent). */
-static void add(json_t *lines, const char *env, const char *module, const char *api,
+static void add(struct ap_matrix *lines, const char *env, const char *module, const char *api,
 		const char *kind, const char *owner, const char *sig)
 {
-	json_t *l = ap_matrix_line(env, module, api, kind ? "present" : "absent");
-	if (kind)
-		json_object_set_new(l, "kind", json_string(kind));
+	struct ap_matrix_line l;
+	assert_int_equal(ap_matrix_line_init(&l, env, module, api,
+					     kind ? AP_LSTATUS_PRESENT : AP_LSTATUS_ABSENT), 0);
+	l.kind = kind ? strdup(kind) : NULL;
 	if (owner) {
-		json_object_set_new(l, "owner", json_string(owner));
+		l.owner = strdup(owner);
 		const char *dot = strrchr(owner, '.');
 		char key[128];
 		snprintf(key, sizeof(key), "%s.%s", dot + 1, strrchr(api, '.') + 1);
-		json_object_set_new(l, "key", json_string(key));
+		free(l.key);
+		l.key = strdup(key);
 	}
-	if (sig)
-		json_object_set_new(l, "signature", json_pack("[s]", sig));
-	json_array_append_new(lines, l);
+	if (sig) {
+		l.signature.set = 1;
+		l.signature.v = calloc(1, sizeof(char *));
+		l.signature.v[l.signature.n++] = strdup(sig);
+	}
+	assert_int_equal(ap_matrix_add(lines, &l), 0);
 }
 
-static json_t *small_matrix(void)
+static struct ap_matrix small_matrix(void)
 {
-	json_t *l = json_array();
+	struct ap_matrix l = { 0 };
 	const char *m = "torch.m";
-	add(l, "a2", m, "torch.m", "module", NULL, NULL);
-	add(l, "a3", m, "torch.m", "module", NULL, NULL);
-	add(l, "a2", m, "torch.m.f", "function", NULL, "f(x)");
-	add(l, "a3", m, "torch.m.f", "function", NULL, "f(x)");
-	add(l, "a2", m, "torch.m.C", "class", NULL, "C()");
-	add(l, "a3", m, "torch.m.C", "class", NULL, "C(y)");     /* inconsistent in a3 */
-	add(l, "a2", m, "torch.m.C.go", "method", "torch.m.C", "go(self)");
-	add(l, "a3", m, "torch.m.C.go", "method", "torch.m.C", "go(self)");
-	add(l, "a2", m, "torch.m.new", NULL, NULL, NULL);        /* only in a3 */
-	add(l, "a3", m, "torch.m.new", "function", NULL, "new()");
-	ap_matrix_sort(l, envs, 2);
-	ap_matrix_judge(l, NULL);
+	add(&l, "a2", m, "torch.m", "module", NULL, NULL);
+	add(&l, "a3", m, "torch.m", "module", NULL, NULL);
+	add(&l, "a2", m, "torch.m.f", "function", NULL, "f(x)");
+	add(&l, "a3", m, "torch.m.f", "function", NULL, "f(x)");
+	add(&l, "a2", m, "torch.m.C", "class", NULL, "C()");
+	add(&l, "a3", m, "torch.m.C", "class", NULL, "C(y)");     /* inconsistent in a3 */
+	add(&l, "a2", m, "torch.m.C.go", "method", "torch.m.C", "go(self)");
+	add(&l, "a3", m, "torch.m.C.go", "method", "torch.m.C", "go(self)");
+	add(&l, "a2", m, "torch.m.new", NULL, NULL, NULL);        /* only in a3 */
+	add(&l, "a3", m, "torch.m.new", "function", NULL, "new()");
+	ap_matrix_sort(&l, envs, 2);
+	ap_matrix_judge(&l, NULL);
 	return l;
 }
 
@@ -89,9 +94,10 @@ static void generated_pages_read_back_as_generated(void **state)
 {
 	(void)state;
 	static const char *const formats[] = { "table", "list" };
-	json_t *mt = meta(), *lines = small_matrix();
+	json_t *mt = meta();
+	struct ap_matrix lines = small_matrix();
 	for (size_t f = 0; f < 2; f++) {
-		json_t *pages = ap_docs_generate(mt, lines, formats[f]);
+		json_t *pages = ap_docs_generate(mt, &lines, formats[f]);
 		const char *page = json_string_value(json_object_get(pages, "torch-m.md"));
 		assert_non_null(page);
 		assert_int_equal(json_object_size(pages), 1);
@@ -109,7 +115,7 @@ static void generated_pages_read_back_as_generated(void **state)
 		products_are(c, "[{\"product\":\"" A2 "\",\"supported\":true},{\"product\":\"" A3 "\",\"supported\":false}]");
 		products_are(nw, "[{\"product\":\"" A3 "\",\"supported\":true}]");
 		/* and the audit of what was generated agrees with itself */
-		json_t *fs = ap_docs_audit(e, mt, lines);
+		json_t *fs = ap_docs_audit(e, mt, &lines);
 		size_t i;
 		json_t *x;
 		json_array_foreach(fs, i, x)
@@ -119,37 +125,37 @@ static void generated_pages_read_back_as_generated(void **state)
 		json_decref(e);
 		json_decref(pages);
 	}
-	json_decref(lines);
+	ap_matrix_free(&lines);
 	json_decref(mt);
 }
 
 /* A matrix of the README's example: set_multithreading_enabled and its
  * clone, a function the page lists, FunctionCtx with its members under
  * torch.autograd, and torch.autograd.graph measured. */
-static json_t *autograd_matrix(void)
+static struct ap_matrix autograd_matrix(void)
 {
-	json_t *l = json_array();
+	struct ap_matrix l = { 0 };
 	for (size_t i = 0; i < 2; i++) {
 		const char *e = envs[i];
-		add(l, e, "torch.autograd.grad_mode", "torch.autograd.grad_mode", "module", NULL, NULL);
-		add(l, e, "torch.autograd.grad_mode", MT, "class", NULL, "set_multithreading_enabled(mode)");
-		add(l, e, "torch.autograd.grad_mode", MT ".clone", "method", MT, "clone(self)");
-		add(l, e, "torch.autograd", "torch.autograd", "module", NULL, NULL);
-		add(l, e, "torch.autograd", "torch.autograd.FunctionCtx", "class", NULL, "FunctionCtx()");
-		add(l, e, "torch.autograd", "torch.autograd.FunctionCtx.mark_dirty", "method",
+		add(&l, e, "torch.autograd.grad_mode", "torch.autograd.grad_mode", "module", NULL, NULL);
+		add(&l, e, "torch.autograd.grad_mode", MT, "class", NULL, "set_multithreading_enabled(mode)");
+		add(&l, e, "torch.autograd.grad_mode", MT ".clone", "method", MT, "clone(self)");
+		add(&l, e, "torch.autograd", "torch.autograd", "module", NULL, NULL);
+		add(&l, e, "torch.autograd", "torch.autograd.FunctionCtx", "class", NULL, "FunctionCtx()");
+		add(&l, e, "torch.autograd", "torch.autograd.FunctionCtx.mark_dirty", "method",
 		    "torch.autograd.FunctionCtx", "mark_dirty(self, *args)");
-		add(l, e, "torch.autograd", "torch.autograd.FunctionCtx.save_for_backward", "method",
+		add(&l, e, "torch.autograd", "torch.autograd.FunctionCtx.save_for_backward", "method",
 		    "torch.autograd.FunctionCtx", "save_for_backward(self, *t)");
 		/* in a2 graph.save_on_cpu is absent: the page's ✔ for A2 is contradicted */
-		add(l, e, "torch.autograd", "torch.autograd.graph", "module", NULL, NULL);
-		add(l, e, "torch.autograd.graph", "torch.autograd.graph", "module", NULL, NULL);
-		add(l, e, "torch.autograd.graph", "torch.autograd.graph.save_on_cpu",
+		add(&l, e, "torch.autograd", "torch.autograd.graph", "module", NULL, NULL);
+		add(&l, e, "torch.autograd.graph", "torch.autograd.graph", "module", NULL, NULL);
+		add(&l, e, "torch.autograd.graph", "torch.autograd.graph.save_on_cpu",
 		    i ? "class" : NULL, NULL, "save_on_cpu()");
-		add(l, e, "torch.autograd.graph", "torch.autograd.graph.saved_tensors_hooks", "class",
+		add(&l, e, "torch.autograd.graph", "torch.autograd.graph.saved_tensors_hooks", "class",
 		    NULL, "saved_tensors_hooks()");
 	}
-	ap_matrix_sort(l, envs, 2);
-	ap_matrix_judge(l, NULL);
+	ap_matrix_sort(&l, envs, 2);
+	ap_matrix_judge(&l, NULL);
 	return l;
 }
 
@@ -170,8 +176,9 @@ static void real_page_is_audited_entry_by_entry(void **state)
 	struct ap_buf err = { 0 };
 	json_t *entries = ap_docs_load("tests/data/backend-docs/table-format-2-13-0", &err);
 	assert_non_null(entries);
-	json_t *mt = meta(), *lines = autograd_matrix();
-	json_t *fs = ap_docs_audit(entries, mt, lines);
+	json_t *mt = meta();
+	struct ap_matrix lines = autograd_matrix();
+	json_t *fs = ap_docs_audit(entries, mt, &lines);
 	size_t i, own = 0;
 	json_t *f;
 	json_array_foreach(fs, i, f)
@@ -208,7 +215,7 @@ static void real_page_is_audited_entry_by_entry(void **state)
 	assert_non_null(strstr(ap_buf_str(&text), "\n1 missing-sub-entry\n"));
 	ap_buf_free(&text);
 	json_decref(fs);
-	json_decref(lines);
+	ap_matrix_free(&lines);
 	json_decref(mt);
 	json_decref(entries);
 }
@@ -219,16 +226,16 @@ static void markdown_escapes_and_relative_names_resolve(void **state)
 	static const char page[] =
 		"### torch.\\_\\_config\\_\\_.show\n\n**是否支持**：是\n\n"
 		"### profile.key\\_averages()\n\n**是否支持**：是\n";
-	json_t *l = json_array();
+	struct ap_matrix l = { 0 };
 	for (size_t i = 0; i < 2; i++) {
-		add(l, envs[i], "torch.__config__", "torch.__config__.show", "function", NULL, "show()");
-		add(l, envs[i], "torch.autograd.profiler", "torch.autograd.profiler.profile.key_averages",
+		add(&l, envs[i], "torch.__config__", "torch.__config__.show", "function", NULL, "show()");
+		add(&l, envs[i], "torch.autograd.profiler", "torch.autograd.profiler.profile.key_averages",
 		    "method", "torch.autograd.profiler.profile", "key_averages(self)");
 	}
-	ap_matrix_sort(l, envs, 2);
-	ap_matrix_judge(l, NULL);
+	ap_matrix_sort(&l, envs, 2);
+	ap_matrix_judge(&l, NULL);
 	json_t *e = ap_docs_parse(page, strlen(page), "p.md"), *mt = meta();
-	json_t *fs = ap_docs_audit(e, mt, l);
+	json_t *fs = ap_docs_audit(e, mt, &l);
 	assert_int_equal(json_array_size(fs), 2);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(fs, 0), "resolved")),
 			    "torch.__config__.show");
@@ -238,18 +245,18 @@ static void markdown_escapes_and_relative_names_resolve(void **state)
 	json_decref(fs);
 	json_decref(e);
 	json_decref(mt);
-	json_decref(l);
+	ap_matrix_free(&l);
 }
 
 /* Sets file:line on every line of api (a class's identity in the matrix). */
-static void set_source(json_t *lines, const char *api, const char *file, int line)
+static void set_source(struct ap_matrix *lines, const char *api, const char *file, int line)
 {
-	size_t i;
-	json_t *l;
-	json_array_foreach(lines, i, l)
-		if (!strcmp(json_string_value(json_object_get(l, "api")), api)) {
-			json_object_set_new(l, "file", json_string(file));
-			json_object_set_new(l, "line", json_integer(line));
+	for (size_t i = 0; i < lines->n; i++)
+		if (!strcmp(lines->v[i].api, api)) {
+			free(lines->v[i].file);
+			lines->v[i].file = strdup(file);
+			lines->v[i].has_line = 1;
+			lines->v[i].line = line;
 		}
 }
 
@@ -263,21 +270,21 @@ static void members_of_a_class_reached_by_another_path_count(void **state)
 		"### <code><i>class</i></code> torch.autograd.Function\n\n**是否支持**：是\n\n"
 		"> <font size=\"3\">forward()</font>\n\n**是否支持**：是\n";
 	const char *fn = "torch.autograd.function.Function";
-	json_t *l = json_array();
+	struct ap_matrix l = { 0 };
 	for (size_t i = 0; i < 2; i++) {
-		add(l, envs[i], "torch.autograd", "torch.autograd.Function", "class", NULL, "Function()");
-		add(l, envs[i], "torch.autograd.function", fn, "class", NULL, "Function()");
-		add(l, envs[i], "torch.autograd.function", "torch.autograd.function.Function.forward",
+		add(&l, envs[i], "torch.autograd", "torch.autograd.Function", "class", NULL, "Function()");
+		add(&l, envs[i], "torch.autograd.function", fn, "class", NULL, "Function()");
+		add(&l, envs[i], "torch.autograd.function", "torch.autograd.function.Function.forward",
 		    "method", fn, "forward(ctx)");
-		add(l, envs[i], "torch.autograd.function", "torch.autograd.function.Function.backward",
+		add(&l, envs[i], "torch.autograd.function", "torch.autograd.function.Function.backward",
 		    "method", fn, "backward(ctx)");
 	}
-	set_source(l, "torch.autograd.Function", "torch/autograd/function.py", 472);
-	set_source(l, fn, "torch/autograd/function.py", 472);
-	ap_matrix_sort(l, envs, 2);
-	ap_matrix_judge(l, NULL);
+	set_source(&l, "torch.autograd.Function", "torch/autograd/function.py", 472);
+	set_source(&l, fn, "torch/autograd/function.py", 472);
+	ap_matrix_sort(&l, envs, 2);
+	ap_matrix_judge(&l, NULL);
 	json_t *e = ap_docs_parse(page, strlen(page), "p.md"), *mt = meta();
-	json_t *fs = ap_docs_audit(e, mt, l);
+	json_t *fs = ap_docs_audit(e, mt, &l);
 	assert_int_equal(json_array_size(fs), 3);
 	const json_t *fw = finding(fs, "torch.autograd.Function.forward", "backed");
 	assert_non_null(fw);
@@ -290,7 +297,7 @@ static void members_of_a_class_reached_by_another_path_count(void **state)
 	json_decref(fs);
 	json_decref(e);
 	json_decref(mt);
-	json_decref(l);
+	ap_matrix_free(&l);
 }
 
 /* The oldest pages' rows are audited like headings: a member no class
@@ -306,8 +313,8 @@ static void api_table_rows_are_audited_and_pages_name_their_formats(void **state
 		"|torch.m.C.nothing|是|-|\n"
 		"|torch.m.odd|也许|-|\n";
 	json_t *e = ap_docs_parse(page, strlen(page), "torch-m.md"), *mt = meta();
-	json_t *l = small_matrix();
-	json_t *fs = ap_docs_audit(e, mt, l);
+	struct ap_matrix l = small_matrix();
+	json_t *fs = ap_docs_audit(e, mt, &l);
 	assert_non_null(finding(fs, "torch.m.f", "backed"));
 	const json_t *c = finding(fs, "torch.m.C", "contradicted");
 	assert_non_null(c);
@@ -331,7 +338,7 @@ static void api_table_rows_are_audited_and_pages_name_their_formats(void **state
 	json_decref(fs);
 	json_decref(e);
 	json_decref(mt);
-	json_decref(l);
+	ap_matrix_free(&l);
 }
 
 int main(void)

@@ -21,84 +21,109 @@
 
 static const char *const envs[] = { "bookworm", "trixie", "sid" };
 
-static json_t *line(const char *env, const char *api, const char *status, const char *kind,
-		    const char *sig)
+/* Adds a line of api in env under torch.m; its index. */
+static size_t line(struct ap_matrix *m, const char *env, const char *api,
+		   enum ap_line_status status, const char *kind, const char *sig)
 {
-	json_t *l = ap_matrix_line(env, "torch.m", api, status);
-	if (kind)
-		json_object_set_new(l, "kind", json_string(kind));
-	if (sig)
-		json_object_set_new(l, "signature", json_pack("[s]", sig));
-	return l;
+	struct ap_matrix_line l;
+	assert_int_equal(ap_matrix_line_init(&l, env, "torch.m", api, status), 0);
+	l.kind = kind ? strdup(kind) : NULL;
+	if (sig) {
+		l.signature.set = 1;
+		l.signature.v = calloc(1, sizeof(char *));
+		l.signature.v[l.signature.n++] = strdup(sig);
+	}
+	assert_int_equal(ap_matrix_add(m, &l), 0);
+	return m->n - 1;
 }
 
-static const char *verdict(const json_t *lines, size_t i)
+static const char *verdict(const struct ap_matrix *m, size_t i)
 {
-	return json_string_value(json_object_get(json_array_get(lines, i), "verdict"));
+	return ap_line_verdict_name(m->v[i].verdict);
 }
 
 static void lines_sort_by_api_module_then_env_order(void **state)
 {
 	(void)state;
-	json_t *l = json_array();
-	json_array_append_new(l, line("sid", "torch.m.b", "present", "function", "b()"));
-	json_array_append_new(l, line("bookworm", "torch.m.b", "present", "function", "b()"));
-	json_array_append_new(l, line("trixie", "torch.m.a", "present", "function", "a()"));
-	json_t *other = line("bookworm", "torch.m.a", "present", "module", NULL);
-	json_object_set_new(other, "module", json_string("torch"));
-	json_array_append_new(l, other);
-	ap_matrix_sort(l, envs, 3);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 0), "module")), "torch");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 1), "env")), "trixie");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 2), "env")), "bookworm");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 3), "env")), "sid");
-	json_decref(l);
+	struct ap_matrix l = { 0 };
+	line(&l, "sid", "torch.m.b", AP_LSTATUS_PRESENT, "function", "b()");
+	line(&l, "bookworm", "torch.m.b", AP_LSTATUS_PRESENT, "function", "b()");
+	line(&l, "trixie", "torch.m.a", AP_LSTATUS_PRESENT, "function", "a()");
+	size_t other = line(&l, "bookworm", "torch.m.a", AP_LSTATUS_PRESENT, "module", NULL);
+	free(l.v[other].module);
+	l.v[other].module = strdup("torch");
+	ap_matrix_sort(&l, envs, 3);
+	assert_string_equal(l.v[0].module, "torch");
+	assert_string_equal(l.v[1].env, "trixie");
+	assert_string_equal(l.v[2].env, "bookworm");
+	assert_string_equal(l.v[3].env, "sid");
+	ap_matrix_free(&l);
+}
+
+/* Whether two matrices render the same. */
+static int same(const struct ap_matrix *a, const struct ap_matrix *b)
+{
+	struct ap_buf x = { 0 }, y = { 0 };
+	ap_matrix_render(a, &x);
+	ap_matrix_render(b, &y);
+	int eq = !strcmp(ap_buf_str(&x), ap_buf_str(&y));
+	ap_buf_free(&x);
+	ap_buf_free(&y);
+	return eq;
 }
 
 static void verdicts_follow_each_apis_reference(void **state)
 {
 	(void)state;
-	json_t *l = json_array();
+	struct ap_matrix l = { 0 };
 	/* clone: absent in bookworm, so trixie is its reference */
-	json_array_append_new(l, line("bookworm", "torch.m.clone", "absent", NULL, NULL));
-	json_array_append_new(l, line("trixie", "torch.m.clone", "present", "method", "clone(self)"));
-	json_array_append_new(l, line("sid", "torch.m.clone", "present", "method", "clone(self)"));
+	line(&l, "bookworm", "torch.m.clone", AP_LSTATUS_ABSENT, NULL, NULL);
+	line(&l, "trixie", "torch.m.clone", AP_LSTATUS_PRESENT, "method", "clone(self)");
+	line(&l, "sid", "torch.m.clone", AP_LSTATUS_PRESENT, "method", "clone(self)");
 	/* fft: bookworm is the reference, sid's signature differs */
-	json_array_append_new(l, line("bookworm", "torch.m.fft", "present", "builtin", "fft(x)"));
-	json_array_append_new(l, line("trixie", "torch.m.fft", "present", "builtin", "fft(x)"));
-	json_array_append_new(l, line("sid", "torch.m.fft", "present", "builtin", "fft(x, n)"));
+	line(&l, "bookworm", "torch.m.fft", AP_LSTATUS_PRESENT, "builtin", "fft(x)");
+	line(&l, "trixie", "torch.m.fft", AP_LSTATUS_PRESENT, "builtin", "fft(x)");
+	line(&l, "sid", "torch.m.fft", AP_LSTATUS_PRESENT, "builtin", "fft(x, n)");
 	/* kind differs; a failed walk */
-	json_array_append_new(l, line("bookworm", "torch.m.k", "present", "function", "k()"));
-	json_array_append_new(l, line("trixie", "torch.m.k", "present", "class", "k()"));
-	json_t *crash = line("sid", "torch.m.k", "crash", NULL, NULL);
-	json_object_set_new(crash, "reason", json_string("worker killed by SIGSEGV"));
-	json_array_append_new(l, crash);
-	ap_matrix_sort(l, envs, 3);
-	ap_matrix_judge(l, NULL);
-	assert_string_equal(verdict(l, 0), "absent");
-	assert_string_equal(verdict(l, 1), "consistent");
-	assert_string_equal(verdict(l, 2), "consistent");
-	assert_string_equal(verdict(l, 3), "consistent");
-	assert_string_equal(verdict(l, 4), "consistent");
-	assert_string_equal(verdict(l, 5), "inconsistent");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 5), "reason")),
-			    "signature differs from bookworm");
-	assert_string_equal(verdict(l, 7), "inconsistent");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 7), "reason")),
-			    "kind differs from bookworm");
-	assert_string_equal(verdict(l, 8), "not-run");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 8), "reason")),
-			    "worker killed by SIGSEGV");
+	line(&l, "bookworm", "torch.m.k", AP_LSTATUS_PRESENT, "function", "k()");
+	line(&l, "trixie", "torch.m.k", AP_LSTATUS_PRESENT, "class", "k()");
+	size_t crash = line(&l, "sid", "torch.m.k", AP_LSTATUS_CRASH, NULL, NULL);
+	l.v[crash].reason = strdup("worker killed by SIGSEGV");
+	ap_matrix_sort(&l, envs, 3);
+	ap_matrix_judge(&l, NULL);
+	assert_string_equal(verdict(&l, 0), "absent");
+	assert_string_equal(verdict(&l, 1), "consistent");
+	assert_string_equal(verdict(&l, 2), "consistent");
+	assert_string_equal(verdict(&l, 3), "consistent");
+	assert_string_equal(verdict(&l, 4), "consistent");
+	assert_string_equal(verdict(&l, 5), "inconsistent");
+	assert_string_equal(l.v[5].reason, "signature differs from bookworm");
+	assert_string_equal(verdict(&l, 7), "inconsistent");
+	assert_string_equal(l.v[7].reason, "kind differs from bookworm");
+	assert_string_equal(verdict(&l, 8), "not-run");
+	assert_string_equal(l.v[8].reason, "worker killed by SIGSEGV");
 	/* --reference sid: fft's sid is now right and the others differ */
-	ap_matrix_judge(l, "sid");
-	assert_string_equal(verdict(l, 3), "inconsistent");
-	assert_string_equal(verdict(l, 5), "consistent");
+	ap_matrix_judge(&l, "sid");
+	assert_string_equal(verdict(&l, 3), "inconsistent");
+	assert_string_equal(verdict(&l, 5), "consistent");
 	/* judging again changes nothing */
-	json_t *copy = json_deep_copy(l);
-	ap_matrix_judge(copy, "sid");
-	assert_true(json_equal(copy, l));
-	json_decref(copy);
-	json_decref(l);
+	struct ap_matrix copy = { 0 };
+	for (size_t i = 0; i < l.n; i++) {
+		struct ap_matrix_line c;
+		assert_int_equal(ap_matrix_line_copy(&c, &l.v[i]), 0);
+		assert_int_equal(ap_matrix_add(&copy, &c), 0);
+	}
+	ap_matrix_judge(&copy, "sid");
+	assert_true(same(&copy, &l));
+	ap_matrix_free(&copy);
+	ap_matrix_free(&l);
+}
+
+/* Sets line i's check from what autocheck makes of one. */
+static void set_check(struct ap_matrix *m, size_t i, json_t *c)
+{
+	assert_int_equal(ap_matrix_check_read(c, &m->v[i].check), 0);
+	json_decref(c);
 }
 
 /* Depth probe and numeric: a check that failed, crashed or timed out makes
@@ -109,35 +134,32 @@ static void failed_checks_make_a_line_inconsistent(void **state)
 	(void)state;
 	static const enum ap_line_check st[] = { AP_LCHECK_CONSISTENT, AP_LCHECK_CRASH,
 						 AP_LCHECK_NOTRUN, AP_LCHECK_TIMEOUT };
-	json_t *l = json_array();
+	struct ap_matrix l = { 0 };
 	for (size_t i = 0; i < 3; i++) {
-		json_t *x = line(envs[i], "torch.m.relu", "present", "function", "relu(x)");
+		size_t x = line(&l, envs[i], "torch.m.relu", AP_LSTATUS_PRESENT, "function", "relu(x)");
 		size_t n[5] = { 2, 1, i == 1, 0, 2 };
-		json_object_set_new(x, "check", ap_matrix_check(st[i], i == 1 ? "s#0: SIGSEGV" : NULL,
-								 NULL, json_pack("[s]", "relu"), n, NULL));
-		json_array_append_new(l, x);
+		set_check(&l, x, ap_matrix_check(st[i], i == 1 ? "s#0: SIGSEGV" : NULL, NULL,
+						 json_pack("[s]", "relu"), n, NULL));
 	}
-	json_t *x = line("bookworm", "torch.m.t", "present", "function", "t()");
+	size_t x = line(&l, "bookworm", "torch.m.t", AP_LSTATUS_PRESENT, "function", "t()");
 	size_t n[5] = { 1, 0, 1, 0, 1 };
-	json_object_set_new(x, "check", ap_matrix_check(st[3], "s#0: no result", NULL, NULL, n, NULL));
-	json_array_append_new(l, x);
-	ap_matrix_sort(l, envs, 3);
-	ap_matrix_judge(l, NULL);
-	assert_string_equal(verdict(l, 0), "consistent");
-	assert_string_equal(verdict(l, 1), "inconsistent");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(l, 1), "reason")),
-			    "check crash: s#0: SIGSEGV");
-	assert_string_equal(verdict(l, 2), "consistent");
-	assert_string_equal(verdict(l, 3), "inconsistent");
-	assert_true(ap_matrix_check_is(json_array_get(l, 2), AP_LCHECK_NOTRUN));
-	assert_false(ap_matrix_check_is(json_array_get(l, 2), AP_LCHECK_CRASH));
+	set_check(&l, x, ap_matrix_check(st[3], "s#0: no result", NULL, NULL, n, NULL));
+	ap_matrix_sort(&l, envs, 3);
+	ap_matrix_judge(&l, NULL);
+	assert_string_equal(verdict(&l, 0), "consistent");
+	assert_string_equal(verdict(&l, 1), "inconsistent");
+	assert_string_equal(l.v[1].reason, "check crash: s#0: SIGSEGV");
+	assert_string_equal(verdict(&l, 2), "consistent");
+	assert_string_equal(verdict(&l, 3), "inconsistent");
+	assert_true(ap_matrix_check_is(&l.v[2], AP_LCHECK_NOTRUN));
+	assert_false(ap_matrix_check_is(&l.v[2], AP_LCHECK_CRASH));
 	struct ap_buf out = { 0 };
-	assert_int_equal(ap_matrix_render(l, &out), 0);
+	assert_int_equal(ap_matrix_render(&l, &out), 0);
 	assert_non_null(strstr(ap_buf_str(&out), "\"check\":{\"status\":\"crash\",\"reason\":"
 			       "\"s#0: SIGSEGV\",\"family\":null,\"operators\":[\"relu\"],\"checks\":2,"
 			       "\"passed\":1,\"failed\":1,\"notrun\":0,\"samples\":2,\"digest\":null}"));
 	ap_buf_free(&out);
-	json_decref(l);
+	ap_matrix_free(&l);
 }
 
 static void matrix_renders_canonically_and_reads_back(void **state)
@@ -146,28 +168,43 @@ static void matrix_renders_canonically_and_reads_back(void **state)
 	char dir[] = "/tmp/test-matrix-XXXXXX", path[64];
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/matrix.jsonl", dir);
-	json_t *l = json_array();
-	json_array_append_new(l, line("trixie", "torch.m.a", "present", "function", "a(x: 'é')"));
-	json_object_set_new(json_array_get(l, 0), "extra", json_true()); /* not written */
-	ap_matrix_judge(l, NULL);
+	struct ap_matrix l = { 0 };
+	line(&l, "trixie", "torch.m.a", AP_LSTATUS_PRESENT, "function", "a(x: 'é')");
+	ap_matrix_judge(&l, NULL);
 	struct ap_buf out = { 0 }, err = { 0 };
-	assert_int_equal(ap_matrix_render(l, &out), 0);
+	assert_int_equal(ap_matrix_render(&l, &out), 0);
 	assert_string_equal(ap_buf_str(&out),
 		"{\"schema\":\"apiparity.matrix/1\",\"env\":\"trixie\",\"module\":\"torch.m\","
 		"\"api\":\"torch.m.a\",\"key\":\"torch.m.a\",\"owner\":null,\"status\":\"present\","
 		"\"kind\":\"function\",\"file\":null,\"line\":null,\"pure_python\":null,"
 		"\"signature\":[\"a(x: 'é')\"],\"patched\":null,\"plugin_added\":false,"
 		"\"check\":null,\"verdict\":\"consistent\",\"reason\":null}\n");
+	/* every field of a line comes back as it was written */
+	const char *full =
+		"{\"schema\":\"apiparity.matrix/1\",\"env\":\"sid\",\"module\":\"torch.m\","
+		"\"api\":\"torch.m.C.f\",\"key\":\"C.f\",\"owner\":\"torch.m.C\",\"status\":\"present\","
+		"\"kind\":\"method\",\"file\":\"torch/m.py\",\"line\":12,\"pure_python\":true,"
+		"\"signature\":[\"f(self)\",\"f(self, x)\"],\"patched\":false,\"plugin_added\":true,"
+		"\"check\":{\"status\":\"inconsistent\",\"reason\":\"r\",\"family\":\"mode-context\","
+		"\"operators\":[\"f\"],\"checks\":3,\"passed\":2,\"failed\":1,\"notrun\":0,"
+		"\"samples\":4,\"digest\":\"ab\"},\"verdict\":\"inconsistent\",\"reason\":\"check\"}\n";
+	ap_buf_adds(&out, full);
 	assert_int_equal(ap_write_atomic(path, out.data, out.len), 0);
-	json_t *back = NULL;
+	struct ap_matrix back = { 0 };
 	assert_int_equal(ap_matrix_read(dir, &back, &err), 0);
+	assert_int_equal(back.n, 2);
+	assert_int_equal(back.v[1].line, 12);
+	assert_int_equal(back.v[1].pure_python, AP_TRI_TRUE);
+	assert_int_equal(back.v[1].patched, AP_TRI_FALSE);
+	assert_true(back.v[1].plugin_added);
+	assert_int_equal(back.v[1].check.counts[AP_MCOUNT_SAMPLES], 4);
 	struct ap_buf again = { 0 };
-	ap_matrix_render(back, &again);
+	ap_matrix_render(&back, &again);
 	assert_string_equal(ap_buf_str(&again), ap_buf_str(&out));
-	json_decref(back);
+	ap_matrix_free(&back);
 	ap_buf_free(&again);
 	ap_buf_free(&out);
-	json_decref(l);
+	ap_matrix_free(&l);
 	unlink(path);
 	rmdir(dir);
 }
@@ -191,23 +228,27 @@ static void bad_lines_are_refused_with_file_and_line(void **state)
 		  "check must be null or an object whose status is one of" },
 		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"check\":{\"status\":\"crash\",\"checks\":-1}}\n",
 		  "check's counts must be numbers" },
+		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"line\":\"7\"}\n",
+		  "line must be a number or null" },
+		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"patched\":1}\n",
+		  "pure_python, patched and plugin_added must be true, false or null" },
 	};
 	char dir[] = "/tmp/test-matrix-XXXXXX", path[64];
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/matrix.jsonl", dir);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct ap_buf err = { 0 };
-		json_t *l = NULL;
+		struct ap_matrix l = { 0 };
 		assert_int_equal(ap_write_atomic(path, cases[i].text, strlen(cases[i].text)), 0);
 		assert_int_equal(ap_matrix_read(path, &l, &err), -AP_EPROTO);
-		assert_null(l);
+		assert_int_equal(l.n, 0);
 		assert_non_null(strstr(ap_buf_str(&err), cases[i].want));
 		assert_non_null(strstr(ap_buf_str(&err), ":1: "));
 		ap_buf_free(&err);
 	}
 	unlink(path);
 	struct ap_buf err = { 0 };
-	json_t *l = NULL;
+	struct ap_matrix l = { 0 };
 	assert_int_equal(ap_matrix_read(dir, &l, &err), -ENOENT);
 	ap_buf_free(&err);
 	rmdir(dir);

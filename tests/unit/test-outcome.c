@@ -48,6 +48,12 @@ static void sweep_words_read_back_and_checks_rank_worst_last(void **state)
 	for (int i = 0; i < AP_LINE_CHECK_COUNT; i++)
 		assert_int_equal(ap_line_check_parse(ap_line_check_name(i)), i),
 		assert_string_equal(ap_line_check_name(i), c[i]);
+	static const char *const st[AP_LINE_STATUS_COUNT] = { "present", "absent", "import-error",
+							      "crash", "timeout", "error" };
+	for (int i = 0; i < AP_LINE_STATUS_COUNT; i++)
+		assert_int_equal(ap_line_status_parse(ap_line_status_name(i)), i),
+		assert_string_equal(ap_line_status_name(i), st[i]);
+	assert_int_equal(ap_line_status_parse("ok"), AP_LINE_STATUS_UNKNOWN);
 	/* autocheck keeps the worst of a line's checks by this order */
 	assert_true(AP_LCHECK_CRASH > AP_LCHECK_TIMEOUT);
 	assert_true(AP_LCHECK_TIMEOUT > AP_LCHECK_INCONSISTENT);

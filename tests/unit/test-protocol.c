@@ -65,10 +65,10 @@ static json_t *sample(enum ap_op op)
 				   json_pack("[{s:s}]", "npu", "dtype"), 10, 60);
 		break;
 	case AP_OP_SWEEP_BEGIN:
-		req = ap_proto_sweep_begin(strings("torch_npu", NULL), json_array());
+		req = ap_proto_sweep_begin(strings("torch_npu", NULL), json_array(), bind);
 		break;
 	case AP_OP_SWEEP_WALK:
-		req = ap_proto_sweep_walk("torch", "module", json_array(), NULL, "resolve");
+		req = ap_proto_sweep_walk("torch", "module", json_array(), NULL, "resolve", bind);
 		break;
 	case AP_OP_EXIT:
 		req = ap_proto_exit();
@@ -187,9 +187,11 @@ static void requests_are_the_frames_the_worker_is_sent(void **state)
 		     "{\"x\":1},\"devices\":[\"cpu\"],\"notrun\":[{\"npu\":\"dtype\"}],"
 		     "\"timeout_s\":10,\"start_s\":60}");
 	expect_frame(sample(AP_OP_SWEEP_BEGIN),
-		     "{\"op\":\"sweep_begin\",\"plugins\":[\"torch_npu\"],\"entries\":[]}");
+		     "{\"op\":\"sweep_begin\",\"plugins\":[\"torch_npu\"],\"entries\":[],"
+		     "\"surface\":{\"x\":1}}");
 	expect_frame(sample(AP_OP_SWEEP_WALK), "{\"op\":\"sweep_walk\",\"entry\":\"torch\","
-		     "\"walk\":\"module\",\"exclude\":[],\"skip\":[],\"depth\":\"resolve\"}");
+		     "\"walk\":\"module\",\"exclude\":[],\"skip\":[],\"depth\":\"resolve\","
+		     "\"surface\":{\"x\":1}}");
 	expect_frame(sample(AP_OP_EXIT), "{\"op\":\"exit\"}");
 }
 
@@ -218,15 +220,22 @@ static void tests_run_sends_nodes_and_runner_when_given(void **state)
 		     "\"try_import\":false,\"keep\":false,\"wait\":true,\"timeout_s\":5,"
 		     "\"setenv\":{},\"names\":\"r1\",\"imports\":[\"torch\"]}");
 	json_t *skip = json_pack("[s]", "torch.x");
-	expect_frame(ap_proto_sweep_walk("torch", "module", json_array(), skip, "probe"),
+	json_t *surface = json_pack("{s:[s]}", "private", "_");
+	expect_frame(ap_proto_sweep_walk("torch", "module", json_array(), skip, "probe", surface),
 		     "{\"op\":\"sweep_walk\",\"entry\":\"torch\",\"walk\":\"module\","
-		     "\"exclude\":[],\"skip\":[\"torch.x\"],\"depth\":\"probe\"}");
+		     "\"exclude\":[],\"skip\":[\"torch.x\"],\"depth\":\"probe\","
+		     "\"surface\":{\"private\":[\"_\"]}}");
+	expect_frame(ap_proto_sweep_begin(json_array(), json_array(), surface),
+		     "{\"op\":\"sweep_begin\",\"plugins\":[],\"entries\":[],"
+		     "\"surface\":{\"private\":[\"_\"]}}");
 	expect_frame(ap_proto_sweep_entry("torch.nn", "class", json_array()),
 		     "{\"name\":\"torch.nn\",\"walk\":\"class\",\"exclude\":[]}");
 	/* borrowed arguments stay the caller's */
 	assert_int_equal(runner->refcount, 1);
 	assert_int_equal(imports->refcount, 1);
 	assert_int_equal(skip->refcount, 1);
+	assert_int_equal(surface->refcount, 1);
+	json_decref(surface);
 	json_decref(runner);
 	json_decref(imports);
 	json_decref(skip);

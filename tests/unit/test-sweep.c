@@ -16,22 +16,32 @@
 #include "check/sweep.h"
 #include "evidence/matrix.h"
 
-static json_t *present(const char *env, const char *module, const char *api, const char *kind)
+static void present(struct ap_sweep_env *e, const char *module, const char *api, const char *kind)
 {
-	json_t *l = ap_matrix_line(env, module, api, "present");
-	json_object_set_new(l, "kind", json_string(kind));
-	return l;
+	struct ap_matrix_line l;
+	assert_int_equal(ap_matrix_line_init(&l, e->env->name, module, api, AP_LSTATUS_PRESENT), 0);
+	l.kind = strdup(kind);
+	assert_int_equal(ap_matrix_add(&e->lines, &l), 0);
 }
 
-static const char *field(const json_t *lines, const char *env, const char *api, const char *key)
+static const struct ap_matrix_line *find(const struct ap_matrix *m, const char *env,
+					 const char *api)
 {
-	size_t i;
-	json_t *l;
-	json_array_foreach(lines, i, l)
-		if (!strcmp(json_string_value(json_object_get(l, "env")), env) &&
-		    !strcmp(json_string_value(json_object_get(l, "api")), api))
-			return json_string_value(json_object_get(l, key));
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i].env, env) && !strcmp(m->v[i].api, api))
+			return &m->v[i];
+	fail_msg("no line of %s in %s", api, env);
 	return NULL;
+}
+
+static const char *status(const struct ap_matrix *m, const char *env, const char *api)
+{
+	return ap_line_status_name(find(m, env, api)->status);
+}
+
+static const char *verdict(const struct ap_matrix *m, const char *env, const char *api)
+{
+	return ap_line_verdict_name(find(m, env, api)->verdict);
 }
 
 static void missing_lines_are_absent_failed_or_error(void **state)
@@ -40,36 +50,36 @@ static void missing_lines_are_absent_failed_or_error(void **state)
 	struct ap_env envs[3] = { { .name = "bookworm" }, { .name = "trixie" }, { .name = "sid" } };
 	const char *names[3] = { "bookworm", "trixie", "sid" };
 	struct ap_sweep_env e[3] = { { .env = &envs[0] }, { .env = &envs[1] }, { .env = &envs[2] } };
-	for (int i = 0; i < 3; i++)
-		e[i].lines = json_array();
 	/* trixie has set_multithreading_enabled under grad_mode, bookworm not */
-	json_array_append_new(e[0].lines, present("bookworm", "g", "g", "module"));
-	json_array_append_new(e[1].lines, present("trixie", "g", "g", "module"));
-	json_array_append_new(e[1].lines, present("trixie", "g", "g.set_multithreading_enabled", "class"));
+	present(&e[0], "g", "g", "module");
+	present(&e[1], "g", "g", "module");
+	present(&e[1], "g", "g.set_multithreading_enabled", "class");
 	/* bookworm's walk of entry "t" crashed; trixie's found t.x */
-	json_t *crash = ap_matrix_line("bookworm", "t", "t", "crash");
-	json_object_set_new(crash, "reason", json_string("worker killed by SIGSEGV"));
-	json_array_append_new(e[0].lines, crash);
-	json_array_append_new(e[1].lines, present("trixie", "t", "t", "module"));
-	json_array_append_new(e[1].lines, present("trixie", "t", "t.x", "function"));
+	struct ap_matrix_line crash;
+	assert_int_equal(ap_matrix_line_init(&crash, "bookworm", "t", "t", AP_LSTATUS_CRASH), 0);
+	crash.reason = strdup("worker killed by SIGSEGV");
+	assert_int_equal(ap_matrix_add(&e[0].lines, &crash), 0);
+	present(&e[1], "t", "t", "module");
+	present(&e[1], "t", "t.x", "function");
 	/* sid could not start at all */
 	e[2].err = -AP_ENOPYTHON;
 	ap_buf_adds(&e[2].detail, "no python3");
-	json_t *m = ap_sweep_matrix(e, 3, names, NULL);
-	assert_int_equal(json_array_size(m), 4 * 3);
-	assert_string_equal(field(m, "bookworm", "g.set_multithreading_enabled", "status"), "absent");
-	assert_string_equal(field(m, "bookworm", "g.set_multithreading_enabled", "verdict"), "absent");
-	assert_string_equal(field(m, "trixie", "g.set_multithreading_enabled", "verdict"), "consistent");
-	assert_string_equal(field(m, "bookworm", "t.x", "status"), "crash");
-	assert_string_equal(field(m, "bookworm", "t.x", "verdict"), "not-run");
-	assert_string_equal(field(m, "bookworm", "t.x", "reason"), "worker killed by SIGSEGV");
-	assert_string_equal(field(m, "sid", "t.x", "status"), "error");
-	assert_string_equal(field(m, "sid", "t.x", "reason"), "no python3");
-	assert_string_equal(field(m, "sid", "g", "status"), "error");
+	struct ap_matrix m = { 0 };
+	assert_int_equal(ap_sweep_matrix(e, 3, names, NULL, &m), 0);
+	assert_int_equal(m.n, 4 * 3);
+	assert_string_equal(status(&m, "bookworm", "g.set_multithreading_enabled"), "absent");
+	assert_string_equal(verdict(&m, "bookworm", "g.set_multithreading_enabled"), "absent");
+	assert_string_equal(verdict(&m, "trixie", "g.set_multithreading_enabled"), "consistent");
+	assert_string_equal(status(&m, "bookworm", "t.x"), "crash");
+	assert_string_equal(verdict(&m, "bookworm", "t.x"), "not-run");
+	assert_string_equal(find(&m, "bookworm", "t.x")->reason, "worker killed by SIGSEGV");
+	assert_string_equal(status(&m, "sid", "t.x"), "error");
+	assert_string_equal(find(&m, "sid", "t.x")->reason, "no python3");
+	assert_string_equal(status(&m, "sid", "g"), "error");
 	/* sorted: api, then --env order */
-	assert_string_equal(json_string_value(json_object_get(json_array_get(m, 0), "api")), "g");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(m, 2), "env")), "sid");
-	json_decref(m);
+	assert_string_equal(m.v[0].api, "g");
+	assert_string_equal(m.v[2].env, "sid");
+	ap_matrix_free(&m);
 	for (int i = 0; i < 3; i++)
 		ap_sweep_env_free(&e[i]);
 }

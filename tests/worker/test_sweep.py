@@ -8,12 +8,30 @@ import unittest
 
 from workertest import W
 
+# The rules apiparity sends today (src/check/surface.c); the worker applies
+# whatever it is sent.
+RULES = {"private": ["_"], "own": ["torch"], "skip_metatypes": ["tensortype"],
+         "skip_bases": ["torch.Tensor"]}
+
 
 class Sweep(unittest.TestCase):
     """The pure parts of a sweep's walk: names, keys, members, lines."""
 
     def test_public_names_sorted_without_underscores(self):
-        self.assertEqual(W._sweep_public(["b", "_x", "a", "__init__", 3]), ["a", "b"])
+        self.assertEqual(W._sweep_public(["b", "_x", "a", "__init__", 3], RULES), ["a", "b"])
+
+    def test_the_rules_sent_are_the_rules_applied(self):
+        rules = dict(RULES, private=["x"])
+        self.assertEqual(W._sweep_public(["b", "_x", "xa", "a"], rules), ["_x", "a", "b"])
+        self.assertTrue(W._sweep_foreign(os.path.join, RULES))
+        self.assertFalse(W._sweep_foreign(os.path.join, dict(RULES, own=["torch", "posixpath"])))
+
+        class Meta(type):
+            pass
+        K = Meta("K", (), {})
+        self.assertFalse(W._sweep_unwalked(K, RULES))
+        self.assertTrue(W._sweep_unwalked(K, dict(RULES, skip_metatypes=["Meta"])))
+        self.assertTrue(W._sweep_unwalked(K, dict(RULES, skip_bases=["builtins.object"])))
 
     def test_a_member_is_keyed_by_its_class_name(self):
         self.assertEqual(W._sweep_key("torch.autograd.grad_mode.set_multithreading_enabled", "clone"),
@@ -32,7 +50,7 @@ class Sweep(unittest.TestCase):
         class C(_Base, Public):
             def own(self):
                 pass
-        names = W._sweep_public(W._sweep_own(C))
+        names = W._sweep_public(W._sweep_own(C, RULES), RULES)
         self.assertEqual(names, ["hidden_base", "own"])
 
     def test_class_lines_come_from_one_parse_of_the_file(self):
@@ -54,7 +72,7 @@ class Sweep(unittest.TestCase):
         sys.modules["torch.fake_sweep"] = mod
         try:
             got = [(api, key, owner) for api, key, owner, _, _, _ in
-                   W._sweep_members("torch.fake_sweep", "module", set())]
+                   W._sweep_members("torch.fake_sweep", "module", set(), RULES)]
         finally:
             del sys.modules["torch.fake_sweep"]
         self.assertEqual(got, [("torch.fake_sweep.K", "torch.fake_sweep.K", None),
@@ -80,7 +98,7 @@ class Sweep(unittest.TestCase):
             for entry, walk in sorted(catalog.items()):
                 exclude = set(n for n in catalog if n.startswith(entry + "."))
                 got += [(api, key, entry) for api, key, _, _, _, _ in
-                        W._sweep_members(entry, walk, exclude)]
+                        W._sweep_members(entry, walk, exclude, RULES)]
         finally:
             del sys.modules["torch.fake_dup"], sys.modules["torch.fake_dup.sub"]
         self.assertEqual(sorted(got), [
