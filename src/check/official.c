@@ -49,74 +49,119 @@ static int how_score(const char *how)
 	return !how ? 0 : !strcmp(how, "qualified") ? 4 : !strcmp(how, "alias") ? 3 : 1;
 }
 
-static int official_score(const json_t *t, const char *cls_name)
+static int official_score(const struct ap_official_hit *h, const char *cls_name)
 {
 	int best = 0;
-	size_t i;
-	json_t *m;
-	json_array_foreach(json_object_get(t, "matches"), i, m) {
-		int s = how_score(json_string_value(json_object_get(m, "how")));
+	for (size_t i = 0; i < h->nmatches; i++) {
+		int s = how_score(h->matches[i].how);
 		best = s > best ? s : best;
 	}
-	const char *test = json_string_value(json_object_get(t, "test"));
-	if (test && cls_name && strstr(test, cls_name))
+	if (h->test && cls_name && strstr(h->test, cls_name))
 		best += 2;
-	if (json_is_true(json_object_get(t, "uses_leaf")))
+	if (h->uses_leaf)
 		best += 1;
 	return best;
 }
 
 static int by_score(const void *a, const void *b)
 {
-	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	json_int_t sx = json_integer_value(json_object_get(x, "score"));
-	json_int_t sy = json_integer_value(json_object_get(y, "score"));
-	if (sx != sy)
-		return sx < sy ? 1 : -1;
-	return strcmp(json_string_value(json_object_get(x, "node")),
-		      json_string_value(json_object_get(y, "node")));
+	const struct ap_official_hit *x = a, *y = b;
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	int c = strcmp(x->node, y->node);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
-json_t *ap_official_rank(const json_t *found, const char *name)
+int ap_official_rank(struct ap_official_found *f, const char *name)
 {
-	size_t n = json_array_size(found), i;
-	json_t **v = calloc(n ? n : 1, sizeof(*v)), *out = json_array();
-	for (i = 0; v && i < n; i++) {
+	for (size_t i = 0; i < f->n; i++) {
+		struct ap_official_hit *h = &f->hits[i];
 		struct ap_buf node = { 0 };
-		v[i] = json_deep_copy(json_array_get(found, i));
-		ap_nodeid_format(json_string_value(json_object_get(v[i], "file")),
-				 json_string_value(json_object_get(v[i], "class")),
-				 json_string_value(json_object_get(v[i], "test")), &node);
-		json_object_set_new(v[i], "node", json_string(ap_buf_str(&node)));
-		json_object_set_new(v[i], "score", json_integer(official_score(v[i], name)));
-		ap_buf_free(&node);
+		ap_nodeid_format(h->file, h->cls, h->test, &node);
+		free(h->node);
+		h->node = node.data ? node.data : strdup("");
+		if (!h->node)
+			return -ENOMEM;
+		h->score = official_score(h, name);
+		h->order = i;
 	}
-	if (v)
-		qsort(v, n, sizeof(*v), by_score);
-	for (i = 0; v && i < n; i++)
-		json_array_append_new(out, v[i]);
-	free(v);
+	if (f->n)
+		qsort(f->hits, f->n, sizeof(*f->hits), by_score);
+	return 0;
+}
+
+static void hit_free(struct ap_official_hit *h)
+{
+	for (size_t k = 0; k < h->nmatches; k++)
+		free(h->matches[k].text);
+	free(h->matches);
+	free(h->file);
+	free(h->cls);
+	free(h->test);
+	free(h->node);
+}
+
+void ap_official_found_free(struct ap_official_found *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		hit_free(&f->hits[i]);
+	free(f->hits);
+	memset(f, 0, sizeof(*f));
+}
+
+static json_t *matches_json(const struct ap_official_hit *h)
+{
+	json_t *out = json_array();
+	for (size_t k = 0; out && k < h->nmatches; k++) {
+		const struct ap_official_match *m = &h->matches[k];
+		if (json_array_append_new(out, json_pack("{s:I, s:s, s:s}", "line",
+							 (json_int_t)m->line, "how", m->how,
+							 "text", m->text))) {
+			json_decref(out);
+			return NULL;
+		}
+	}
 	return out;
 }
 
-json_t *ap_claim_check(const char *claimed, const json_t *nodes, const char *version)
+json_t *ap_official_found_json(const struct ap_official_found *f)
+{
+	json_t *out = json_array();
+	for (size_t i = 0; out && i < f->n; i++) {
+		const struct ap_official_hit *h = &f->hits[i];
+		json_t *t = json_pack("{s:s, s:s?, s:s, s:I, s:o?, s:b, s:s?, s:i}", "file", h->file,
+				      "class", h->cls, "test", h->test, "line", (json_int_t)h->line,
+				      "matches", matches_json(h), "uses_leaf", h->uses_leaf,
+				      "node", h->node, "score", h->score);
+		if (json_array_append_new(out, t)) {
+			json_decref(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+int ap_claim_exists(const char *claimed, const struct ap_official_node *nodes, size_t n)
+{
+	int exists = 0;
+	for (size_t i = 0; !exists && i < n; i++) {
+		struct ap_buf id = { 0 };
+		ap_nodeid_format(nodes[i].file, nodes[i].cls, nodes[i].test, &id);
+		exists = !strcmp(ap_buf_str(&id), claimed);
+		ap_buf_free(&id);
+	}
+	return exists;
+}
+
+json_t *ap_claim_check(const char *claimed, const struct ap_official_node *nodes, size_t n,
+		       const char *version)
 {
 	struct ap_buf same = { 0 }, reason = { 0 }, name = { 0 };
-	int exists = 0;
-	size_t i;
-	json_t *n;
-	json_array_foreach(nodes, i, n) {
-		struct ap_buf id = { 0 };
-		if (json_object_get(n, "error"))
-			continue;
-		ap_nodeid_format(json_string_value(json_object_get(n, "file")),
-				 json_string_value(json_object_get(n, "class")),
-				 json_string_value(json_object_get(n, "test")), &id);
-		if (!strcmp(ap_buf_str(&id), claimed))
-			exists = 1;
-		else
-			ap_buf_addf(&same, "%s%s", same.len ? ", " : "", ap_buf_str(&id));
-		ap_buf_free(&id);
+	int exists = ap_claim_exists(claimed, nodes, n);
+	for (size_t i = 0; !exists && i < n; i++) {
+		if (i)
+			ap_buf_adds(&same, ", ");
+		ap_nodeid_format(nodes[i].file, nodes[i].cls, nodes[i].test, &same);
 	}
 	ap_buf_addf(&name, "claimed:%s", claimed);
 	if (!exists)
@@ -423,11 +468,10 @@ static int instance_of(const char *method, const char *test)
 	return !strncmp(method, test, n) && (!method[n] || method[n] == '_');
 }
 
-/* The tests that node [cls, test] stands for, by what its file defines. */
-static void expand_node(const json_t *node, const json_t *defined, json_t *out)
+/* The tests that node stands for, by what its file defines. */
+static void expand_node(const struct ap_official_ref *node, const json_t *defined, json_t *out)
 {
-	const char *cls = json_string_value(json_array_get(node, 0));
-	const char *test = json_string_value(json_array_get(node, 1));
+	const char *cls = node->cls, *test = node->test;
 	struct ap_proto_defined_class c;
 	const json_t *m;
 	size_t i, k, before = json_array_size(out);
@@ -441,16 +485,23 @@ static void expand_node(const json_t *node, const json_t *defined, json_t *out)
 			if (json_is_string(m) && instance_of(json_string_value(m), test))
 				json_array_append_new(out, json_pack("[s,O]", c.name, m));
 	if (json_array_size(out) == before)
-		json_array_append(out, (json_t *)node);
+		json_array_append_new(out, json_pack("[s?,s]", cls, test));
 }
 
-json_t *ap_official_expand(const json_t *nodes, const json_t *defined)
+json_t *ap_official_expand(const struct ap_official_ref *nodes, size_t n, const json_t *defined)
 {
 	json_t *out = json_array();
-	size_t i;
-	json_t *nd;
-	json_array_foreach(nodes, i, nd)
-		expand_node(nd, defined, out);
+	for (size_t i = 0; i < n; i++)
+		expand_node(&nodes[i], defined, out);
+	return out;
+}
+
+/* The selected nodes as a request carries them: [[class, test]...]. */
+static json_t *refs_json(const struct ap_official_group *g)
+{
+	json_t *out = json_array();
+	for (size_t i = 0; i < g->n; i++)
+		json_array_append_new(out, json_pack("[s?,s]", g->refs[i].cls, g->refs[i].test));
 	return out;
 }
 
@@ -466,10 +517,16 @@ static int call(struct ap_worker *w, json_t *req, json_t **out)
 	return r;
 }
 
+const char *ap_resolution_class(const struct ap_proto_resolution *res)
+{
+	return res->owner ? res->owner : res->canonical;
+}
+
 const char *ap_target_class(const json_t *res)
 {
-	const char *owner = json_string_value(json_object_get(res, "owner"));
-	return owner ? owner : json_string_value(json_object_get(res, "canonical"));
+	struct ap_proto_resolution r;
+	ap_proto_resolution_read(res, &r);
+	return ap_resolution_class(&r);
 }
 
 int ap_official_package(struct ap_worker *w, json_t **pkg)
@@ -550,34 +607,58 @@ int ap_official_root(const struct ap_env *env, const char *torch_src, const char
 	return ok;
 }
 
-/* The tests of the index named n->test, those of n->file first: an array
- * of {file, class, test}. */
-static int index_nodes(struct ap_testindex *ix, const struct ap_nodeid *n, json_t **nodes)
+/* The tests of a name, as the index has them: nodes borrow from recs (the
+ * records of their files, one a test of that name). */
+struct claim_nodes {
+	size_t n, nrecs;
+	struct ap_official_node *v;
+	struct ap_index_rec *recs;
+};
+
+static void claim_nodes_free(struct claim_nodes *c)
 {
-	struct ap_buf key = { 0 };
-	json_t *defs = NULL, *d, *first = json_array(), *rest = json_array();
-	size_t i;
-	ap_buf_addf(&key, "t %s", n->test);
-	int r = ap_testindex_get(ix, ap_buf_str(&key), &defs);
-	json_array_foreach(defs, i, d) {
-		const char *file = ap_testindex_file(ix, json_integer_value(json_array_get(d, 0)));
-		json_t *f = NULL;
-		ap_buf_reset(&key);
-		ap_buf_addf(&key, "f %s", file ? file : "");
-		if (!r && file && !(r = ap_testindex_get(ix, ap_buf_str(&key), &f))) {
-			json_t *t = json_array_get(json_object_get(f, "tests"),
-						   (size_t)json_integer_value(json_array_get(d, 1)));
-			json_array_append_new(!strcmp(file, n->file) ? first : rest,
-				json_pack("{s:s, s:O, s:O}", "file", file, "class", json_array_get(t, 0),
-					  "test", json_array_get(t, 1)));
+	for (size_t i = 0; c->recs && i < c->nrecs; i++)
+		ap_index_rec_free(&c->recs[i]);
+	free(c->recs);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Moves the nodes of file to the front, each part in its order. */
+static void nodes_of_file_first(struct claim_nodes *c, const char *file)
+{
+	for (size_t i = 0, front = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].file, file)) {
+			struct ap_official_node x = c->v[i];
+			memmove(c->v + front + 1, c->v + front, (i - front) * sizeof(*c->v));
+			c->v[front++] = x;
 		}
-		json_decref(f);
+}
+
+/* The tests of the index named n->test, those of n->file first, into c
+ * (release it whatever is returned). */
+static int index_nodes(struct ap_testindex *ix, const struct ap_nodeid *n, struct claim_nodes *c)
+{
+	struct ap_index_rec defs;
+	int r = ap_testindex_defs(ix, n->test, &defs);
+	size_t nd = defs.ndefs;
+	memset(c, 0, sizeof(*c));
+	c->v = calloc(nd ? nd : 1, sizeof(*c->v));
+	c->recs = calloc(nd ? nd : 1, sizeof(*c->recs));
+	c->nrecs = c->recs ? nd : 0;
+	r = r ? r : c->v && c->recs ? 0 : -ENOMEM;
+	for (size_t i = 0; !r && i < nd; i++) {
+		const char *file = ap_testindex_file(ix, defs.defs[i].fid);
+		long long ti = defs.defs[i].ti;
+		const struct ap_index_rec *f = &c->recs[i];
+		if (file)
+			r = ap_testindex_file_rec(ix, file, &c->recs[i]);
+		if (!r && file && ti >= 0 && (size_t)ti < f->ntests)
+			c->v[c->n++] = (struct ap_official_node){ file, f->tests[ti].cls,
+								   f->tests[ti].name };
 	}
-	json_array_extend(first, rest);
-	json_decref(rest);
-	json_decref(defs);
-	ap_buf_free(&key);
-	*nodes = first;
+	nodes_of_file_first(c, n->file);
+	ap_index_rec_free(&defs);
 	return r;
 }
 
@@ -598,7 +679,7 @@ static int official_claim(struct ap_testindex *ix, const struct ap_official_opts
 			     json_t *checks, int *run)
 {
 	struct ap_nodeid n;
-	json_t *nodes = NULL;
+	struct claim_nodes nodes;
 	struct ap_buf base = { 0 };
 	if (ap_nodeid_parse(o->claimed, &n)) {
 		json_array_append_new(checks, ap_check_new("claimed", "claim", AP_WARN,
@@ -609,12 +690,12 @@ static int official_claim(struct ap_testindex *ix, const struct ap_official_opts
 	const char *slash = strrchr(o->tree, '/');
 	ap_buf_add(&base, o->tree, slash ? (size_t)(slash - o->tree) : 0);
 	if (!r) {
-		json_t *c = ap_claim_check(o->claimed, nodes, o->version);
-		*run = json_is_true(json_object_get(c, "exists")) ||
+		*run = ap_claim_exists(o->claimed, nodes.v, nodes.n) ||
 		       !is_file(ap_buf_str(&base), n.file);
-		json_array_append_new(checks, c);
+		json_array_append_new(checks, ap_claim_check(o->claimed, nodes.v, nodes.n,
+							     o->version));
 	}
-	json_decref(nodes);
+	claim_nodes_free(&nodes);
 	ap_buf_free(&base);
 	return r;
 }
@@ -629,27 +710,25 @@ static json_t *official_setenv(const struct ap_official_opts *o)
 	return env;
 }
 
-/* Asks the worker what file needs (nodes: [[class, test]]) into *pre. When
- * the check runs tests, a runner then imports the file and is kept for the
- * run: with wait, *pre holds the import's answer; without, the worker
- * answers at once and the import goes on meanwhile (see import_answer). */
+/* Asks the worker what the group's file needs into *pre. When the check
+ * runs tests, a runner then imports the file and is kept for the run: with
+ * wait, *pre holds the import's answer; without, the worker answers at once
+ * and the import goes on meanwhile (see import_answer). */
 static int official_preflight(struct ap_worker *w, struct ap_testindex *ix,
-			      const struct ap_official_opts *o, const char *file,
-			      const json_t *nodes, int wait, json_t **pre)
+			      const struct ap_official_opts *o, const struct ap_official_group *g,
+			      int wait, json_t **pre)
 {
-	json_t *f = NULL;
-	struct ap_buf key = { 0 };
+	struct ap_index_rec f;
 	/* The file's imports come from the index. Only a run imports the file,
 	 * once: the preflight's runner keeps it imported (for the tests it
 	 * defines) and runs the tests; tests find does not import it. */
-	ap_buf_addf(&key, "f %s", file);
-	int r = ap_testindex_get(ix, ap_buf_str(&key), &f);
-	struct ap_proto_preflight p = { o->root, file, o->run, o->run, wait, AP_IMPORT_TRY_S,
-					 r ? NULL : official_setenv(o), nodes,
-					 json_object_get(f, "imports") };
+	int r = ap_testindex_file_rec(ix, g->file, &f);
+	json_t *names = r ? NULL : refs_json(g);
+	struct ap_proto_preflight p = { o->root, g->file, o->run, o->run, wait, AP_IMPORT_TRY_S,
+					 r ? NULL : official_setenv(o), names, f.imports };
 	r = r ? r : call(w, ap_proto_tests_preflight(&p), pre);
-	ap_buf_free(&key);
-	json_decref(f);
+	json_decref(names);
+	ap_index_rec_free(&f);
 	return r;
 }
 
@@ -669,17 +748,14 @@ static int import_answer(struct ap_worker *w, struct ap_proto_preflighted *p, js
 	return r;
 }
 
-/* A NOTRUN check of each of nodes ([[class, test]]) of file, for why; with
- * an empty output when output. */
-static void official_notrun(const char *file, const json_t *nodes, const char *why, int output,
+/* A NOTRUN check of each selected test of g, for why; with an empty output
+ * when output. */
+static void official_notrun(const struct ap_official_group *g, const char *why, int output,
 			    json_t *checks)
 {
-	size_t i;
-	json_t *nd;
-	json_array_foreach(nodes, i, nd)
+	for (size_t i = 0; i < g->n; i++)
 		json_array_append_new(checks, official_check_new(
-			file, json_string_value(json_array_get(nd, 0)),
-			json_string_value(json_array_get(nd, 1)), AP_NOTRUN, why, json_integer(0),
+			g->file, g->refs[i].cls, g->refs[i].test, AP_NOTRUN, why, json_integer(0),
 			output ? json_string("") : NULL));
 }
 
@@ -702,29 +778,29 @@ static void official_ran(const char *file, const struct ap_proto_tests_ran *ran,
 	}
 }
 
-/* Runs the selected tests of one file (nodes: [[class, test]]) after its
- * preflight pre (NULL: preflights it first). */
+/* Runs the selected tests of one file (g) after its preflight pre (NULL:
+ * preflights it first). */
 static int official_file(struct ap_worker *w, struct ap_testindex *ix,
-			    const struct ap_official_opts *o, const char *file, json_t *nodes,
+			    const struct ap_official_opts *o, const struct ap_official_group *g,
 			    json_t *pre, json_t *checks, struct ap_buf *log)
 {
 	json_t *ran = NULL, *ans = NULL;
 	struct ap_proto_preflighted p = { 0 };
-	int r = pre ? 0 : official_preflight(w, ix, o, file, nodes, 1, &pre);
+	int r = pre ? 0 : official_preflight(w, ix, o, g, 1, &pre);
 	if (!r)
 		ap_proto_preflight_read(pre, &p);
 	if (!r && p.runner)
 		r = import_answer(w, &p, &ans);
 	char *why = r ? NULL : ap_preflight_reason(&p);
 	if (!r && (why || !o->run)) {
-		official_notrun(file, nodes, why ? why : "ready: the modules it imports are present "
+		official_notrun(g, why ? why : "ready: the modules it imports are present "
 				"(tests find neither imports nor runs it)", 1, checks);
 	} else if (!r) {
-		json_t *run = ap_official_expand(nodes, p.import.defined);
+		json_t *run = ap_official_expand(g->refs, g->n, p.import.defined);
 		int deadline = ap_official_deadline_s(json_array_size(run), o->timeout_s);
 		/* The worker bounds each test and the run; the answer comes once
 		 * all have run, so wait for as long as they may take. */
-		struct ap_proto_tests_run t = { o->root, file, run, NULL, o->timeout_s, deadline,
+		struct ap_proto_tests_run t = { o->root, g->file, run, NULL, o->timeout_s, deadline,
 						official_setenv(o), p.runner };
 		json_t *req = ap_proto_tests_run(&t);
 		r = req ? ap_worker_call_within(w, req, &ran, (deadline + AP_ANSWER_MARGIN_S) * 1000)
@@ -734,13 +810,13 @@ static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 	if (ran) {
 		struct ap_proto_tests_ran tr;
 		ap_proto_tests_run_read(ran, &tr);
-		official_ran(file, &tr, checks, log);
+		official_ran(g->file, &tr, checks, log);
 		if (tr.import.present)
 			p.import = tr.import;
 		free(why);
 		why = tr.import.ok ? NULL : ap_preflight_reason(&p);
 		if (why)
-			official_notrun(file, nodes, why, 0, checks);
+			official_notrun(g, why, 0, checks);
 	}
 	free(why);
 	json_decref(pre);
@@ -749,80 +825,207 @@ static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 	return r;
 }
 
-static void select_add(json_t *by_file, const char *file, const char *cls, const char *test)
+static int same_str(const char *a, const char *b)
 {
-	json_t *list = json_object_get(by_file, file), *nd;
-	if (!list)
-		json_object_set_new(by_file, file, list = json_array());
-	for (size_t i = 0; i < json_array_size(list); i++) {
-		nd = json_array_get(list, i);
-		const char *c = json_string_value(json_array_get(nd, 0));
-		if (!strcmp(json_string_value(json_array_get(nd, 1)), test) &&
-		    ((!c && !cls) || (c && cls && !strcmp(c, cls))))
-			return;
-	}
-	json_array_append_new(list, json_pack("[s?,s]", cls, test));
+	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* Groups the selected tests by file, in rank order: {file: [[class, test]...]},
- * the claimed node (when it should run) first. */
-static json_t *official_select(const json_t *ranked, const struct ap_nodeid *claim)
+/* Adds cls.test of file to the selection of the plan (once). */
+static int select_add(struct ap_official_plan *p, const char *file, const char *cls,
+		      const char *test)
 {
-	json_t *by_file = json_object();
-	size_t i, taken = 0;
-	json_t *t;
+	struct ap_official_group *g = NULL;
+	for (size_t i = 0; !g && i < p->nselected; i++)
+		if (!strcmp(p->selected[i].file, file))
+			g = &p->selected[i];
+	if (!g) {
+		/* AP_OFFICIAL_MAX tests and the claim: no more files than that */
+		g = &p->selected[p->nselected];
+		if (!(g->file = strdup(file)))
+			return -ENOMEM;
+		p->nselected++;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (!strcmp(g->refs[i].test, test) && same_str(g->refs[i].cls, cls))
+			return 0;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? 2 * g->cap : 4;
+		struct ap_official_ref *v = realloc(g->refs, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		g->refs = v;
+		g->cap = cap;
+	}
+	struct ap_official_ref *ref = &g->refs[g->n];
+	ref->cls = cls ? strdup(cls) : NULL;
+	ref->test = strdup(test);
+	if (!ref->test || (cls && !ref->cls)) {
+		free(ref->cls);
+		free(ref->test);
+		return -ENOMEM;
+	}
+	g->n++;
+	return 0;
+}
+
+/* Groups the selected tests by file, in rank order, the claimed node (when
+ * it should run) first. */
+static int official_select(struct ap_official_plan *p, const struct ap_nodeid *claim)
+{
+	size_t taken = 0;
+	int r = 0;
+	p->selected = calloc(AP_OFFICIAL_MAX + 1, sizeof(*p->selected));
+	if (!p->selected)
+		return -ENOMEM;
 	if (claim)
-		select_add(by_file, claim->file, *claim->cls ? claim->cls : NULL, claim->test);
-	json_array_foreach(ranked, i, t) {
-		if (taken == AP_OFFICIAL_MAX ||
-		    json_integer_value(json_object_get(t, "score")) < AP_SCORE_RUN)
+		r = select_add(p, claim->file, *claim->cls ? claim->cls : NULL, claim->test);
+	for (size_t i = 0; !r && i < p->found.n; i++) {
+		const struct ap_official_hit *h = &p->found.hits[i];
+		if (taken == AP_OFFICIAL_MAX || h->score < AP_SCORE_RUN)
 			break;
-		select_add(by_file, json_string_value(json_object_get(t, "file")),
-			      json_string_value(json_object_get(t, "class")),
-			      json_string_value(json_object_get(t, "test")));
+		r = select_add(p, h->file, h->cls, h->test);
 		taken++;
 	}
-	return by_file;
+	return r;
 }
 
-/* The names an import of the file binds to the class or to a module on its
- * path ({local: dotted}), and the class's first name as itself. */
-static json_t *file_aliases(const json_t *bindings, const char *cls_path)
+static void select_free(struct ap_official_plan *p)
 {
-	json_t *names = json_object(), *b;
-	struct ap_buf head = { 0 };
-	size_t i;
-	json_array_foreach(bindings, i, b) {
-		const char *kind = json_string_value(json_array_get(b, 0));
-		const char *local = json_string_value(json_array_get(b, 1));
-		const char *full = json_string_value(json_array_get(b, 2));
-		if (!kind || !local || !full)
-			continue;
-		size_t fl = strlen(full);
-		int under = !strncmp(cls_path, full, fl) && cls_path[fl] == '.';
-		if (under || (!strcmp(kind, "from") && !strcmp(cls_path, full)))
-			json_object_set_new(names, local, json_string(full));
+	for (size_t i = 0; i < p->nselected; i++) {
+		struct ap_official_group *g = &p->selected[i];
+		for (size_t k = 0; k < g->n; k++) {
+			free(g->refs[k].cls);
+			free(g->refs[k].test);
+		}
+		free(g->refs);
+		free(g->file);
 	}
-	ap_buf_add(&head, cls_path, strcspn(cls_path, "."));
-	if (!json_object_get(names, ap_buf_str(&head)))
-		json_object_set_new(names, ap_buf_str(&head), json_string(ap_buf_str(&head)));
-	ap_buf_free(&head);
-	return names;
+	free(p->selected);
+	p->selected = NULL;
+	p->nselected = 0;
 }
 
-/* How the dotted name d, in a file with these aliases, mentions cls_path:
- * "qualified", "alias", "?" (the same last name: an alias when it is the
- * same object), or NULL. exp gets d with its first name's alias applied. */
-static const char *official_how(const char *d, const json_t *aliases, const char *cls_path,
-			  struct ap_buf *exp)
+/* ---- finding: the mentions of a class in the usage index ---- */
+
+/* An alias a file's imports make: local stands for full. */
+struct find_alias {
+	const char *local, *full;
+};
+
+/* A file of the index, read on first use: its record, the names its
+ * imports bind to the class or to a module on its path, and the hit of each
+ * of its tests (an index into the hits plus one; 0: none). */
+struct find_file {
+	int read;
+	const char *name;
+	struct ap_index_rec rec;
+	size_t naliases;
+	struct find_alias *aliases;
+	size_t *hit_of;
+};
+
+/* A line of a hit, as found: how ("qualified", "alias" or "?": the same
+ * last name, an alias when it is the same object), its text (borrowed from
+ * the mentions' record), its name among the pending ones (for "?") and its
+ * place among the hit's lines. */
+struct find_line {
+	long long line;
+	const char *how, *text;
+	size_t pending, seq;
+};
+
+struct find_hit {
+	struct ap_official_hit h;
+	long long fid, ti;
+	size_t n, cap;
+	struct find_line *lines;
+};
+
+/* A name whose sameness with the class the worker is asked. */
+struct find_pending {
+	char *name;
+	int same;
+};
+
+struct finder {
+	struct ap_testindex *ix;
+	const char *cls_path;
+	size_t nfiles, nhits, caphits, npending, cappending;
+	struct find_file *files;    /* by file id, up to the highest seen */
+	struct find_hit *hits;
+	struct find_pending *pending;
+};
+
+/* Grows *v (of *cap elements of size) to hold n. 0 or -ENOMEM. */
+static int grow(void **v, size_t *cap, size_t n, size_t size)
 {
-	struct ap_buf head = { 0 };
+	if (n <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 8;
+	while (c < n)
+		c *= 2;
+	void *p = realloc(*v, c * size);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + *cap * size, 0, (c - *cap) * size);
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+/* The names an import of file f binds to the class or to a module on its
+ * path (the last binding of a name wins), and the class's first name as
+ * itself. */
+static int file_aliases(struct find_file *f, const char *cls_path)
+{
+	const struct ap_index_rec *rec = &f->rec;
+	f->aliases = calloc(rec->nbindings + 1, sizeof(*f->aliases));
+	if (!f->aliases)
+		return -ENOMEM;
+	for (size_t i = rec->nbindings; i-- > 0;) {
+		const struct ap_index_binding *b = &rec->bindings[i];
+		size_t fl = strlen(b->full), k;
+		int under = !strncmp(cls_path, b->full, fl) && cls_path[fl] == '.';
+		if (!under && !(!strcmp(b->kind, "from") && !strcmp(cls_path, b->full)))
+			continue;
+		for (k = 0; k < f->naliases && strcmp(f->aliases[k].local, b->local); k++)
+			;
+		if (k == f->naliases)
+			f->aliases[f->naliases++] = (struct find_alias){ b->local, b->full };
+	}
+	return 0;
+}
+
+/* What the first name head (hl bytes) stands for in file f, or NULL. */
+static const char *alias_of(const struct find_file *f, const char *cls_path, const char *head,
+			    size_t hl, int *same_head)
+{
+	*same_head = 0;
+	for (size_t k = 0; k < f->naliases; k++)
+		if (strlen(f->aliases[k].local) == hl && !memcmp(f->aliases[k].local, head, hl))
+			return (*same_head = strlen(f->aliases[k].full) == hl &&
+					     !memcmp(f->aliases[k].full, head, hl)),
+			       f->aliases[k].full;
+	if (strcspn(cls_path, ".") == hl && !memcmp(cls_path, head, hl)) {
+		*same_head = 1;
+		return cls_path;
+	}
+	return NULL;
+}
+
+/* How the dotted name d, in file f, mentions cls_path: "qualified",
+ * "alias", "?" (the same last name: an alias when it is the same object),
+ * or NULL. exp gets d with its first name's alias applied. */
+static const char *official_how(const char *d, const struct find_file *f, const char *cls_path,
+				struct ap_buf *exp)
+{
 	size_t hl = strcspn(d, ".");
-	ap_buf_add(&head, d, hl);
-	const char *full = json_string_value(json_object_get(aliases, ap_buf_str(&head)));
-	int same_head = full && !strcmp(full, ap_buf_str(&head));
-	ap_buf_free(&head);
-	ap_buf_addf(exp, "%s%s", full ? full : d, full ? d + hl : "");
+	int same_head;
+	const char *full = alias_of(f, cls_path, d, hl, &same_head);
+	if (full && same_head)
+		ap_buf_addf(exp, "%.*s%s", (int)hl, full, d + hl);
+	else
+		ap_buf_addf(exp, "%s%s", full ? full : d, full ? d + hl : "");
 	const char *e = ap_buf_str(exp), *name = strrchr(cls_path, '.');
 	size_t cl = strlen(cls_path), el = strlen(e);
 	name = name ? name + 1 : cls_path;
@@ -834,71 +1037,102 @@ static const char *official_how(const char *d, const json_t *aliases, const char
 	return NULL;
 }
 
-/* The keys of the maps below, as text: "FID" and "FID TI" (decimal
- * integers, 20 digits at most), and "LINE HOW" (how a test names the
- * target: "alias", "name" or another short word of the worker's). */
-#define AP_KEY_ONE 32
-#define AP_KEY_TWO 64
-#define AP_KEY_MATCH 160
-
-/* The record of file id fid ({tests, aliases}), kept in files by id. */
-static json_t *find_file(struct ap_testindex *ix, json_t *files, json_int_t fid,
-			    const char *cls_path, int *r)
+/* File fid, read on first use; NULL with *r set when the index is damaged
+ * or memory is short. */
+static struct find_file *find_file(struct finder *fd, long long fid, int *r)
 {
-	char id[AP_KEY_ONE];
-	snprintf(id, sizeof(id), "%lld", (long long)fid);
-	json_t *rec = json_object_get(files, id), *f = NULL;
-	if (rec)
-		return rec;
-	const char *name = ap_testindex_file(ix, fid);
-	struct ap_buf key = { 0 };
-	ap_buf_addf(&key, "f %s", name ? name : "");
-	*r = name ? ap_testindex_get(ix, ap_buf_str(&key), &f) : -EBADMSG;
-	ap_buf_free(&key);
-	if (!*r && !f)
-		*r = -EBADMSG; /* a file of "F" without its record */
-	if (*r) {
-		json_decref(f);
+	const char *name = ap_testindex_file(fd->ix, fid);
+	if (!name) {
+		*r = -EBADMSG;
 		return NULL;
 	}
-	rec = json_pack("{s:s, s:O, s:o}", "file", name, "tests", json_object_get(f, "tests"),
-			"aliases", file_aliases(json_object_get(f, "bindings"), cls_path));
-	json_decref(f);
-	json_object_set_new(files, id, rec);
-	return rec;
+	if ((size_t)fid >= fd->nfiles &&
+	    (*r = grow((void **)&fd->files, &fd->nfiles, (size_t)fid + 1, sizeof(*fd->files))))
+		return NULL;
+	struct find_file *f = &fd->files[fid];
+	if (f->read)
+		return f;
+	f->read = 1;
+	f->name = name;
+	*r = ap_testindex_file_rec(fd->ix, name, &f->rec);
+	if (!*r && !f->rec.found)
+		*r = -EBADMSG; /* a file of "F" without its record */
+	*r = *r ? *r : file_aliases(f, fd->cls_path);
+	if (!*r && !(f->hit_of = calloc(f->rec.ntests + 1, sizeof(*f->hit_of))))
+		*r = -ENOMEM;
+	return *r ? NULL : f;
 }
 
-/* The hit of (fid, ti) in hits, made on first use. */
-static json_t *find_hit(json_t *hits, const json_t *file, json_int_t fid, json_int_t ti)
+/* The hit of test ti of file f (id fid), made on first use; NULL when the
+ * file has no such test, or with *r set when memory is short. */
+static struct find_hit *find_hit(struct finder *fd, struct find_file *f, long long fid,
+				 long long ti, int *r)
 {
-	char id[AP_KEY_TWO];
-	snprintf(id, sizeof(id), "%lld %lld", (long long)fid, (long long)ti);
-	json_t *h = json_object_get(hits, id);
-	const json_t *t = json_array_get(json_object_get(file, "tests"), (size_t)ti);
-	if (h || !t)
-		return h;
-	h = json_pack("{s:O, s:O, s:O, s:O, s:[], s:b, s:I, s:I}", "file",
-		      json_object_get(file, "file"), "class", json_array_get(t, 0), "test",
-		      json_array_get(t, 1), "line", json_array_get(t, 2), "matches", "uses_leaf", 0,
-		      "fid", fid, "ti", ti);
-	json_object_set_new(hits, id, h);
+	if (ti < 0 || (size_t)ti >= f->rec.ntests)
+		return NULL;
+	if (f->hit_of[ti])
+		return &fd->hits[f->hit_of[ti] - 1];
+	if ((*r = grow((void **)&fd->hits, &fd->caphits, fd->nhits + 1, sizeof(*fd->hits))))
+		return NULL;
+	const struct ap_index_test *t = &f->rec.tests[ti];
+	struct find_hit *h = &fd->hits[fd->nhits];
+	h->fid = fid;
+	h->ti = ti;
+	h->h.file = strdup(f->name);
+	h->h.cls = t->cls ? strdup(t->cls) : NULL;
+	h->h.test = strdup(t->name);
+	h->h.line = t->line;
+	fd->nhits++; /* freed with the others from here on */
+	if (!h->h.file || !h->h.test || (t->cls && !h->h.cls)) {
+		*r = -ENOMEM;
+		return NULL;
+	}
+	f->hit_of[ti] = fd->nhits;
 	return h;
 }
 
-/* Asks the worker which names of pending ({name: null}) are the class itself. */
-static int find_same(struct ap_worker *w, const char *cls_path, json_t *pending)
+/* The place of name among the pending names, added when new. */
+static int pending_add(struct finder *fd, const char *name, size_t *at)
 {
-	json_t *names = json_array(), *ans = NULL, *v;
-	const char *k;
-	json_object_foreach(pending, k, v)
-		json_array_append_new(names, json_string(k));
-	int r = !json_array_size(names) || !w ? 0 :
-		call(w, ap_proto_same_object(cls_path, names), &ans);
-	size_t i;
-	json_array_foreach(names, i, v)
-		json_object_set(pending, json_string_value(v),
-				ap_proto_same_object_is(ans, i) ?
-				json_true() : json_false());
+	for (*at = 0; *at < fd->npending; ++*at)
+		if (!strcmp(fd->pending[*at].name, name))
+			return 0;
+	int r = grow((void **)&fd->pending, &fd->cappending, fd->npending + 1,
+		     sizeof(*fd->pending));
+	if (!r && !(fd->pending[*at].name = strdup(name)))
+		r = -ENOMEM;
+	fd->npending += !r;
+	return r;
+}
+
+/* Adds mention u of file f, named how (exp: as its alias expands), to its
+ * test's hit. */
+static int add_mention(struct finder *fd, struct find_file *f, const struct ap_index_use *u,
+		       const char *how, const char *exp)
+{
+	int r = 0;
+	struct find_hit *h = find_hit(fd, f, u->fid, u->ti, &r);
+	if (!h)
+		return r;
+	if ((r = grow((void **)&h->lines, &h->cap, h->n + 1, sizeof(*h->lines))))
+		return r;
+	struct find_line *l = &h->lines[h->n];
+	*l = (struct find_line){ u->line, how, u->text, 0, h->n };
+	if (!strcmp(how, "?") && (r = pending_add(fd, exp, &l->pending)))
+		return r;
+	h->n++;
+	return 0;
+}
+
+/* Asks the worker which pending names are the class itself. */
+static int find_same(struct ap_worker *w, struct finder *fd)
+{
+	json_t *names = json_array(), *ans = NULL;
+	for (size_t i = 0; i < fd->npending; i++)
+		json_array_append_new(names, json_string(fd->pending[i].name));
+	int r = !fd->npending || !w ? 0 : call(w, ap_proto_same_object(fd->cls_path, names), &ans);
+	for (size_t i = 0; i < fd->npending; i++)
+		fd->pending[i].same = ap_proto_same_object_is(ans, i);
 	json_decref(names);
 	json_decref(ans);
 	return r;
@@ -906,172 +1140,163 @@ static int find_same(struct ap_worker *w, const char *cls_path, json_t *pending)
 
 static int by_line(const void *a, const void *b)
 {
-	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a, "line"));
-	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b, "line"));
-	json_int_t i = json_integer_value(json_object_get(*(json_t *const *)a, "seq"));
-	json_int_t j = json_integer_value(json_object_get(*(json_t *const *)b, "seq"));
-	return x != y ? (x < y ? -1 : 1) : (i > j) - (i < j);
+	const struct find_line *x = a, *y = b;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* A hit's matches settled (aliases resolved), one per line and kind, the
- * first eight by line. */
-static void find_settle(json_t *hit, const json_t *pending)
+/* A hit's lines settled (aliases resolved) into its matches: one per line
+ * and how, the first eight by line. */
+static int find_settle(struct finder *fd, struct find_hit *h)
 {
-	json_t *ms = json_object_get(hit, "matches"), *m, *seen = json_object();
-	json_t *out = json_array();
-	size_t n = json_array_size(ms), i;
-	json_t **v = calloc(n ? n : 1, sizeof(*v));
-	for (i = 0; v && i < n; i++) {
-		v[i] = json_array_get(ms, i);
-		json_object_set_new(v[i], "seq", json_integer((json_int_t)i));
-	}
-	if (v)
-		qsort(v, n, sizeof(*v), by_line);
-	for (i = 0; v && i < n && json_array_size(out) < 8; i++) {
-		m = v[i];
-		const char *how = json_string_value(json_object_get(m, "how"));
-		const char *exp = json_string_value(json_object_get(m, "exp"));
+	enum { MAX_MATCHES = 8 };
+	if (h->n)
+		qsort(h->lines, h->n, sizeof(*h->lines), by_line);
+	h->h.matches = calloc(MAX_MATCHES, sizeof(*h->h.matches));
+	if (!h->h.matches)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n && h->h.nmatches < MAX_MATCHES; i++) {
+		const struct find_line *l = &h->lines[i];
+		const char *how = l->how;
 		if (!strcmp(how, "?"))
-			how = json_is_true(json_object_get(pending, exp)) ? "alias" : "name";
-		char id[AP_KEY_MATCH];
-		snprintf(id, sizeof(id), "%lld %s", (long long)json_integer_value(
-				 json_object_get(m, "line")), how);
-		if (json_object_get(seen, id))
+			how = fd->pending[l->pending].same ? "alias" : "name";
+		size_t k;
+		for (k = 0; k < h->h.nmatches; k++)
+			if (h->h.matches[k].line == l->line && !strcmp(h->h.matches[k].how, how))
+				break;
+		if (k < h->h.nmatches)
 			continue;
-		json_object_set_new(seen, id, json_true());
-		json_array_append_new(out, json_pack("{s:O, s:s, s:O}", "line",
-			json_object_get(m, "line"), "how", how, "text", json_object_get(m, "text")));
+		struct ap_official_match *m = &h->h.matches[h->h.nmatches];
+		if (!(m->text = strdup(l->text)))
+			return -ENOMEM;
+		m->line = l->line;
+		m->how = how;
+		h->h.nmatches++;
 	}
-	free(v);
-	json_decref(seen);
-	json_object_set_new(hit, "matches", out);
+	return 0;
 }
 
-static int by_test(const void *a, const void *b)
+/* The mentions of the class among the "u" entries of its last name. */
+static int find_mentions(struct ap_worker *w, struct finder *fd)
 {
-	const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-	json_int_t fx = json_integer_value(json_object_get(x, "fid"));
-	json_int_t fy = json_integer_value(json_object_get(y, "fid"));
-	json_int_t tx = json_integer_value(json_object_get(x, "ti"));
-	json_int_t ty = json_integer_value(json_object_get(y, "ti"));
-	return fx != fy ? (fx < fy ? -1 : 1) : (tx > ty) - (tx < ty);
-}
-
-/* The mentions of cls_path among the "u" entries of its last name. */
-static int find_mentions(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
-			    json_t *hits)
-{
+	const char *cls_path = fd->cls_path;
 	const char *name = strrchr(cls_path, '.') ? strrchr(cls_path, '.') + 1 : cls_path;
-	json_t *uses = NULL, *u, *files = json_object(), *pending = json_object();
-	struct ap_buf key = { 0 };
-	size_t i;
-	ap_buf_addf(&key, "u %s", name);
-	int r = ap_testindex_get(ix, ap_buf_str(&key), &uses);
-	json_array_foreach(uses, i, u) {
-		json_int_t fid = json_integer_value(json_array_get(u, 0));
-		json_int_t ti = json_integer_value(json_array_get(u, 1));
-		const char *d = json_string_value(json_array_get(u, 3));
-		json_t *file = !r && d && *d ? find_file(ix, files, fid, cls_path, &r) : NULL;
+	struct ap_index_rec uses;
+	int r = ap_testindex_uses(fd->ix, name, &uses);
+	for (size_t i = 0; !r && i < uses.nuses; i++) {
+		const struct ap_index_use *u = &uses.uses[i];
+		struct find_file *f = *u->dotted ? find_file(fd, u->fid, &r) : NULL;
 		struct ap_buf exp = { 0 };
-		const char *how = file ? official_how(d, json_object_get(file, "aliases"), cls_path, &exp) :
-				  NULL;
-		json_t *hit = how ? find_hit(hits, file, fid, ti) : NULL;
-		if (hit)
-			json_array_append_new(json_object_get(hit, "matches"), json_pack(
-				"{s:O, s:s, s:O, s:s}", "line", json_array_get(u, 2), "how", how,
-				"text", json_array_get(u, 4), "exp", ap_buf_str(&exp)));
-		if (hit && !strcmp(how, "?"))
-			json_object_set_new(pending, ap_buf_str(&exp), json_null());
+		const char *how = f ? official_how(u->dotted, f, cls_path, &exp) : NULL;
+		if (how)
+			r = add_mention(fd, f, u, how, ap_buf_str(&exp));
 		ap_buf_free(&exp);
 	}
-	r = r ? r : find_same(w, cls_path, pending);
-	const char *k;
-	json_t *h;
-	json_object_foreach(hits, k, h)
-		find_settle(h, pending);
-	json_decref(uses);
-	json_decref(files);
-	json_decref(pending);
-	ap_buf_free(&key);
+	r = r ? r : find_same(w, fd);
+	for (size_t i = 0; !r && i < fd->nhits; i++)
+		r = find_settle(fd, &fd->hits[i]);
+	ap_index_rec_free(&uses);
 	return r;
 }
 
 /* Marks the hits whose test uses attribute leaf. */
-static int find_leaf(struct ap_testindex *ix, const char *leaf, json_t *hits)
+static int find_leaf(struct finder *fd, const char *leaf)
 {
-	json_t *uses = NULL, *u;
-	struct ap_buf key = { 0 };
-	size_t i;
-	ap_buf_addf(&key, "u %s", leaf);
-	int r = ap_testindex_get(ix, ap_buf_str(&key), &uses);
-	json_array_foreach(uses, i, u) {
-		const char *d = json_string_value(json_array_get(u, 3));
-		char id[AP_KEY_TWO];
-		snprintf(id, sizeof(id), "%lld %lld", (long long)json_integer_value(json_array_get(u, 0)),
-			 (long long)json_integer_value(json_array_get(u, 1)));
-		json_t *h = d && strchr(d, '.') ? json_object_get(hits, id) : NULL;
-		if (h)
-			json_object_set(h, "uses_leaf", json_true());
+	struct ap_index_rec uses;
+	int r = ap_testindex_uses(fd->ix, leaf, &uses);
+	for (size_t i = 0; !r && i < uses.nuses; i++) {
+		const struct ap_index_use *u = &uses.uses[i];
+		const struct find_file *f = u->fid >= 0 && (size_t)u->fid < fd->nfiles ?
+					    &fd->files[u->fid] : NULL;
+		size_t at = f && f->hit_of && u->ti >= 0 && (size_t)u->ti < f->rec.ntests ?
+			    f->hit_of[u->ti] : 0;
+		if (at && strchr(u->dotted, '.'))
+			fd->hits[at - 1].h.uses_leaf = 1;
 	}
-	json_decref(uses);
-	ap_buf_free(&key);
+	ap_index_rec_free(&uses);
 	return r;
 }
 
-int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
-		     const char *leaf, json_t **out)
+static int by_test(const void *a, const void *b)
 {
-	json_t *hits = json_object(), *h;
-	const char *k;
-	int r = find_mentions(w, ix, cls_path, hits);
-	r = r || !leaf ? r : find_leaf(ix, leaf, hits);
-	size_t n = json_object_size(hits), i = 0;
-	json_t **v = calloc(n ? n : 1, sizeof(*v));
-	json_object_foreach(hits, k, h)
-		if (v)
-			v[i++] = h;
-	if (v)
-		qsort(v, n, sizeof(*v), by_test);
-	*out = json_array();
-	for (i = 0; !r && v && i < n; i++) {
-		json_object_del(v[i], "fid");
-		json_object_del(v[i], "ti");
-		json_array_append(*out, v[i]);
+	const struct find_hit *x = a, *y = b;
+	if (x->fid != y->fid)
+		return x->fid < y->fid ? -1 : 1;
+	return (x->ti > y->ti) - (x->ti < y->ti);
+}
+
+static void finder_free(struct finder *fd)
+{
+	for (size_t i = 0; i < fd->nfiles; i++) {
+		ap_index_rec_free(&fd->files[i].rec);
+		free(fd->files[i].aliases);
+		free(fd->files[i].hit_of);
 	}
-	free(v);
-	json_decref(hits);
-	if (r) {
-		json_decref(*out);
-		*out = NULL;
+	for (size_t i = 0; i < fd->nhits; i++)
+		free(fd->hits[i].lines);
+	for (size_t i = 0; i < fd->npending; i++)
+		free(fd->pending[i].name);
+	free(fd->files);
+	free(fd->hits);
+	free(fd->pending);
+}
+
+int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
+		     const char *leaf, struct ap_official_found *out)
+{
+	struct finder fd = { .ix = ix, .cls_path = cls_path };
+	int r = find_mentions(w, &fd);
+	r = r || !leaf ? r : find_leaf(&fd, leaf);
+	memset(out, 0, sizeof(*out));
+	if (fd.nhits)
+		qsort(fd.hits, fd.nhits, sizeof(*fd.hits), by_test);
+	out->hits = calloc(fd.nhits ? fd.nhits : 1, sizeof(*out->hits));
+	r = r ? r : out->hits ? 0 : -ENOMEM;
+	for (size_t i = 0; i < fd.nhits; i++) {
+		fd.hits[i].h.order = i;
+		if (out->hits)
+			out->hits[out->n++] = fd.hits[i].h;
+		else
+			hit_free(&fd.hits[i].h);
 	}
-	return r ? r : v ? 0 : -ENOMEM;
+	finder_free(&fd);
+	if (r)
+		ap_official_found_free(out);
+	return r;
 }
 
 /* The claim, the tests found and the selection, from the index. */
-static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const json_t *res,
-			      const struct ap_official_opts *o, json_t *checks, json_t **found,
-			      json_t **by_file)
+static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const json_t *resj,
+			   const struct ap_official_opts *o, struct ap_official_plan *p)
 {
-	const char *owner = json_string_value(json_object_get(res, "owner"));
-	const char *cls = ap_target_class(res);
-	const char *target = json_string_value(json_object_get(res, "target"));
-	const char *leaf = owner && target ? strrchr(target, '.') + 1 : NULL;
-	const char *short_name = strrchr(cls, '.') ? strrchr(cls, '.') + 1 : cls;
-	json_t *hits = NULL, *mine = json_array();
+	struct ap_proto_resolution res;
+	ap_proto_resolution_read(resj, &res);
+	const char *cls = ap_resolution_class(&res);
+	const char *dot = res.owner && res.target ? strrchr(res.target, '.') : NULL;
+	const char *leaf = dot ? dot + 1 : NULL;
+	const char *short_name = cls && strrchr(cls, '.') ? strrchr(cls, '.') + 1 : cls;
+	json_t *mine = json_array();
 	struct ap_nodeid claim;
 	int run_claim = 0;
 	int r = o->claimed ? official_claim(ix, o, mine, &run_claim) : 0;
 	if (run_claim && ap_nodeid_parse(o->claimed, &claim))
 		run_claim = 0;
-	r = r ? r : ap_official_find(w, ix, cls, leaf, &hits);
-	if (!r) {
-		*found = ap_official_rank(hits, short_name);
-		*by_file = official_select(*found, run_claim ? &claim : NULL);
-		json_array_extend(checks, mine);
-	}
-	json_decref(hits);
+	r = r ? r : cls ? ap_official_find(w, ix, cls, leaf, &p->found) : 0;
+	r = r ? r : ap_official_rank(&p->found, short_name);
+	r = r ? r : official_select(p, run_claim ? &claim : NULL);
+	if (!r)
+		json_array_extend(p->checks, mine);
 	json_decref(mine);
 	return r;
+}
+
+/* What a lookup left in p, for another. */
+static void lookup_clear(struct ap_official_plan *p)
+{
+	json_array_clear(p->checks);
+	ap_official_found_free(&p->found);
+	select_free(p);
 }
 
 int ap_official_start(struct ap_worker *w, const json_t *res, const struct ap_official_opts *o,
@@ -1083,12 +1308,12 @@ int ap_official_start(struct ap_worker *w, const json_t *res, const struct ap_of
 	p->checks = json_array();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int r = ap_testindex_load(w, o->root, o->tree, 0, &p->ix, &warn, &w->detail);
-	r = r ? r : official_lookup(w, &p->ix, res, o, p->checks, &p->found, &p->by_file);
+	r = r ? r : official_lookup(w, &p->ix, res, o, p);
 	if (r == -EBADMSG) { /* a damaged line deep in the index: build it again */
 		ap_testindex_close(&p->ix);
-		json_array_clear(p->checks);
+		lookup_clear(p);
 		r = ap_testindex_load(w, o->root, o->tree, 1, &p->ix, &warn, &w->detail);
-		r = r ? r : official_lookup(w, &p->ix, res, o, p->checks, &p->found, &p->by_file);
+		r = r ? r : official_lookup(w, &p->ix, res, o, p);
 	}
 	if (o->warn)
 		ap_buf_add(o->warn, warn.data ? warn.data : "", warn.len);
@@ -1099,15 +1324,13 @@ int ap_official_start(struct ap_worker *w, const json_t *res, const struct ap_of
 	 * its cost inside a check can be read from the evidence. */
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ap_buf_addf(&p->log, "=== usage index: %zu tests use the target, found in %lld ms\n",
-		    json_array_size(p->found), (long long)((t1.tv_sec - t0.tv_sec) * 1000 +
-							   (t1.tv_nsec - t0.tv_nsec) / 1000000));
+		    p->found.n, (long long)((t1.tv_sec - t0.tv_sec) * 1000 +
+					    (t1.tv_nsec - t0.tv_nsec) / 1000000));
 	/* The first file's runner starts importing it now, while the caller
 	 * does other work; the others are imported in turn by finish. */
-	void *it = json_object_iter(p->by_file);
-	if (o->run && it) {
-		p->file = strdup(json_object_iter_key(it));
-		r = p->file ? official_preflight(w, &p->ix, o, p->file, json_object_iter_value(it), 0,
-						 &p->pre) : -ENOMEM;
+	if (o->run && p->nselected) {
+		p->started = 1;
+		r = official_preflight(w, &p->ix, o, &p->selected[0], 0, &p->pre);
 	}
 	return r;
 }
@@ -1116,34 +1339,31 @@ int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
 		       struct ap_official_plan *p, json_t *checks, json_t **found,
 		       struct ap_buf *log)
 {
-	const char *file;
-	json_t *nodes;
 	int r = 0;
 	json_array_extend(checks, p->checks);
 	ap_buf_add(log, p->log.data ? p->log.data : "", p->log.len);
-	*found = p->found;
-	p->found = NULL;
-	if (!json_object_size(p->by_file))
+	*found = ap_official_found_json(&p->found);
+	if (!p->nselected)
 		json_array_append_new(checks, ap_check_new("official", "official", AP_NOTRUN,
 			"no-test: no upstream test uses this target"));
-	json_object_foreach(p->by_file, file, nodes) {
-		int mine = p->file && !strcmp(file, p->file);
+	for (size_t i = 0; i < p->nselected; i++) {
+		int mine = i == 0 && p->started;
 		if (!r)
-			r = official_file(w, &p->ix, o, file, nodes, mine ? p->pre : NULL, checks, log);
+			r = official_file(w, &p->ix, o, &p->selected[i], mine ? p->pre : NULL, checks,
+					  log);
 		if (mine)
 			p->pre = NULL; /* official_file took it */
 	}
-	return r;
+	return *found ? r : r ? r : -ENOMEM;
 }
 
 void ap_official_plan_free(struct ap_official_plan *p)
 {
 	ap_testindex_close(&p->ix); /* a zeroed one (never loaded) too */
 	json_decref(p->checks);
-	json_decref(p->found);
-	json_decref(p->by_file);
+	ap_official_found_free(&p->found);
+	select_free(p);
 	json_decref(p->pre);
-	free(p->file);
 	ap_buf_free(&p->log);
 	memset(p, 0, sizeof(*p));
 }

@@ -43,27 +43,73 @@ int ap_nodeid_parse(const char *s, struct ap_nodeid *n);
 /* "file::cls::test" (or "file::test") into out. */
 void ap_nodeid_format(const char *file, const char *cls, const char *test, struct ap_buf *out);
 
+/* A line of a test that mentions the target: how it names it (a word that
+ * stays valid: "qualified", "alias" or "name") and its text (owned). */
+struct ap_official_match {
+	long long line;
+	const char *how;
+	char *text;
+};
+
+/* A test that mentions the target: its file, class (NULL: a module-level
+ * test), name and line, the first lines that mention it, and whether it also
+ * uses the method's name (uses_leaf). ap_official_rank sets node and score.
+ * The strings and matches are owned. */
+struct ap_official_hit {
+	char *file, *cls, *test, *node;
+	long long line;
+	size_t nmatches;
+	struct ap_official_match *matches;
+	int uses_leaf, score;
+	size_t order; /* its place among the hits before ranking, for ties */
+};
+
+/* The tests found, in order (the test tree's, or best first once ranked). */
+struct ap_official_found {
+	size_t n;
+	struct ap_official_hit *hits;
+};
+
+void ap_official_found_free(struct ap_official_found *f);
+
+/* The ranked tests as the bundle's official.found holds them: a new array
+ * of {file, class, test, line, matches: [{line, how, text}], uses_leaf,
+ * node, score}, or NULL when out of memory. */
+json_t *ap_official_found_json(const struct ap_official_found *f);
+
 /* The tests that mention a class (cls_path, its "u" entries of the usage
  * index), with the lines that do and whether they also use the attribute
- * leaf (may be NULL): a new array of {file, class, test, line, matches:
- * [{line, how, text}], uses_leaf}. how is "qualified" (the class's own path),
- * "alias" (an import of it, or another name the worker finds is the same
- * object), or "name" (only the same name). 0 or -EBADMSG (a damaged index)
- * or a worker error. */
+ * leaf (may be NULL), into *out (release with ap_official_found_free()). how
+ * is "qualified" (the class's own path), "alias" (an import of it, or another
+ * name the worker finds is the same object), or "name" (only the same
+ * name). At most eight matches a test, one per line and how, by line. 0 or
+ * -EBADMSG (a damaged index), -ENOMEM or a worker error (then *out is
+ * empty). */
 int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *cls_path,
-		     const char *leaf, json_t **hits);
+		     const char *leaf, struct ap_official_found *out);
 
-/* ap_official_find's results, each with "node" and "score" added, best
- * first (a new array). A mention by the target's own path or an alias of the
- * same object scores above a mention of the bare name; a test whose name
+/* Ranks ap_official_find's results in place, each with its node id and
+ * score set, best first. A mention by the target's own path or an alias of
+ * the same object scores above a mention of the bare name; a test whose name
  * contains name (the class's), and one that also uses the method's name,
- * score higher. */
-json_t *ap_official_rank(const json_t *found, const char *name);
+ * score higher. Ties go by node id, then by the order found. 0 or
+ * -ENOMEM. */
+int ap_official_rank(struct ap_official_found *f, const char *name);
 
-/* A claimed node id against the tests of its test name (an array of {file,
- * class, test}): a new check object (kind "claim"): PASS when it exists, else WARN
- * naming the node ids with the same test name that do exist. */
-json_t *ap_claim_check(const char *claimed, const json_t *nodes, const char *version);
+/* A test of the index, as a claimed node id is checked against: its file,
+ * class (NULL: module-level) and name (borrowed). */
+struct ap_official_node {
+	const char *file, *cls, *test;
+};
+
+/* A claimed node id against the n tests of its test name: a new check
+ * object (kind "claim"): PASS when it exists, else WARN naming the node ids
+ * with the same test name that do exist. */
+json_t *ap_claim_check(const char *claimed, const struct ap_official_node *nodes, size_t n,
+		       const char *version);
+
+/* Whether claimed is the node id of one of the n nodes. */
+int ap_claim_exists(const char *claimed, const struct ap_official_node *nodes, size_t n);
 
 /* Whether a preflight (a tests_preflight reply, its import's answer in)
  * lets the file start: NULL when ready, else a new string
@@ -86,14 +132,28 @@ enum ap_status ap_official_outcome(const struct ap_proto_test *result, struct ap
  * and reason from ap_official_outcome(). */
 json_t *ap_official_check(const char *file, const struct ap_proto_test *result);
 
-/* The tests to run for the selected nodes ([[class, test]...]), from what the
- * import of their file defines (the "defined" of a tests_preflight import):
- * the node itself when its class defines the test, else every test of a
- * class named like the node's class plus a suffix (a device-generic class
- * instantiated per device, TestFooCPU) named like the test or like the test
- * plus "_" and a suffix (parametrized). A node of which nothing is defined
- * stays as it is (the run then reports it not defined). A new array. */
-json_t *ap_official_expand(const json_t *nodes, const json_t *defined);
+/* A selected test of a file: its class (NULL: module-level) and name,
+ * owned. */
+struct ap_official_ref {
+	char *cls, *test;
+};
+
+/* The selected tests of one file, in rank order. */
+struct ap_official_group {
+	char *file;
+	size_t n, cap;
+	struct ap_official_ref *refs;
+};
+
+/* The tests to run for the n selected nodes, from what the import of their
+ * file defines (the "defined" of a tests_preflight import): the node itself
+ * when its class defines the test, else every test of a class named like the
+ * node's class plus a suffix (a device-generic class instantiated per device,
+ * TestFooCPU) named like the test or like the test plus "_" and a suffix
+ * (parametrized). A node of which nothing is defined stays as it is (the run
+ * then reports it not defined). A new array [[class, test]...], as a
+ * tests_run request carries it. */
+json_t *ap_official_expand(const struct ap_official_ref *nodes, size_t n, const json_t *defined);
 
 /* How long a test run of ntests tests of timeout_s each may take in all,
  * in seconds: the runner's import and each test with its slack. */
@@ -106,6 +166,9 @@ struct ap_env;
 /* The class a resolved target (the worker's resolve answer) belongs to: the
  * target itself, or the owner of a method. NULL when unknown. */
 const char *ap_target_class(const json_t *res);
+
+/* The same, of a resolve reply already read. */
+const char *ap_resolution_class(const struct ap_proto_resolution *res);
 
 /* Asks the worker for the torch package of its environment (the "package"
  * answer: found, source, version, codename) into *pkg. 0 or a worker error. */
@@ -152,9 +215,10 @@ int ap_official_run(struct ap_worker *w, const json_t *res, const struct ap_offi
 struct ap_official_plan {
 	struct ap_testindex ix;
 	json_t *checks;       /* the claim's check, added by finish */
-	json_t *found;        /* the ranked tests */
-	json_t *by_file;      /* the selection: {file: [[class, test]...]} */
-	char *file;           /* the file whose runner start started, or NULL */
+	struct ap_official_found found;     /* the ranked tests */
+	size_t nselected;
+	struct ap_official_group *selected; /* the selection, by file in rank order */
+	int started;          /* start started the first file's runner */
 	json_t *pre;          /* its preflight, the import's answer pending */
 	struct ap_buf log;    /* the run log so far */
 };

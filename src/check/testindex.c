@@ -266,6 +266,138 @@ const char *ap_testindex_file(struct ap_testindex *ix, json_int_t fid)
 	return fid < 0 ? NULL : json_string_value(json_array_get(ix->files, (size_t)fid));
 }
 
+/* The line of key, as ap_testindex_get, into rec->doc. */
+static int rec_get(struct ap_testindex *ix, const char *prefix, const char *name,
+		   struct ap_index_rec *rec)
+{
+	struct ap_buf key = { 0 };
+	memset(rec, 0, sizeof(*rec));
+	int r = ap_buf_addf(&key, "%s %s", prefix, name);
+	r = r ? r : ap_testindex_get(ix, ap_buf_str(&key), &rec->doc);
+	ap_buf_free(&key);
+	rec->found = !r && rec->doc;
+	return r;
+}
+
+/* n zeroed elements of size each into *v (one at least). */
+static int rec_alloc(void **v, size_t n, size_t size)
+{
+	*v = calloc(n ? n : 1, size);
+	return *v ? 0 : -ENOMEM;
+}
+
+/* An integer element i of a, into *out. */
+static int int_at(const json_t *a, size_t i, long long *out)
+{
+	const json_t *v = json_array_get(a, i);
+	*out = json_is_integer(v) ? (long long)json_integer_value(v) : 0;
+	return json_is_integer(v) ? 0 : -EBADMSG;
+}
+
+/* A string element i of a (null too when nullable), into *out. */
+static int str_at(const json_t *a, size_t i, int nullable, const char **out)
+{
+	const json_t *v = json_array_get(a, i);
+	*out = json_string_value(v);
+	return *out || (nullable && json_is_null(v)) ? 0 : -EBADMSG;
+}
+
+/* A file's tests: [[class or null, name, line]...]. */
+static int read_tests(const json_t *a, struct ap_index_rec *rec)
+{
+	size_t n = json_array_size(a);
+	int r = json_is_array(a) ? rec_alloc((void **)&rec->tests, n, sizeof(*rec->tests)) : -EBADMSG;
+	for (size_t i = 0; !r && i < n; i++) {
+		const json_t *t = json_array_get(a, i);
+		struct ap_index_test *x = &rec->tests[i];
+		r = str_at(t, 0, 1, &x->cls);
+		r = r ? r : str_at(t, 1, 0, &x->name);
+		r = r ? r : int_at(t, 2, &x->line);
+	}
+	rec->ntests = r ? 0 : n;
+	return r;
+}
+
+/* A file's bindings: [[kind, local, dotted]...], those of three strings. */
+static int read_bindings(const json_t *a, struct ap_index_rec *rec)
+{
+	size_t n = json_array_size(a), k = 0;
+	int r = rec_alloc((void **)&rec->bindings, n, sizeof(*rec->bindings));
+	for (size_t i = 0; !r && i < n; i++) {
+		const json_t *b = json_array_get(a, i);
+		struct ap_index_binding *x = &rec->bindings[k];
+		if (!str_at(b, 0, 0, &x->kind) && !str_at(b, 1, 0, &x->local) &&
+		    !str_at(b, 2, 0, &x->full))
+			k++;
+	}
+	rec->nbindings = k;
+	return r;
+}
+
+int ap_testindex_file_rec(struct ap_testindex *ix, const char *file, struct ap_index_rec *rec)
+{
+	int r = rec_get(ix, "f", file, rec);
+	if (r || !rec->found)
+		return r;
+	const json_t *d = rec->doc;
+	rec->error = json_string_value(json_object_get(d, "error"));
+	rec->imports = json_object_get(d, "imports");
+	if (!json_is_object(d))
+		return -EBADMSG;
+	if (rec->error)
+		return 0;
+	r = read_tests(json_object_get(d, "tests"), rec);
+	return r ? r : read_bindings(json_object_get(d, "bindings"), rec);
+}
+
+int ap_testindex_defs(struct ap_testindex *ix, const char *name, struct ap_index_rec *rec)
+{
+	int r = rec_get(ix, "t", name, rec);
+	size_t n = json_array_size(rec->doc);
+	if (r || !rec->found)
+		return r;
+	r = json_is_array(rec->doc) ? rec_alloc((void **)&rec->defs, n, sizeof(*rec->defs))
+				    : -EBADMSG;
+	for (size_t i = 0; !r && i < n; i++) {
+		const json_t *d = json_array_get(rec->doc, i);
+		r = int_at(d, 0, &rec->defs[i].fid);
+		r = r ? r : int_at(d, 1, &rec->defs[i].ti);
+	}
+	rec->ndefs = r ? 0 : n;
+	return r;
+}
+
+int ap_testindex_uses(struct ap_testindex *ix, const char *name, struct ap_index_rec *rec)
+{
+	int r = rec_get(ix, "u", name, rec);
+	size_t n = json_array_size(rec->doc);
+	if (r || !rec->found)
+		return r;
+	r = json_is_array(rec->doc) ? rec_alloc((void **)&rec->uses, n, sizeof(*rec->uses))
+				    : -EBADMSG;
+	for (size_t i = 0; !r && i < n; i++) {
+		const json_t *u = json_array_get(rec->doc, i);
+		struct ap_index_use *x = &rec->uses[i];
+		r = int_at(u, 0, &x->fid);
+		r = r ? r : int_at(u, 1, &x->ti);
+		r = r ? r : int_at(u, 2, &x->line);
+		r = r ? r : str_at(u, 3, 0, &x->dotted);
+		r = r ? r : str_at(u, 4, 0, &x->text);
+	}
+	rec->nuses = r ? 0 : n;
+	return r;
+}
+
+void ap_index_rec_free(struct ap_index_rec *rec)
+{
+	free(rec->tests);
+	free(rec->bindings);
+	free(rec->defs);
+	free(rec->uses);
+	json_decref(rec->doc);
+	memset(rec, 0, sizeof(*rec));
+}
+
 void ap_testindex_close(struct ap_testindex *ix)
 {
 	if (ix->map && ix->mapped)

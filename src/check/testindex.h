@@ -81,6 +81,64 @@ int ap_testindex_get(struct ap_testindex *ix, const char *key, json_t **out);
 /* The file name of file id fid ("test/test_x.py"), or NULL. */
 const char *ap_testindex_file(struct ap_testindex *ix, json_int_t fid);
 
+/* The index's records as C types, read here and nowhere else. An entry not
+ * shaped as the worker writes it makes the record damaged (-EBADMSG). The
+ * strings of a record live until it is released with ap_index_rec_free(). */
+
+/* One test of a file: its class (NULL: a module-level test), name and line. */
+struct ap_index_test {
+	const char *cls, *name;
+	long long line;
+};
+
+/* What an import of a file binds: its kind ("from", "import"), the local
+ * name and the dotted name it stands for. */
+struct ap_index_binding {
+	const char *kind, *local, *full;
+};
+
+/* A test of a name ("t NAME"): its file id and its index among the file's
+ * tests. */
+struct ap_index_def {
+	long long fid, ti;
+};
+
+/* A mention of a name in a test ("u NAME"): the test (file id, test
+ * index), the line, the dotted name as written and the line's text. */
+struct ap_index_use {
+	long long fid, ti, line;
+	const char *dotted, *text;
+};
+
+/* A record: whether the index has it, and its arrays. A file record ("f
+ * FILE") has tests, bindings and imports (the file's imports as the index
+ * holds them, for a preflight request to carry; NULL: none), or error (the
+ * worker could not parse the file). A name's record has defs ("t") or uses
+ * ("u"). Bindings that are not three strings are left out. */
+struct ap_index_rec {
+	int found;
+	const char *error;
+	size_t ntests, nbindings, ndefs, nuses;
+	struct ap_index_test *tests;
+	struct ap_index_binding *bindings;
+	struct ap_index_def *defs;
+	struct ap_index_use *uses;
+	const json_t *imports;
+	json_t *doc; /* the parsed line, which the strings point into */
+};
+
+/* The record of file ("f FILE") into *rec. 0 (rec->found 0 when the index
+ * has none), -EBADMSG or -ENOMEM. Release *rec whatever is returned. */
+int ap_testindex_file_rec(struct ap_testindex *ix, const char *file, struct ap_index_rec *rec);
+
+/* The tests named name ("t NAME") into *rec, as ap_testindex_file_rec. */
+int ap_testindex_defs(struct ap_testindex *ix, const char *name, struct ap_index_rec *rec);
+
+/* The mentions of name ("u NAME") into *rec, as ap_testindex_file_rec. */
+int ap_testindex_uses(struct ap_testindex *ix, const char *name, struct ap_index_rec *rec);
+
+void ap_index_rec_free(struct ap_index_rec *rec);
+
 /* The index of the tree that the worker sees at root and this machine at
  * tree: opened when current, else built by the worker and stored (rebuilt
  * even when current if force is set). A damaged index, or one that cannot

@@ -146,195 +146,251 @@ static void formatted_node_id_parses_back(void **state)
 
 /* ---- ap_official_rank ---- */
 
-/* One match of tests_find: {line, how, text}. */
-static json_t *match(int line, const char *how)
+#define CLS "set_multithreading_enabled"
+#define TEXT "with torch.autograd.set_multithreading_enabled(False):"
+#define MAXM 4
+
+/* One found test, as ap_official_find gives it: file, class (NULL:
+ * module-level), test, the hows of its matches (lines 1, 2, ...) and
+ * whether it uses the leaf. */
+struct hit_spec {
+	const char *file, *cls, *test;
+	const char *hows[MAXM];
+	int uses_leaf;
+};
+
+static char *dup(const char *s)
 {
-	return json_pack("{s:i, s:s, s:s}", "line", line, "how", how, "text",
-			 "with torch.autograd.set_multithreading_enabled(False):");
+	char *d = s ? strdup(s) : NULL;
+	assert_true(!s || d);
+	return d;
 }
 
-/* One tests_find hit; cls may be NULL (module-level); matches is stolen. */
-static json_t *hit(const char *file, const char *cls, const char *test, json_t *matches,
-		   int uses_leaf)
+static struct ap_official_found found_of(const struct hit_spec *s, size_t n)
 {
-	json_t *h = json_pack("{s:s, s:s?, s:s, s:i, s:o, s:b}", "file", file, "class", cls,
-			      "test", test, "line", 42, "matches", matches, "uses_leaf", uses_leaf);
-	assert_non_null(h);
-	return h;
+	struct ap_official_found f = { n, calloc(n ? n : 1, sizeof(struct ap_official_hit)) };
+	assert_non_null(f.hits);
+	for (size_t i = 0; i < n; i++) {
+		struct ap_official_hit *h = &f.hits[i];
+		h->file = dup(s[i].file);
+		h->cls = dup(s[i].cls);
+		h->test = dup(s[i].test);
+		h->line = 42;
+		h->uses_leaf = s[i].uses_leaf;
+		h->matches = calloc(MAXM, sizeof(*h->matches));
+		assert_non_null(h->matches);
+		for (size_t k = 0; k < MAXM && s[i].hows[k]; k++)
+			h->matches[h->nmatches++] = (struct ap_official_match){ (long long)k + 1,
+										s[i].hows[k], dup(TEXT) };
+	}
+	return f;
+}
+
+/* Ranks the n specs into *f. */
+static void rank(const struct hit_spec *s, size_t n, struct ap_official_found *f)
+{
+	*f = found_of(s, n);
+	assert_int_equal(ap_official_rank(f, CLS), 0);
 }
 
 /* The one ranked entry whose node is node. */
-static const json_t *ranked(const json_t *r, const char *node)
+static const struct ap_official_hit *ranked(const struct ap_official_found *f, const char *node)
 {
-	size_t i;
-	json_t *t;
-	json_array_foreach(r, i, t)
-		if (!strcmp(json_string_value(json_object_get(t, "node")), node))
-			return t;
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->hits[i].node, node))
+			return &f->hits[i];
 	fail_msg("no ranked entry %s", node);
 	return NULL;
 }
 
-static json_int_t score_of(const json_t *r, const char *node)
+static int score_of(const struct ap_official_found *f, const char *node)
 {
-	const json_t *s = json_object_get(ranked(r, node), "score");
-	assert_true(json_is_integer(s));
-	return json_integer_value(s);
+	return ranked(f, node)->score;
 }
-
-#define CLS "set_multithreading_enabled"
 
 static void ranked_tests_get_node_ids_with_and_without_class(void **state)
 {
 	(void)state;
-	json_t *found = json_pack("[o, o]",
-				  hit(AUTOGRAD, "TestMultithreadAutograd", "test_a",
-				      json_pack("[o]", match(10, "qualified")), 0),
-				  hit("test/test_x.py", NULL, "test_b",
-				      json_pack("[o]", match(5, "qualified")), 0));
-	json_t *r = ap_official_rank(found, CLS);
-	assert_int_equal(json_array_size(r), 2);
-	assert_non_null(ranked(r, AUTOGRAD "::TestMultithreadAutograd::test_a"));
-	assert_non_null(ranked(r, "test/test_x.py::test_b"));
-	json_decref(r);
-	json_decref(found);
+	const struct hit_spec s[] = {
+		{ AUTOGRAD, "TestMultithreadAutograd", "test_a", { "qualified" }, 0 },
+		{ "test/test_x.py", NULL, "test_b", { "qualified" }, 0 },
+	};
+	struct ap_official_found r;
+	rank(s, 2, &r);
+	assert_int_equal(r.n, 2);
+	assert_non_null(ranked(&r, AUTOGRAD "::TestMultithreadAutograd::test_a"));
+	assert_non_null(ranked(&r, "test/test_x.py::test_b"));
+	ap_official_found_free(&r);
 }
 
 static void qualified_mention_scores_4_alias_3_bare_name_1(void **state)
 {
 	(void)state;
-	json_t *found = json_pack("[o, o, o]",
-				  hit(AUTOGRAD, "A", "test_q", json_pack("[o]", match(1, "qualified")), 0),
-				  hit(AUTOGRAD, "A", "test_a", json_pack("[o]", match(2, "alias")), 0),
-				  hit(AUTOGRAD, "A", "test_n", json_pack("[o]", match(3, "name")), 0));
-	json_t *r = ap_official_rank(found, CLS);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_q"), 4);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_a"), 3);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_n"), 1);
-	json_decref(r);
-	json_decref(found);
+	const struct hit_spec s[] = {
+		{ AUTOGRAD, "A", "test_q", { "qualified" }, 0 },
+		{ AUTOGRAD, "A", "test_a", { "alias" }, 0 },
+		{ AUTOGRAD, "A", "test_n", { "name" }, 0 },
+	};
+	struct ap_official_found r;
+	rank(s, 3, &r);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_q"), 4);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_a"), 3);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_n"), 1);
+	ap_official_found_free(&r);
 }
 
 static void score_is_the_best_of_a_tests_matches(void **state)
 {
 	(void)state;
-	json_t *found = json_pack("[o, o]",
-				  hit(AUTOGRAD, "A", "test_mixed",
-				      json_pack("[o, o, o]", match(1, "name"), match(2, "qualified"),
-						match(3, "alias")), 0),
-				  hit(AUTOGRAD, "A", "test_names",
-				      json_pack("[o, o]", match(1, "name"), match(2, "alias")), 0));
-	json_t *r = ap_official_rank(found, CLS);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_mixed"), 4);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_names"), 3);
-	json_decref(r);
-	json_decref(found);
+	const struct hit_spec s[] = {
+		{ AUTOGRAD, "A", "test_mixed", { "name", "qualified", "alias" }, 0 },
+		{ AUTOGRAD, "A", "test_names", { "name", "alias" }, 0 },
+	};
+	struct ap_official_found r;
+	rank(s, 2, &r);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_mixed"), 4);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_names"), 3);
+	ap_official_found_free(&r);
 }
 
 static void test_named_after_the_class_scores_2_more(void **state)
 {
 	(void)state;
-	json_t *found = json_pack("[o, o]",
-				  hit(AUTOGRAD, "A", "test_" CLS "_clone",
-				      json_pack("[o]", match(1, "name")), 0),
-				  hit(AUTOGRAD, "A", "test_other",
-				      json_pack("[o]", match(1, "name")), 0));
-	json_t *r = ap_official_rank(found, CLS);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_" CLS "_clone"), 3);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_other"), 1);
-	json_decref(r);
-	json_decref(found);
+	const struct hit_spec s[] = {
+		{ AUTOGRAD, "A", "test_" CLS "_clone", { "name" }, 0 },
+		{ AUTOGRAD, "A", "test_other", { "name" }, 0 },
+	};
+	struct ap_official_found r;
+	rank(s, 2, &r);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_" CLS "_clone"), 3);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_other"), 1);
+	ap_official_found_free(&r);
 }
 
 static void test_using_the_leaf_scores_1_more(void **state)
 {
 	(void)state;
-	json_t *found = json_pack("[o, o]",
-				  hit(AUTOGRAD, "A", "test_leaf", json_pack("[o]", match(1, "alias")), 1),
-				  hit(AUTOGRAD, "A", "test_noleaf", json_pack("[o]", match(1, "alias")), 0));
-	json_t *r = ap_official_rank(found, CLS);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_leaf"), 4);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_noleaf"), 3);
-	json_decref(r);
-	json_decref(found);
+	const struct hit_spec s[] = {
+		{ AUTOGRAD, "A", "test_leaf", { "alias" }, 1 },
+		{ AUTOGRAD, "A", "test_noleaf", { "alias" }, 0 },
+	};
+	struct ap_official_found r;
+	rank(s, 2, &r);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_leaf"), 4);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_noleaf"), 3);
+	ap_official_found_free(&r);
 }
 
 static void all_bonuses_add_up(void **state)
 {
 	(void)state;
-	json_t *found = json_pack("[o]", hit(AUTOGRAD, "A", "test_" CLS,
-					     json_pack("[o]", match(1, "qualified")), 1));
-	json_t *r = ap_official_rank(found, CLS);
-	assert_int_equal(score_of(r, AUTOGRAD "::A::test_" CLS), 4 + 2 + 1);
-	json_decref(r);
-	json_decref(found);
+	const struct hit_spec s[] = { { AUTOGRAD, "A", "test_" CLS, { "qualified" }, 1 } };
+	struct ap_official_found r;
+	rank(s, 1, &r);
+	assert_int_equal(score_of(&r, AUTOGRAD "::A::test_" CLS), 4 + 2 + 1);
+	ap_official_found_free(&r);
 }
 
 static void ranking_is_by_score_descending_then_node_ascending(void **state)
 {
 	(void)state;
-	json_t *found = json_pack("[o, o, o, o, o]",
-				  hit("test/a.py", "A", "test_a", json_pack("[o]", match(1, "name")), 0),
-				  hit("test/z.py", "Z", "test_z", json_pack("[o]", match(1, "qualified")), 0),
-				  hit("test/m.py", NULL, "test_m", json_pack("[o]", match(1, "alias")), 0),
-				  hit("test/b.py", "B", "test_b", json_pack("[o]", match(1, "qualified")), 0),
-				  hit("test/c.py", "C", "test_c", json_pack("[o]", match(1, "name")), 1));
+	const struct hit_spec s[] = {
+		{ "test/a.py", "A", "test_a", { "name" }, 0 },
+		{ "test/z.py", "Z", "test_z", { "qualified" }, 0 },
+		{ "test/m.py", NULL, "test_m", { "alias" }, 0 },
+		{ "test/b.py", "B", "test_b", { "qualified" }, 0 },
+		{ "test/c.py", "C", "test_c", { "name" }, 1 },
+	};
 	const char *want[] = { "test/b.py::B::test_b", "test/z.py::Z::test_z", "test/m.py::test_m",
 			       "test/c.py::C::test_c", "test/a.py::A::test_a" };
-	json_t *r = ap_official_rank(found, CLS);
-	assert_int_equal(json_array_size(r), 5);
+	struct ap_official_found r;
+	rank(s, 5, &r);
+	assert_int_equal(r.n, 5);
 	for (size_t i = 0; i < 5; i++)
-		assert_string_equal(json_string_value(json_object_get(json_array_get(r, i), "node")),
-				    want[i]);
-	json_decref(r);
-	json_decref(found);
+		assert_string_equal(r.hits[i].node, want[i]);
+	ap_official_found_free(&r);
 }
 
-static void ranking_leaves_its_input_unchanged(void **state)
+/* Two tests of one node id (a test defined twice in its class) keep the
+ * order they were found in. */
+static void ties_of_score_and_node_keep_the_order_found(void **state)
 {
 	(void)state;
-	json_t *found = json_pack("[o, o]",
-				  hit("test/a.py", "A", "test_a", json_pack("[o]", match(1, "name")), 0),
-				  hit("test/b.py", "B", "test_b", json_pack("[o]", match(1, "qualified")), 1));
-	json_t *before = json_deep_copy(found);
-	json_t *r = ap_official_rank(found, CLS);
-	assert_true(json_equal(found, before));
-	assert_null(json_object_get(json_array_get(found, 0), "score"));
-	assert_null(json_object_get(json_array_get(found, 0), "node"));
-	assert_ptr_not_equal(r, found);
-	/* The ranked entries keep what the worker reported. */
-	const json_t *b = ranked(r, "test/b.py::B::test_b");
-	assert_int_equal(json_integer_value(json_object_get(b, "line")), 42);
-	assert_true(json_is_true(json_object_get(b, "uses_leaf")));
-	assert_int_equal(json_array_size(json_object_get(b, "matches")), 1);
-	json_decref(r);
-	json_decref(before);
-	json_decref(found);
+	const struct hit_spec s[] = {
+		{ "test/b.py", "B", "test_b", { "name" }, 0 },
+		{ "test/a.py", "A", "test_a", { "alias" }, 0 },
+		{ "test/a.py", "A", "test_a", { "alias", "alias" }, 0 },
+		{ "test/a.py", "A", "test_a", { "alias" }, 0 },
+	};
+	struct ap_official_found r;
+	rank(s, 4, &r);
+	assert_int_equal(r.hits[0].nmatches, 1);
+	assert_int_equal(r.hits[1].nmatches, 2);
+	assert_int_equal(r.hits[2].nmatches, 1);
+	assert_string_equal(r.hits[3].node, "test/b.py::B::test_b");
+	ap_official_found_free(&r);
 }
 
-static void ranking_nothing_gives_an_empty_array(void **state)
+static void ranking_keeps_what_was_found(void **state)
 {
 	(void)state;
-	json_t *found = json_array();
-	json_t *r = ap_official_rank(found, CLS);
-	assert_true(json_is_array(r));
-	assert_int_equal(json_array_size(r), 0);
-	json_decref(r);
-	json_decref(found);
+	const struct hit_spec s[] = {
+		{ "test/a.py", "A", "test_a", { "name" }, 0 },
+		{ "test/b.py", "B", "test_b", { "qualified" }, 1 },
+	};
+	struct ap_official_found r;
+	rank(s, 2, &r);
+	const struct ap_official_hit *b = ranked(&r, "test/b.py::B::test_b");
+	assert_int_equal(b->line, 42);
+	assert_true(b->uses_leaf);
+	assert_int_equal(b->nmatches, 1);
+	assert_string_equal(b->matches[0].text, TEXT);
+	assert_string_equal(b->file, "test/b.py");
+	ap_official_found_free(&r);
+}
+
+static void ranking_nothing_gives_nothing(void **state)
+{
+	(void)state;
+	struct ap_official_found r;
+	rank(NULL, 0, &r);
+	assert_int_equal(r.n, 0);
+	json_t *j = ap_official_found_json(&r);
+	assert_true(json_is_array(j));
+	assert_int_equal(json_array_size(j), 0);
+	json_decref(j);
+	ap_official_found_free(&r);
+}
+
+/* The bundle's official.found: each ranked test's fields, in this order,
+ * a module-level test's class null. */
+static void ranked_tests_serialize_as_the_bundle_holds_them(void **state)
+{
+	(void)state;
+	const struct hit_spec s[] = {
+		{ "test/m.py", NULL, "test_m", { "alias" }, 0 },
+		{ "test/b.py", "B", "test_b", { "qualified", "name" }, 1 },
+	};
+	struct ap_official_found r;
+	rank(s, 2, &r);
+	json_t *j = ap_official_found_json(&r);
+	char *txt = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(txt,
+		"[{\"file\":\"test/b.py\",\"class\":\"B\",\"test\":\"test_b\",\"line\":42,"
+		"\"matches\":[{\"line\":1,\"how\":\"qualified\",\"text\":\"" TEXT "\"},"
+		"{\"line\":2,\"how\":\"name\",\"text\":\"" TEXT "\"}],\"uses_leaf\":true,"
+		"\"node\":\"test/b.py::B::test_b\",\"score\":5},"
+		"{\"file\":\"test/m.py\",\"class\":null,\"test\":\"test_m\",\"line\":42,"
+		"\"matches\":[{\"line\":1,\"how\":\"alias\",\"text\":\"" TEXT "\"}],"
+		"\"uses_leaf\":false,\"node\":\"test/m.py::test_m\",\"score\":3}]");
+	free(txt);
+	json_decref(j);
+	ap_official_found_free(&r);
 }
 
 /* ---- ap_claim_check ---- */
 
 #define CLAIMED AUTOGRAD "::TestMultithreadAutograd::test_x"
-
-/* One tests_nodes entry; cls may be NULL (module-level). */
-static json_t *node(const char *file, const char *cls, const char *test)
-{
-	json_t *n = json_pack("{s:s, s:s?, s:s, s:i}", "file", file, "class", cls, "test", test,
-			      "line", 7);
-	assert_non_null(n);
-	return n;
-}
 
 static const char *str(const json_t *o, const char *key)
 {
@@ -346,10 +402,11 @@ static const char *str(const json_t *o, const char *key)
 static void existing_claimed_node_passes_without_reason(void **state)
 {
 	(void)state;
-	json_t *nodes = json_pack("[o, o]", node("test/test_other.py", "Other", "test_x"),
-				  node(AUTOGRAD, "TestMultithreadAutograd", "test_x"));
-	json_t *c = ap_claim_check(CLAIMED, nodes, "2.6.0");
+	const struct ap_official_node nodes[] = { { "test/test_other.py", "Other", "test_x" },
+						  { AUTOGRAD, "TestMultithreadAutograd", "test_x" } };
+	json_t *c = ap_claim_check(CLAIMED, nodes, 2, "2.6.0");
 	assert_non_null(c);
+	assert_true(ap_claim_exists(CLAIMED, nodes, 2));
 	assert_string_equal(str(c, "kind"), "claim");
 	assert_string_equal(str(c, "status"), "PASS");
 	assert_string_equal(str(c, "node"), CLAIMED);
@@ -359,26 +416,25 @@ static void existing_claimed_node_passes_without_reason(void **state)
 	assert_null(json_object_get(c, "suggestions"));
 	assert_true(json_is_array(json_object_get(c, "trace")));
 	json_decref(c);
-	json_decref(nodes);
 }
 
 static void existing_module_level_node_passes(void **state)
 {
 	(void)state;
-	json_t *nodes = json_pack("[o]", node("test/x.py", NULL, "test_fn"));
-	json_t *c = ap_claim_check("test/x.py::test_fn", nodes, "2.6.0");
+	const struct ap_official_node nodes[] = { { "test/x.py", NULL, "test_fn" } };
+	json_t *c = ap_claim_check("test/x.py::test_fn", nodes, 1, "2.6.0");
 	assert_string_equal(str(c, "status"), "PASS");
 	assert_true(json_is_true(json_object_get(c, "exists")));
 	json_decref(c);
-	json_decref(nodes);
 }
 
 static void claim_in_the_wrong_class_warns_naming_where_the_test_is(void **state)
 {
 	(void)state;
-	json_t *nodes = json_pack("[o, o]", node(AUTOGRAD, "TestAutograd", "test_x"),
-				  node("test/test_other.py", NULL, "test_x"));
-	json_t *c = ap_claim_check(CLAIMED, nodes, "2.6.0");
+	const struct ap_official_node nodes[] = { { AUTOGRAD, "TestAutograd", "test_x" },
+						  { "test/test_other.py", NULL, "test_x" } };
+	json_t *c = ap_claim_check(CLAIMED, nodes, 2, "2.6.0");
+	assert_false(ap_claim_exists(CLAIMED, nodes, 2));
 	assert_string_equal(str(c, "kind"), "claim");
 	assert_string_equal(str(c, "status"), "WARN");
 	assert_false(json_is_true(json_object_get(c, "exists")));
@@ -389,39 +445,16 @@ static void claim_in_the_wrong_class_warns_naming_where_the_test_is(void **state
 	assert_string_equal(str(c, "suggestions"),
 			    AUTOGRAD "::TestAutograd::test_x, test/test_other.py::test_x");
 	json_decref(c);
-	json_decref(nodes);
 }
 
 static void claim_of_a_name_no_test_has_warns_so(void **state)
 {
 	(void)state;
-	json_t *nodes = json_array();
-	json_t *c = ap_claim_check(CLAIMED, nodes, "2.5.1");
+	json_t *c = ap_claim_check(CLAIMED, NULL, 0, "2.5.1");
 	assert_string_equal(str(c, "status"), "WARN");
 	assert_true(json_is_false(json_object_get(c, "exists")));
 	assert_string_equal(str(c, "reason"), "no such test at torch 2.5.1; no test has that name");
 	json_decref(c);
-	json_decref(nodes);
-}
-
-static void nodes_of_files_that_failed_to_parse_are_ignored(void **state)
-{
-	(void)state;
-	json_t *nodes = json_pack("[{s:s, s:s}, o]", "file", "test/test_broken.py", "error",
-				  "SyntaxError: invalid syntax (line 3)",
-				  node(AUTOGRAD, "TestMultithreadAutograd", "test_x"));
-	json_t *c = ap_claim_check(CLAIMED, nodes, "2.6.0");
-	assert_string_equal(str(c, "status"), "PASS");
-	json_decref(c);
-	json_decref(nodes);
-
-	nodes = json_pack("[{s:s, s:s}]", "file", "test/test_broken.py", "error", "SyntaxError");
-	c = ap_claim_check(CLAIMED, nodes, "2.6.0");
-	assert_string_equal(str(c, "status"), "WARN");
-	assert_string_equal(str(c, "reason"), "no such test at torch 2.6.0; no test has that name");
-	assert_null(strstr(str(c, "suggestions"), "broken"));
-	json_decref(c);
-	json_decref(nodes);
 }
 
 /* ---- ap_preflight_reason ---- */
@@ -826,50 +859,50 @@ static json_t *defined_for(const char *cls, const char *test, json_t *classes)
 static void node_its_class_defines_runs_alone(void **state)
 {
 	(void)state;
-	json_t *nodes = json_pack("[[s,s]]", "TestA", "test_x");
+	struct ap_official_ref nodes[] = { { "TestA", "test_x" } };
 	json_t *def = defined_for("TestA", "test_x", json_pack(
 		"[{s:s, s:b, s:[s,s]}, {s:s, s:b, s:[s]}]", "name", "TestA", "own", 1, "methods",
 		"test_x", "test_x_float", "name", "TestACPU", "own", 0, "methods", "test_x_cpu"));
-	json_t *run = ap_official_expand(nodes, def);
+	json_t *run = ap_official_expand(nodes, sizeof(nodes) / sizeof(*nodes), def);
 	char *txt = json_dumps(run, JSON_COMPACT);
 	assert_string_equal(txt, "[[\"TestA\",\"test_x\"]]");
 	free(txt);
 	json_decref(run);
 	json_decref(def);
-	json_decref(nodes);
 }
 
 static void device_generic_node_runs_every_instantiation_and_parametrization(void **state)
 {
 	(void)state;
-	json_t *nodes = json_pack("[[s,s]]", "TestA", "test_x");
+	struct ap_official_ref nodes[] = { { "TestA", "test_x" } };
 	json_t *def = defined_for("TestA", "test_x", json_pack(
 		"[{s:s, s:b, s:[]}, {s:s, s:b, s:[s,s,s]}, {s:s, s:b, s:[s]}]",
 		"name", "TestA", "own", 0, "methods",
 		"name", "TestACPU", "own", 0, "methods", "test_x_cpu", "test_x_float_cpu", "test_xy_cpu",
 		"name", "TestAMeta", "own", 0, "methods", "test_x"));
-	json_t *run = ap_official_expand(nodes, def);
+	json_t *run = ap_official_expand(nodes, sizeof(nodes) / sizeof(*nodes), def);
 	char *txt = json_dumps(run, JSON_COMPACT);
 	assert_string_equal(txt, "[[\"TestACPU\",\"test_x_cpu\"],[\"TestACPU\",\"test_x_float_cpu\"],"
 			    "[\"TestAMeta\",\"test_x\"]]");
 	free(txt);
 	json_decref(run);
 	json_decref(def);
-	json_decref(nodes);
 }
 
 static void node_nothing_matches_and_module_level_node_stay_as_they_are(void **state)
 {
 	(void)state;
-	json_t *nodes = json_pack("[[s,s], [n,s], [s,s]]", "TestA", "test_x", "test_fn", "TestB",
-				  "test_y");
+	struct ap_official_ref nodes[] = { { "TestA", "test_x" }, { NULL, "test_fn" },
+					   { "TestB", "test_y" } };
+	json_t *want = json_pack("[[s,s], [n,s], [s,s]]", "TestA", "test_x", "test_fn", "TestB",
+				 "test_y");
 	json_t *def = defined_for("TestA", "test_x", json_pack("[{s:s, s:b, s:[s]}]", "name",
 				  "TestA", "own", 0, "methods", "test_xy"));
-	json_t *run = ap_official_expand(nodes, def);
-	assert_true(json_equal(run, nodes));
+	json_t *run = ap_official_expand(nodes, sizeof(nodes) / sizeof(*nodes), def);
+	assert_true(json_equal(run, want));
 	json_decref(run);
 	json_decref(def);
-	json_decref(nodes);
+	json_decref(want);
 }
 
 static void deadline_covers_the_import_and_each_test_with_its_slack(void **state)
@@ -903,13 +936,14 @@ int main(void)
 		cmocka_unit_test(test_using_the_leaf_scores_1_more),
 		cmocka_unit_test(all_bonuses_add_up),
 		cmocka_unit_test(ranking_is_by_score_descending_then_node_ascending),
-		cmocka_unit_test(ranking_leaves_its_input_unchanged),
-		cmocka_unit_test(ranking_nothing_gives_an_empty_array),
+		cmocka_unit_test(ties_of_score_and_node_keep_the_order_found),
+		cmocka_unit_test(ranking_keeps_what_was_found),
+		cmocka_unit_test(ranking_nothing_gives_nothing),
+		cmocka_unit_test(ranked_tests_serialize_as_the_bundle_holds_them),
 		cmocka_unit_test(existing_claimed_node_passes_without_reason),
 		cmocka_unit_test(existing_module_level_node_passes),
 		cmocka_unit_test(claim_in_the_wrong_class_warns_naming_where_the_test_is),
 		cmocka_unit_test(claim_of_a_name_no_test_has_warns_so),
-		cmocka_unit_test(nodes_of_files_that_failed_to_parse_are_ignored),
 		cmocka_unit_test(missing_test_file_is_a_missing_fixture),
 		cmocka_unit_test(missing_local_modules_are_named_by_path_in_order),
 		cmocka_unit_test(missing_installed_module_is_named_by_module),

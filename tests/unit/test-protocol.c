@@ -268,6 +268,26 @@ static void replies_are_read_into_their_fields(void **state)
 	assert_false(ap_proto_resolve_found(NULL));
 	json_decref(res);
 
+	struct ap_proto_resolution rs;
+	res = json_pack("{s:s, s:b, s:s, s:s, s:s}", "target",
+			"torch.autograd.grad_mode.set_multithreading_enabled.clone", "found", 1,
+			"kind", "method", "owner", "torch.autograd.grad_mode.set_multithreading_enabled",
+			"canonical", "torch.autograd.grad_mode.set_multithreading_enabled.clone");
+	ap_proto_resolution_read(res, &rs);
+	assert_true(rs.found);
+	assert_string_equal(rs.target, "torch.autograd.grad_mode.set_multithreading_enabled.clone");
+	assert_string_equal(rs.kind, "method");
+	assert_string_equal(rs.owner, "torch.autograd.grad_mode.set_multithreading_enabled");
+	assert_string_equal(rs.canonical, "torch.autograd.grad_mode.set_multithreading_enabled.clone");
+	json_decref(res);
+	res = json_pack("{s:s, s:b, s:n}", "target", "torch.nope", "found", 0, "owner");
+	ap_proto_resolution_read(res, &rs);
+	assert_false(rs.found);
+	assert_null(rs.owner);
+	assert_null(rs.canonical);
+	assert_null(rs.kind);
+	json_decref(res);
+
 	struct ap_proto_package pk;
 	res = json_pack("{s:b, s:s, s:s, s:s}", "found", 1, "source", "pytorch", "version",
 			"2.6.0+dfsg-7", "codename", "trixie");

@@ -206,10 +206,10 @@ static void line_that_does_not_parse_is_damaged(void **state)
 	ap_testindex_close(&ix);
 }
 
-static json_t *find(const char *cls, const char *leaf)
+static struct ap_official_found find(const char *cls, const char *leaf)
 {
 	struct ap_testindex ix;
-	json_t *hits = NULL;
+	struct ap_official_found hits;
 	put_index(SUM, body, strlen(body));
 	assert_int_equal(open_index(SUM, &ix), 0);
 	assert_int_equal(ap_official_find(NULL, &ix, cls, leaf, &hits), 0);
@@ -217,46 +217,109 @@ static json_t *find(const char *cls, const char *leaf)
 	return hits;
 }
 
-static const char *how_at(const json_t *hit, size_t i)
-{
-	return json_string_value(json_object_get(json_array_get(json_object_get(hit, "matches"), i),
-						 "how"));
-}
-
 static void mentions_are_told_apart_by_how_they_name_the_class(void **state)
 {
 	(void)state;
-	json_t *hits = find("torch.autograd.grad_mode.set_multithreading_enabled", "clone");
-	assert_int_equal(json_array_size(hits), 3);
-	json_t *one = json_array_get(hits, 0), *mod = json_array_get(hits, 1);
-	json_t *two = json_array_get(hits, 2);
-	assert_string_equal(json_string_value(json_object_get(one, "test")), "test_one");
-	assert_string_equal(json_string_value(json_object_get(mod, "test")), "test_mod");
-	assert_true(json_is_null(json_object_get(mod, "class")));
-	assert_string_equal(json_string_value(json_object_get(two, "file")), "test/test_b.py");
+	struct ap_official_found hits = find("torch.autograd.grad_mode.set_multithreading_enabled",
+					     "clone");
+	assert_int_equal(hits.n, 3);
+	const struct ap_official_hit *one = &hits.hits[0], *mod = &hits.hits[1];
+	const struct ap_official_hit *two = &hits.hits[2];
+	assert_string_equal(one->test, "test_one");
+	assert_string_equal(one->cls, "TestA");
+	assert_int_equal(one->line, 5);
+	assert_string_equal(mod->test, "test_mod");
+	assert_null(mod->cls);
+	assert_string_equal(two->file, "test/test_b.py");
 	/* smt binds another path, so it is no mention; the public path is
 	 * only the same name without a worker to say it is the same object */
-	assert_int_equal(json_array_size(json_object_get(one, "matches")), 1);
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(
-		json_object_get(one, "matches"), 0), "line")), 9);
-	assert_string_equal(how_at(one, 0), "name");
-	assert_string_equal(how_at(mod, 0), "qualified");
-	assert_string_equal(how_at(two, 0), "name");
-	assert_true(json_is_true(json_object_get(one, "uses_leaf")));
-	assert_false(json_is_true(json_object_get(two, "uses_leaf")));
-	json_decref(hits);
+	assert_int_equal(one->nmatches, 1);
+	assert_int_equal(one->matches[0].line, 9);
+	assert_string_equal(one->matches[0].how, "name");
+	assert_string_equal(one->matches[0].text,
+			    "with torch.autograd.set_multithreading_enabled(False):");
+	assert_string_equal(mod->matches[0].how, "qualified");
+	assert_string_equal(two->matches[0].how, "name");
+	assert_true(one->uses_leaf);
+	assert_false(two->uses_leaf);
+	ap_official_found_free(&hits);
 }
 
 static void import_of_the_class_path_is_an_alias(void **state)
 {
 	(void)state;
-	json_t *hits = find("torch.autograd.set_multithreading_enabled", NULL);
-	json_t *one = json_array_get(hits, 0);
-	assert_string_equal(json_string_value(json_object_get(one, "test")), "test_one");
-	assert_string_equal(how_at(one, 0), "alias");     /* smt, line 6, once */
-	assert_string_equal(how_at(one, 1), "qualified"); /* line 9 */
-	assert_int_equal(json_array_size(json_object_get(one, "matches")), 2);
-	json_decref(hits);
+	struct ap_official_found hits = find("torch.autograd.set_multithreading_enabled", NULL);
+	const struct ap_official_hit *one = &hits.hits[0];
+	assert_string_equal(one->test, "test_one");
+	assert_string_equal(one->matches[0].how, "alias");     /* smt, line 6, once */
+	assert_string_equal(one->matches[1].how, "qualified"); /* line 9 */
+	assert_int_equal(one->nmatches, 2);
+	ap_official_found_free(&hits);
+}
+
+/* The records of the index as C types: a file's tests (a module-level
+ * one's class NULL) and bindings, a name's tests and mentions. */
+static void records_read_into_their_fields(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	struct ap_index_rec f, t, u, none;
+	put_index(SUM, body, strlen(body));
+	assert_int_equal(open_index(SUM, &ix), 0);
+	assert_int_equal(ap_testindex_file_rec(&ix, "test/test_a.py", &f), 0);
+	assert_true(f.found);
+	assert_int_equal(f.ntests, 2);
+	assert_string_equal(f.tests[0].cls, "TestA");
+	assert_string_equal(f.tests[0].name, "test_one");
+	assert_int_equal(f.tests[0].line, 5);
+	assert_null(f.tests[1].cls);
+	assert_int_equal(f.tests[1].line, 20);
+	assert_int_equal(f.nbindings, 1);
+	assert_string_equal(f.bindings[0].kind, "from");
+	assert_string_equal(f.bindings[0].local, "smt");
+	assert_string_equal(f.bindings[0].full, "torch.autograd.set_multithreading_enabled");
+	assert_int_equal(json_array_size(f.imports), 1);
+	assert_int_equal(ap_testindex_defs(&ix, "test_two", &t), 0);
+	assert_int_equal(t.ndefs, 1);
+	assert_int_equal(t.defs[0].fid, 1);
+	assert_int_equal(t.defs[0].ti, 0);
+	assert_int_equal(ap_testindex_uses(&ix, "set_multithreading_enabled", &u), 0);
+	assert_int_equal(u.nuses, 5);
+	assert_int_equal(u.uses[1].fid, 0);
+	assert_int_equal(u.uses[1].line, 6);
+	assert_string_equal(u.uses[1].dotted, "smt");
+	assert_string_equal(u.uses[1].text, "smt(True)");
+	assert_int_equal(u.uses[3].fid, 1);
+	assert_int_equal(ap_testindex_uses(&ix, "zzz", &none), 0);
+	assert_false(none.found);
+	assert_int_equal(none.nuses, 0);
+	ap_index_rec_free(&f);
+	ap_index_rec_free(&t);
+	ap_index_rec_free(&u);
+	ap_index_rec_free(&none);
+	ap_testindex_close(&ix);
+}
+
+/* A record not shaped as the worker writes it is damaged, not read as
+ * zeros. */
+static void misshapen_record_is_damaged(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	struct ap_index_rec r;
+	const char bad[] = "F\t[\"test/test_a.py\"]\n"
+			   "f test/test_a.py\t{\"tests\":[[\"A\",\"test_a\",\"5\"]],\"bindings\":[]}\n"
+			   "t test_a\t[[0]]\n"
+			   "u x\t[[0,0,1,\"x\",null]]\n";
+	put_index(SUM, bad, strlen(bad));
+	assert_int_equal(open_index(SUM, &ix), 0);
+	assert_int_equal(ap_testindex_file_rec(&ix, "test/test_a.py", &r), -EBADMSG);
+	ap_index_rec_free(&r);
+	assert_int_equal(ap_testindex_defs(&ix, "test_a", &r), -EBADMSG);
+	ap_index_rec_free(&r);
+	assert_int_equal(ap_testindex_uses(&ix, "x", &r), -EBADMSG);
+	ap_index_rec_free(&r);
+	ap_testindex_close(&ix);
 }
 
 static void tree_sum_follows_the_test_files(void **state)
@@ -331,6 +394,8 @@ int main(void)
 		T(line_that_does_not_parse_is_damaged),
 		T(mentions_are_told_apart_by_how_they_name_the_class),
 		T(import_of_the_class_path_is_an_alias),
+		T(records_read_into_their_fields),
+		T(misshapen_record_is_damaged),
 		T(tree_sum_follows_the_test_files),
 		T(fetched_tree_is_summed_by_its_stamp),
 		T(cached_tree_keeps_its_index_beside_it),
