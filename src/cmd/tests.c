@@ -19,6 +19,7 @@
 #include "env/protocol.h"
 #include "env/worker.h"
 #include "evidence/bundle.h"
+#include "evidence/facts.h"
 
 #define AP_TESTS_RUN_LIMIT_MS (24 * 3600 * 1000)
 /* The worker's start (torch's import) and each answer but a test run's. */
@@ -199,26 +200,28 @@ static int tests_fetch(const struct ap_tests_opts *o, const char *name)
 	return rc;
 }
 
+/* The ranked tests, with at most this many of each one's uses of the target. */
+#define FOUND_USES_SHOWN 3
+
 static void print_found(const json_t *found, const json_t *checks)
 {
-	size_t i, k;
-	json_t *t, *m, *c;
-	json_array_foreach(found, i, t) {
-		printf("%3lld  %s\n", (long long)json_integer_value(json_object_get(t, "score")),
-		       json_string_value(json_object_get(t, "node")));
-		json_array_foreach(json_object_get(t, "matches"), k, m)
-			if (k < 3)
-				printf("       %lld: %s\n", (long long)json_integer_value(json_object_get(m, "line")),
-				       json_string_value(json_object_get(m, "text")));
+	struct ap_fact_found *f = NULL;
+	struct ap_fact_check *c = NULL;
+	size_t nf = 0, nc = 0;
+	if (ap_found_facts(found, &f, &nf) || ap_checks_facts(checks, &c, &nc))
+		fprintf(stderr, "apiparity: tests find: out of memory\n");
+	for (size_t i = 0; i < nf; i++) {
+		printf("%3lld  %s\n", f[i].score, f[i].node);
+		for (size_t k = 0; k < f[i].nuses && k < FOUND_USES_SHOWN; k++)
+			printf("       %lld: %s\n", f[i].uses[k].line, f[i].uses[k].text);
 	}
 	if (!json_array_size(found))
 		printf("no upstream test uses it\n");
-	json_array_foreach(checks, i, c) {
-		const char *reason = json_string_value(json_object_get(c, "reason"));
-		printf("%s %s%s%s\n", json_string_value(json_object_get(c, "status")),
-		       json_string_value(json_object_get(c, "name")), reason ? ": " : "",
-		       reason ? reason : "");
-	}
+	for (size_t i = 0; i < nc; i++)
+		printf("%s %s%s%s\n", c[i].status_word, c[i].name, c[i].reason ? ": " : "",
+		       c[i].reason ? c[i].reason : "");
+	ap_found_facts_free(f, nf);
+	ap_checks_facts_free(c, nc);
 }
 
 static int tests_find(const struct ap_tests_opts *o, const char *target)

@@ -392,3 +392,37 @@ int ap_sigdata_read(const json_t *sig, struct ap_fact_sigdata *s)
 	}
 	return 0;
 }
+
+int ap_found_facts(const json_t *found, struct ap_fact_found **v, size_t *n)
+{
+	int oom = 0;
+	*n = json_array_size(found);
+	*v = array(*n, sizeof(**v), &oom);
+	for (size_t i = 0; *v && i < *n; i++) {
+		const json_t *t = json_array_get(found, i), *uses = get(t, "matches");
+		struct ap_fact_found *f = &(*v)[i];
+		f->score = (long long)json_integer_value(get(t, "score"));
+		f->node = str(t, "node");
+		f->nuses = json_array_size(uses);
+		f->uses = array(f->nuses, sizeof(*f->uses), &oom);
+		for (size_t k = 0; f->uses && k < f->nuses; k++) {
+			const json_t *m = json_array_get(uses, k);
+			f->uses[k] = (struct ap_fact_use){ (long long)json_integer_value(get(m, "line")),
+							   str(m, "text") };
+		}
+	}
+	if (oom) {
+		ap_found_facts_free(*v, *v ? *n : 0);
+		*v = NULL;
+		*n = 0;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void ap_found_facts_free(struct ap_fact_found *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].uses);
+	free(v);
+}

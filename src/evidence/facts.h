@@ -203,6 +203,27 @@ int ap_bundle_facts(const json_t *b, struct ap_bundle_facts *f);
 
 void ap_bundle_facts_free(struct ap_bundle_facts *f);
 
+/* The upstream tests ranked for a target (a bundle's official.found, as
+ * check/official.h writes it): each node id, its score, and where it uses
+ * the target. */
+struct ap_fact_use {
+	long long line;
+	const char *text;
+};
+
+struct ap_fact_found {
+	long long score;
+	const char *node;
+	size_t nuses;
+	struct ap_fact_use *uses;
+};
+
+/* Reads found (an array; NULL: none) into a new array *v of *n. 0, or
+ * -ENOMEM with *v NULL. */
+int ap_found_facts(const json_t *found, struct ap_fact_found **v, size_t *n);
+
+void ap_found_facts_free(struct ap_fact_found *v, size_t n);
+
 /* Reads the array checks (check objects) into a new array *v of *n. 0, or
  * -ENOMEM with *v NULL. */
 int ap_checks_facts(const json_t *checks, struct ap_fact_check **v, size_t *n);
