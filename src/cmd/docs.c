@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,47 +14,45 @@
 #include "review/audit.h"
 #include "review/docs.h"
 #include "base/err.h"
-#include "evidence/bundle.h"
+#include "evidence/facts.h"
 #include "evidence/submission.h"
 
 /* Support per product: each environment's label is a product; consistent
  * (with or without limits) is supported, inconsistent is not, and an
  * unverified environment is left out, since not listed means not verified. */
-static json_t *docs_products(const struct ap_submission *s, struct ap_buf *limits)
+static size_t docs_products(const struct ap_submission *s, const struct ap_bundle_facts *f,
+			    struct ap_docs_product *out, struct ap_buf *limits)
 {
-	json_t *out = json_array();
+	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		const json_t *b = s->v[i].bundle;
-		enum ap_verdict v = ap_bundle_verdict(b);
-		const char *label = json_string_value(json_object_get(json_object_get(b, "env"), "label"));
+		enum ap_verdict v = f[i].verdict;
+		const char *product = f[i].label ? f[i].label : s->v[i].name;
 		if (v == AP_VERDICT_UNKNOWN || v == AP_UNVERIFIED)
 			continue;
-		json_array_append_new(out, json_pack("{s:s, s:b}", "product", label ? label : s->v[i].name,
-						     "supported", v != AP_INCONSISTENT));
+		out[n++] = (struct ap_docs_product){ (char *)product, v != AP_INCONSISTENT };
 		if (v == AP_CONSISTENT_WITH_LIMITS)
-			ap_buf_addf(limits, "%s%s: %s", limits->len ? "; " : "", label ? label : s->v[i].name,
-				    json_string_value(json_array_get(json_object_get(b, "verdict_reasons"), 0)));
+			ap_buf_addf(limits, "%s%s: %s", limits->len ? "; " : "", product,
+				    f[i].nverdict_reasons ? f[i].verdict_reasons[0] : "(null)");
 	}
-	return out;
+	return n;
 }
 
 /* The upstream doc page of api for the torch version of the first bundle
  * where the target exists (major.minor). */
-static void docs_url(const struct ap_submission *s, const char *api, struct ap_buf *url)
+static void docs_url(const struct ap_submission *s, const struct ap_bundle_facts *f,
+		     const char *api, struct ap_buf *url)
 {
 	for (size_t i = 0; i < s->n && !url->len; i++) {
-		const json_t *b = s->v[i].bundle;
-		const char *v = json_string_value(json_object_get(json_object_get(
-			json_object_get(b, "fingerprint"), "torch"), "version"));
 		int major, minor;
-		if (ap_bundle_resolved(b) && v &&
-		    sscanf(v, "%d.%d", &major, &minor) == 2)
+		if (f[i].found && f[i].torch && sscanf(f[i].torch, "%d.%d", &major, &minor) == 2)
 			ap_buf_addf(url, "https://pytorch.org/docs/%d.%d/generated/%s.html", major, minor, api);
 	}
 }
 
-/* A sweep's matrix and its sweep.json, for generate and audit. */
-static int load_sweep(const char *dir, struct ap_matrix *lines, json_t **meta, const char *what)
+/* A sweep's matrix and its sweep.json (*meta) with its environments, for
+ * generate and audit. */
+static int load_sweep(const char *dir, struct ap_matrix *lines, json_t **meta,
+		      struct ap_docs_envs *envs, const char *what)
 {
 	struct ap_buf err = { 0 }, path = { 0 }, text = { 0 };
 	int r = ap_matrix_read(dir, lines, &err);
@@ -64,8 +63,12 @@ static int load_sweep(const char *dir, struct ap_matrix *lines, json_t **meta, c
 		r = -AP_EPROTO;
 		ap_buf_addf(&err, "%s: not JSON", ap_buf_str(&path));
 	}
+	if (!r && (r = ap_docs_envs_read(*meta, envs)))
+		ap_buf_adds(&err, "out of memory");
 	if (r) {
 		ap_matrix_free(lines);
+		json_decref(*meta);
+		*meta = NULL;
 		r = ap_fail(r == -AP_EPROTO ? r : -AP_ECONFIG, what, &err);
 	}
 	ap_buf_free(&err);
@@ -108,8 +111,10 @@ static int docs_generate(int argc, char **argv)
 	if (strcmp(format, "table") && strcmp(format, "list"))
 		return ap_usage("docs generate: --format wants table or list, not '%s'", format);
 	struct ap_matrix lines = { 0 };
-	json_t *meta = NULL, *pages, *text;
-	r = load_sweep(dir, &lines, &meta, "docs generate");
+	struct ap_docs_envs envs = { 0 };
+	struct ap_docs_gen pages;
+	json_t *meta = NULL;
+	r = load_sweep(dir, &lines, &meta, &envs, "docs generate");
 	if (r)
 		return r;
 	struct ap_buf outdir = { 0 }, path = { 0 }, err = { 0 };
@@ -117,22 +122,23 @@ static int docs_generate(int argc, char **argv)
 		ap_buf_adds(&outdir, out);
 	else
 		ap_buf_addf(&outdir, "%s/docs", dir);
-	pages = ap_docs_generate(meta, &lines, format);
-	const char *name;
+	ap_docs_generate(&envs, &lines, strcmp(format, "list") ? AP_DOCS_TABLE : AP_DOCS_LIST,
+			 &pages);
 	r = ap_mkdirs(ap_buf_str(&outdir));
-	json_object_foreach(pages, name, text) {
+	for (size_t i = 0; i < pages.n; i++) {
+		const struct ap_docs_gen_page *p = &pages.v[i];
 		ap_buf_reset(&path);
-		ap_buf_addf(&path, "%s/%s", ap_buf_str(&outdir), name);
+		ap_buf_addf(&path, "%s/%s", ap_buf_str(&outdir), p->name);
 		if (!r)
-			r = ap_write_atomic(ap_buf_str(&path), json_string_value(text),
-					    strlen(json_string_value(text)));
+			r = ap_write_atomic(ap_buf_str(&path), ap_buf_str(&p->text), p->text.len);
 	}
 	if (r) {
 		ap_buf_addf(&err, "%s: %s", path.len ? ap_buf_str(&path) : ap_buf_str(&outdir), strerror(-r));
 		r = ap_fail(r, "docs generate", &err);
 	} else
-		printf("%zu pages in %s\n", json_object_size(pages), ap_buf_str(&outdir));
-	json_decref(pages);
+		printf("%zu pages in %s\n", pages.n, ap_buf_str(&outdir));
+	ap_docs_gen_free(&pages);
+	ap_docs_envs_free(&envs);
 	ap_matrix_free(&lines);
 	json_decref(meta);
 	ap_buf_free(&outdir);
@@ -152,20 +158,28 @@ static int docs_audit(int argc, char **argv)
 	const char *docsdir = argv[1 + optind], *dir = argv[2 + optind];
 	struct ap_buf err = { 0 }, out = { 0 };
 	struct ap_matrix lines = { 0 };
-	json_t *meta = NULL, *pages = NULL;
-	json_t *entries = ap_docs_load_pages(docsdir, &pages, &err);
-	r = entries ? 0 : ap_fail(-AP_ECONFIG, "docs audit", &err);
-	r = r ? r : load_sweep(dir, &lines, &meta, "docs audit");
-	if (!r) {
-		json_t *f = ap_docs_audit(entries, meta, &lines);
-		ap_docs_pages_text(pages, &out);
-		ap_docs_audit_text(f, &out);
-		fputs(ap_buf_str(&out), stdout);
-		printf("%zu entries audited\n", json_array_size(entries));
-		json_decref(f);
+	struct ap_docs_envs envs = { 0 };
+	struct ap_docs_entries entries = { 0 };
+	struct ap_docs_pages pages = { 0 };
+	struct ap_docs_findings f = { 0 };
+	json_t *meta = NULL;
+	r = ap_docs_load_pages(docsdir, &entries, &pages, &err) ? ap_fail(-AP_ECONFIG, "docs audit", &err)
+								: 0;
+	r = r ? r : load_sweep(dir, &lines, &meta, &envs, "docs audit");
+	if (!r && ap_docs_audit(&entries, &envs, &lines, &f)) {
+		ap_buf_adds(&err, "out of memory");
+		r = ap_fail(-ENOMEM, "docs audit", &err);
 	}
-	json_decref(pages);
-	json_decref(entries);
+	if (!r) {
+		ap_docs_pages_text(&pages, &out);
+		ap_docs_audit_text(&f, &out);
+		fputs(ap_buf_str(&out), stdout);
+		printf("%zu entries audited\n", entries.n);
+	}
+	ap_docs_findings_free(&f);
+	ap_docs_pages_free(&pages);
+	ap_docs_entries_free(&entries);
+	ap_docs_envs_free(&envs);
 	ap_matrix_free(&lines);
 	json_decref(meta);
 	ap_buf_free(&err);
@@ -189,19 +203,32 @@ static int docs_entry(int argc, char **argv)
 		ap_buf_free(&err);
 		return r;
 	}
-	const char *api = json_string_value(json_object_get(s.v[0].bundle, "target"));
-	json_t *products = docs_products(&s, &limits);
-	docs_url(&s, api, &url);
-	ap_docs_entry(api, url.len ? ap_buf_str(&url) : NULL, products,
-		      limits.len ? ap_buf_str(&limits) : NULL, &out);
-	fputs(ap_buf_str(&out), stdout);
-	json_decref(products);
+	struct ap_bundle_facts *f = calloc(s.n ? s.n : 1, sizeof(*f));
+	struct ap_docs_product *products = calloc(s.n ? s.n : 1, sizeof(*products));
+	size_t read = 0;
+	while (f && products && read < s.n && !ap_bundle_facts(s.v[read].bundle, &f[read]))
+		read++;
+	if (read == s.n) {
+		const char *api = f[0].target;
+		size_t n = docs_products(&s, f, products, &limits);
+		docs_url(&s, f, api, &url);
+		ap_docs_entry(api, url.len ? ap_buf_str(&url) : NULL, products, n,
+			      limits.len ? ap_buf_str(&limits) : NULL, &out);
+		fputs(ap_buf_str(&out), stdout);
+	} else {
+		ap_buf_adds(&err, "out of memory");
+		r = ap_fail(-ENOMEM, "docs entry", &err);
+	}
+	for (size_t i = 0; i < read; i++)
+		ap_bundle_facts_free(&f[i]);
+	free(f);
+	free(products);
 	ap_submission_free(&s);
 	ap_buf_free(&err);
 	ap_buf_free(&out);
 	ap_buf_free(&limits);
 	ap_buf_free(&url);
-	return AP_EXIT_OK;
+	return r ? r : AP_EXIT_OK;
 }
 
 int ap_cmd_docs(int argc, char **argv)

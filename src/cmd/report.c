@@ -187,7 +187,7 @@ int ap_cmd_report(int argc, char **argv)
 	struct ap_report_opts o = { "zh", NULL, "md,html,json,junit,png" };
 	struct ap_submission s;
 	struct ap_buf err = { 0 };
-	json_t *docs = NULL;
+	struct ap_docs_entries docs = { 0 };
 	int rc = report_parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
@@ -198,10 +198,10 @@ int ap_cmd_report(int argc, char **argv)
 		ap_buf_free(&err);
 		return rc;
 	}
-	if (o.docs && !(docs = ap_docs_load(o.docs, &err)))
+	if (o.docs && ap_docs_load(o.docs, &docs, &err))
 		rc = ap_fail(-AP_ECONFIG, "report --docs", &err);
 	if (!rc) {
-		struct ap_report *model = ap_report_model(&s, docs);
+		struct ap_report *model = ap_report_model(&s, o.docs ? &docs : NULL);
 		if (!model)
 			rc = ap_fail(-ENOMEM, "report", NULL);
 		else
@@ -209,7 +209,7 @@ int ap_cmd_report(int argc, char **argv)
 		rc = rc ? rc : report_manifest(dir, &s);
 		ap_report_free(model);
 	}
-	json_decref(docs);
+	ap_docs_entries_free(&docs);
 	ap_submission_free(&s);
 	ap_buf_free(&err);
 	return rc;

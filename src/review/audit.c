@@ -1,5 +1,6 @@
 /* audit.c - support pages from a matrix, and pages audited by one (see
  * audit.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,127 +11,191 @@
 #include "review/audit.h"
 #include "review/docs.h"
 
+static const char *const ap_finding_names[AP_FINDING_NCLASSES] = {
+	[AP_FINDING_UNREADABLE] = "unreadable",
+	[AP_FINDING_OPTIONAL_DEPENDENCY] = "optional-dependency",
+	[AP_FINDING_INSTANCE_ATTRIBUTE] = "instance-attribute",
+	[AP_FINDING_ABSENT] = "absent",
+	[AP_FINDING_NOT_MEASURED] = "not-measured",
+	[AP_FINDING_NOT_SWEPT] = "not-swept",
+	[AP_FINDING_PLUGIN_ADDED] = "plugin-added",
+	[AP_FINDING_UNBACKED] = "unbacked",
+	[AP_FINDING_CONTRADICTED] = "contradicted",
+	[AP_FINDING_BACKED] = "backed",
+	[AP_FINDING_MISSING_SUB_ENTRY] = "missing-sub-entry",
+};
+
+const char *ap_docs_finding_name(enum ap_docs_finding_class c)
+{
+	return (unsigned)c < AP_FINDING_NCLASSES ? ap_finding_names[c] : "?";
+}
+
+/* --- the sweep's environments --------------------------------------------- */
+
 static const char *s_(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
 }
 
-/* The product name of environment e of sweep.json: its label, else its name. */
-static const char *product_of(const json_t *e)
+int ap_docs_envs_read(const json_t *meta, struct ap_docs_envs *out)
 {
-	return s_(e, "label") && *s_(e, "label") ? s_(e, "label") : s_(e, "name");
+	const json_t *envs = json_object_get(meta, "envs"), *e;
+	size_t i;
+	*out = (struct ap_docs_envs){ 0 };
+	if (!json_array_size(envs))
+		return 0;
+	if (!(out->v = calloc(json_array_size(envs), sizeof(*out->v))))
+		return -ENOMEM;
+	json_array_foreach(envs, i, e) {
+		const char *label = s_(e, "label");
+		struct ap_docs_env *d = &out->v[out->n++];
+		d->name = s_(e, "name");
+		d->product = label && *label ? label : d->name;
+		d->torch = s_(e, "torch");
+	}
+	return 0;
 }
 
-/* env name -> product name, for every environment of meta. */
-static json_t *env_products(const json_t *meta)
+void ap_docs_envs_free(struct ap_docs_envs *e)
 {
-	json_t *out = json_object(), *e;
-	size_t i;
-	json_array_foreach(json_object_get(meta, "envs"), i, e)
-		if (s_(e, "name") && product_of(e))
-			json_object_set_new(out, s_(e, "name"), json_string(product_of(e)));
-	return out;
+	free(e->v);
+	*e = (struct ap_docs_envs){ 0 };
 }
 
 /* --- generate ------------------------------------------------------------ */
 
-/* The products of one API, lines [from, to) of the sorted matrix. */
-static json_t *api_products(const json_t *meta, const struct ap_matrix *lines, size_t from,
-			    size_t to)
+/* The products of one API, lines [from, to) of the sorted matrix, into v
+ * (room for envs->n * (to - from)); their number. */
+static size_t api_products(const struct ap_docs_envs *envs, const struct ap_matrix *lines,
+			   size_t from, size_t to, struct ap_docs_product *v)
 {
-	json_t *out = json_array(), *e;
-	size_t i;
-	json_array_foreach(json_object_get(meta, "envs"), i, e) {
+	size_t n = 0;
+	for (size_t i = 0; i < envs->n; i++) {
+		const struct ap_docs_env *e = &envs->v[i];
 		for (size_t k = from; k < to; k++) {
 			const struct ap_matrix_line *l = &lines->v[k];
-			enum ap_line_verdict v = l->verdict;
-			if (v == AP_LINE_VERDICT_UNKNOWN || !s_(e, "name") || strcmp(l->env, s_(e, "name")) ||
-			    (v != AP_LINE_CONSISTENT && v != AP_LINE_INCONSISTENT))
+			enum ap_line_verdict lv = l->verdict;
+			if (lv == AP_LINE_VERDICT_UNKNOWN || !e->name || strcmp(l->env, e->name) ||
+			    (lv != AP_LINE_CONSISTENT && lv != AP_LINE_INCONSISTENT))
 				continue;
-			json_array_append_new(out, json_pack("{s:s, s:b}", "product", product_of(e),
-							     "supported", v == AP_LINE_CONSISTENT));
+			v[n++] = (struct ap_docs_product){ (char *)e->product,
+							   lv == AP_LINE_CONSISTENT };
 		}
 	}
-	return out;
+	return n;
 }
 
 /* The kind a page gives lines [from, to): class, method (a member), else
- * function. */
-static const char *block_kind(const struct ap_matrix *lines, size_t from, size_t to)
+ * function; 0 when none of them is present. */
+static int block_kind(const struct ap_matrix *lines, size_t from, size_t to,
+		      enum ap_docs_kind *kind)
 {
 	for (size_t k = from; k < to; k++) {
 		const struct ap_matrix_line *l = &lines->v[k];
 		if (l->status != AP_LSTATUS_PRESENT)
 			continue;
-		if (l->owner)
-			return "method";
-		return l->kind && !strcmp(l->kind, "class") ? "class" : "function";
+		*kind = l->owner ? AP_DOCS_METHOD
+			: l->kind && !strcmp(l->kind, "class") ? AP_DOCS_CLASS : AP_DOCS_FUNCTION;
+		return 1;
 	}
-	return NULL;
+	return 0;
 }
 
 /* The upstream page of api for the torch of the first environment. */
-static void doc_url(const json_t *meta, const char *api, struct ap_buf *url)
+static void doc_url(const struct ap_docs_envs *envs, const char *api, struct ap_buf *url)
 {
 	int major, minor;
-	const char *v = s_(json_array_get(json_object_get(meta, "envs"), 0), "torch");
+	const char *v = envs->n ? envs->v[0].torch : NULL;
 	if (v && sscanf(v, "%d.%d", &major, &minor) == 2)
 		ap_buf_addf(url, "https://pytorch.org/docs/%d.%d/generated/%s.html", major, minor, api);
 }
 
-static void gen_block(json_t *pages, const json_t *meta, const struct ap_matrix *lines,
-		      size_t from, size_t to, const char *format, struct ap_buf *owner)
+/* The text of page name in g, a new page (its title mod) when g has none
+ * yet. NULL when out of memory. */
+static struct ap_buf *gen_page(struct ap_docs_gen *g, const char *name, const char *mod)
+{
+	for (size_t i = g->n; i > 0; i--)
+		if (!strcmp(g->v[i - 1].name, name))
+			return &g->v[i - 1].text;
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 16;
+		struct ap_docs_gen_page *v = realloc(g->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		g->v = v;
+		g->cap = cap;
+	}
+	struct ap_docs_gen_page *p = &g->v[g->n];
+	*p = (struct ap_docs_gen_page){ strdup(name), { 0 } };
+	if (!p->name)
+		return NULL;
+	g->n++;
+	ap_buf_addf(&p->text, "# %s\n\n", mod);
+	return &p->text;
+}
+
+static void gen_block(struct ap_docs_gen *pages, const struct ap_docs_envs *envs,
+		      const struct ap_matrix *lines, size_t from, size_t to,
+		      enum ap_docs_format format, struct ap_buf *owner)
 {
 	const struct ap_matrix_line *l = &lines->v[from];
-	const char *mod = l->module, *api = l->api, *kind = block_kind(lines, from, to);
+	const char *mod = l->module, *api = l->api;
+	enum ap_docs_kind kind;
 	int entry_line = !strcmp(api, mod);
-	if (!kind || (entry_line && strcmp(kind, "class")))
+	if (!block_kind(lines, from, to, &kind) || (entry_line && kind != AP_DOCS_CLASS))
 		return;
 	/* a member follows the block of its class, or is left out: on a page a
 	 * sub-entry belongs to the heading above it */
-	if (!strcmp(kind, "method") && strcmp(l->owner ? l->owner : "-", ap_buf_str(owner)))
+	if (kind == AP_DOCS_METHOD && strcmp(l->owner ? l->owner : "-", ap_buf_str(owner)))
 		return;
-	json_t *products = api_products(meta, lines, from, to);
-	if (json_array_size(products)) {
-		struct ap_buf page = { 0 }, url = { 0 }, text = { 0 };
+	size_t room = envs->n * (to - from);
+	struct ap_docs_product *products = calloc(room ? room : 1, sizeof(*products));
+	size_t n = products ? api_products(envs, lines, from, to, products) : 0;
+	if (n) {
+		struct ap_buf page = { 0 }, url = { 0 };
 		/* the page's file name: never a '/' or a leading '.', whatever
 		 * the matrix says (the reader refuses such names too) */
 		for (const char *p = mod; *p; p++)
 			ap_buf_add(&page, *p == '.' || *p == '/' || *p == '\\' ? "-" : p, 1);
 		ap_buf_adds(&page, ".md");
-		const char *have = s_(pages, ap_buf_str(&page));
-		if (have)
-			ap_buf_adds(&text, have);
-		else
-			ap_buf_addf(&text, "# %s\n\n", mod);
-		doc_url(meta, api, &url);
-		ap_docs_block(format, kind, api, url.len ? ap_buf_str(&url) : NULL, products, NULL,
-			      &text);
-		json_object_set_new(pages, ap_buf_str(&page), json_string(ap_buf_str(&text)));
-		if (strcmp(kind, "method")) {
+		struct ap_buf *text = gen_page(pages, ap_buf_str(&page), mod);
+		doc_url(envs, api, &url);
+		if (text)
+			ap_docs_block(format, kind, api, url.len ? ap_buf_str(&url) : NULL, products,
+				      n, NULL, text);
+		if (kind != AP_DOCS_METHOD) {
 			ap_buf_reset(owner);
 			ap_buf_adds(owner, api);
 		}
 		ap_buf_free(&page);
 		ap_buf_free(&url);
-		ap_buf_free(&text);
 	}
-	json_decref(products);
+	free(products);
 }
 
-json_t *ap_docs_generate(const json_t *meta, const struct ap_matrix *lines, const char *format)
+void ap_docs_generate(const struct ap_docs_envs *envs, const struct ap_matrix *lines,
+		      enum ap_docs_format format, struct ap_docs_gen *out)
 {
-	json_t *pages = json_object();
 	struct ap_buf owner = { 0 };
 	size_t n = lines->n, from = 0;
+	*out = (struct ap_docs_gen){ 0 };
 	for (size_t i = 1; i <= n; i++) {
 		if (i < n && ap_matrix_same_api(&lines->v[from], &lines->v[i]))
 			continue;
-		gen_block(pages, meta, lines, from, i, format, &owner);
+		gen_block(out, envs, lines, from, i, format, &owner);
 		from = i;
 	}
 	ap_buf_free(&owner);
-	return pages;
+}
+
+void ap_docs_gen_free(struct ap_docs_gen *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->v[i].name);
+		ap_buf_free(&g->v[i].text);
+	}
+	free(g->v);
+	*g = (struct ap_docs_gen){ 0 };
 }
 
 /* --- audit --------------------------------------------------------------- */
@@ -141,8 +206,13 @@ struct group {
 	size_t n;
 };
 
+/* An environment's product, each env once (its last product). */
+struct env_product {
+	const char *env, *product;
+};
+
 struct audit {
-	const json_t *meta;
+	const struct ap_docs_envs *envs;
 	const struct ap_matrix *lines;
 	json_t *by_api;      /* api -> the index of its group */
 	struct group *groups;
@@ -151,10 +221,32 @@ struct audit {
 	json_t *by_key;      /* key -> [apis] (each once) */
 	json_t *members;     /* owner api -> [member apis] (each once) */
 	json_t *classes;     /* "env file:line" of a class -> [its apis] (each once) */
-	json_t *products;    /* env -> product */
+	struct env_product *products;
+	size_t nproducts;
 	json_t *listed;      /* resolved apis the pages have an entry for */
-	json_t *out;
+	struct ap_docs_findings *out;
+	int oom;
 };
+
+/* The product of each named environment, in order; a name given twice
+ * keeps its first place and its last product. */
+static int env_products(struct audit *a)
+{
+	a->products = calloc(a->envs->n ? a->envs->n : 1, sizeof(*a->products));
+	if (!a->products)
+		return -1;
+	for (size_t i = 0; i < a->envs->n; i++) {
+		const struct ap_docs_env *e = &a->envs->v[i];
+		size_t k = 0;
+		if (!e->name || !e->product)
+			continue;
+		while (k < a->nproducts && strcmp(a->products[k].env, e->name))
+			k++;
+		a->products[k] = (struct env_product){ e->name, e->product };
+		a->nproducts += k == a->nproducts;
+	}
+	return 0;
+}
 
 /* Appends value to the array a unless a holds it already. */
 static void add_unique(json_t *a, const char *value)
@@ -217,8 +309,8 @@ static void audit_index(struct audit *a)
 	a->members = json_object();
 	a->classes = json_object();
 	a->listed = json_object();
-	a->out = json_array();
-	a->products = env_products(a->meta);
+	if (env_products(a))
+		a->oom = 1;
 	/* every group has room for all the lines: one allocation, in order */
 	a->groups = calloc(n ? n : 1, sizeof(*a->groups));
 	const struct ap_matrix_line **slots = calloc(n ? n : 1, sizeof(*slots));
@@ -341,12 +433,36 @@ static const char *resolve(const struct audit *a, const char *name)
 	return r;
 }
 
-static void finding(struct audit *a, const json_t *e, const char *api, const char *resolved,
-		    const char *cls, const char *detail)
+static void finding_free(struct ap_docs_finding *f)
 {
-	json_array_append_new(a->out, json_pack("{s:s, s:I, s:s, s:s?, s:s, s:s}", "file",
-		ap_json_text(e, "file"), "line", json_integer_value(json_object_get(e, "line")),
-		"api", api, "resolved", resolved, "class", cls, "detail", detail));
+	free(f->file);
+	free(f->api);
+	free(f->resolved);
+	free(f->detail);
+}
+
+static void finding(struct audit *a, const struct ap_docs_entry *e, const char *api,
+		    const char *resolved, enum ap_docs_finding_class cls, const char *detail)
+{
+	struct ap_docs_findings *out = a->out;
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 64;
+		struct ap_docs_finding *v = realloc(out->v, cap * sizeof(*v));
+		if (!v) {
+			a->oom = 1;
+			return;
+		}
+		out->v = v;
+		out->cap = cap;
+	}
+	struct ap_docs_finding f = { strdup(e->file), e->line, strdup(api),
+				     resolved ? strdup(resolved) : NULL, cls, strdup(detail) };
+	if (!f.file || !f.api || (resolved && !f.resolved) || !f.detail) {
+		finding_free(&f);
+		a->oom = 1;
+		return;
+	}
+	out->v[out->n++] = f;
 }
 
 /* Envs (comma-joined) whose lines of g have status st. */
@@ -421,7 +537,7 @@ static int is_class(const struct audit *a, const char *api)
 }
 
 /* Classes an entry whose name resolves to nothing in the matrix. */
-static void audit_unresolved(struct audit *a, const json_t *e, const char *name)
+static void audit_unresolved(struct audit *a, const struct ap_docs_entry *e, const char *name)
 {
 	struct group cover;
 	int covered = covering(a, name, &cover);
@@ -433,43 +549,40 @@ static void audit_unresolved(struct audit *a, const json_t *e, const char *name)
 	if (covered && envs_with_status(&cover, AP_LSTATUS_IMPORT_ERROR, &d)) {
 		const char *why = cover.v[0]->reason;
 		ap_buf_addf(&d, ": %s does not import (%s)", cover.v[0]->api, why ? why : "?");
-		finding(a, e, name, NULL, "optional-dependency", ap_buf_str(&d));
-	} else if (owner && (!strcmp(ap_json_text(e, "kind"), "method") ||
-			    (!strcmp(ap_json_text(e, "kind"), "row") && is_class(a, owner)))) {
+		finding(a, e, name, NULL, AP_FINDING_OPTIONAL_DEPENDENCY, ap_buf_str(&d));
+	} else if (owner && (e->kind == AP_DOCS_METHOD ||
+			     (e->kind == AP_DOCS_ROW && is_class(a, owner)))) {
 		ap_buf_addf(&d, "%s has no member %s in any environment (an instance attribute?)",
 			    owner, dot + 1);
-		finding(a, e, name, NULL, "instance-attribute", ap_buf_str(&d));
+		finding(a, e, name, NULL, AP_FINDING_INSTANCE_ATTRIBUTE, ap_buf_str(&d));
 	} else if (covered && !strchr(name + strlen(cover.v[0]->api) + 1, '.')) {
 		/* a name the entry's walk would have found: it is not there */
 		ap_buf_addf(&d, "no such name under %s in any measured torch", cover.v[0]->api);
-		finding(a, e, name, NULL, "absent", ap_buf_str(&d));
+		finding(a, e, name, NULL, AP_FINDING_ABSENT, ap_buf_str(&d));
 	} else
-		finding(a, e, name, NULL, "not-swept", "no catalog entry covers it");
+		finding(a, e, name, NULL, AP_FINDING_NOT_SWEPT, "no catalog entry covers it");
 	free(cover.v);
 	ap_buf_free(&d);
 	ap_buf_free(&cls);
 }
 
 /* The claims of entry e against the lines ls of its api. */
-static void audit_claims(struct audit *a, const json_t *e, const char *name, const char *api,
+static void audit_claims(struct audit *a, const struct ap_docs_entry *e, const char *name, const char *api,
 			 const struct group *ls)
 {
 	struct ap_buf bad = { 0 }, unmatched = { 0 };
-	const char *env;
-	json_t *prod;
 	int matched = 0;
-	json_object_foreach(a->products, env, prod) {
-		const json_t *p = NULL, *x;
-		size_t i;
-		const json_t *others = json_object_get(e, "others");
+	for (size_t k = 0; k < a->nproducts; k++) {
+		const char *env = a->products[k].env, *prod = a->products[k].product;
+		const struct ap_docs_product *p = NULL;
 		int claim;
-		json_array_foreach(json_object_get(e, "products"), i, x)
-			if (!strcmp(ap_json_text(x, "product"), json_string_value(prod)))
-				p = x;
+		for (size_t i = 0; i < e->nproducts; i++)
+			if (!strcmp(e->products[i].product, prod))
+				p = &e->products[i];
 		if (p)
-			claim = json_is_true(json_object_get(p, "supported"));
-		else if (json_is_boolean(others))
-			claim = json_is_true(others); /* 是 (but...) or 否: every product */
+			claim = p->supported;
+		else if (e->others >= 0)
+			claim = e->others; /* 是 (but...) or 否: every product */
 		else
 			continue;
 		matched++;
@@ -478,25 +591,23 @@ static void audit_claims(struct audit *a, const json_t *e, const char *name, con
 		const char *v = lv == AP_LINE_VERDICT_UNKNOWN ? "-" : ap_line_verdict_name(lv);
 		if (claim && (lv == AP_LINE_INCONSISTENT || lv == AP_LINE_ABSENT))
 			ap_buf_addf(&bad, "%s%s says supported, measured %s in %s", bad.len ? "; " : "",
-				    json_string_value(prod), v, env);
+				    prod, v, env);
 		else if (!claim && lv == AP_LINE_CONSISTENT)
 			ap_buf_addf(&bad, "%s%s says not supported, measured consistent in %s",
-				    bad.len ? "; " : "", json_string_value(prod), env);
+				    bad.len ? "; " : "", prod, env);
 	}
-	size_t i;
-	json_t *x;
-	json_array_foreach(json_object_get(e, "products"), i, x)
-		ap_buf_addf(&unmatched, "%s%s", i ? ", " : "", ap_json_text(x, "product"));
+	for (size_t i = 0; i < e->nproducts; i++)
+		ap_buf_addf(&unmatched, "%s%s", i ? ", " : "", e->products[i].product);
 	if (!matched) {
 		struct ap_buf d = { 0 };
 		ap_buf_addf(&d, "no measured environment is labelled %s",
 			    unmatched.len ? ap_buf_str(&unmatched) : "(no product listed)");
-		finding(a, e, name, api, "unbacked", ap_buf_str(&d));
+		finding(a, e, name, api, AP_FINDING_UNBACKED, ap_buf_str(&d));
 		ap_buf_free(&d);
 	} else if (bad.len)
-		finding(a, e, name, api, "contradicted", ap_buf_str(&bad));
+		finding(a, e, name, api, AP_FINDING_CONTRADICTED, ap_buf_str(&bad));
 	else
-		finding(a, e, name, api, "backed", "every measured product agrees");
+		finding(a, e, name, api, AP_FINDING_BACKED, "every measured product agrees");
 	ap_buf_free(&bad);
 	ap_buf_free(&unmatched);
 }
@@ -509,17 +620,17 @@ static int any_plugin_added(const struct group *g)
 	return 0;
 }
 
-static void audit_entry(struct audit *a, const json_t *e)
+static void audit_entry(struct audit *a, const struct ap_docs_entry *e)
 {
 	struct ap_buf name = { 0 }, d = { 0 };
-	normalise(ap_json_text(e, "api"), &name);
+	normalise(e->api, &name);
 	const char *api = resolve(a, ap_buf_str(&name));
 	const struct group *ls = api ? group_of(a, api) : NULL;
 	if (api)
 		json_object_set_new(a->listed, api, json_true());
-	if (!strcmp(ap_json_text(e, "format"), "unreadable"))
-		finding(a, e, ap_buf_str(&name), api, "unreadable",
-			!strcmp(ap_json_text(e, "kind"), "class") ?
+	if (e->format == AP_DOCS_UNREADABLE)
+		finding(a, e, ap_buf_str(&name), api, AP_FINDING_UNREADABLE,
+			e->kind == AP_DOCS_CLASS ?
 			"no support stated for the class itself (its methods may state theirs)" :
 			"its support could not be read");
 	else if (!api)
@@ -527,14 +638,14 @@ static void audit_entry(struct audit *a, const json_t *e)
 	else if (envs_with_status(ls, AP_LSTATUS_PRESENT, &d) == 0) {
 		ap_buf_reset(&d);
 		if (envs_with_status(ls, AP_LSTATUS_IMPORT_ERROR, &d))
-			finding(a, e, ap_buf_str(&name), api, "optional-dependency",
+			finding(a, e, ap_buf_str(&name), api, AP_FINDING_OPTIONAL_DEPENDENCY,
 				ls->v[0]->reason ? ls->v[0]->reason : "");
 		else if (envs_with_verdict(ls, AP_LINE_NOTRUN, &d))
-			finding(a, e, ap_buf_str(&name), api, "not-measured", "its walk failed");
+			finding(a, e, ap_buf_str(&name), api, AP_FINDING_NOT_MEASURED, "its walk failed");
 		else
-			finding(a, e, ap_buf_str(&name), api, "absent", "absent in every measured torch");
+			finding(a, e, ap_buf_str(&name), api, AP_FINDING_ABSENT, "absent in every measured torch");
 	} else if (any_plugin_added(ls))
-		finding(a, e, ap_buf_str(&name), api, "plugin-added", "it exists only once a plugin loads");
+		finding(a, e, ap_buf_str(&name), api, AP_FINDING_PLUGIN_ADDED, "it exists only once a plugin loads");
 	else
 		audit_claims(a, e, ap_buf_str(&name), api, ls);
 	ap_buf_free(&name);
@@ -553,11 +664,11 @@ static int any_listed(const struct audit *a, const json_t *apis)
 }
 
 /* Members of a listed class that no entry lists, consistent somewhere. */
-static void audit_missing(struct audit *a, const json_t *e)
+static void audit_missing(struct audit *a, const struct ap_docs_entry *e)
 {
 	struct ap_buf name = { 0 };
-	normalise(ap_json_text(e, "api"), &name);
-	const char *api = strcmp(ap_json_text(e, "kind"), "method") ? resolve(a, ap_buf_str(&name)) : NULL;
+	normalise(e->api, &name);
+	const char *api = e->kind != AP_DOCS_METHOD ? resolve(a, ap_buf_str(&name)) : NULL;
 	json_t *members = api ? members_of(a, api) : NULL, *apis;
 	const char *member;
 	json_object_foreach(members, member, apis) {
@@ -572,7 +683,7 @@ static void audit_missing(struct audit *a, const json_t *e)
 		ap_buf_addf(&d, "the pages list %s but not its %s %s() (measured consistent in %s)",
 			    ap_buf_str(&name), kind_of(first_present(ls)), member,
 			    ap_buf_str(&envs));
-		finding(a, e, ap_buf_str(&sub), mapi, "missing-sub-entry", ap_buf_str(&d));
+		finding(a, e, ap_buf_str(&sub), mapi, AP_FINDING_MISSING_SUB_ENTRY, ap_buf_str(&d));
 		ap_buf_free(&envs);
 		ap_buf_free(&d);
 		ap_buf_free(&sub);
@@ -581,96 +692,94 @@ static void audit_missing(struct audit *a, const json_t *e)
 	ap_buf_free(&name);
 }
 
-static int by_place(const void *x, const void *y)
+static int by_place(const struct ap_docs_finding *a, const struct ap_docs_finding *b)
 {
-	const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
-	int c = strcmp(ap_json_text(a, "file"), ap_json_text(b, "file"));
+	int c = strcmp(a->file, b->file);
 	if (c)
 		return c;
-	json_int_t la = json_integer_value(json_object_get(a, "line"));
-	json_int_t lb = json_integer_value(json_object_get(b, "line"));
-	if (la != lb)
-		return la < lb ? -1 : 1;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
 	/* the entry's own finding before the sub-entries it lacks */
-	return !strcmp(ap_json_text(a, "class"), "missing-sub-entry") -
-	       !strcmp(ap_json_text(b, "class"), "missing-sub-entry");
+	return (a->cls == AP_FINDING_MISSING_SUB_ENTRY) - (b->cls == AP_FINDING_MISSING_SUB_ENTRY);
 }
 
-json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const struct ap_matrix *lines)
+/* Sorts v by place, stably: entries were audited in page order, and are
+ * nearly sorted already. */
+static void sort_by_place(struct ap_docs_finding *v, size_t n)
 {
-	struct audit a = { .meta = meta, .lines = lines };
-	size_t i, n;
-	json_t *e;
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && by_place(&v[k - 1], &v[k]) > 0; k--) {
+			struct ap_docs_finding t = v[k];
+			v[k] = v[k - 1];
+			v[k - 1] = t;
+		}
+}
+
+int ap_docs_audit(const struct ap_docs_entries *entries, const struct ap_docs_envs *envs,
+		  const struct ap_matrix *lines, struct ap_docs_findings *out)
+{
+	struct audit a = { .envs = envs, .lines = lines, .out = out };
+	*out = (struct ap_docs_findings){ 0 };
 	audit_index(&a);
-	json_array_foreach(entries, i, e)
-		audit_entry(&a, e);
-	json_array_foreach(entries, i, e)
-		audit_missing(&a, e);
-	n = json_array_size(a.out);
-	json_t **v = calloc(n ? n : 1, sizeof(*v));
-	for (i = 0; v && i < n; i++)
-		v[i] = json_incref(json_array_get(a.out, i));
-	if (v) {
-		/* stable: entries were audited in page order */
-		for (i = 1; i < n; i++)
-			for (size_t k = i; k > 0 && by_place(&v[k - 1], &v[k]) > 0; k--) {
-				json_t *t = v[k];
-				v[k] = v[k - 1];
-				v[k - 1] = t;
-			}
-		json_array_clear(a.out);
-		for (i = 0; i < n; i++)
-			json_array_append_new(a.out, v[i]);
-	}
-	free(v);
+	for (size_t i = 0; !a.oom && i < entries->n; i++)
+		audit_entry(&a, &entries->v[i]);
+	for (size_t i = 0; !a.oom && i < entries->n; i++)
+		audit_missing(&a, &entries->v[i]);
+	sort_by_place(out->v, out->n);
 	json_decref(a.by_api);
 	free(a.groups);
 	free(a.slots);
 	json_decref(a.by_key);
 	json_decref(a.members);
 	json_decref(a.classes);
-	json_decref(a.products);
+	free(a.products);
 	json_decref(a.listed);
-	return a.out;
+	if (a.oom) {
+		ap_docs_findings_free(out);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
-void ap_docs_audit_text(const json_t *findings, struct ap_buf *out)
+void ap_docs_findings_free(struct ap_docs_findings *f)
 {
-	json_t *counts = json_object(), *f, *c;
-	const char *cls;
-	size_t i;
-	json_array_foreach(findings, i, f) {
+	for (size_t i = 0; i < f->n; i++)
+		finding_free(&f->v[i]);
+	free(f->v);
+	*f = (struct ap_docs_findings){ 0 };
+}
+
+void ap_docs_audit_text(const struct ap_docs_findings *findings, struct ap_buf *out)
+{
+	size_t counts[AP_FINDING_NCLASSES] = { 0 }, norder = 0;
+	enum ap_docs_finding_class order[AP_FINDING_NCLASSES];
+	for (size_t i = 0; i < findings->n; i++) {
+		const struct ap_docs_finding *f = &findings->v[i];
 		struct ap_buf line = { 0 };
-		ap_buf_addf(&line, "%s:%lld: %s: %s: %s", ap_json_text(f, "file"),
-			    (long long)json_integer_value(json_object_get(f, "line")),
-			    ap_json_text(f, "class"), ap_json_text(f, "api"), ap_json_text(f, "detail"));
+		const char *cls = ap_docs_finding_name(f->cls);
+		ap_buf_addf(&line, "%s:%lld: %s: %s: %s", f->file, f->line, cls, f->api, f->detail);
 		ap_text_line(out, ap_buf_str(&line));
 		ap_buf_adds(out, "\n");
 		ap_buf_free(&line);
-		cls = ap_json_text(f, "class");
-		json_object_set_new(counts, cls,
-				    json_integer(json_integer_value(json_object_get(counts, cls)) + 1));
+		if ((unsigned)f->cls >= AP_FINDING_NCLASSES)
+			continue;
+		if (!counts[f->cls]++)
+			order[norder++] = f->cls;
 	}
-	json_object_foreach(counts, cls, c)
-		ap_buf_addf(out, "%lld %s\n", (long long)json_integer_value(c), cls);
-	json_decref(counts);
+	for (size_t k = 0; k < norder; k++)
+		ap_buf_addf(out, "%zu %s\n", counts[order[k]], ap_docs_finding_name(order[k]));
 }
 
-void ap_docs_pages_text(const json_t *pages, struct ap_buf *out)
+void ap_docs_pages_text(const struct ap_docs_pages *pages, struct ap_buf *out)
 {
-	const json_t *p;
-	json_t *n;
-	const char *fmt;
-	size_t i;
-	json_array_foreach(pages, i, p) {
+	for (size_t i = 0; i < pages->n; i++) {
+		const struct ap_docs_page *p = &pages->v[i];
 		struct ap_buf line = { 0 };
-		json_t *formats = json_object_get(p, "formats");
-		int k = 0;
-		ap_buf_addf(&line, "%s: formats: ", ap_json_text(p, "file"));
-		json_object_foreach(formats, fmt, n)
-			ap_buf_addf(&line, "%s%s %lld", k++ ? ", " : "", fmt,
-				    (long long)json_integer_value(n));
-		if (!k)
+		ap_buf_addf(&line, "%s: formats: ", p->file);
+		for (size_t k = 0; k < p->nformats; k++)
+			ap_buf_addf(&line, "%s%s %zu", k ? ", " : "", ap_docs_format_name(p->formats[k]),
+				    p->counts[k]);
+		if (!p->nformats)
 			ap_buf_adds(&line, "none (no entry in a format this parser reads)");
 		ap_text_line(out, ap_buf_str(&line));
 		ap_buf_adds(out, "\n");

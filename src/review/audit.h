@@ -17,20 +17,86 @@
 
 #include "base/buf.h"
 #include "evidence/matrix.h"
+#include "review/docs.h"
 
-/* The pages of a matrix: {"PAGE.md": text} (a new object), one page per
- * catalog entry (its name with '.' as '-'), a `### ` block per API present
+/* An environment of a sweep as the pages see it: its name, its product (its
+ * label, else its name; NULL when it has neither) and its torch version
+ * (NULL when not said). The strings are borrowed from the sweep.json read. */
+struct ap_docs_env {
+	const char *name, *product, *torch;
+};
+
+struct ap_docs_envs {
+	struct ap_docs_env *v;
+	size_t n;
+};
+
+/* The environments of a sweep.json (meta.envs, in order) into *out, whose
+ * strings point into meta: keep meta while out is used. 0 or -ENOMEM. */
+int ap_docs_envs_read(const json_t *meta, struct ap_docs_envs *out);
+void ap_docs_envs_free(struct ap_docs_envs *e);
+
+/* One generated page: its file name and its text. */
+struct ap_docs_gen_page {
+	char *name;
+	struct ap_buf text;
+};
+
+struct ap_docs_gen {
+	struct ap_docs_gen_page *v;
+	size_t n, cap;
+};
+
+/* The pages of a matrix into *out (zeroed): one page per catalog entry (its
+ * name with '.' as '-', "PAGE.md"), a `### ` block per API present
  * somewhere, classes followed by their members' sub-entries, in format
- * "table" or "list" (docs.h). products: per environment of meta.envs, its
- * label, supported when the API's verdict there is consistent, unsupported
- * when inconsistent, left out when absent or not run (not measured is not
- * claimed). An API with no product is left out. */
-json_t *ap_docs_generate(const json_t *meta, const struct ap_matrix *lines, const char *format);
+ * table or list (docs.h). products: per environment, its product,
+ * supported when the API's verdict there is consistent, unsupported when
+ * inconsistent, left out when absent or not run (not measured is not
+ * claimed). An API with no product is left out. The doc links are for the
+ * torch of the first environment. */
+void ap_docs_generate(const struct ap_docs_envs *envs, const struct ap_matrix *lines,
+		      enum ap_docs_format format, struct ap_docs_gen *out);
+void ap_docs_gen_free(struct ap_docs_gen *g);
 
-/* Audits entries (ap_docs_load()) against a matrix. Returns a new array of
- * findings, sorted by file and line:
- *   {"file", "line", "api" (as the page wrote it), "resolved" (matrix api or
- *    null), "class", "detail"}
+/* The classes of findings, in their order of precedence (see
+ * ap_docs_audit()). */
+enum ap_docs_finding_class {
+	AP_FINDING_UNREADABLE,
+	AP_FINDING_OPTIONAL_DEPENDENCY,
+	AP_FINDING_INSTANCE_ATTRIBUTE,
+	AP_FINDING_ABSENT,
+	AP_FINDING_NOT_MEASURED,
+	AP_FINDING_NOT_SWEPT,
+	AP_FINDING_PLUGIN_ADDED,
+	AP_FINDING_UNBACKED,
+	AP_FINDING_CONTRADICTED,
+	AP_FINDING_BACKED,
+	AP_FINDING_MISSING_SUB_ENTRY,
+	AP_FINDING_NCLASSES
+};
+
+/* "unreadable", "optional-dependency", ... "missing-sub-entry". */
+const char *ap_docs_finding_name(enum ap_docs_finding_class c);
+
+/* One finding: where (the entry's file and line), the api as the page wrote
+ * it, the matrix api it resolved to (NULL when none), its class and what it
+ * says. Every string owned. */
+struct ap_docs_finding {
+	char *file;
+	long long line;
+	char *api, *resolved;
+	enum ap_docs_finding_class cls;
+	char *detail;
+};
+
+struct ap_docs_findings {
+	struct ap_docs_finding *v;
+	size_t n, cap;
+};
+
+/* Audits entries (ap_docs_load()) against a matrix into *out (zeroed),
+ * sorted by file and line. 0 or -ENOMEM.
  * Every entry gets exactly one finding of these classes, in this order of
  * precedence:
  *   unreadable          its support could not be read
@@ -49,16 +115,18 @@ json_t *ap_docs_generate(const json_t *meta, const struct ap_matrix *lines, cons
  * class's entry for each member the matrix has for that class, consistent
  * in some environment, that the pages give no sub-entry (the README's
  * set_multithreading_enabled and its clone()). */
-json_t *ap_docs_audit(const json_t *entries, const json_t *meta, const struct ap_matrix *lines);
+int ap_docs_audit(const struct ap_docs_entries *entries, const struct ap_docs_envs *envs,
+		  const struct ap_matrix *lines, struct ap_docs_findings *out);
+void ap_docs_findings_free(struct ap_docs_findings *f);
 
 /* Findings as text: "FILE:LINE: CLASS: API: DETAIL" a line, then one count
- * line per class. Values escaped for a terminal. */
-void ap_docs_audit_text(const json_t *findings, struct ap_buf *out);
+ * line per class, in the order first found. Values escaped for a terminal. */
+void ap_docs_audit_text(const struct ap_docs_findings *findings, struct ap_buf *out);
 
 /* Which formats each page was read in (ap_docs_load_pages()), a line per page:
  * "FILE: formats: table 46, unreadable 2", or "FILE: formats: none (...)"
  * for a page with no entry in a format the parser knows. Escaped for a
  * terminal. */
-void ap_docs_pages_text(const json_t *pages, struct ap_buf *out);
+void ap_docs_pages_text(const struct ap_docs_pages *pages, struct ap_buf *out);
 
 #endif

@@ -2,8 +2,8 @@
  *
  * The page is scanned line by line as spans of the input, never as C strings:
  * the text is untrusted, may hold NUL bytes, invalid UTF-8, CRLF line ends or
- * stop anywhere. Every string that leaves this file goes through jstr(),
- * which repairs the UTF-8 so that jansson never refuses it.
+ * stop anywhere. Every string that leaves this file goes through ustr(),
+ * which repairs the UTF-8 so that a JSON writer never refuses it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,16 +33,38 @@ struct ap_span {
 
 enum ap_fmt { AP_FMT_NONE, AP_FMT_TABLE, AP_FMT_LIST, AP_FMT_LINE, AP_FMT_ROW, AP_FMT_BAD };
 
-static const char *const ap_fmt_names[] = { "unreadable", "table", "list", "line",
-					    "api-table", "unreadable" };
+static const enum ap_docs_format ap_fmt_formats[] = { AP_DOCS_UNREADABLE, AP_DOCS_TABLE,
+						      AP_DOCS_LIST,       AP_DOCS_LINE,
+						      AP_DOCS_API_TABLE,  AP_DOCS_UNREADABLE };
 
-/* What one entry has said so far; emitted as JSON when the next begins. */
+static const char *const ap_format_names[AP_DOCS_NFORMATS] = {
+	[AP_DOCS_UNREADABLE] = "unreadable", [AP_DOCS_TABLE] = "table", [AP_DOCS_LIST] = "list",
+	[AP_DOCS_LINE] = "line", [AP_DOCS_API_TABLE] = "api-table"
+};
+
+static const char *const ap_kind_names[] = {
+	[AP_DOCS_FUNCTION] = "function", [AP_DOCS_CLASS] = "class", [AP_DOCS_METHOD] = "method",
+	[AP_DOCS_ROW] = "row"
+};
+
+const char *ap_docs_kind_name(enum ap_docs_kind k)
+{
+	return (unsigned)k < sizeof(ap_kind_names) / sizeof(*ap_kind_names) ? ap_kind_names[k] : "?";
+}
+
+const char *ap_docs_format_name(enum ap_docs_format f)
+{
+	return (unsigned)f < AP_DOCS_NFORMATS ? ap_format_names[f] : "?";
+}
+
+/* What one entry has said so far; emitted when the next begins. */
 struct ap_entry {
 	struct ap_buf api;
-	const char *kind;
+	enum ap_docs_kind kind;
 	size_t line;
 	enum ap_fmt fmt;
-	json_t *products;
+	struct ap_docs_product *products;
+	size_t nproducts, cap;
 	int all;
 	int others; /* what it says of a product it does not name: 1, 0, -1 nothing */
 	int has_url, has_limits;
@@ -53,7 +75,7 @@ struct ap_page {
 	const char *text;
 	size_t len, pos, lineno;
 	const char *name;
-	json_t *out;
+	struct ap_docs_entries *out;
 	struct ap_buf parent; /* api of the last ### heading: methods hang on it */
 	char fence;           /* '`' or '~' while inside a fenced code block */
 	int oom;
@@ -124,9 +146,9 @@ static size_t utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* A JSON string of the bytes, each invalid byte replaced by U+FFFD so
+/* A new string of the bytes, each invalid byte replaced by U+FFFD so
  * that a damaged page still yields its entries. NULL only when out of memory. */
-static json_t *jstr(const char *p, size_t n)
+static char *ustr(const char *p, size_t n)
 {
 	struct ap_buf b = { 0 };
 	int r = ap_buf_add(&b, "", 0);
@@ -135,20 +157,18 @@ static json_t *jstr(const char *p, size_t n)
 		r = k ? ap_buf_add(&b, p + i, k) : ap_buf_adds(&b, AP_REPLACEMENT);
 		i += k ? k : 1;
 	}
-	json_t *s = r ? NULL : json_stringn(b.data, b.len);
-	ap_buf_free(&b);
-	return s;
+	if (r) {
+		ap_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
 }
 
-/* Sets o[key] = v, taking v; -1 when v is NULL (out of memory) or set fails. */
-static int put(json_t *o, const char *key, json_t *v)
+/* ustr() of b when has, else NULL; -1 when out of memory. */
+static int ubuf(const struct ap_buf *b, int has, char **out)
 {
-	return v ? json_object_set_new(o, key, v) : -1;
-}
-
-static json_t *jbuf(const struct ap_buf *b, int has)
-{
-	return has ? jstr(ap_buf_str(b), b->len) : json_null();
+	*out = has ? ustr(ap_buf_str(b), b->len) : NULL;
+	return has && !*out ? -1 : 0;
 }
 
 /* ---- lines ---- */
@@ -247,13 +267,23 @@ static int docs_term(struct ap_span *s, struct ap_span *product)
 
 static int add_product(struct ap_page *pg, struct ap_span product, int supported)
 {
-	json_t *o = json_object();
-	if (!o || put(o, "product", jstr(product.p, product.n)) ||
-	    put(o, "supported", json_boolean(supported)) ||
-	    json_array_append_new(pg->e.products, o)) {
+	struct ap_entry *e = &pg->e;
+	if (e->nproducts == e->cap) {
+		size_t cap = e->cap ? e->cap * 2 : 4;
+		struct ap_docs_product *v = realloc(e->products, cap * sizeof(*v));
+		if (!v) {
+			pg->oom = 1;
+			return -1;
+		}
+		e->products = v;
+		e->cap = cap;
+	}
+	char *name = ustr(product.p, product.n);
+	if (!name) {
 		pg->oom = 1;
 		return -1;
 	}
+	e->products[e->nproducts++] = (struct ap_docs_product){ name, supported };
 	return 0;
 }
 
@@ -495,25 +525,42 @@ static void entry_line(struct ap_page *pg, struct ap_span l)
 
 /* ---- entries ---- */
 
-static json_t *entry_json(const struct ap_page *pg)
+static void products_free(struct ap_docs_product *v, size_t n)
 {
-	const struct ap_entry *e = &pg->e;
+	for (size_t i = 0; i < n; i++)
+		free(v[i].product);
+	free(v);
+}
+
+static void docs_entry_free(struct ap_docs_entry *e)
+{
+	free(e->api);
+	free(e->file);
+	free(e->doc_url);
+	free(e->limits);
+	products_free(e->products, e->nproducts);
+}
+
+/* The open entry as the pages' reader gives it; its products move into *d
+ * when it is readable. -1 when out of memory (d then needs freeing). */
+static int entry_make(struct ap_page *pg, struct ap_docs_entry *d)
+{
+	struct ap_entry *e = &pg->e;
 	int ok = e->fmt != AP_FMT_NONE && e->fmt != AP_FMT_BAD;
-	json_t *o = json_object();
-	if (!o || put(o, "api", jbuf(&e->api, 1)) ||
-	    put(o, "kind", json_string(e->kind)) ||
-	    put(o, "file", jstr(pg->name, strlen(pg->name))) ||
-	    put(o, "line", json_integer((json_int_t)e->line)) ||
-	    put(o, "format", json_string(ap_fmt_names[e->fmt])) ||
-	    put(o, "doc_url", jbuf(&e->url, e->has_url)) ||
-	    put(o, "products", ok ? json_incref(e->products) : json_array()) ||
-	    put(o, "all_products", json_boolean(ok && e->all)) ||
-	    put(o, "others", ok && e->others >= 0 ? json_boolean(e->others) : json_null()) ||
-	    put(o, "limits", jbuf(&e->limits, e->has_limits))) {
-		json_decref(o);
-		return NULL;
+	*d = (struct ap_docs_entry){ .kind = e->kind, .line = (long long)e->line,
+				     .format = ap_fmt_formats[e->fmt],
+				     .all_products = ok && e->all,
+				     .others = ok && e->others >= 0 ? e->others : -1 };
+	if (ok) {
+		d->products = e->products;
+		d->nproducts = e->nproducts;
+		e->products = NULL;
+		e->nproducts = e->cap = 0;
 	}
-	return o;
+	if (ubuf(&e->api, 1, &d->api) || !(d->file = ustr(pg->name, strlen(pg->name))) ||
+	    ubuf(&e->url, e->has_url, &d->doc_url) || ubuf(&e->limits, e->has_limits, &d->limits))
+		return -1;
+	return 0;
 }
 
 static void entry_clear(struct ap_entry *e)
@@ -521,31 +568,50 @@ static void entry_clear(struct ap_entry *e)
 	ap_buf_free(&e->api);
 	ap_buf_free(&e->url);
 	ap_buf_free(&e->limits);
-	json_decref(e->products);
+	products_free(e->products, e->nproducts);
 	memset(e, 0, sizeof(*e));
+}
+
+/* Appends *e to out, taking it; -1 (and e freed) when out of memory. */
+static int entries_push(struct ap_docs_entries *out, struct ap_docs_entry *e)
+{
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 64;
+		struct ap_docs_entry *v = realloc(out->v, cap * sizeof(*v));
+		if (!v) {
+			docs_entry_free(e);
+			return -1;
+		}
+		out->v = v;
+		out->cap = cap;
+	}
+	out->v[out->n++] = *e;
+	return 0;
 }
 
 /* Emits the open entry, if any. */
 static void entry_close(struct ap_page *pg)
 {
+	struct ap_docs_entry d;
 	if (!pg->open)
 		return;
-	json_t *o = pg->oom ? NULL : entry_json(pg);
-	if (!o || json_array_append_new(pg->out, o))
+	if (!pg->oom && entry_make(pg, &d)) {
+		docs_entry_free(&d);
+		pg->oom = 1;
+	} else if (!pg->oom && entries_push(pg->out, &d))
 		pg->oom = 1;
 	entry_clear(&pg->e);
 	pg->open = 0;
 }
 
-static void entry_open(struct ap_page *pg, const char *kind, struct ap_span api)
+static void entry_open(struct ap_page *pg, enum ap_docs_kind kind, struct ap_span api)
 {
 	entry_close(pg);
 	pg->open = 1;
 	pg->e.kind = kind;
 	pg->e.line = pg->lineno + 1;
 	pg->e.others = -1;
-	pg->e.products = json_array();
-	if (!pg->e.products || ap_buf_add(&pg->e.api, api.p, api.n))
+	if (ap_buf_add(&pg->e.api, api.p, api.n))
 		pg->oom = 1;
 }
 
@@ -556,7 +622,7 @@ static void docs_heading(struct ap_page *pg, struct ap_span l)
 	int cls = 0;
 	while (eat(&api, AP_CLASS_TAG) || eat(&api, AP_CLASS_TAG2) || eat(&api, AP_CLASS_TAG3))
 		cls = 1, api = trim(api);
-	entry_open(pg, cls ? "class" : "function", api);
+	entry_open(pg, cls ? AP_DOCS_CLASS : AP_DOCS_FUNCTION, api);
 	ap_buf_reset(&pg->parent);
 	if (ap_buf_add(&pg->parent, api.p, api.n))
 		pg->oom = 1;
@@ -588,7 +654,7 @@ static void docs_method(struct ap_page *pg, struct ap_span name)
 		r = ap_buf_add(&api, pg->parent.data, pg->parent.len) || ap_buf_adds(&api, ".");
 	if (r || ap_buf_add(&api, name.p, name.n) || ap_buf_add(&api, "", 0))
 		pg->oom = 1;
-	entry_open(pg, "method", docs_sp(ap_buf_str(&api), api.len));
+	entry_open(pg, AP_DOCS_METHOD, docs_sp(ap_buf_str(&api), api.len));
 	ap_buf_free(&api);
 }
 
@@ -685,7 +751,7 @@ static void api_row(struct ap_page *pg, const struct ap_cols *c, struct ap_span 
 	int n = row_cells(l, cells, AP_ROW_CELLS);
 	struct ap_span name = n > c->name ? cells[c->name] : docs_sp(l.p, 0);
 	int has_url = link_parts(&name, &url);
-	entry_open(pg, "row", name);
+	entry_open(pg, AP_DOCS_ROW, name);
 	if (has_url && ap_buf_add(&pg->e.url, url.p, url.n))
 		pg->oom = 1;
 	pg->e.has_url = has_url;
@@ -754,25 +820,35 @@ static void page_line(struct ap_page *pg, struct ap_span l)
 	}
 }
 
-json_t *ap_docs_parse(const char *text, size_t len, const char *name)
+int ap_docs_parse(const char *text, size_t len, const char *name, struct ap_docs_entries *out)
 {
 	struct ap_page pg = { .text = text ? text : "", .len = text ? len : 0,
-			      .name = name ? name : "" };
+			      .name = name ? name : "", .out = out };
 	struct ap_span l;
 	if (pg.len >= 3 && !memcmp(pg.text, "\xef\xbb\xbf", 3))
 		pg.pos = 3;
-	if (!(pg.out = json_array()))
-		return NULL;
 	while (!pg.oom && peek(&pg, &l))
 		page_line(&pg, l);
 	entry_close(&pg);
 	entry_clear(&pg.e);
 	ap_buf_free(&pg.parent);
-	if (pg.oom) {
-		json_decref(pg.out);
-		return NULL;
-	}
-	return pg.out;
+	return pg.oom ? -ENOMEM : 0;
+}
+
+void ap_docs_entries_free(struct ap_docs_entries *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		docs_entry_free(&e->v[i]);
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+void ap_docs_pages_free(struct ap_docs_pages *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].file);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
 }
 
 /* ---- a directory of pages ---- */
@@ -857,48 +933,48 @@ static int docs_walk(const char *top, const char *rel, struct ap_paths *ps,
 	return r;
 }
 
-/* What a page says of itself: {"file", "entries": N, "formats": {format: N}}
- * (file repaired as the entries' is). NULL when out of memory. */
-static json_t *page_summary(const char *rel, const json_t *page)
+/* What the entries [from, n) of all, the page rel's, say of it. */
+static int page_summary(const char *rel, const struct ap_docs_entries *all, size_t from,
+			struct ap_docs_pages *pages)
 {
-	json_t *formats = json_object(), *o = json_object(), *e;
-	size_t i;
-	int r = formats && o ? 0 : -1;
-	json_array_foreach(page, i, e) {
-		const char *f = json_string_value(json_object_get(e, "format"));
-		json_int_t n = json_integer_value(json_object_get(formats, f));
-		if (!r)
-			r = put(formats, f, json_integer(n + 1));
+	struct ap_docs_page pg = { .entries = all->n - from };
+	for (size_t i = from; i < all->n; i++) {
+		size_t k = 0;
+		while (k < pg.nformats && pg.formats[k] != all->v[i].format)
+			k++;
+		if (k == pg.nformats)
+			pg.formats[pg.nformats++] = all->v[i].format;
+		pg.counts[k]++;
 	}
-	if (!r && (put(o, "file", jstr(rel, strlen(rel))) ||
-		   put(o, "entries", json_integer((json_int_t)json_array_size(page))) ||
-		   put(o, "formats", json_incref(formats))))
-		r = -1;
-	json_decref(formats);
-	if (r) {
-		json_decref(o);
-		return NULL;
+	if (pages->n == pages->cap) {
+		size_t cap = pages->cap ? pages->cap * 2 : 16;
+		struct ap_docs_page *v = realloc(pages->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		pages->v = v;
+		pages->cap = cap;
 	}
-	return o;
+	if (!(pg.file = ustr(rel, strlen(rel))))
+		return -ENOMEM;
+	pages->v[pages->n++] = pg;
+	return 0;
 }
 
 /* Appends the entries of dir/rel to all, and its summary to pages (may be
  * NULL). */
-static int load_page(const char *dir, const char *rel, json_t *all, json_t *pages,
-		     struct ap_buf *err)
+static int load_page(const char *dir, const char *rel, struct ap_docs_entries *all,
+		     struct ap_docs_pages *pages, struct ap_buf *err)
 {
 	struct ap_buf path = { 0 }, text = { 0 };
-	json_t *page = NULL;
+	size_t from = all->n;
 	int r = ap_buf_addf(&path, "%s/%s", dir, rel);
 	if (!r && (r = ap_read_all(path.data, &text)))
 		ap_buf_addf(err, "%s: %s", path.data, ap_strerror(r));
-	if (!r && (!(page = ap_docs_parse(ap_buf_str(&text), text.len, rel)) ||
-		   json_array_extend(all, page) ||
-		   (pages && json_array_append_new(pages, page_summary(rel, page)))))
+	if (!r && (ap_docs_parse(ap_buf_str(&text), text.len, rel, all) ||
+		   (pages && page_summary(rel, all, from, pages))))
 		r = -ENOMEM;
 	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");
-	json_decref(page);
 	ap_buf_free(&path);
 	ap_buf_free(&text);
 	return r;
@@ -909,61 +985,107 @@ static int path_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-json_t *ap_docs_load_pages(const char *dir, json_t **pages, struct ap_buf *err)
+int ap_docs_load_pages(const char *dir, struct ap_docs_entries *out, struct ap_docs_pages *pages,
+		       struct ap_buf *err)
 {
 	struct ap_paths ps = { 0 };
-	json_t *all = json_array(), *sums = pages ? json_array() : NULL;
-	int r = all && (sums || !pages) ? docs_walk(dir, "", &ps, err, 0) : -ENOMEM;
+	*out = (struct ap_docs_entries){ 0 };
+	if (pages)
+		*pages = (struct ap_docs_pages){ 0 };
+	int r = docs_walk(dir, "", &ps, err, 0);
 	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");
 	if (!r)
 		qsort(ps.v, ps.n, sizeof(*ps.v), path_cmp);
 	for (size_t i = 0; !r && i < ps.n; i++)
-		r = load_page(dir, ps.v[i], all, sums, err);
+		r = load_page(dir, ps.v[i], out, pages, err);
 	paths_free(&ps);
 	if (r) {
-		json_decref(all);
-		json_decref(sums);
-		return NULL;
+		ap_docs_entries_free(out);
+		if (pages)
+			ap_docs_pages_free(pages);
 	}
-	if (pages)
-		*pages = sums;
-	return all;
+	return r;
 }
 
-json_t *ap_docs_load(const char *dir, struct ap_buf *err)
+int ap_docs_load(const char *dir, struct ap_docs_entries *out, struct ap_buf *err)
 {
-	return ap_docs_load_pages(dir, NULL, err);
+	return ap_docs_load_pages(dir, out, NULL, err);
 }
 
 /* ---- lookup ---- */
 
-static const json_t *find_api(const json_t *entries, const char *api, size_t n)
+static const struct ap_docs_entry *find_api(const struct ap_docs_entries *entries,
+					    const char *api, size_t n)
 {
-	size_t i;
-	const json_t *e;
-	json_array_foreach(entries, i, e) {
-		const char *s = json_string_value(json_object_get(e, "api"));
-		if (s && strlen(s) == n && !memcmp(s, api, n))
-			return e;
+	for (size_t i = 0; i < entries->n; i++) {
+		const char *s = entries->v[i].api;
+		if (strlen(s) == n && !memcmp(s, api, n))
+			return &entries->v[i];
 	}
 	return NULL;
 }
 
-const json_t *ap_docs_find(const json_t *entries, const char *api, int *exact)
+const struct ap_docs_entry *ap_docs_find(const struct ap_docs_entries *entries, const char *api,
+					 int *exact)
 {
 	int dummy;
 	exact = exact ? exact : &dummy;
 	*exact = 0;
 	if (!entries || !api)
 		return NULL;
-	const json_t *e = find_api(entries, api, strlen(api));
+	const struct ap_docs_entry *e = find_api(entries, api, strlen(api));
 	if (e) {
 		*exact = 1;
 		return e;
 	}
 	const char *dot = strrchr(api, '.');
 	return dot ? find_api(entries, api, (size_t)(dot - api)) : NULL;
+}
+
+/* ---- the entry as JSON ---- */
+
+static json_t *jstr_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+/* Sets o[key] = v, taking v; -1 when v is NULL (out of memory) or set fails. */
+static int put(json_t *o, const char *key, json_t *v)
+{
+	return v ? json_object_set_new(o, key, v) : -1;
+}
+
+static json_t *products_json(const struct ap_docs_entry *e)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < e->nproducts; i++) {
+		json_t *p = json_object();
+		if (!p || put(p, "product", json_string(e->products[i].product)) ||
+		    put(p, "supported", json_boolean(e->products[i].supported)) ||
+		    json_array_append_new(a, p)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+json_t *ap_docs_entry_json(const struct ap_docs_entry *e)
+{
+	json_t *o = json_object();
+	if (!o || put(o, "api", json_string(e->api)) ||
+	    put(o, "kind", json_string(ap_docs_kind_name(e->kind))) ||
+	    put(o, "file", json_string(e->file)) || put(o, "line", json_integer(e->line)) ||
+	    put(o, "format", json_string(ap_docs_format_name(e->format))) ||
+	    put(o, "doc_url", jstr_or_null(e->doc_url)) || put(o, "products", products_json(e)) ||
+	    put(o, "all_products", json_boolean(e->all_products)) ||
+	    put(o, "others", e->others >= 0 ? json_boolean(e->others) : json_null()) ||
+	    put(o, "limits", jstr_or_null(e->limits))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 /* ---- writing an entry ---- */
@@ -975,23 +1097,20 @@ static void add_oneline(struct ap_buf *out, const char *s)
 		ap_buf_add(out, *s == '\n' || *s == '\r' ? " " : s, 1);
 }
 
-static void add_products(const json_t *products, struct ap_buf *out)
+static void add_products(const struct ap_docs_product *products, size_t n, struct ap_buf *out)
 {
-	size_t i;
-	const json_t *p;
-	json_array_foreach(products, i, p) {
-		const char *name = json_string_value(json_object_get(p, "product"));
-		if (!name)
+	for (size_t i = 0; i < n; i++) {
+		if (!products[i].product)
 			continue;
 		ap_buf_adds(out, "- <term>");
-		add_oneline(out, name);
+		add_oneline(out, products[i].product);
 		ap_buf_adds(out, "</term>" AP_FULL_COLON);
-		ap_buf_adds(out, json_is_true(json_object_get(p, "supported")) ? "支持\n" : "不支持\n");
+		ap_buf_adds(out, products[i].supported ? "支持\n" : "不支持\n");
 	}
 }
 
-void ap_docs_entry(const char *api, const char *url, const json_t *products,
-		   const char *limits, struct ap_buf *out)
+void ap_docs_entry(const char *api, const char *url, const struct ap_docs_product *products,
+		   size_t nproducts, const char *limits, struct ap_buf *out)
 {
 	ap_buf_adds(out, "### ");
 	add_oneline(out, api ? api : "");
@@ -1004,7 +1123,7 @@ void ap_docs_entry(const char *api, const char *url, const json_t *products,
 		ap_buf_adds(out, ")\n\n");
 	}
 	ap_buf_adds(out, "**产品支持情况**" AP_FULL_COLON "\n\n");
-	add_products(products, out);
+	add_products(products, nproducts, out);
 	ap_buf_adds(out, "\n**限制与说明**" AP_FULL_COLON);
 	add_oneline(out, limits && *limits ? limits : "-");
 	ap_buf_adds(out, "\n\n</div>\n");
@@ -1012,33 +1131,30 @@ void ap_docs_entry(const char *api, const char *url, const json_t *products,
 
 /* ---- writing a page's blocks ---- */
 
-static void add_table(const json_t *products, struct ap_buf *out)
+static void add_table(const struct ap_docs_product *products, size_t n, struct ap_buf *out)
 {
-	size_t i;
-	const json_t *p;
 	ap_buf_adds(out, "| 硬件 | 是否支持 |\n| ---- | :----: |\n");
-	json_array_foreach(products, i, p) {
-		const char *name = json_string_value(json_object_get(p, "product"));
-		if (!name)
+	for (size_t i = 0; i < n; i++) {
+		if (!products[i].product)
 			continue;
 		ap_buf_adds(out, "| <term>");
-		add_oneline(out, name);
-		ap_buf_addf(out, "</term> | %s |\n",
-			    json_is_true(json_object_get(p, "supported")) ? AP_CHECK : AP_CROSS);
+		add_oneline(out, products[i].product);
+		ap_buf_addf(out, "</term> | %s |\n", products[i].supported ? AP_CHECK : AP_CROSS);
 	}
 }
 
-void ap_docs_block(const char *format, const char *kind, const char *api, const char *url,
-		   const json_t *products, const char *limits, struct ap_buf *out)
+void ap_docs_block(enum ap_docs_format format, enum ap_docs_kind kind, const char *api,
+		   const char *url, const struct ap_docs_product *products, size_t nproducts,
+		   const char *limits, struct ap_buf *out)
 {
-	int table = !strcmp(format, "table");
+	int table = format == AP_DOCS_TABLE;
 	const char *dot = strrchr(api, '.');
-	if (!strcmp(kind, "method")) {
+	if (kind == AP_DOCS_METHOD) {
 		ap_buf_adds(out, "> <font size=\"3\">");
 		add_oneline(out, dot ? dot + 1 : api);
 		ap_buf_adds(out, "()</font>\n\n");
 	} else {
-		ap_buf_adds(out, !strcmp(kind, "class") ? "### " AP_CLASS_TAG " " : "### ");
+		ap_buf_adds(out, kind == AP_DOCS_CLASS ? "### " AP_CLASS_TAG " " : "### ");
 		add_oneline(out, api);
 		ap_buf_adds(out, "\n\n");
 	}
@@ -1052,9 +1168,9 @@ void ap_docs_block(const char *format, const char *kind, const char *api, const 
 	}
 	ap_buf_adds(out, table ? "**支持情况**" AP_FULL_COLON "\n\n" : "**产品支持情况**" AP_FULL_COLON "\n\n");
 	if (table)
-		add_table(products, out);
+		add_table(products, nproducts, out);
 	else
-		add_products(products, out);
+		add_products(products, nproducts, out);
 	if (limits && *limits) {
 		ap_buf_adds(out, "\n**限制与说明**" AP_FULL_COLON);
 		add_oneline(out, limits);

@@ -454,7 +454,7 @@ static void html_docs(const struct ap_report *r, enum ap_lang l, struct ap_buf *
 	ap_buf_addf(out, "<section id=\"docs\"><h2>%s</h2>\n<ul>", W(l, M_DOCS));
 	if (!r->docs.checked)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_DOCS_NOT));
-	else if (!r->docs.entry_json)
+	else if (!r->docs.entry)
 		ap_buf_addf(out, "<li>%s</li>", W(l, M_DOCS_NONE));
 	else
 		html_docs_entry(&r->docs, l, out);

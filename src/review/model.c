@@ -247,34 +247,28 @@ static const struct ap_report_env *env_for_product(const struct ap_report *r, co
 }
 
 /* The docs entry's products (review/docs.h writes them). */
-static void docs_entry(struct ap_report *r, const json_t *entry)
+static void docs_entry(struct ap_report *r, const struct ap_docs_entry *entry)
 {
 	struct ap_report_docs *d = &r->docs;
-	const json_t *products = json_object_get(entry, "products");
-	size_t i;
-	json_t *p;
-	d->entry_json = entry;
-	d->api = json_string_value(json_object_get(entry, "api"));
-	d->file = json_string_value(json_object_get(entry, "file"));
-	d->line = (long long)json_integer_value(json_object_get(entry, "line"));
-	d->products = palloc(r, json_array_size(products), sizeof(*d->products));
-	d->contradictions = palloc(r, json_array_size(products), sizeof(*d->contradictions));
-	json_array_foreach(products, i, p) {
-		if (!d->products || !d->contradictions)
-			break;
+	d->entry = entry;
+	d->api = entry->api;
+	d->file = entry->file;
+	d->line = entry->line;
+	d->products = palloc(r, entry->nproducts, sizeof(*d->products));
+	d->contradictions = palloc(r, entry->nproducts, sizeof(*d->contradictions));
+	for (size_t i = 0; d->products && d->contradictions && i < entry->nproducts; i++)
 		d->products[d->nproducts++] = (struct ap_report_product){
-			ap_json_text(p, "product"), json_is_true(json_object_get(p, "supported")) };
-	}
+			entry->products[i].product, entry->products[i].supported };
 }
 
-static void model_docs(struct ap_report *r, const json_t *docs)
+static void model_docs(struct ap_report *r, const struct ap_docs_entries *docs)
 {
 	struct ap_report_docs *d = &r->docs;
 	int exact = 0;
 	if (!docs)
 		return;
 	d->checked = 1;
-	const json_t *entry = ap_docs_find(docs, r->target, &exact);
+	const struct ap_docs_entry *entry = ap_docs_find(docs, r->target, &exact);
 	d->exact = exact;
 	if (entry)
 		docs_entry(r, entry);
@@ -533,7 +527,8 @@ static void model_reference(struct ap_report *r)
 	r->owner = r->impl ? r->impl->owner : NULL;
 }
 
-struct ap_report *ap_report_model(const struct ap_submission *s, const json_t *docs)
+struct ap_report *ap_report_model(const struct ap_submission *s,
+				  const struct ap_docs_entries *docs)
 {
 	struct ap_report *r = calloc(1, sizeof(*r));
 	struct pool *p = calloc(1, sizeof(*p));

@@ -356,7 +356,7 @@ static void md_docs(const struct ap_report *r, enum ap_lang l, struct ap_buf *ou
 	ap_buf_addf(out, "\n## %s\n\n", W(l, M_DOCS));
 	if (!r->docs.checked)
 		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_NOT));
-	else if (!r->docs.entry_json)
+	else if (!r->docs.entry)
 		ap_buf_addf(out, "- %s\n", W(l, M_DOCS_NONE));
 	else
 		md_docs_entry(&r->docs, l, out);

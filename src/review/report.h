@@ -29,6 +29,7 @@
 #include "base/outcome.h"
 #include "evidence/facts.h"
 #include "evidence/submission.h"
+#include "review/docs.h"
 #include "review/escape.h"
 #include "review/words.h"
 
@@ -145,7 +146,7 @@ struct ap_report_contradiction {
 
 struct ap_report_docs {
 	int checked;              /* docs were given */
-	const json_t *entry_json; /* the entry found, NULL when none */
+	const struct ap_docs_entry *entry; /* the entry found, NULL when none */
 	const char *api, *file;
 	long long line;
 	struct ap_report_product *products;
@@ -191,7 +192,8 @@ struct ap_report {
 /* The report's model, derived once from the submission (and docs: the parsed
  * docs entries, or NULL when not given). NULL when out of memory; free it
  * with ap_report_free(). */
-struct ap_report *ap_report_model(const struct ap_submission *s, const json_t *docs);
+struct ap_report *ap_report_model(const struct ap_submission *s,
+				  const struct ap_docs_entries *docs);
 
 void ap_report_free(struct ap_report *r);
 

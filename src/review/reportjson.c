@@ -172,7 +172,7 @@ static json_t *docs_json(const struct ap_report_docs *d)
 		put(x, "verdict", json_string(c->verdict_word));
 		json_array_append_new(contra, x);
 	}
-	put(o, "entry", raw(d->entry_json));
+	put(o, "entry", d->entry ? ap_docs_entry_json(d->entry) : json_null());
 	put(o, "exact", flag(d->exact));
 	put(o, "contradictions", contra);
 	put(o, "compared", json_integer(d->compared));

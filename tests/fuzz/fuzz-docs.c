@@ -6,9 +6,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	json_t *e = ap_docs_parse((const char *)data, size, "fuzz.md");
+	struct ap_docs_entries e = { 0 };
 	int exact;
-	ap_docs_find(e, "torch.autograd.Function.forward", &exact);
-	json_decref(e);
+	ap_docs_parse((const char *)data, size, "fuzz.md", &e);
+	ap_docs_find(&e, "torch.autograd.Function.forward", &exact);
+	for (size_t i = 0; i < e.n; i++)
+		json_decref(ap_docs_entry_json(&e.v[i]));
+	ap_docs_entries_free(&e);
 	return 0;
 }

@@ -39,14 +39,21 @@ static void use(struct ap_matrix *lines)
 	struct ap_matrix_diff d;
 	if (!ap_matrix_diff(lines, "bookworm", lines, "trixie", &d))
 		ap_matrix_diff_text(&d, &out);
-	json_t *pages = ap_docs_generate(meta, lines, "table");
-	json_t *entries = json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}]}]", "api",
-				    "torch.x", "kind", "class", "file", "p.md", "line", 1, "format",
-				    "table", "products", "product", "A2", "supported", 1);
-	json_t *f = ap_docs_audit(entries, meta, lines);
-	json_decref(f);
-	json_decref(entries);
-	json_decref(pages);
+	struct ap_docs_envs envs;
+	struct ap_docs_gen pages;
+	struct ap_docs_product product = { "A2", 1 };
+	struct ap_docs_entry entry = { .api = "torch.x", .kind = AP_DOCS_CLASS, .file = "p.md",
+				       .line = 1, .format = AP_DOCS_TABLE, .products = &product,
+				       .nproducts = 1, .others = -1 };
+	struct ap_docs_entries entries = { &entry, 1, 1 };
+	struct ap_docs_findings f;
+	if (!ap_docs_envs_read(meta, &envs)) {
+		ap_docs_generate(&envs, lines, AP_DOCS_TABLE, &pages);
+		ap_docs_gen_free(&pages);
+		if (!ap_docs_audit(&entries, &envs, lines, &f))
+			ap_docs_findings_free(&f);
+		ap_docs_envs_free(&envs);
+	}
 	ap_matrix_diff_free(&d);
 	json_decref(meta);
 	ap_buf_free(&out);

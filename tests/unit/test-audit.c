@@ -30,6 +30,60 @@ static json_t *meta(void)
 			 "depth", "signature");
 }
 
+/* The environments of meta(), read as the commands read sweep.json. */
+struct sweep {
+	json_t *meta;
+	struct ap_docs_envs envs;
+};
+
+static struct sweep sweep_open(void)
+{
+	struct sweep w = { meta(), { 0 } };
+	assert_int_equal(ap_docs_envs_read(w.meta, &w.envs), 0);
+	return w;
+}
+
+static void sweep_close(struct sweep *w)
+{
+	ap_docs_envs_free(&w->envs);
+	json_decref(w->meta);
+}
+
+static struct ap_docs_entries parse(const char *page, const char *name)
+{
+	struct ap_docs_entries e = { 0 };
+	assert_int_equal(ap_docs_parse(page, strlen(page), name, &e), 0);
+	return e;
+}
+
+static struct ap_docs_findings audit(const struct ap_docs_entries *e, const struct sweep *w,
+				     const struct ap_matrix *l)
+{
+	struct ap_docs_findings fs;
+	assert_int_equal(ap_docs_audit(e, &w->envs, l, &fs), 0);
+	return fs;
+}
+
+/* A label, when set, names the product; else the environment's name does. */
+static void envs_are_read_with_their_products(void **state)
+{
+	(void)state;
+	json_t *m = json_pack("{s:[{s:s, s:s, s:s}, {s:s, s:s}, {s:s}]}", "envs", "name", "a2",
+			      "label", A2, "torch", "2.6.0", "name", "b", "label", "", "torch",
+			      "2.7.0");
+	struct ap_docs_envs e;
+	assert_int_equal(ap_docs_envs_read(m, &e), 0);
+	assert_int_equal(e.n, 3);
+	assert_string_equal(e.v[0].product, A2);
+	assert_string_equal(e.v[0].torch, "2.6.0");
+	assert_string_equal(e.v[1].product, "b");
+	assert_null(e.v[1].torch);
+	assert_null(e.v[2].name);
+	assert_null(e.v[2].product);
+	ap_docs_envs_free(&e);
+	json_decref(m);
+}
+
 /* A line of api under module in env: present with kind (NULL: absent). */
 static void add(struct ap_matrix *lines, const char *env, const char *module, const char *api,
 		const char *kind, const char *owner, const char *sig)
@@ -73,60 +127,59 @@ static struct ap_matrix small_matrix(void)
 	return l;
 }
 
-static const json_t *entry(const json_t *entries, const char *api)
+static const struct ap_docs_entry *entry(const struct ap_docs_entries *entries, const char *api)
 {
-	size_t i;
-	json_t *e;
-	json_array_foreach(entries, i, e)
-		if (!strcmp(json_string_value(json_object_get(e, "api")), api))
-			return e;
+	for (size_t i = 0; i < entries->n; i++)
+		if (!strcmp(entries->v[i].api, api))
+			return &entries->v[i];
+	fail_msg("no entry for %s", api);
 	return NULL;
 }
 
-static void products_are(const json_t *e, const char *want)
+/* The products of e as "product=1,product=0". */
+static void products_are(const struct ap_docs_entry *e, const char *want)
 {
-	char *s = json_dumps(json_object_get(e, "products"), JSON_COMPACT);
-	assert_string_equal(s, want);
-	free(s);
+	struct ap_buf b = { 0 };
+	for (size_t i = 0; i < e->nproducts; i++)
+		ap_buf_addf(&b, "%s%s=%d", i ? "," : "", e->products[i].product,
+			    e->products[i].supported);
+	assert_string_equal(ap_buf_str(&b), want);
+	ap_buf_free(&b);
 }
 
 static void generated_pages_read_back_as_generated(void **state)
 {
 	(void)state;
-	static const char *const formats[] = { "table", "list" };
-	json_t *mt = meta();
+	static const enum ap_docs_format formats[] = { AP_DOCS_TABLE, AP_DOCS_LIST };
+	struct sweep w = sweep_open();
 	struct ap_matrix lines = small_matrix();
 	for (size_t f = 0; f < 2; f++) {
-		json_t *pages = ap_docs_generate(mt, &lines, formats[f]);
-		const char *page = json_string_value(json_object_get(pages, "torch-m.md"));
-		assert_non_null(page);
-		assert_int_equal(json_object_size(pages), 1);
-		json_t *e = ap_docs_parse(page, strlen(page), "torch-m.md");
-		assert_int_equal(json_array_size(e), 4);
-		const json_t *f1 = entry(e, "torch.m.f"), *c = entry(e, "torch.m.C");
-		const json_t *go = entry(e, "torch.m.C.go"), *nw = entry(e, "torch.m.new");
-		assert_non_null(f1);
-		assert_string_equal(json_string_value(json_object_get(f1, "format")), formats[f]);
-		assert_string_equal(json_string_value(json_object_get(c, "kind")), "class");
-		assert_string_equal(json_string_value(json_object_get(go, "kind")), "method");
-		assert_string_equal(json_string_value(json_object_get(f1, "doc_url")),
-				    "https://pytorch.org/docs/2.6/generated/torch.m.f.html");
-		products_are(f1, "[{\"product\":\"" A2 "\",\"supported\":true},{\"product\":\"" A3 "\",\"supported\":true}]");
-		products_are(c, "[{\"product\":\"" A2 "\",\"supported\":true},{\"product\":\"" A3 "\",\"supported\":false}]");
-		products_are(nw, "[{\"product\":\"" A3 "\",\"supported\":true}]");
+		struct ap_docs_gen pages;
+		ap_docs_generate(&w.envs, &lines, formats[f], &pages);
+		assert_int_equal(pages.n, 1);
+		assert_string_equal(pages.v[0].name, "torch-m.md");
+		struct ap_docs_entries e = parse(ap_buf_str(&pages.v[0].text), "torch-m.md");
+		assert_int_equal(e.n, 4);
+		const struct ap_docs_entry *f1 = entry(&e, "torch.m.f"), *c = entry(&e, "torch.m.C");
+		const struct ap_docs_entry *go = entry(&e, "torch.m.C.go"), *nw = entry(&e, "torch.m.new");
+		assert_int_equal(f1->format, formats[f]);
+		assert_int_equal(c->kind, AP_DOCS_CLASS);
+		assert_int_equal(go->kind, AP_DOCS_METHOD);
+		assert_string_equal(f1->doc_url, "https://pytorch.org/docs/2.6/generated/torch.m.f.html");
+		products_are(f1, A2 "=1," A3 "=1");
+		products_are(c, A2 "=1," A3 "=0");
+		products_are(nw, A3 "=1");
 		/* and the audit of what was generated agrees with itself */
-		json_t *fs = ap_docs_audit(e, mt, &lines);
-		size_t i;
-		json_t *x;
-		json_array_foreach(fs, i, x)
-			assert_string_equal(json_string_value(json_object_get(x, "class")), "backed");
-		assert_int_equal(json_array_size(fs), 4);
-		json_decref(fs);
-		json_decref(e);
-		json_decref(pages);
+		struct ap_docs_findings fs = audit(&e, &w, &lines);
+		for (size_t i = 0; i < fs.n; i++)
+			assert_int_equal(fs.v[i].cls, AP_FINDING_BACKED);
+		assert_int_equal(fs.n, 4);
+		ap_docs_findings_free(&fs);
+		ap_docs_entries_free(&e);
+		ap_docs_gen_free(&pages);
 	}
 	ap_matrix_free(&lines);
-	json_decref(mt);
+	sweep_close(&w);
 }
 
 /* A matrix of the README's example: set_multithreading_enabled and its
@@ -159,65 +212,63 @@ static struct ap_matrix autograd_matrix(void)
 	return l;
 }
 
-static const json_t *finding(const json_t *fs, const char *api, const char *cls)
+static const struct ap_docs_finding *finding(const struct ap_docs_findings *fs, const char *api,
+					     enum ap_docs_finding_class cls)
 {
-	size_t i;
-	json_t *f;
-	json_array_foreach(fs, i, f)
-		if (!strcmp(json_string_value(json_object_get(f, "api")), api) &&
-		    !strcmp(json_string_value(json_object_get(f, "class")), cls))
-			return f;
-	return NULL;
+	const struct ap_docs_finding *hit = NULL;
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->v[i].api, api) && fs->v[i].cls == cls) {
+			assert_null(hit); /* each finding once */
+			hit = &fs->v[i];
+		}
+	return hit;
 }
 
 static void real_page_is_audited_entry_by_entry(void **state)
 {
 	(void)state;
 	struct ap_buf err = { 0 };
-	json_t *entries = ap_docs_load("tests/data/backend-docs/table-format-2-13-0", &err);
-	assert_non_null(entries);
-	json_t *mt = meta();
+	struct ap_docs_entries entries;
+	assert_int_equal(ap_docs_load("tests/data/backend-docs/table-format-2-13-0", &entries, &err), 0);
+	struct sweep w = sweep_open();
 	struct ap_matrix lines = autograd_matrix();
-	json_t *fs = ap_docs_audit(entries, mt, &lines);
+	struct ap_docs_findings all = audit(&entries, &w, &lines), *fs = &all;
 	size_t i, own = 0;
-	json_t *f;
-	json_array_foreach(fs, i, f)
-		own += strcmp(json_string_value(json_object_get(f, "class")), "missing-sub-entry") != 0;
-	assert_int_equal(own, json_array_size(entries)); /* every entry, once */
-	const json_t *miss = finding(fs, MT ".clone", "missing-sub-entry");
+	for (i = 0; i < fs->n; i++)
+		own += fs->v[i].cls != AP_FINDING_MISSING_SUB_ENTRY;
+	assert_int_equal(own, entries.n); /* every entry, once */
+	const struct ap_docs_finding *miss = finding(fs, MT ".clone", AP_FINDING_MISSING_SUB_ENTRY);
 	assert_non_null(miss);
-	assert_int_equal(json_integer_value(json_object_get(miss, "line")), 719);
-	assert_string_equal(json_string_value(json_object_get(miss, "file")), "torch-autograd.md");
-	assert_non_null(strstr(json_string_value(json_object_get(miss, "detail")),
-			       "not its method clone() (measured consistent in a2, a3)"));
+	assert_int_equal(miss->line, 719);
+	assert_string_equal(miss->file, "torch-autograd.md");
+	assert_non_null(strstr(miss->detail, "not its method clone() (measured consistent in a2, a3)"));
 	/* ✘ Ascend 950DT matches no environment; A2 and A3 ✔, measured consistent */
-	assert_non_null(finding(fs, MT, "backed"));
+	assert_non_null(finding(fs, MT, AP_FINDING_BACKED));
 	/* the page's class-relative member names resolve */
-	const json_t *md = finding(fs, "torch.autograd.FunctionCtx.mark_dirty", "backed");
+	const struct ap_docs_finding *md =
+		finding(fs, "torch.autograd.FunctionCtx.mark_dirty", AP_FINDING_BACKED);
 	assert_non_null(md);
-	assert_string_equal(json_string_value(json_object_get(md, "resolved")),
-			    "torch.autograd.FunctionCtx.mark_dirty");
-	const json_t *c = finding(fs, "torch.autograd.graph.save_on_cpu", "contradicted");
+	assert_string_equal(md->resolved, "torch.autograd.FunctionCtx.mark_dirty");
+	const struct ap_docs_finding *c =
+		finding(fs, "torch.autograd.graph.save_on_cpu", AP_FINDING_CONTRADICTED);
 	assert_non_null(c);
-	assert_non_null(strstr(json_string_value(json_object_get(c, "detail")),
-			       A2 " says supported, measured absent in a2"));
-	assert_non_null(finding(fs, "torch.autograd.graph.register_multi_grad_hook", "absent"));
+	assert_non_null(strstr(c->detail, A2 " says supported, measured absent in a2"));
+	assert_non_null(finding(fs, "torch.autograd.graph.register_multi_grad_hook", AP_FINDING_ABSENT));
 	assert_non_null(finding(fs, "torch.autograd.FunctionCtx.set_materialize_grads",
-				"instance-attribute"));
-	assert_non_null(finding(fs, "torch.autograd.functional.jacobian", "not-swept"));
+				AP_FINDING_INSTANCE_ATTRIBUTE));
+	assert_non_null(finding(fs, "torch.autograd.functional.jacobian", AP_FINDING_NOT_SWEPT));
 	/* sorted by file and line, an entry's own finding first */
-	for (i = 1; i < json_array_size(fs); i++)
-		assert_true(json_integer_value(json_object_get(json_array_get(fs, i - 1), "line")) <=
-			    json_integer_value(json_object_get(json_array_get(fs, i), "line")));
+	for (i = 1; i < fs->n; i++)
+		assert_true(fs->v[i - 1].line <= fs->v[i].line);
 	struct ap_buf text = { 0 };
 	ap_docs_audit_text(fs, &text);
 	assert_non_null(strstr(ap_buf_str(&text), "torch-autograd.md:719: missing-sub-entry: " MT ".clone: "));
 	assert_non_null(strstr(ap_buf_str(&text), "\n1 missing-sub-entry\n"));
 	ap_buf_free(&text);
-	json_decref(fs);
+	ap_docs_findings_free(fs);
 	ap_matrix_free(&lines);
-	json_decref(mt);
-	json_decref(entries);
+	sweep_close(&w);
+	ap_docs_entries_free(&entries);
 }
 
 static void markdown_escapes_and_relative_names_resolve(void **state)
@@ -234,17 +285,16 @@ static void markdown_escapes_and_relative_names_resolve(void **state)
 	}
 	ap_matrix_sort(&l, envs, 2);
 	ap_matrix_judge(&l, NULL);
-	json_t *e = ap_docs_parse(page, strlen(page), "p.md"), *mt = meta();
-	json_t *fs = ap_docs_audit(e, mt, &l);
-	assert_int_equal(json_array_size(fs), 2);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(fs, 0), "resolved")),
-			    "torch.__config__.show");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(fs, 1), "resolved")),
-			    "torch.autograd.profiler.profile.key_averages");
-	assert_string_equal(json_string_value(json_object_get(json_array_get(fs, 1), "class")), "backed");
-	json_decref(fs);
-	json_decref(e);
-	json_decref(mt);
+	struct ap_docs_entries e = parse(page, "p.md");
+	struct sweep w = sweep_open();
+	struct ap_docs_findings fs = audit(&e, &w, &l);
+	assert_int_equal(fs.n, 2);
+	assert_string_equal(fs.v[0].resolved, "torch.__config__.show");
+	assert_string_equal(fs.v[1].resolved, "torch.autograd.profiler.profile.key_averages");
+	assert_int_equal(fs.v[1].cls, AP_FINDING_BACKED);
+	ap_docs_findings_free(&fs);
+	ap_docs_entries_free(&e);
+	sweep_close(&w);
 	ap_matrix_free(&l);
 }
 
@@ -283,20 +333,22 @@ static void members_of_a_class_reached_by_another_path_count(void **state)
 	set_source(&l, fn, "torch/autograd/function.py", 472);
 	ap_matrix_sort(&l, envs, 2);
 	ap_matrix_judge(&l, NULL);
-	json_t *e = ap_docs_parse(page, strlen(page), "p.md"), *mt = meta();
-	json_t *fs = ap_docs_audit(e, mt, &l);
-	assert_int_equal(json_array_size(fs), 3);
-	const json_t *fw = finding(fs, "torch.autograd.Function.forward", "backed");
+	struct ap_docs_entries e = parse(page, "p.md");
+	struct sweep w = sweep_open();
+	struct ap_docs_findings fs = audit(&e, &w, &l);
+	assert_int_equal(fs.n, 3);
+	const struct ap_docs_finding *fw =
+		finding(&fs, "torch.autograd.Function.forward", AP_FINDING_BACKED);
 	assert_non_null(fw);
-	assert_string_equal(json_string_value(json_object_get(fw, "resolved")),
-			    "torch.autograd.function.Function.forward");
-	const json_t *miss = finding(fs, "torch.autograd.Function.backward", "missing-sub-entry");
+	assert_string_equal(fw->resolved, "torch.autograd.function.Function.forward");
+	const struct ap_docs_finding *miss =
+		finding(&fs, "torch.autograd.Function.backward", AP_FINDING_MISSING_SUB_ENTRY);
 	assert_non_null(miss);
-	assert_int_equal(json_integer_value(json_object_get(miss, "line")), 1);
-	assert_null(finding(fs, "torch.autograd.Function.forward", "missing-sub-entry"));
-	json_decref(fs);
-	json_decref(e);
-	json_decref(mt);
+	assert_int_equal(miss->line, 1);
+	assert_null(finding(&fs, "torch.autograd.Function.forward", AP_FINDING_MISSING_SUB_ENTRY));
+	ap_docs_findings_free(&fs);
+	ap_docs_entries_free(&e);
+	sweep_close(&w);
 	ap_matrix_free(&l);
 }
 
@@ -312,38 +364,41 @@ static void api_table_rows_are_audited_and_pages_name_their_formats(void **state
 		"|torch.m.C|否|-|\n"
 		"|torch.m.C.nothing|是|-|\n"
 		"|torch.m.odd|也许|-|\n";
-	json_t *e = ap_docs_parse(page, strlen(page), "torch-m.md"), *mt = meta();
+	struct ap_docs_entries e = parse(page, "torch-m.md");
+	struct sweep w = sweep_open();
 	struct ap_matrix l = small_matrix();
-	json_t *fs = ap_docs_audit(e, mt, &l);
-	assert_non_null(finding(fs, "torch.m.f", "backed"));
-	const json_t *c = finding(fs, "torch.m.C", "contradicted");
+	struct ap_docs_findings all = audit(&e, &w, &l), *fs = &all;
+	assert_non_null(finding(fs, "torch.m.f", AP_FINDING_BACKED));
+	const struct ap_docs_finding *c = finding(fs, "torch.m.C", AP_FINDING_CONTRADICTED);
 	assert_non_null(c);
-	assert_int_equal(json_integer_value(json_object_get(c, "line")), 4);
-	assert_non_null(strstr(json_string_value(json_object_get(c, "detail")),
-			       A2 " says not supported, measured consistent in a2"));
-	assert_non_null(finding(fs, "torch.m.C.nothing", "instance-attribute"));
-	assert_non_null(finding(fs, "torch.m.odd", "unreadable"));
-	assert_non_null(finding(fs, "torch.m.C.go", "missing-sub-entry"));
-	assert_int_equal(json_array_size(fs), 5);
-	json_t *pages = json_pack("[{s:s, s:i, s:{s:i, s:i}}, {s:s, s:i, s:{}}]", "file", "torch-m.md",
-				  "entries", 4, "formats", "api-table", 3, "unreadable", 1, "file",
-				  "overview.md", "entries", 0, "formats");
+	assert_int_equal(c->line, 4);
+	assert_non_null(strstr(c->detail, A2 " says not supported, measured consistent in a2"));
+	assert_non_null(finding(fs, "torch.m.C.nothing", AP_FINDING_INSTANCE_ATTRIBUTE));
+	assert_non_null(finding(fs, "torch.m.odd", AP_FINDING_UNREADABLE));
+	assert_non_null(finding(fs, "torch.m.C.go", AP_FINDING_MISSING_SUB_ENTRY));
+	assert_int_equal(fs->n, 5);
+	struct ap_docs_page pv[2] = {
+		{ .file = "torch-m.md", .entries = 4, .formats = { AP_DOCS_API_TABLE, AP_DOCS_UNREADABLE },
+		  .counts = { 3, 1 }, .nformats = 2 },
+		{ .file = "overview.md" },
+	};
+	struct ap_docs_pages pages = { pv, 2, 2 };
 	struct ap_buf text = { 0 };
-	ap_docs_pages_text(pages, &text);
+	ap_docs_pages_text(&pages, &text);
 	assert_string_equal(ap_buf_str(&text),
 			    "torch-m.md: formats: api-table 3, unreadable 1\n"
 			    "overview.md: formats: none (no entry in a format this parser reads)\n");
 	ap_buf_free(&text);
-	json_decref(pages);
-	json_decref(fs);
-	json_decref(e);
-	json_decref(mt);
+	ap_docs_findings_free(fs);
+	ap_docs_entries_free(&e);
+	sweep_close(&w);
 	ap_matrix_free(&l);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(envs_are_read_with_their_products),
 		cmocka_unit_test(generated_pages_read_back_as_generated),
 		cmocka_unit_test(real_page_is_audited_entry_by_entry),
 		cmocka_unit_test(markdown_escapes_and_relative_names_resolve),

@@ -63,9 +63,70 @@ static char *real_page(const char *rel, size_t *len)
 	return text;
 }
 
+/* The tests read entries as report.json writes them (ap_docs_entry_json()):
+ * the struct through its one serializer. */
+static json_t *entries_view(const struct ap_docs_entries *es)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < es->n; i++)
+		json_array_append_new(a, ap_docs_entry_json(&es->v[i]));
+	return a;
+}
+
+static json_t *parse_view(const char *text, size_t len, const char *name)
+{
+	struct ap_docs_entries es = { 0 };
+	assert_int_equal(ap_docs_parse(text, len, name, &es), 0);
+	json_t *a = entries_view(&es);
+	ap_docs_entries_free(&es);
+	return a;
+}
+
+/* The pages as {"file", "entries": N, "formats": {format: N}}. */
+static json_t *pages_view(const struct ap_docs_pages *ps)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct ap_docs_page *p = &ps->v[i];
+		json_t *f = json_object();
+		for (size_t k = 0; k < p->nformats; k++)
+			json_object_set_new(f, ap_docs_format_name(p->formats[k]),
+					    json_integer((json_int_t)p->counts[k]));
+		json_array_append_new(a, json_pack("{s:s, s:I, s:o}", "file", p->file, "entries",
+						   (json_int_t)p->entries, "formats", f));
+	}
+	return a;
+}
+
+/* ap_docs_load_pages() as views; NULL when it fails. */
+static json_t *load_pages_view(const char *dir, json_t **pages, struct ap_buf *err)
+{
+	struct ap_docs_entries es;
+	struct ap_docs_pages ps;
+	if (ap_docs_load_pages(dir, &es, pages ? &ps : NULL, err))
+		return NULL;
+	json_t *a = entries_view(&es);
+	if (pages) {
+		*pages = pages_view(&ps);
+		ap_docs_pages_free(&ps);
+	}
+	ap_docs_entries_free(&es);
+	return a;
+}
+
+static json_t *load_view(const char *dir, struct ap_buf *err)
+{
+	struct ap_docs_entries es;
+	if (ap_docs_load(dir, &es, err))
+		return NULL;
+	json_t *a = entries_view(&es);
+	ap_docs_entries_free(&es);
+	return a;
+}
+
 static json_t *parse(const char *text)
 {
-	json_t *a = ap_docs_parse(text, strlen(text), "t.md");
+	json_t *a = parse_view(text, strlen(text), "t.md");
 	assert_non_null(a);
 	return a;
 }
@@ -96,14 +157,17 @@ static size_t nproducts(const json_t *e)
 	return json_array_size(json_object_get(e, "products"));
 }
 
-/* The entry for api, asserting there is exactly one. */
+/* The first entry for api, asserting there is one (ap_docs_find() is
+ * tested on the structs themselves). */
 static const json_t *entry(const json_t *a, const char *api)
 {
-	int exact = 0;
-	const json_t *e = ap_docs_find(a, api, &exact);
-	assert_non_null(e);
-	assert_int_equal(exact, 1);
-	return e;
+	size_t i;
+	const json_t *e;
+	json_array_foreach(a, i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "api")), api))
+			return e;
+	fail_msg("no entry for %s", api);
+	return NULL;
 }
 
 static size_t count(const json_t *a, const char *key, const char *value)
@@ -159,7 +223,7 @@ static void table_page_has_every_heading_and_method_as_an_entry(void **state)
 	(void)state;
 	size_t len;
 	char *text = real_page(TABLE_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, TABLE_PAGE);
+	json_t *a = parse_view(text, len, TABLE_PAGE);
 	assert_non_null(a);
 	assert_well_formed(a, lines_in(text, len));
 	/* 33 `###` headings and 15 `> <font>` methods, no `##` section */
@@ -167,7 +231,7 @@ static void table_page_has_every_heading_and_method_as_an_entry(void **state)
 	assert_int_equal(count(a, "kind", "class"), 4);
 	assert_int_equal(count(a, "kind", "method"), 15);
 	assert_int_equal(count(a, "format", "table"), 46);
-	assert_null(ap_docs_find(a, "Functional higher level API", NULL));
+	assert_int_equal(count(a, "api", "Functional higher level API"), 0);
 	assert_string_equal(str(json_array_get(a, 0), "api"), "torch.autograd.forward_ad.dual_level");
 	assert_string_equal(str(json_array_get(a, 0), "file"), TABLE_PAGE);
 	json_decref(a);
@@ -179,7 +243,7 @@ static void table_page_reads_make_dual_with_link_support_and_limits(void **state
 	(void)state;
 	size_t len;
 	char *text = real_page(TABLE_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, TABLE_PAGE);
+	json_t *a = parse_view(text, len, TABLE_PAGE);
 	const json_t *e = entry(a, "torch.autograd.forward_ad.make_dual");
 	assert_string_equal(str(e, "kind"), "function");
 	assert_string_equal(str(e, "format"), "table");
@@ -204,7 +268,7 @@ static void table_page_method_is_class_api_and_name_not_the_link_text(void **sta
 	(void)state;
 	size_t len;
 	char *text = real_page(TABLE_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, TABLE_PAGE);
+	json_t *a = parse_view(text, len, TABLE_PAGE);
 	/* its link reads [FunctionCtx.mark_dirty](...) */
 	const json_t *e = entry(a, "torch.autograd.FunctionCtx.mark_dirty");
 	assert_string_equal(str(e, "kind"), "method");
@@ -223,7 +287,7 @@ static void table_page_class_without_its_own_support_is_unreadable_at_its_line(v
 	(void)state;
 	size_t len;
 	char *text = real_page(TABLE_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, TABLE_PAGE);
+	json_t *a = parse_view(text, len, TABLE_PAGE);
 	assert_int_equal(count(a, "format", "unreadable"), 2);
 	const json_t *e = entry(a, "torch.autograd.FunctionCtx");
 	assert_string_equal(str(e, "kind"), "class");
@@ -243,7 +307,7 @@ static void table_page_limits_list_is_joined_and_text_before_code_kept(void **st
 	(void)state;
 	size_t len;
 	char *text = real_page(TABLE_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, TABLE_PAGE);
+	json_t *a = parse_view(text, len, TABLE_PAGE);
 	assert_string_equal(str(entry(a, "torch.autograd.backward"), "limits"),
 			    "`input`仅支持bf16，fp16，fp32，fp64; 不支持稀疏张量");
 	assert_string_equal(str(entry(a, "torch.autograd.profiler.profile"), "limits"),
@@ -260,7 +324,7 @@ static void list_page_reads_backward_supported_everywhere_with_limits(void **sta
 	(void)state;
 	size_t len;
 	char *text = real_page(LIST_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, LIST_PAGE);
+	json_t *a = parse_view(text, len, LIST_PAGE);
 	assert_non_null(a);
 	assert_well_formed(a, lines_in(text, len));
 	/* 8 `###` headings and 2 methods, all readable */
@@ -286,7 +350,7 @@ static void list_page_reads_function_class_and_its_methods(void **state)
 	(void)state;
 	size_t len;
 	char *text = real_page(LIST_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, LIST_PAGE);
+	json_t *a = parse_view(text, len, LIST_PAGE);
 	const json_t *e = entry(a, "torch.autograd.Function");
 	assert_string_equal(str(e, "kind"), "class");
 	assert_int_equal(line_of(e), 55);
@@ -319,7 +383,7 @@ static void load_reads_every_real_page_sorted_with_relative_names(void **state)
 	json_t *pages = NULL;
 	if (stat(AP_SHARED, &st))
 		skip();
-	json_t *a = ap_docs_load_pages(AP_SHARED, &pages, &err);
+	json_t *a = load_pages_view(AP_SHARED, &pages, &err);
 	assert_non_null(a);
 	assert_int_equal(err.len, 0);
 	/* 10 + 10 (one-line) + 48 + 11 (API tables) */
@@ -363,7 +427,7 @@ static void load_walks_subdirectories_and_reads_only_md_files(void **state)
 	write_file(dir, "a.md", "# a\n\n### a.one\n**是否支持**：否\n");
 	write_file(dir, "b/notes.txt", "### not.a.page\n**是否支持**：是\n");
 	write_file(dir, "README.md", "# only prose\n");
-	json_t *a = ap_docs_load(dir, &err);
+	json_t *a = load_view(dir, &err);
 	assert_non_null(a);
 	assert_int_equal(json_array_size(a), 2);
 	assert_string_equal(str(json_array_get(a, 0), "file"), "a.md");
@@ -378,7 +442,7 @@ static void load_of_a_missing_directory_fails_naming_it(void **state)
 {
 	(void)state;
 	struct ap_buf err = { 0 };
-	assert_null(ap_docs_load("/nonexistent/apiparity-docs", &err));
+	assert_null(load_view("/nonexistent/apiparity-docs", &err));
 	assert_non_null(strstr(ap_buf_str(&err), "/nonexistent/apiparity-docs"));
 	assert_non_null(strstr(ap_buf_str(&err), strerror(ENOENT)));
 	ap_buf_free(&err);
@@ -435,7 +499,7 @@ static void oneline_page_reads_yes_no_and_named_exceptions_at_their_lines(void *
 	(void)state;
 	size_t len;
 	char *text = real_page(FFT_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, FFT_PAGE);
+	json_t *a = parse_view(text, len, FFT_PAGE);
 	assert_non_null(a);
 	assert_well_formed(a, lines_in(text, len));
 	assert_int_equal(json_array_size(a), 5);
@@ -476,7 +540,7 @@ static void oneline_page_class_tag_and_methods(void **state)
 	(void)state;
 	size_t len;
 	char *text = real_page(OPTIM_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, OPTIM_PAGE);
+	json_t *a = parse_view(text, len, OPTIM_PAGE);
 	assert_non_null(a);
 	assert_well_formed(a, lines_in(text, len));
 	assert_int_equal(json_array_size(a), 5);
@@ -512,7 +576,7 @@ static void api_table_rows_are_entries_at_their_lines(void **state)
 	(void)state;
 	size_t len;
 	char *text = real_page(LINALG_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, LINALG_PAGE);
+	json_t *a = parse_view(text, len, LINALG_PAGE);
 	assert_non_null(a);
 	assert_well_formed(a, lines_in(text, len));
 	assert_int_equal(json_array_size(a), 5);
@@ -550,7 +614,7 @@ static void api_table_with_blanks_and_escaped_names(void **state)
 	(void)state;
 	size_t len;
 	char *text = real_page(SPECIAL_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, SPECIAL_PAGE);
+	json_t *a = parse_view(text, len, SPECIAL_PAGE);
 	assert_non_null(a);
 	assert_int_equal(json_array_size(a), 4);
 	const json_t *e = entry(a, "torch.special.erf");
@@ -567,7 +631,7 @@ static void api_table_with_blanks_and_escaped_names(void **state)
 	json_decref(a);
 	free(text);
 	text = real_page(CONFIG_PAGE, &len);
-	a = ap_docs_parse(text, len, CONFIG_PAGE);
+	a = parse_view(text, len, CONFIG_PAGE);
 	assert_int_equal(json_array_size(a), 2);
 	assert_int_equal(line_of(entry(a, "torch.\\_\\_config\\_\\_.show")), 8);
 	assert_int_equal(count(a, "format", "api-table"), 2);
@@ -651,7 +715,7 @@ static void load_pages_says_which_formats_each_page_is_in(void **state)
 	write_file(dir, "b.md", line_page);
 	/* the 1.8.1 pages' table: no 是否支持 column, so no format of ours */
 	write_file(dir, "c.md", "| 序号 | API名称 | 支持情况 |\n| -- | -- | -- |\n| 1 | torch.abs | |\n");
-	json_t *a = ap_docs_load_pages(dir, &pages, &err);
+	json_t *a = load_pages_view(dir, &pages, &err);
 	assert_non_null(a);
 	assert_int_equal(json_array_size(pages), 3);
 	char *s = json_dumps(pages, JSON_COMPACT | JSON_SORT_KEYS);
@@ -734,7 +798,7 @@ static void crlf_page_reads_the_same_as_lf(void **state)
 	for (const char *p = line_page; *p; p++)
 		ap_buf_adds(&crlf, *p == '\n' ? "\r\n" : (char[]){ *p, 0 });
 	json_t *a = parse(line_page);
-	json_t *b = ap_docs_parse(crlf.data, crlf.len, "t.md");
+	json_t *b = parse_view(crlf.data, crlf.len, "t.md");
 	assert_non_null(b);
 	assert_true(json_equal(a, b));
 	json_decref(a);
@@ -750,8 +814,8 @@ static void crlf_real_page_reads_the_same_as_lf(void **state)
 	struct ap_buf crlf = { 0 };
 	for (size_t i = 0; i < len; i++)
 		ap_buf_add(&crlf, text[i] == '\n' ? "\r\n" : &text[i], text[i] == '\n' ? 2 : 1);
-	json_t *a = ap_docs_parse(text, len, TABLE_PAGE);
-	json_t *b = ap_docs_parse(crlf.data, crlf.len, TABLE_PAGE);
+	json_t *a = parse_view(text, len, TABLE_PAGE);
+	json_t *b = parse_view(crlf.data, crlf.len, TABLE_PAGE);
 	assert_true(json_equal(a, b));
 	json_decref(a);
 	json_decref(b);
@@ -762,11 +826,11 @@ static void crlf_real_page_reads_the_same_as_lf(void **state)
 static void empty_input_gives_an_empty_array(void **state)
 {
 	(void)state;
-	json_t *a = ap_docs_parse("", 0, "empty.md");
+	json_t *a = parse_view("", 0, "empty.md");
 	assert_true(json_is_array(a));
 	assert_int_equal(json_array_size(a), 0);
 	json_decref(a);
-	a = ap_docs_parse(NULL, 0, NULL);
+	a = parse_view(NULL, 0, NULL);
 	assert_int_equal(json_array_size(a), 0);
 	json_decref(a);
 	a = parse("# just a title\n\n## a section\n\nprose\n");
@@ -783,13 +847,13 @@ static void page_cut_inside_a_table_keeps_what_was_read(void **state)
 	assert_non_null(row);
 	/* cut inside the second row's <term>: that entry can no longer be read */
 	size_t cut = (size_t)(row - text) + 14;
-	json_t *a = ap_docs_parse(text, cut, TABLE_PAGE);
+	json_t *a = parse_view(text, cut, TABLE_PAGE);
 	assert_int_equal(json_array_size(a), 1);
 	assert_string_equal(str(json_array_get(a, 0), "format"), "unreadable");
 	json_decref(a);
 	/* cut right after the first row: one product, read as far as it goes */
 	cut = (size_t)(row - text);
-	a = ap_docs_parse(text, cut, TABLE_PAGE);
+	a = parse_view(text, cut, TABLE_PAGE);
 	assert_string_equal(str(json_array_get(a, 0), "format"), "table");
 	assert_int_equal(nproducts(json_array_get(a, 0)), 1);
 	json_decref(a);
@@ -809,7 +873,7 @@ static void every_prefix_of_a_real_page_gives_well_formed_entries(void **state)
 		for (size_t cut = 0; cut <= len; cut += cut < 2000 ? 1 : 97) {
 			char *copy = malloc(cut ? cut : 1);
 			memcpy(copy, text, cut);
-			json_t *a = ap_docs_parse(copy, cut, pages[p]);
+			json_t *a = parse_view(copy, cut, pages[p]);
 			assert_non_null(a);
 			assert_well_formed(a, lines_in(copy, cut));
 			json_decref(a);
@@ -823,7 +887,7 @@ static void invalid_utf8_and_nul_bytes_are_replaced_not_refused(void **state)
 {
 	(void)state;
 	static const char page[] = "### torch.\xff\x00x\n**是否支持**：是\n### torch.\xe6\xad";
-	json_t *a = ap_docs_parse(page, sizeof(page) - 1, "bad\xc0.md");
+	json_t *a = parse_view(page, sizeof(page) - 1, "bad\xc0.md");
 	assert_non_null(a);
 	assert_int_equal(json_array_size(a), 2);
 	assert_string_equal(str(json_array_get(a, 0), "api"), "torch.\xef\xbf\xbd\xef\xbf\xbdx");
@@ -889,28 +953,31 @@ static void find_prefers_the_exact_entry_then_falls_back_to_the_class(void **sta
 		"**是否支持**：否\n"
 		"### torch.x.grad_mode.set_multithreading_enabled\n"
 		"**是否支持**：是\n";
-	json_t *a = parse(page);
+	struct ap_docs_entries a = { 0 };
+	assert_int_equal(ap_docs_parse(page, strlen(page), "t.md", &a), 0);
 	int exact = -1;
-	const json_t *e = ap_docs_find(a, "torch.x.C.m", &exact);
+	const struct ap_docs_entry *e = ap_docs_find(&a, "torch.x.C.m", &exact);
 	assert_int_equal(exact, 1);
-	assert_string_equal(str(e, "kind"), "method");
-	e = ap_docs_find(a, "torch.x.C.other", &exact);
+	assert_int_equal(e->kind, AP_DOCS_METHOD);
+	e = ap_docs_find(&a, "torch.x.C.other", &exact);
 	assert_int_equal(exact, 0);
-	assert_string_equal(str(e, "api"), "torch.x.C");
+	assert_string_equal(e->api, "torch.x.C");
 	/* the page may list a class without its class tag: still its fallback */
-	e = ap_docs_find(a, "torch.x.grad_mode.set_multithreading_enabled.clone", &exact);
+	e = ap_docs_find(&a, "torch.x.grad_mode.set_multithreading_enabled.clone", &exact);
 	assert_int_equal(exact, 0);
-	assert_string_equal(str(e, "api"), "torch.x.grad_mode.set_multithreading_enabled");
+	assert_string_equal(e->api, "torch.x.grad_mode.set_multithreading_enabled");
 	/* only the last component is stripped */
-	assert_null(ap_docs_find(a, "torch.x.C.m.deeper.still", &exact));
-	assert_null(ap_docs_find(a, "torch.x.D", &exact));
+	assert_null(ap_docs_find(&a, "torch.x.C.m.deeper.still", &exact));
+	assert_null(ap_docs_find(&a, "torch.x.D", &exact));
 	assert_int_equal(exact, 0);
-	assert_null(ap_docs_find(a, "nodots", NULL));
-	assert_null(ap_docs_find(a, "torch.x", NULL));
-	json_decref(a);
+	assert_null(ap_docs_find(&a, "nodots", NULL));
+	assert_null(ap_docs_find(&a, "torch.x", NULL));
+	ap_docs_entries_free(&a);
 }
 
 /* ---- writing an entry ---- */
+
+static const struct ap_docs_product two[] = { { A2, 1 }, { DT, 0 } };
 
 static json_t *two_products(void)
 {
@@ -923,7 +990,7 @@ static void entry_is_written_in_the_list_format_of_the_pages(void **state)
 	(void)state;
 	struct ap_buf out = { 0 };
 	json_t *products = two_products();
-	ap_docs_entry("torch.x.f", "https://x/f.html", products, "仅支持fp32", &out);
+	ap_docs_entry("torch.x.f", "https://x/f.html", two, 2, "仅支持fp32", &out);
 	assert_string_equal(ap_buf_str(&out),
 			    "### torch.x.f\n"
 			    "\n"
@@ -948,10 +1015,10 @@ static void written_entry_reads_back_the_same(void **state)
 	(void)state;
 	struct ap_buf out = { 0 };
 	json_t *products = two_products();
-	ap_docs_entry("torch.x.f", "https://x/f.html", products, "仅支持fp32\n第二行", &out);
+	ap_docs_entry("torch.x.f", "https://x/f.html", two, 2, "仅支持fp32\n第二行", &out);
 	ap_buf_adds(&out, "\n");
-	ap_docs_entry("torch.x.g", NULL, products, NULL, &out);
-	json_t *a = ap_docs_parse(out.data, out.len, "out.md");
+	ap_docs_entry("torch.x.g", NULL, two, 2, NULL, &out);
+	json_t *a = parse_view(out.data, out.len, "out.md");
 	assert_well_formed(a, lines_in(out.data, out.len));
 	assert_int_equal(json_array_size(a), 2);
 	const json_t *e = json_array_get(a, 0);
@@ -977,11 +1044,15 @@ static void real_entry_round_trips_through_entry_and_parse(void **state)
 	(void)state;
 	size_t len;
 	char *text = real_page(LIST_PAGE, &len);
-	json_t *a = ap_docs_parse(text, len, LIST_PAGE);
+	json_t *a = parse_view(text, len, LIST_PAGE);
 	const json_t *e = entry(a, "torch.autograd.backward");
+	struct ap_docs_entries es = { 0 };
+	assert_int_equal(ap_docs_parse(text, len, LIST_PAGE, &es), 0);
+	const struct ap_docs_entry *se = ap_docs_find(&es, "torch.autograd.backward", NULL);
 	struct ap_buf out = { 0 };
-	ap_docs_entry(str(e, "api"), NULL, json_object_get(e, "products"), str(e, "limits"), &out);
-	json_t *b = ap_docs_parse(out.data, out.len, "out.md");
+	ap_docs_entry(se->api, NULL, se->products, se->nproducts, se->limits, &out);
+	ap_docs_entries_free(&es);
+	json_t *b = parse_view(out.data, out.len, "out.md");
 	const json_t *f = json_array_get(b, 0);
 	assert_string_equal(str(f, "api"), "torch.autograd.backward");
 	assert_true(json_equal(json_object_get(f, "products"), json_object_get(e, "products")));

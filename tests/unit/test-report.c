@@ -128,7 +128,7 @@ static void two_envs(struct fixture *f, const char *v2, const char *v3)
 }
 
 /* The report model of f's submission, and its JSON. */
-static void build(struct fixture *f, const json_t *docs)
+static void build(struct fixture *f, const struct ap_docs_entries *docs)
 {
 	f->report = ap_report_model(&f->s, docs);
 	assert_non_null(f->report);
@@ -404,25 +404,39 @@ static void report_without_signature_checks_says_none_compared(void **state)
 	assert_contains(ap_buf_str(&f->out), "## Signatures\n\n- no signature compared");
 }
 
-static json_t *docs_entries(const char *api)
+/* One entry of a page, for api: both products supported. The model points
+ * into it: it lives until the next call. */
+static struct ap_docs_entries *docs_entries(const char *api)
 {
-	return json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}, {s:s, s:b}]}]",
-			 "api", api, "kind", "function", "file", "torch-nn-functional.md",
-			 "line", 12, "format", "list",
-			 "products", "product", "Atlas A2 训练系列产品", "supported", 1,
-			 "product", "Atlas A3 训练系列产品", "supported", 1);
+	static struct ap_docs_product products[2];
+	static struct ap_docs_entry e;
+	static struct ap_docs_entries docs = { &e, 1, 1 };
+	products[0] = (struct ap_docs_product){ "Atlas A2 训练系列产品", 1 };
+	products[1] = (struct ap_docs_product){ "Atlas A3 训练系列产品", 1 };
+	e = (struct ap_docs_entry){ .api = (char *)api, .kind = AP_DOCS_FUNCTION,
+				    .file = "torch-nn-functional.md", .line = 12,
+				    .format = AP_DOCS_LIST, .products = products, .nproducts = 2,
+				    .others = -1 };
+	return &docs;
 }
 
 static void docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed(void **state)
 {
 	struct fixture *f = *state;
-	json_t *docs = docs_entries(TARGET);
+	struct ap_docs_entries *docs = docs_entries(TARGET);
 	two_envs(f, "consistent", "inconsistent");
 	build(f, docs);
-	json_decref(docs);
 	const json_t *d = json_object_get(f->model, "docs");
 	assert_true(json_is_true(json_object_get(d, "checked")));
 	assert_true(json_is_true(json_object_get(d, "exact")));
+	/* the entry as report.json writes it */
+	const json_t *e = json_object_get(d, "entry");
+	assert_string_equal(str(e, "file"), "torch-nn-functional.md");
+	assert_int_equal(json_integer_value(json_object_get(e, "line")), 12);
+	assert_string_equal(str(e, "format"), "list");
+	assert_string_equal(str(json_array_get(json_object_get(e, "products"), 1), "product"),
+			    "Atlas A3 训练系列产品");
+	assert_true(json_is_null(json_object_get(e, "others")));
 	const json_t *c = json_object_get(d, "contradictions");
 	assert_int_equal(json_array_size(c), 1);
 	assert_string_equal(str(json_array_get(c, 0), "product"), "Atlas A3 训练系列产品");
@@ -438,10 +452,9 @@ static void docs_claim_of_support_contradicted_by_an_inconsistent_env_is_listed(
 static void docs_that_agree_with_every_env_have_no_contradiction(void **state)
 {
 	struct fixture *f = *state;
-	json_t *docs = docs_entries(TARGET);
+	struct ap_docs_entries *docs = docs_entries(TARGET);
 	two_envs(f, "consistent", "consistent-with-limits");
 	build(f, docs);
-	json_decref(docs);
 	assert_int_equal(json_array_size(json_object_get(json_object_get(f->model, "docs"),
 							 "contradictions")), 0);
 	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
@@ -452,12 +465,10 @@ static void docs_that_agree_with_every_env_have_no_contradiction(void **state)
 static void docs_claim_of_no_support_contradicted_by_a_consistent_env_is_listed(void **state)
 {
 	struct fixture *f = *state;
-	json_t *docs = docs_entries(TARGET);
-	json_object_set_new(json_array_get(json_object_get(json_array_get(docs, 0), "products"), 0),
-			    "supported", json_false());
+	struct ap_docs_entries *docs = docs_entries(TARGET);
+	docs->v[0].products[0].supported = 0;
 	two_envs(f, "consistent", "inconsistent");
 	build(f, docs);
-	json_decref(docs);
 	const json_t *c = json_object_get(json_object_get(f->model, "docs"), "contradictions");
 	assert_int_equal(json_array_size(c), 2);
 	assert_string_equal(str(json_array_get(c, 0), "product"), "Atlas A2 训练系列产品");
@@ -471,10 +482,9 @@ static void docs_claim_of_no_support_contradicted_by_a_consistent_env_is_listed(
 static void docs_without_an_entry_for_the_target_ask_for_one(void **state)
 {
 	struct fixture *f = *state;
-	json_t *docs = docs_entries("torch.nn.functional.relu");
+	struct ap_docs_entries *docs = docs_entries("torch.nn.functional.relu");
 	two_envs(f, "consistent", "consistent");
 	build(f, docs);
-	json_decref(docs);
 	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
 	assert_contains(ap_buf_str(&f->out), "the docs have no entry for this API");
 }
@@ -483,12 +493,11 @@ static void docs_whose_products_match_no_env_say_nothing_was_compared(void **sta
 {
 	struct fixture *f = *state;
 	struct ap_buf zh = { 0 };
-	json_t *docs = json_pack("[{s:s, s:s, s:s, s:i, s:s, s:[{s:s, s:b}]}]", "api", TARGET,
-				 "kind", "function", "file", "x.md", "line", 3, "format", "list",
-				 "products", "product", "Atlas 300I 推理系列产品", "supported", 0);
+	struct ap_docs_entries *docs = docs_entries(TARGET);
+	docs->v[0].products[0] = (struct ap_docs_product){ "Atlas 300I 推理系列产品", 0 };
+	docs->v[0].nproducts = 1;
 	two_envs(f, "consistent", "consistent");
 	build(f, docs);
-	json_decref(docs);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(f->model, "docs"),
 							    "compared")), 0);
 	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
