@@ -10,6 +10,7 @@
 #include "check/autocheck.h"
 #include "check/numeric.h"
 #include "check/probe.h"
+#include "env/protocol.h"
 #include "evidence/bundle.h"
 #include "evidence/matrix.h"
 
@@ -158,14 +159,11 @@ static void on_frame(void *ctx, json_t *frame)
 /* Adds sample s's CPU result (or its loss) to the digest. */
 static void digest_sample(struct ap_sha256 *d, const json_t *s, const json_t *frame)
 {
-	const json_t *cpu = json_object_get(json_object_get(frame, "parts"), "cpu");
-	json_t *keep = json_pack("{s:O?, s:O?, s:O?, s:O?}", "status",
-				 json_object_get(cpu, "status"), "exception",
-				 json_object_get(cpu, "exception"), "outputs",
-				 json_object_get(cpu, "outputs"), "lost",
-				 json_object_get(frame, "lost"));
+	struct ap_proto_sample x;
+	json_t *keep = ap_proto_frame_result(frame, "cpu");
 	char *text = keep ? json_dumps(keep, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-	const char *parts[3] = { ap_json_text(s, "id"), ap_json_text(s, "input_digest"),
+	ap_proto_sample_read(s, &x);
+	const char *parts[3] = { x.id ? x.id : "-", x.input_digest ? x.input_digest : "-",
 				 text ? text : "" };
 	for (int i = 0; i < 3; i++)
 		ap_sha256_update(d, parts[i], strlen(parts[i]) + 1);
@@ -184,9 +182,8 @@ static void judge_frames(const struct ap_autocheck *o, const struct ap_numeric_c
 		size_t i;
 		if (json_is_null(f)) {
 			json_decref(f);
-			f = json_pack("{s:I, s:{s:s, s:s}}", "i", (json_int_t)k, "lost", "status",
-				      ap_status_name(AP_ERROR), "reason", failed ? "the worker failed before its result" :
-				      "unreadable result frame");
+			f = ap_numeric_lost_frame(k, AP_ERROR, failed ? "the worker failed before its result"
+								    : "unreadable result frame");
 		}
 		ap_numeric_device_checks(ctx, s, f, o->devices, AP_NUMERIC_SEED, checks);
 		json_array_foreach(checks, i, c)

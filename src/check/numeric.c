@@ -18,6 +18,8 @@
 #define DEVICE_NAME_MAX 32
 /* A dimension past this is no OpInfo sample: refused before any arithmetic. */
 #define DIM_MAX (INT64_C(1) << 40)
+/* The tag of a tensor's payload in the frames: the one key of its object. */
+#define TENSOR_TAG "$tensor"
 
 static const char *const default_dtypes[] = { "float32", "float64", "bfloat16", "float16",
 					      "int64", "bool" };
@@ -68,16 +70,22 @@ json_t *ap_numeric_samples_request(const char *target, int max_samples, long see
 	return ap_proto_samples(target, dt, max_samples, seed);
 }
 
+/* A text field as the checks word it: "-" when absent. */
+static const char *txt(const char *s)
+{
+	return s ? s : "-";
+}
+
 /* The entry of opinfo sample s is of (the last of its name and variant, as
  * the worker keys them), into op; 0 when none. */
-static int entry_of(const json_t *opinfo, const json_t *s, struct ap_proto_opinfo_op *op)
+static int entry_of(const json_t *opinfo, const struct ap_proto_sample *s,
+		    struct ap_proto_opinfo_op *op)
 {
 	int found = 0;
 	for (size_t i = 0; i < ap_proto_opinfo_count(opinfo); i++) {
 		struct ap_proto_opinfo_op o;
 		ap_proto_opinfo_op(opinfo, i, &o);
-		if (o.name && !strcmp(o.name, ap_json_text(s, "op")) &&
-		    !strcmp(o.variant, ap_json_text(s, "variant"))) {
+		if (o.name && !strcmp(o.name, txt(s->op)) && !strcmp(o.variant, txt(s->variant))) {
 			*op = o;
 			found = 1;
 		}
@@ -89,14 +97,15 @@ static int entry_of(const json_t *opinfo, const json_t *s, struct ap_proto_opinf
  * OpInfo entry names the dtypes it supports there, and not s's); why
  * says so when not. An entry that is not there, or says nothing of side,
  * lets it run. */
-static int runs_on(const json_t *opinfo, const json_t *s, const char *side, struct ap_buf *why)
+static int runs_on(const json_t *opinfo, const struct ap_proto_sample *s, const char *side,
+		   struct ap_buf *why)
 {
-	const char *dt = json_string_value(json_object_get(s, "dtype"));
+	const char *dt = s->dtype;
 	struct ap_proto_opinfo_op op;
 	if (!dt || !entry_of(opinfo, s, &op) || ap_proto_opinfo_claims(&op, side, dt))
 		return 1;
 	ap_buf_addf(why, "dtype %s is not supported on %s by this torch's OpInfo for %s", dt, side,
-		    ap_json_text(s, "op"));
+		    txt(s->op));
 	return 0;
 }
 
@@ -107,10 +116,12 @@ json_t *ap_numeric_notrun(const json_t *samples, const json_t *opinfo, const cha
 	json_t *out = json_array();
 	for (size_t k = 0; out && k < json_array_size(samples); k++) {
 		json_t *skip = json_object();
+		struct ap_proto_sample s;
+		ap_proto_sample_read(json_array_get(samples, k), &s);
 		for (size_t i = 0; skip && i <= n; i++) {
 			struct ap_buf why = { 0 };
 			const char *side = i ? d[i - 1] : "cpu";
-			if (!runs_on(opinfo, json_array_get(samples, k), side, &why))
+			if (!runs_on(opinfo, &s, side, &why))
 				json_object_set_new(skip, side, json_string(ap_buf_str(&why)));
 			ap_buf_free(&why);
 		}
@@ -131,55 +142,41 @@ json_t *ap_numeric_run_request(const char *target, const json_t *samples, const 
 		      : NULL;
 }
 
-/* Whether s is one sample as the worker makes them. */
-static int sample_ok(const json_t *s)
+static void sample_id(const struct ap_proto_sample *s, struct ap_buf *id)
 {
-	const char *kind = json_string_value(json_object_get(s, "kind"));
-	const json_t *dt = json_object_get(s, "dtype");
-	return json_is_object(s) && json_is_string(json_object_get(s, "op")) &&
-	       json_is_string(json_object_get(s, "variant")) && kind &&
-	       (!strcmp(kind, "sample") || !strcmp(kind, "reference") || !strcmp(kind, "error")) &&
-	       (json_is_string(dt) || (json_is_null(dt) && !strcmp(kind, "error"))) &&
-	       json_is_integer(json_object_get(s, "index")) &&
-	       json_is_object(json_object_get(s, "sample"));
-}
-
-static void sample_id(const json_t *s, struct ap_buf *id)
-{
-	const char *var = ap_json_text(s, "variant");
-	ap_buf_addf(id, "%s%s%s", ap_json_text(s, "op"), *var ? "." : "", var);
-	if (json_is_string(json_object_get(s, "dtype")))
-		ap_buf_addf(id, " %s", ap_json_text(s, "dtype"));
-	ap_buf_addf(id, " %s#%lld", ap_json_text(s, "kind"),
-		    (long long)json_integer_value(json_object_get(s, "index")));
+	const char *var = s->variant;
+	ap_buf_addf(id, "%s%s%s", s->op, *var ? "." : "", var);
+	if (s->dtype)
+		ap_buf_addf(id, " %s", s->dtype);
+	ap_buf_addf(id, " %s#%lld", s->kind_word, s->index);
 }
 
 json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why)
 {
-	const json_t *samples = json_object_get(answer, "samples");
-	json_t *out = json_array(), *s;
-	size_t i;
-	if (!json_is_array(samples)) {
+	struct ap_proto_samples r;
+	json_t *out = json_array();
+	ap_proto_samples_read(answer, &r);
+	if (!r.samples) {
 		ap_buf_adds(why, "the samples answer has no list of samples");
 		json_decref(out);
 		return NULL;
 	}
-	json_array_foreach(samples, i, s) {
-		if (!sample_ok(s)) {
+	for (size_t i = 0; i < r.n; i++) {
+		const json_t *x = json_array_get(r.samples, i);
+		struct ap_proto_sample s;
+		ap_proto_sample_read(x, &s);
+		if (!s.ok) {
 			ap_buf_addf(why, "sample %zu is not as the worker makes samples", i);
 			json_decref(out);
 			return NULL;
 		}
 		struct ap_buf id = { 0 };
 		char hex[65];
-		char *text = json_dumps(json_object_get(s, "sample"), JSON_COMPACT | JSON_SORT_KEYS);
+		char *text = json_dumps(s.input, JSON_COMPACT | JSON_SORT_KEYS);
 		ap_sha256_mem(text ? text : "", text ? strlen(text) : 0, hex);
 		free(text);
-		sample_id(s, &id);
-		json_t *c = json_copy((json_t *)s);
-		json_object_set_new(c, "id", json_string(ap_buf_str(&id)));
-		json_object_set_new(c, "input_digest", json_string(hex));
-		json_array_append_new(out, c);
+		sample_id(&s, &id);
+		json_array_append_new(out, ap_proto_sample_prepared(x, ap_buf_str(&id), hex));
 		ap_buf_free(&id);
 	}
 	return out;
@@ -187,8 +184,9 @@ json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why)
 
 long ap_numeric_frame_index(const json_t *frame, const json_t *samples)
 {
-	const json_t *i = json_object_get(frame, "i");
-	json_int_t k = json_is_integer(i) ? json_integer_value(i) : -1;
+	struct ap_proto_run_frame f;
+	ap_proto_run_frame_read(frame, &f);
+	long long k = f.has_index ? f.index : -1;
 	return k >= 0 && (size_t)k < json_array_size(samples) ? (long)k : -1;
 }
 
@@ -222,11 +220,14 @@ int ap_numeric_frame_judge(json_t *frame)
 	if (!ap_proto_frame_lost(frame, &l))
 		return 0;
 	enum ap_status st = lost_status(&l, &why);
-	int r = json_object_set_new(frame, "lost", json_pack("{s:s, s:s%}", "status",
-							     ap_status_name(st), "reason",
-							     ap_buf_str(&why), why.len));
+	int r = ap_proto_frame_set_lost(frame, ap_status_name(st), ap_buf_str(&why), why.len);
 	ap_buf_free(&why);
 	return r ? -ENOMEM : 0;
+}
+
+json_t *ap_numeric_lost_frame(size_t k, enum ap_status st, const char *reason)
+{
+	return ap_proto_lost_frame((long long)k, ap_status_name(st), reason);
 }
 
 /* --- tensors ------------------------------------------------------------ */
@@ -251,7 +252,7 @@ static int dims(const json_t *a, int64_t *v, int *n)
 int ap_numeric_tensor(const json_t *v, struct ap_tensor *t, struct ap_buf *store,
 		      struct ap_buf *why)
 {
-	const json_t *d = json_object_get(v, "$tensor");
+	const json_t *d = json_object_get(v, TENSOR_TAG);
 	const json_t *data = json_object_get(d, "data");
 	int nshape = -1, nstrides = -2;
 	memset(t, 0, sizeof(*t));
@@ -290,7 +291,7 @@ int ap_numeric_tensor(const json_t *v, struct ap_tensor *t, struct ap_buf *store
 
 static int is_tensor(const json_t *v)
 {
-	return json_is_object(v) && json_object_get(v, "$tensor");
+	return json_is_object(v) && json_object_get(v, TENSOR_TAG);
 }
 
 static json_t *shape_of(const struct ap_tensor *t)
@@ -379,60 +380,59 @@ static int measure(const struct ap_numeric_ctx *ctx, json_t *c, const char *what
 	return r;
 }
 
-/* Compares the lists key ("outputs", "grads") of parts a and e into c. The
- * number of failures; each says why (appended to why, "; " between). */
-static int measure_list(const struct ap_numeric_ctx *ctx, json_t *c, const char *key,
-			const char *label, const char *device, const json_t *a, const json_t *e,
+/* Compares the lists la and le (a part's outputs or grads, what naming
+ * them in a reason) into c. The number of failures; each says why
+ * (appended to why, "; " between). */
+static int measure_list(const struct ap_numeric_ctx *ctx, json_t *c, const char *what,
+			const char *label, const char *device, const json_t *la, const json_t *le,
 			int *errors, struct ap_buf *why)
 {
-	const json_t *la = json_object_get(a, key), *le = json_object_get(e, key);
 	size_t na = json_array_size(la), ne = json_array_size(le);
 	int bad = 0;
 	if (na != ne) {
-		ap_buf_addf(why, "%s%zu %s here, %zu expected", why->len ? "; " : "", na, key, ne);
+		ap_buf_addf(why, "%s%zu %s here, %zu expected", why->len ? "; " : "", na, what, ne);
 		return 1;
 	}
 	for (size_t k = 0; k < na; k++) {
-		struct ap_buf what = { 0 }, one = { 0 };
-		ap_buf_addf(&what, "%s[%zu]", label, k);
-		int r = measure(ctx, c, ap_buf_str(&what), device, json_array_get(la, k),
+		struct ap_buf name = { 0 }, one = { 0 };
+		ap_buf_addf(&name, "%s[%zu]", label, k);
+		int r = measure(ctx, c, ap_buf_str(&name), device, json_array_get(la, k),
 				json_array_get(le, k), &one);
 		if (r < 0)
 			(*errors)++;
 		if (r <= 0 && one.len)
 			ap_buf_addf(why, "%s%s", why->len ? "; " : "", ap_buf_str(&one));
 		bad += r <= 0;
-		ap_buf_free(&what);
+		ap_buf_free(&name);
 		ap_buf_free(&one);
 	}
 	return bad;
 }
 
 /* "raised TYPE on WHERE (message)" or "did not raise on WHERE". */
-static void say_raised(const json_t *p, const char *where, struct ap_buf *out)
+static void say_raised(const struct ap_proto_part *p, const char *where, struct ap_buf *out)
 {
-	if (strcmp(ap_json_text(p, "status"), "raised")) {
+	if (p->status != AP_PART_RAISED) {
 		ap_buf_addf(out, "did not raise on %s", where);
 		return;
 	}
-	ap_buf_addf(out, "raised %s on %s", ap_json_text(p, "exception"), where);
-	const char *msg = json_string_value(json_object_get(p, "message"));
-	if (msg && *msg)
-		ap_buf_addf(out, " (%.200s)", msg);
+	ap_buf_addf(out, "raised %s on %s", txt(p->exception), where);
+	if (p->message && *p->message)
+		ap_buf_addf(out, " (%.200s)", p->message);
 }
 
 /* Compares part a (where) against part e (against) into check c: sets its
  * status and reason. */
-static void compare_parts(const struct ap_numeric_ctx *ctx, json_t *c, const json_t *a,
-			  const json_t *e, const char *where, const char *against)
+static void compare_parts(const struct ap_numeric_ctx *ctx, json_t *c,
+			  const struct ap_proto_part *a, const struct ap_proto_part *e,
+			  const char *where, const char *against)
 {
-	const char *sa = ap_json_text(a, "status"), *se = ap_json_text(e, "status");
 	struct ap_buf why = { 0 };
 	enum ap_status st = AP_PASS;
-	int ra = !strcmp(sa, "raised"), re = !strcmp(se, "raised"), errors = 0;
+	int ra = a->status == AP_PART_RAISED, re = e->status == AP_PART_RAISED, errors = 0;
 	if (ra || re) {
-		const char *xa = ra ? ap_json_text(a, "exception") : NULL;
-		const char *xe = re ? ap_json_text(e, "exception") : NULL;
+		const char *xa = ra ? txt(a->exception) : NULL;
+		const char *xe = re ? txt(e->exception) : NULL;
 		ap_numeric_set_exception(c, xa, xe);
 		if (!ra || !re || strcmp(xa, xe)) {
 			st = AP_FAIL;
@@ -440,13 +440,15 @@ static void compare_parts(const struct ap_numeric_ctx *ctx, json_t *c, const jso
 			ap_buf_adds(&why, ", ");
 			say_raised(e, against, &why);
 		}
-	} else if (strcmp(sa, "ok") || strcmp(se, "ok")) {
+	} else if (a->status != AP_PART_OK || e->status != AP_PART_OK) {
 		st = AP_ERROR;
-		ap_buf_addf(&why, "%s part: %s; %s part: %s", where, ap_json_text(a, "status"),
-			    against, ap_json_text(e, "status"));
+		ap_buf_addf(&why, "%s part: %s; %s part: %s", where, txt(a->status_word), against,
+			    txt(e->status_word));
 	} else {
-		int bad = measure_list(ctx, c, "outputs", "out", where, a, e, &errors, &why);
-		bad += measure_list(ctx, c, "grads", "grad", where, a, e, &errors, &why);
+		int bad = measure_list(ctx, c, "outputs", "out", where, a->outputs, e->outputs,
+				       &errors, &why);
+		bad += measure_list(ctx, c, "grads", "grad", where, a->grads, e->grads, &errors,
+				    &why);
 		st = errors ? AP_ERROR : bad ? AP_FAIL : AP_PASS;
 	}
 	ap_check_set_status(c, st);
@@ -456,11 +458,11 @@ static void compare_parts(const struct ap_numeric_ctx *ctx, json_t *c, const jso
 
 /* The CPU part of a sample that ran with nothing to compare it with: its
  * outputs' digests are kept, for a later comparison by eye or by tool. */
-static void record_outputs(json_t *c, const json_t *part)
+static void record_outputs(json_t *c, const struct ap_proto_part *part)
 {
 	size_t k;
 	json_t *v;
-	json_array_foreach(json_object_get(part, "outputs"), k, v) {
+	json_array_foreach(part->outputs, k, v) {
 		struct ap_buf name = { 0 }, store = { 0 }, why = { 0 };
 		struct ap_tensor t;
 		struct ap_compare_result res;
@@ -478,49 +480,49 @@ static void record_outputs(json_t *c, const json_t *part)
 	}
 }
 
-static void meta_of(const json_t *s, long seed, struct ap_numeric_meta *m)
+static void meta_of(const struct ap_proto_sample *s, long seed, struct ap_numeric_meta *m)
 {
-	m->op = ap_json_text(s, "op");
-	m->variant = ap_json_text(s, "variant");
-	m->dtype = json_string_value(json_object_get(s, "dtype"));
-	m->kind = ap_json_text(s, "kind");
-	m->index = (long long)json_integer_value(json_object_get(s, "index"));
+	m->op = txt(s->op);
+	m->variant = txt(s->variant);
+	m->dtype = s->dtype;
+	m->kind = txt(s->kind_word);
+	m->index = s->index;
 	m->seed = seed;
-	m->input_digest = ap_json_text(s, "input_digest");
+	m->input_digest = txt(s->input_digest);
 }
 
-/* The part of frame for device, or NULL. */
-static const json_t *part(const json_t *frame, const char *device)
+/* The reason of the part that stops a comparison of a and e with status
+ * ps (the expected side's first), or NULL when neither has it. */
+static const char *stopped_by(const struct ap_proto_part *a, const struct ap_proto_part *e,
+			      enum ap_proto_part_status ps)
 {
-	const json_t *p = json_object_get(json_object_get(frame, "parts"), device);
-	return json_is_object(p) ? p : NULL;
+	if (e->status == ps)
+		return txt(e->reason);
+	return a->status == ps ? txt(a->reason) : NULL;
 }
 
-/* Sets c's status from what stops a comparison of parts a and e before it
- * starts (the sample lost, a side not run or missing); 1 if so. */
-static int not_compared(json_t *c, const json_t *frame, const json_t *a, const char *where,
-			const json_t *e, const char *against)
+/* Sets c's status from what stops a comparison of parts a and e of frame f
+ * before it starts (the sample lost, a side not run or missing); 1 if so. */
+static int not_compared(json_t *c, const struct ap_proto_run_frame *f,
+			const struct ap_proto_part *a, const char *where,
+			const struct ap_proto_part *e, const char *against)
 {
-	const json_t *lost = json_object_get(frame, "lost");
 	enum ap_status st = AP_STATUS_UNKNOWN;
 	struct ap_buf why = { 0 };
-	if (lost) {
-		enum ap_status s = ap_check_status(lost);
+	const char *reason;
+	if (f->lost) {
+		enum ap_status s = ap_status_parse(f->lost_status);
 		st = s == AP_CRASH || s == AP_TIMEOUT ? s : AP_ERROR;
-		ap_buf_addf(&why, "the sample was lost: %s", ap_json_text(lost, "reason"));
-	} else if (!e || !a) {
+		ap_buf_addf(&why, "the sample was lost: %s", txt(f->lost_reason));
+	} else if (!e->present || !a->present) {
 		st = AP_ERROR;
-		ap_buf_addf(&why, "no result from %s", !a ? where : against);
-	} else if (!strcmp(ap_json_text(e, "status"), "notrun") ||
-		   !strcmp(ap_json_text(a, "status"), "notrun")) {
+		ap_buf_addf(&why, "no result from %s", !a->present ? where : against);
+	} else if ((reason = stopped_by(a, e, AP_PART_NOTRUN))) {
 		st = AP_NOTRUN;
-		ap_buf_adds(&why, ap_json_text(!strcmp(ap_json_text(e, "status"), "notrun") ? e : a,
-					       "reason"));
-	} else if (!strcmp(ap_json_text(e, "status"), "error") ||
-		   !strcmp(ap_json_text(a, "status"), "error")) {
+		ap_buf_adds(&why, reason);
+	} else if ((reason = stopped_by(a, e, AP_PART_ERROR))) {
 		st = AP_ERROR;
-		ap_buf_adds(&why, ap_json_text(!strcmp(ap_json_text(e, "status"), "error") ? e : a,
-					       "reason"));
+		ap_buf_adds(&why, reason);
 	}
 	if (st != AP_STATUS_UNKNOWN) {
 		ap_check_set_status(c, st);
@@ -534,15 +536,16 @@ static int not_compared(json_t *c, const json_t *frame, const json_t *a, const c
  * ran: when a known limit of the backend describes the device's failure
  * (it raised, as the limit says), the check is NOTRUN, "known limit of
  * BACKEND: REASON", and keeps the limit and what the device said. */
-static void apply_limit(const struct ap_numeric_ctx *ctx, json_t *c, const json_t *a,
-			const json_t *e, const char *device)
+static void apply_limit(const struct ap_numeric_ctx *ctx, json_t *c,
+			const struct ap_proto_part *a, const struct ap_proto_part *e,
+			const char *device)
 {
-	if (ap_check_status(c) != AP_FAIL || strcmp(ap_json_text(e, "status"), "ok"))
+	if (ap_check_status(c) != AP_FAIL || e->status != AP_PART_OK)
 		return;
-	int raised = !strcmp(ap_json_text(a, "status"), "raised");
+	int raised = a->status == AP_PART_RAISED;
 	const struct ap_limit *l = ap_limit_match(ctx->limits, device, ctx_op(ctx),
-						  raised ? ap_json_text(a, "exception") : NULL,
-						  ap_json_text(a, "message"));
+						  raised ? txt(a->exception) : NULL,
+						  txt(a->message));
 	if (!l)
 		return;
 	struct ap_buf why = { 0 };
@@ -556,36 +559,48 @@ static void apply_limit(const struct ap_numeric_ctx *ctx, json_t *c, const json_
 	ap_buf_free(&why);
 }
 
+/* The CPU part alone (no device): what it raised against what the sample
+ * expects, or its outputs kept. */
+static void cpu_alone(json_t *c, const struct ap_proto_sample *s, const struct ap_proto_part *cpu)
+{
+	if (cpu->status == AP_PART_RAISED)
+		ap_numeric_set_exception(c, txt(cpu->exception), s->error_type);
+	else
+		record_outputs(c, cpu);
+}
+
 void ap_numeric_device_checks(const struct ap_numeric_ctx *ctx, const json_t *sample,
 			      const json_t *frame, const char *devices, long seed, json_t *out)
 {
 	char d[MAX_DEVICES][DEVICE_NAME_MAX];
 	size_t n = device_list(devices, d);
 	struct ap_numeric_meta m;
-	meta_of(sample, seed, &m);
-	const json_t *cpu = part(frame, "cpu");
+	struct ap_proto_sample s;
+	struct ap_proto_run_frame f;
+	struct ap_proto_part cpu;
+	ap_proto_sample_read(sample, &s);
+	ap_proto_run_frame_read(frame, &f);
+	ap_proto_run_frame_part(&f, "cpu", &cpu);
+	meta_of(&s, seed, &m);
 	for (size_t i = 0; i < (n ? n : 1); i++) {
 		const char *dev = n ? d[i] : "cpu";
 		struct ap_buf name = { 0 };
-		ap_buf_addf(&name, "%s %s%s", ap_json_text(sample, "id"), dev, n ? " vs cpu" : "");
+		struct ap_proto_part p;
+		ap_buf_addf(&name, "%s %s%s", txt(s.id), dev, n ? " vs cpu" : "");
 		json_t *c = ap_numeric_check_new(ap_buf_str(&name), AP_PASS, NULL, &m, dev,
 						 n ? "cpu" : NULL, NULL, 1);
-		const json_t *p = part(frame, dev);
+		ap_proto_run_frame_part(&f, dev, &p);
 		if (!c)
 			break;
-		if (!not_compared(c, frame, p, dev, cpu, "cpu")) {
+		if (!not_compared(c, &f, &p, dev, &cpu, "cpu")) {
 			if (n) {
-				compare_parts(ctx, c, p, cpu, dev, "cpu");
-				apply_limit(ctx, c, p, cpu, dev);
-			} else if (!strcmp(ap_json_text(cpu, "status"), "raised"))
-				ap_numeric_set_exception(c, ap_json_text(cpu, "exception"),
-							 json_string_value(json_object_get(
-								 sample, "error_type")));
-			else
-				record_outputs(c, cpu);
+				compare_parts(ctx, c, &p, &cpu, dev, "cpu");
+				apply_limit(ctx, c, &p, &cpu, dev);
+			} else
+				cpu_alone(c, &s, &cpu);
 		}
-		if (p && json_object_get(p, "device_trace"))
-			json_object_set(c, "device_trace", json_object_get(p, "device_trace"));
+		if (p.device_trace)
+			json_object_set(c, "device_trace", (json_t *)p.device_trace);
 		json_array_append_new(out, c);
 		ap_buf_free(&name);
 	}
@@ -597,17 +612,25 @@ json_t *ap_numeric_cross_check(const struct ap_numeric_ctx *ctx, const json_t *s
 {
 	struct ap_numeric_meta m;
 	struct ap_buf name = { 0 }, ref = { 0 };
-	meta_of(sample, seed, &m);
-	ap_buf_addf(&name, "%s cpu vs %s", ap_json_text(sample, "id"), ref_env);
+	struct ap_proto_sample s;
+	struct ap_proto_run_frame f, rf = { 0 };
+	struct ap_proto_part a, e;
+	ap_proto_sample_read(sample, &s);
+	ap_proto_run_frame_read(frame, &f);
+	if (ref_frame)
+		ap_proto_run_frame_read(ref_frame, &rf);
+	ap_proto_run_frame_part(&f, "cpu", &a);
+	ap_proto_run_frame_part(&rf, "cpu", &e);
+	meta_of(&s, seed, &m);
+	ap_buf_addf(&name, "%s cpu vs %s", txt(s.id), ref_env);
 	ap_buf_addf(&ref, "cpu of %s", ref_env);
 	json_t *c = ap_numeric_check_new(ap_buf_str(&name), AP_PASS, NULL, &m, "cpu", "cpu",
 					 ref_env, same_torch);
-	const json_t *a = part(frame, "cpu"), *e = ref_frame ? part(ref_frame, "cpu") : NULL;
-	if (c && ref_frame && json_object_get(ref_frame, "lost") && !json_object_get(frame, "lost")) {
+	if (c && rf.lost && !f.lost) {
 		ap_check_set_status(c, AP_NOTRUN);
 		json_object_set_new(c, "reason", json_string("the sample was lost in the reference"));
-	} else if (c && !not_compared(c, frame, a, "cpu", e, ap_buf_str(&ref)))
-		compare_parts(ctx, c, a, e, "cpu", ap_buf_str(&ref));
+	} else if (c && !not_compared(c, &f, &a, "cpu", &e, ap_buf_str(&ref)))
+		compare_parts(ctx, c, &a, &e, "cpu", ap_buf_str(&ref));
 	ap_buf_free(&name);
 	ap_buf_free(&ref);
 	return c;

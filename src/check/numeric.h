@@ -38,6 +38,7 @@
 #include <jansson.h>
 
 #include "base/buf.h"
+#include "base/outcome.h"
 #include "check/compare.h"
 
 #define AP_NUMERIC_SAMPLES 4   /* --samples: per OpInfo entry, dtype and kind */
@@ -92,6 +93,10 @@ long ap_numeric_frame_index(const json_t *frame, const json_t *samples);
  * runner ended before the sample began"). A frame that says no loss is left
  * as it is. 0, or -ENOMEM. Every frame is judged so before its checks. */
 int ap_numeric_frame_judge(json_t *frame);
+
+/* A frame, judged, that says sample k was lost (its frame never came, or
+ * could not be read): status st, for reason. NULL when out of memory. */
+json_t *ap_numeric_lost_frame(size_t k, enum ap_status st, const char *reason);
 
 struct ap_tolerances;
 struct ap_limits;

@@ -91,15 +91,16 @@ static int session_probe(struct ap_run_session *s, struct ap_worker *worker, con
 	ap_bundle_add_check(s->bundle, res);
 	session_journal(s, "check", res);
 	ap_statusline_set(s->run->status, s->idx, "%s %s %s", kind, name,
-		      json_string_value(json_object_get(res, "status")));
+		      ap_status_name(ap_check_status(res)));
 	json_decref(res);
 	return 0;
 }
 
-static int session_family(struct ap_run_session *s, struct ap_worker *worker, const json_t *res)
+static int session_family(struct ap_run_session *s, struct ap_worker *worker,
+			  const struct ap_proto_resolution *res)
 {
 	const struct ap_member *m;
-	const char *cls = ap_target_class(res);
+	const char *cls = res->cls;
 	const struct ap_family *f = ap_specs_find(s->run->o->specs, cls, &m);
 	if (!f) {
 		struct ap_buf why = { 0 };
@@ -186,7 +187,7 @@ static int official_start(struct ap_run_session *s, struct ap_worker *worker, co
 static int official_end(struct ap_run_session *s, struct ap_worker *worker,
 			struct official_run *official)
 {
-	json_t *checks = json_object_get(s->bundle, "checks"), *found = NULL;
+	json_t *checks = ap_bundle_checks(s->bundle), *found = NULL;
 	struct ap_buf log = { 0 }, path = { 0 };
 	const char *ver = ap_proto_package_version(official->pkg);
 	if (!official->planned) {
@@ -248,11 +249,13 @@ static int session_measure(struct ap_run_session *s, struct ap_worker *worker)
 	json_t *req = ap_proto_resolve(s->run->o->target, ap_plugin_modules(s->env));
 	json_t *res = NULL, *fp = NULL, *fpreq = ap_fingerprint_request(s->env);
 	struct official_run official = { 0 };
+	struct ap_proto_resolution resolution;
 	ap_statusline_set(s->run->status, s->idx, "importing torch, resolving %s",
 			  s->run->o->target);
 	int r = ap_worker_call(worker, req, &res);
 	json_decref(req);
-	int found = !r && ap_resolved(res), run_official = found && !s->run->o->no_official;
+	ap_proto_resolution_read(r ? NULL : res, &resolution);
+	int found = resolution.found, run_official = found && !s->run->o->no_official;
 	if (!r) {
 		json_object_set(s->bundle, "resolution", res);
 		session_journal(s, "resolution", res);
@@ -270,7 +273,7 @@ static int session_measure(struct ap_run_session *s, struct ap_worker *worker)
 	else if (!found)
 		session_add(s, ap_check_new("resolve", "resolution", AP_NOTRUN, "absent-in-this-version"));
 	else
-		r = session_family(s, worker, res);
+		r = session_family(s, worker, &resolution);
 	if (!r && found && !ap_bundle_family(s->bundle))
 		r = session_opinfo(s, worker);
 	for (size_t k = 0; !r && found && k < s->run->o->nscripts; k++)
@@ -361,10 +364,9 @@ static void session_numeric_run(struct ap_run_session *s)
 	for (size_t k = 0; k < json_array_size(s->samples); k++) {
 		if (!json_is_null(json_array_get(s->frames, k)))
 			continue;
-		json_t *lost = json_pack("{s:i, s:{s:s, s:s}}", "i", (int)k, "lost", "status",
-					 ap_status_name(AP_ERROR),
-					 "reason", r ? "the worker failed before its result" :
-					 "unreadable result frame");
+		json_t *lost = ap_numeric_lost_frame(k, AP_ERROR,
+						     r ? "the worker failed before its result"
+						       : "unreadable result frame");
 		session_judge_frame(s, k, lost);
 		json_decref(lost);
 	}
@@ -412,6 +414,8 @@ static json_t *make_samples(struct ap_run *run)
 	int r = req ? ap_worker_call(&ref->worker, req, &reply) : -ENOMEM;
 	json_decref(req);
 	json_t *samples = r ? NULL : ap_numeric_prepare(reply, &why);
+	struct ap_proto_samples made;
+	ap_proto_samples_read(reply, &made);
 	if (r == -AP_EPROTO && ap_worker_alive(&ref->worker)) {
 		/* The framing held: the samples are lost, not the environment. */
 		ap_buf_addf(&why, "unreadable samples: %s", ap_buf_str(&ref->worker.detail));
@@ -426,10 +430,17 @@ static json_t *make_samples(struct ap_run *run)
 	for (size_t i = 0; samples && i < run->n; i++)
 		ap_bundle_set_operators(run->s[i].bundle, ref->env->name, AP_NUMERIC_SEED,
 					o->samples, json_array_size(samples),
-					json_object_get(reply, "skipped"), run->s[i].opinfo);
+					made.skipped, run->s[i].opinfo);
 	json_decref(reply);
 	ap_buf_free(&why);
 	return samples;
+}
+
+/* The torch version of bundle b's fingerprint, or "-". */
+static const char *torch_of(const json_t *b)
+{
+	const char *v = ap_bundle_torch_version(b);
+	return v ? v : "-";
 }
 
 /* Each environment's CPU results against the reference's, sample by sample,
@@ -440,12 +451,12 @@ static void compare_across(struct ap_run *run, const json_t *samples)
 	if (ref_index < 0 || !run->s[ref_index].frames)
 		return;
 	const struct ap_run_session *ref = &run->s[ref_index];
-	const char *ref_torch = ap_run_fingerprint(ref->bundle, "torch", "version");
+	const char *ref_torch = torch_of(ref->bundle);
 	for (size_t i = 0; i < run->n; i++) {
 		struct ap_run_session *s = &run->s[i];
 		if ((int)i == ref_index || !s->frames || s->err)
 			continue;
-		int same = !strcmp(ap_run_fingerprint(s->bundle, "torch", "version"), ref_torch);
+		int same = !strcmp(torch_of(s->bundle), ref_torch);
 		for (size_t k = 0; k < json_array_size(samples); k++) {
 			const json_t *f = json_array_get(s->frames, k);
 			if (json_is_null(f))

@@ -516,3 +516,158 @@ void ap_proto_sweep_api(const json_t *api, struct ap_proto_swept *s)
 	s->canonical = json_string_value(json_object_get(api, "canonical"));
 	s->fields = api;
 }
+
+/* ------------------------------------------------------ numeric replies */
+
+void ap_proto_resolution_read(const json_t *reply, struct ap_proto_resolution *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->found = ap_proto_resolve_found(reply);
+	r->target = str_of(reply, "target");
+	r->canonical = str_of(reply, "canonical");
+	r->owner = str_of(reply, "owner");
+	r->kind = str_of(reply, "kind");
+	r->module = str_of(reply, "module");
+	r->file = str_of(reply, "file");
+	r->line = int_of(reply, "line");
+	r->signature = str_of(reply, "signature");
+	r->signature_data = json_object_get(reply, "signature_data");
+	r->patch = json_object_get(reply, "patch");
+	r->deepest = str_of(reply, "deepest");
+	r->missing = str_of(reply, "missing");
+	r->nearest = json_object_get(reply, "nearest");
+	r->cls = r->owner ? r->owner : r->canonical;
+}
+
+static const char *const sample_kinds[AP_SAMPLE_KIND_COUNT] = {
+	[AP_SAMPLE_SAMPLE] = "sample",
+	[AP_SAMPLE_REFERENCE] = "reference",
+	[AP_SAMPLE_ERROR] = "error",
+};
+
+static const char *const part_statuses[AP_PART_STATUS_COUNT] = {
+	[AP_PART_OK] = "ok",
+	[AP_PART_RAISED] = "raised",
+	[AP_PART_NOTRUN] = "notrun",
+	[AP_PART_ERROR] = "error",
+};
+
+/* The index of word in names[n], or -1. */
+static int word_index(const char *const *names, int n, const char *word)
+{
+	for (int i = 0; word && i < n; i++)
+		if (!strcmp(names[i], word))
+			return i;
+	return -1;
+}
+
+const char *ap_proto_sample_kind_name(enum ap_proto_sample_kind kind)
+{
+	return kind >= 0 && kind < AP_SAMPLE_KIND_COUNT ? sample_kinds[kind] : NULL;
+}
+
+enum ap_proto_sample_kind ap_proto_sample_kind_parse(const char *word)
+{
+	return (enum ap_proto_sample_kind)word_index(sample_kinds, AP_SAMPLE_KIND_COUNT, word);
+}
+
+const char *ap_proto_part_status_name(enum ap_proto_part_status status)
+{
+	return status >= 0 && status < AP_PART_STATUS_COUNT ? part_statuses[status] : NULL;
+}
+
+enum ap_proto_part_status ap_proto_part_status_parse(const char *word)
+{
+	return (enum ap_proto_part_status)word_index(part_statuses, AP_PART_STATUS_COUNT, word);
+}
+
+void ap_proto_samples_read(const json_t *reply, struct ap_proto_samples *r)
+{
+	const json_t *samples = json_object_get(reply, "samples");
+	r->samples = json_is_array(samples) ? samples : NULL;
+	r->n = json_array_size(r->samples);
+	r->skipped = json_object_get(reply, "skipped");
+}
+
+void ap_proto_sample_read(const json_t *sample, struct ap_proto_sample *s)
+{
+	const json_t *dt = json_object_get(sample, "dtype");
+	const json_t *index = json_object_get(sample, "index");
+	memset(s, 0, sizeof(*s));
+	s->op = str_of(sample, "op");
+	s->variant = str_of(sample, "variant");
+	s->dtype = json_string_value(dt);
+	s->kind_word = str_of(sample, "kind");
+	s->kind = ap_proto_sample_kind_parse(s->kind_word);
+	s->index = (long long)json_integer_value(index);
+	s->error_type = str_of(sample, "error_type");
+	s->input = json_object_get(sample, "sample");
+	s->id = str_of(sample, "id");
+	s->input_digest = str_of(sample, "input_digest");
+	s->ok = json_is_object(sample) && s->op && s->variant &&
+		s->kind != AP_SAMPLE_KIND_UNKNOWN &&
+		(s->dtype || (json_is_null(dt) && s->kind == AP_SAMPLE_ERROR)) &&
+		json_is_integer(index) && json_is_object(s->input);
+}
+
+json_t *ap_proto_sample_prepared(const json_t *sample, const char *id, const char *input_digest)
+{
+	json_t *c = json_copy((json_t *)sample);
+	if (c && (json_object_set_new(c, "id", json_string(id)) ||
+		  json_object_set_new(c, "input_digest", json_string(input_digest)))) {
+		json_decref(c);
+		return NULL;
+	}
+	return c;
+}
+
+void ap_proto_run_frame_read(const json_t *frame, struct ap_proto_run_frame *f)
+{
+	const json_t *i = json_object_get(frame, "i"), *lost = json_object_get(frame, "lost");
+	f->has_index = json_is_integer(i);
+	f->index = (long long)json_integer_value(i);
+	f->parts = json_object_get(frame, "parts");
+	f->lost = lost != NULL;
+	f->lost_status = str_of(lost, "status");
+	f->lost_reason = str_of(lost, "reason");
+}
+
+void ap_proto_run_frame_part(const struct ap_proto_run_frame *f, const char *side,
+			     struct ap_proto_part *p)
+{
+	const json_t *x = json_object_get(f->parts, side);
+	memset(p, 0, sizeof(*p));
+	p->status = AP_PART_STATUS_UNKNOWN;
+	if (!json_is_object(x))
+		return;
+	p->present = 1;
+	p->status_word = str_of(x, "status");
+	p->status = ap_proto_part_status_parse(p->status_word);
+	p->exception = str_of(x, "exception");
+	p->message = str_of(x, "message");
+	p->reason = str_of(x, "reason");
+	p->outputs = json_object_get(x, "outputs");
+	p->grads = json_object_get(x, "grads");
+	p->device_trace = json_object_get(x, "device_trace");
+}
+
+int ap_proto_frame_set_lost(json_t *frame, const char *status, const char *reason,
+			    size_t reason_len)
+{
+	return json_object_set_new(frame, "lost", json_pack("{s:s, s:s%}", "status", status,
+							    "reason", reason, reason_len));
+}
+
+json_t *ap_proto_lost_frame(long long i, const char *status, const char *reason)
+{
+	return json_pack("{s:I, s:{s:s, s:s}}", "i", (json_int_t)i, "lost", "status", status,
+			 "reason", reason);
+}
+
+json_t *ap_proto_frame_result(const json_t *frame, const char *side)
+{
+	const json_t *part = json_object_get(json_object_get(frame, "parts"), side);
+	return json_pack("{s:O?, s:O?, s:O?, s:O?}", "status", json_object_get(part, "status"),
+			 "exception", json_object_get(part, "exception"), "outputs",
+			 json_object_get(part, "outputs"), "lost", json_object_get(frame, "lost"));
+}

@@ -410,4 +410,123 @@ struct ap_proto_swept {
 };
 void ap_proto_sweep_api(const json_t *api, struct ap_proto_swept *s);
 
+/* ------------------------------------------------------ numeric replies */
+
+/* The resolve reply: whether the target was found, its dotted path, and
+ * (when found) its canonical name, the class owning it (a method's; NULL
+ * when none), its kind ("function", "class", ...), where it is defined, its
+ * signature's text and data, what a plugin changed of it (patch, as sent).
+ * When not found: the deepest name that resolved, the missing one, the
+ * nearest names (an array). cls is the class its checks are chosen by: its
+ * owner, else its canonical name. Absent fields are NULL (line 0). */
+struct ap_proto_resolution {
+	int found;
+	const char *target, *canonical, *owner, *kind, *module, *file, *signature, *cls;
+	long long line;
+	const char *deepest, *missing;
+	const json_t *signature_data, *patch, *nearest;
+};
+void ap_proto_resolution_read(const json_t *reply, struct ap_proto_resolution *r);
+
+/* The kinds of sample the worker makes: OpInfo's (or ModuleInfo's)
+ * sample_inputs, reference_inputs, error_inputs. */
+enum ap_proto_sample_kind {
+	AP_SAMPLE_SAMPLE,
+	AP_SAMPLE_REFERENCE,
+	AP_SAMPLE_ERROR,
+	AP_SAMPLE_KIND_COUNT,
+	AP_SAMPLE_KIND_UNKNOWN = -1,
+};
+
+/* kind's word in the frames; the kind a word names, or ..._UNKNOWN. */
+const char *ap_proto_sample_kind_name(enum ap_proto_sample_kind kind);
+enum ap_proto_sample_kind ap_proto_sample_kind_parse(const char *word);
+
+/* A samples reply: its samples (an array, NULL when it holds none), how
+ * many, and those it skipped (as sent, NULL when absent). */
+struct ap_proto_samples {
+	const json_t *samples;
+	size_t n;
+	const json_t *skipped;
+};
+void ap_proto_samples_read(const json_t *reply, struct ap_proto_samples *r);
+
+/* One sample, as the worker makes it (and as apiparity sends it back, with
+ * its id and input digest added by ap_proto_sample_prepared): its OpInfo
+ * entry's name and variant, its dtype (NULL for an error sample), its kind
+ * (the word as sent, and parsed), its index among its kind, the exception
+ * type an error sample expects, the sample itself (tagged inputs). ok says
+ * whether it is as the worker makes samples (each field of its type; a null
+ * dtype only for an error sample). Absent fields are NULL (index 0). */
+struct ap_proto_sample {
+	int ok;
+	const char *op, *variant, *dtype, *kind_word, *error_type;
+	enum ap_proto_sample_kind kind;
+	long long index;
+	const json_t *input;
+	const char *id, *input_digest;
+};
+void ap_proto_sample_read(const json_t *sample, struct ap_proto_sample *s);
+
+/* A copy of sample with its id and input digest, as the run request sends
+ * it; NULL when out of memory. */
+json_t *ap_proto_sample_prepared(const json_t *sample, const char *id, const char *input_digest);
+
+/* The status of one side's part of a run frame. */
+enum ap_proto_part_status {
+	AP_PART_OK,     /* it ran: outputs and grads */
+	AP_PART_RAISED, /* the operator raised: exception, message */
+	AP_PART_NOTRUN, /* apiparity said not to run it there: reason */
+	AP_PART_ERROR,  /* the harness failed: reason */
+	AP_PART_STATUS_COUNT,
+	AP_PART_STATUS_UNKNOWN = -1,
+};
+
+/* status's word in the frames; the status a word names, or ..._UNKNOWN. */
+const char *ap_proto_part_status_name(enum ap_proto_part_status status);
+enum ap_proto_part_status ap_proto_part_status_parse(const char *word);
+
+/* One side's part of a run frame: present is 0 when the frame has none (or
+ * it is no object). status_word is the status as sent (NULL: none), status
+ * it parsed. outputs and grads are arrays of tagged values (check/numeric.h
+ * decodes a tensor's); device_trace as sent. Absent fields are NULL. */
+struct ap_proto_part {
+	int present;
+	enum ap_proto_part_status status;
+	const char *status_word, *exception, *message, *reason;
+	const json_t *outputs, *grads, *device_trace;
+};
+
+/* A frame of the run's stream: the index of its sample (has_index 0 when
+ * it says none), its parts by side, and whether it says its sample was
+ * lost (lost: the field is there). A lost frame holds either the worker's
+ * facts (ap_proto_frame_lost reads them) or, once judged here
+ * (ap_proto_frame_set_lost), its status word and reason, read into
+ * lost_status and lost_reason (NULL when absent). */
+struct ap_proto_run_frame {
+	int has_index;
+	long long index;
+	const json_t *parts;
+	int lost;
+	const char *lost_status, *lost_reason;
+};
+void ap_proto_run_frame_read(const json_t *frame, struct ap_proto_run_frame *f);
+
+/* The part of frame f for side ("cpu" or a device) into p. */
+void ap_proto_run_frame_part(const struct ap_proto_run_frame *f, const char *side,
+			     struct ap_proto_part *p);
+
+/* Replaces what frame says of its loss with the judgement: status (a
+ * status word) and reason (reason_len bytes). 0, or -1 when out of memory. */
+int ap_proto_frame_set_lost(json_t *frame, const char *status, const char *reason,
+			    size_t reason_len);
+
+/* A frame for sample i that says it was lost, judged: status, reason. */
+json_t *ap_proto_lost_frame(long long i, const char *status, const char *reason);
+
+/* What a digest of frame's results keeps of side's part: its status,
+ * exception and outputs as sent, and the frame's loss (each null when
+ * absent). A new object, or NULL when out of memory. */
+json_t *ap_proto_frame_result(const json_t *frame, const char *side);
+
 #endif

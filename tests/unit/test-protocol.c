@@ -446,6 +446,105 @@ static void how_a_child_ended_and_a_probe_reply_are_read_as_facts(void **state)
 	json_decref(r);
 }
 
+static void numeric_replies_are_read_into_their_fields(void **state)
+{
+	(void)state;
+	struct ap_proto_resolution res;
+	json_t *r = json_pack("{s:s, s:b, s:s, s:n, s:s, s:{}}", "target", "torch.add", "found", 1,
+			      "canonical", "torch.add", "owner", "kind", "function",
+			      "signature_data");
+	ap_proto_resolution_read(r, &res);
+	assert_true(res.found);
+	assert_string_equal(res.cls, "torch.add");
+	assert_null(res.owner);
+	assert_string_equal(res.kind, "function");
+	assert_true(json_is_object(res.signature_data));
+	json_decref(r);
+	r = json_pack("{s:b, s:s, s:s}", "found", 1, "owner", "torch.nn.Linear", "canonical", "x");
+	ap_proto_resolution_read(r, &res);
+	assert_string_equal(res.cls, "torch.nn.Linear");
+	json_decref(r);
+
+	for (int i = 0; i < AP_PART_STATUS_COUNT; i++)
+		assert_int_equal(ap_proto_part_status_parse(ap_proto_part_status_name(i)), i);
+	for (int i = 0; i < AP_SAMPLE_KIND_COUNT; i++)
+		assert_int_equal(ap_proto_sample_kind_parse(ap_proto_sample_kind_name(i)), i);
+	assert_int_equal(ap_proto_part_status_parse("OK"), AP_PART_STATUS_UNKNOWN);
+	assert_int_equal(ap_proto_part_status_parse(NULL), AP_PART_STATUS_UNKNOWN);
+
+	struct ap_proto_samples sr;
+	struct ap_proto_sample s;
+	r = json_pack("{s:[{s:s, s:s, s:n, s:s, s:i, s:s, s:{}}, {s:s, s:s, s:n, s:s, s:i, s:{}}],"
+		      " s:[]}", "samples", "op", "add", "variant", "", "dtype", "kind", "error",
+		      "index", 2, "error_type", "RuntimeError", "sample", "op", "add", "variant", "",
+		      "dtype", "kind", "sample", "index", 0, "sample", "skipped");
+	ap_proto_samples_read(r, &sr);
+	assert_int_equal(sr.n, 2);
+	assert_true(json_is_array(sr.skipped));
+	ap_proto_sample_read(json_array_get(sr.samples, 0), &s);
+	assert_true(s.ok);
+	assert_int_equal(s.kind, AP_SAMPLE_ERROR);
+	assert_int_equal(s.index, 2);
+	assert_null(s.dtype);
+	assert_string_equal(s.error_type, "RuntimeError");
+	assert_null(s.id);
+	ap_proto_sample_read(json_array_get(sr.samples, 1), &s);
+	assert_false(s.ok); /* a null dtype only for an error sample */
+	json_t *c = ap_proto_sample_prepared(json_array_get(sr.samples, 0), "add error#2", "ab");
+	ap_proto_sample_read(c, &s);
+	assert_string_equal(s.id, "add error#2");
+	assert_string_equal(s.input_digest, "ab");
+	json_decref(c);
+	json_decref(r);
+}
+
+static void a_run_frame_is_read_side_by_side(void **state)
+{
+	(void)state;
+	struct ap_proto_run_frame f;
+	struct ap_proto_part cpu, dev, none;
+	json_t *r = json_pack("{s:s, s:i, s:{s:{s:s, s:[], s:[]}, s:{s:s, s:s, s:s, s:{}}}}",
+			      "type", "sample", "i", 3, "parts", "cpu", "status", "ok", "outputs",
+			      "grads", "openreg", "status", "raised", "exception", "TypeError",
+			      "message", "no", "device_trace");
+	ap_proto_run_frame_read(r, &f);
+	assert_true(f.has_index);
+	assert_int_equal(f.index, 3);
+	assert_false(f.lost);
+	ap_proto_run_frame_part(&f, "cpu", &cpu);
+	ap_proto_run_frame_part(&f, "openreg", &dev);
+	ap_proto_run_frame_part(&f, "cuda", &none);
+	assert_true(cpu.present);
+	assert_int_equal(cpu.status, AP_PART_OK);
+	assert_true(json_is_array(cpu.outputs));
+	assert_null(cpu.device_trace);
+	assert_true(dev.present);
+	assert_int_equal(dev.status, AP_PART_RAISED);
+	assert_string_equal(dev.status_word, "raised");
+	assert_string_equal(dev.exception, "TypeError");
+	assert_string_equal(dev.message, "no");
+	assert_non_null(dev.device_trace);
+	assert_false(none.present);
+	assert_int_equal(none.status, AP_PART_STATUS_UNKNOWN);
+	json_t *keep = ap_proto_frame_result(r, "cpu");
+	char *text = json_dumps(keep, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(text, "{\"exception\":null,\"lost\":null,\"outputs\":[],\"status\":\"ok\"}");
+	free(text);
+	json_decref(keep);
+	assert_int_equal(ap_proto_frame_set_lost(r, "CRASH", "SIGSEGV", 7), 0);
+	ap_proto_run_frame_read(r, &f);
+	assert_true(f.lost);
+	assert_string_equal(f.lost_status, "CRASH");
+	assert_string_equal(f.lost_reason, "SIGSEGV");
+	json_decref(r);
+	r = ap_proto_lost_frame(5, "ERROR", "unreadable result frame");
+	ap_proto_run_frame_read(r, &f);
+	assert_int_equal(f.index, 5);
+	assert_true(f.lost);
+	assert_string_equal(f.lost_reason, "unreadable result frame");
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -459,6 +558,8 @@ int main(void)
 		cmocka_unit_test(replies_are_read_into_their_fields),
 		cmocka_unit_test(official_tests_replies_are_read_into_their_fields),
 		cmocka_unit_test(how_a_child_ended_and_a_probe_reply_are_read_as_facts),
+		cmocka_unit_test(numeric_replies_are_read_into_their_fields),
+		cmocka_unit_test(a_run_frame_is_read_side_by_side),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
