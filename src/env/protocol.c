@@ -224,15 +224,6 @@ int ap_proto_resolve_found(const json_t *reply)
 	return json_is_true(json_object_get(reply, "found"));
 }
 
-void ap_proto_resolution_read(const json_t *reply, struct ap_proto_resolution *r)
-{
-	r->found = ap_proto_resolve_found(reply);
-	r->target = json_string_value(json_object_get(reply, "target"));
-	r->kind = json_string_value(json_object_get(reply, "kind"));
-	r->canonical = json_string_value(json_object_get(reply, "canonical"));
-	r->owner = json_string_value(json_object_get(reply, "owner"));
-}
-
 void ap_proto_package_read(const json_t *reply, struct ap_proto_package *p)
 {
 	p->found = json_is_true(json_object_get(reply, "found"));

@@ -153,16 +153,6 @@ int ap_proto_hello(const json_t *msg, const char **python);
  * reply as it came). */
 int ap_proto_resolve_found(const json_t *reply);
 
-/* A resolve reply, as the official tests need it: whether the target was
- * found, its dotted path as asked, its kind (the worker's word), its
- * canonical path (the object's own qualified name) and the class it is an
- * attribute of (owner; NULL when it is none). Absent fields are NULL. */
-struct ap_proto_resolution {
-	int found;
-	const char *target, *kind, *canonical, *owner;
-};
-void ap_proto_resolution_read(const json_t *reply, struct ap_proto_resolution *r);
-
 /* A package reply: whether the package is installed, its source package,
  * version and the release's codename, or why it was not found. Absent
  * fields are NULL. */
