@@ -565,11 +565,6 @@ static void session_run(void *item)
 
 /* --- the run ------------------------------------------------------------ */
 
-const char *ap_run_fingerprint(const json_t *b, const char *sect, const char *key)
-{
-	return ap_json_text(json_object_get(json_object_get(b, "fingerprint"), sect), key);
-}
-
 int ap_run_open(struct ap_run *run, const struct ap_run_opts *o,
 		const struct ap_env *const *envs, size_t n)
 {

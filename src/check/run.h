@@ -147,9 +147,6 @@ void ap_run_seal(struct ap_run *run, const struct ap_signer *signer);
 int ap_run_exit_code(const struct ap_run *run, int require_present,
 		     int (*report)(int err, const char *what, const struct ap_buf *detail));
 
-/* The text of key in section sect of bundle b's fingerprint, or "-". */
-const char *ap_run_fingerprint(const json_t *b, const char *sect, const char *key);
-
 void ap_run_free(struct ap_run *run);
 
 #endif
