@@ -21,7 +21,10 @@ writable() {
 			for (i = 2; i < NF; i++) if ($i ~ /^[.*]/) { sec = $i; break }
 			name = $NF
 		}
-		sec ~ /^\.(t?bss|t?data)(\.|$)/ && sec !~ /^\.data\.rel\.ro/ && name !~ /^\./ {
+		# ASan adds an ODR indicator (__odr_asan.NAME) beside each global:
+		# the sanitizer'\''s, not state of ours.
+		sec ~ /^\.(t?bss|t?data)(\.|$)/ && sec !~ /^\.data\.rel\.ro/ && name !~ /^\./ &&
+		name !~ /^__(odr_)?asan/ {
 			sub(/\.[0-9]+$/, "", name)
 			print src " " name
 		}' | sort -u
