@@ -9,7 +9,8 @@
  * CRASH or TIMEOUT, journaled the same way, and the worker is started again
  * for the next entry.
  *
- * The journal (one file per environment) holds:
+ * The journal (one file per environment; evidence/sweepfile.h reads and
+ * writes its records) holds:
  *   {"type": "sweep-start", "data": {"env", "catalog", "depth", "shard"}}
  *   {"type": "api", "data": <a matrix line, without verdict>}
  *   {"type": "entry", "data": {"entry", "status", "reason", "apis"}}
