@@ -16,6 +16,7 @@
 #include "env/worker.h"
 #include "evidence/journal.h"
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 
 /* One environment's run in progress. */
 struct run {
@@ -23,8 +24,10 @@ struct run {
 	struct ap_worker w;
 	int started;             /* w holds a worker (alive or not) to free */
 	struct ap_journal *j;
-	json_t *done;            /* entry -> {status, reason}: entries finished */
-	json_t *partial;         /* entry -> [apis journaled]: for an entry cut short */
+	struct ap_sweep_entry *done;    /* per catalog entry: its record once
+					 * finished (entry NULL: not yet) */
+	struct ap_matrix_strs *partial; /* per catalog entry: the APIs journaled,
+					 * for an entry cut short */
 	double t0;
 	struct ap_autocheck ac;  /* depth probe and numeric: the checks, with this
 				  * environment's devices */
@@ -40,19 +43,46 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static json_t *start_record(const struct ap_sweep_env *e)
+/* What the journal of e is of (shard: room for "I/N"). */
+static struct ap_sweep_start start_of(const struct ap_sweep_env *e, char shard[32])
 {
 	const struct ap_sweep_opts *o = e->o;
-	char shard[32];
-	snprintf(shard, sizeof(shard), "%u/%u", o->shard.index, o->shard.count);
-	json_t *rec = json_pack("{s:s, s:{s:s, s:s, s:s, s:s?}}", "type", "sweep-start", "data",
-				"env", e->env->name, "catalog", o->cat->digest, "depth", o->depth,
-				"shard", o->shard.count ? shard : NULL);
-	/* samples of another count would not be this run's lines either */
-	if (rec && o->check && o->check->numeric)
-		json_object_set_new(json_object_get(rec, "data"), "samples",
-				    json_integer(o->check->max_samples));
-	return rec;
+	snprintf(shard, 32, "%u/%u", o->shard.index, o->shard.count);
+	return (struct ap_sweep_start){ .env = e->env->name, .catalog = o->cat->digest,
+		.depth = o->depth, .shard = o->shard.count ? shard : NULL,
+		.has_samples = o->check && o->check->numeric,
+		.samples = o->check ? o->check->max_samples : 0 };
+}
+
+static int entry_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, ((const struct ap_catalog_entry *)elem)->name);
+}
+
+/* The position of entry name in the catalog (sorted by name), or -1. */
+static long entry_index(const struct ap_catalog *cat, const char *name)
+{
+	const struct ap_catalog_entry *c = bsearch(name, cat->v, cat->n, sizeof(*cat->v), entry_cmp);
+	return c ? (long)(c - cat->v) : -1;
+}
+
+/* Appends a copy of s to list. 0 or -ENOMEM. */
+static int strs_push(struct ap_matrix_strs *list, const char *s)
+{
+	char **v = realloc(list->v, (list->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	list->v = v;
+	list->set = 1;
+	return (v[list->n] = strdup(s)) ? (list->n++, 0) : -ENOMEM;
+}
+
+static void strs_clear(struct ap_matrix_strs *list)
+{
+	for (size_t i = 0; i < list->n; i++)
+		free(list->v[i]);
+	free(list->v);
+	*list = (struct ap_matrix_strs){ 0 };
 }
 
 static void env_fail(struct ap_sweep_env *e, int err, const char *fmt, const char *arg)
@@ -71,69 +101,75 @@ static void io_fail(struct ap_sweep_env *e, int err, const char *what)
 	ap_buf_addf(&e->io_detail, "cannot write %s: %s", what, strerror(-err));
 }
 
-/* Takes back one API line an earlier run journaled (data), noting it as
- * walked in its entry. 0; 1 when data is no line (left out); -ENOMEM. */
-static int resume_line(struct run *u, const json_t *data)
+/* Takes back one API line an earlier run journaled (taken: *l is zeroed),
+ * noting it as walked in its entry. 0 or -ENOMEM. */
+static int resume_line(struct run *u, struct ap_matrix_line *l)
 {
-	struct ap_matrix_line l;
-	int r = ap_matrix_line_from_json(data, &l);
-	if (r)
-		return r == -ENOMEM ? r : 1;
-	json_t *walked = json_object_get(u->partial, l.module);
-	if (!walked) {
-		walked = json_array();
-		json_object_set_new(u->partial, l.module, walked);
-	}
-	json_array_append_new(walked, json_string(l.api));
-	r = ap_matrix_add(&u->e->lines, &l);
+	long k = entry_index(u->e->o->cat, l->module);
+	int r = k < 0 ? 0 : strs_push(&u->partial[k], l->api);
+	r = r ? r : ap_matrix_add(&u->e->lines, l);
 	if (r)
 		env_fail(u->e, r, "cannot resume: %s", "out of memory");
 	return r;
 }
 
+/* Takes back an entry an earlier run finished (taken: *d is zeroed). */
+static void resume_entry(struct run *u, struct ap_sweep_entry *d)
+{
+	long k = entry_index(u->e->o->cat, d->entry);
+	if (k < 0)
+		return;
+	ap_sweep_entry_free(&u->done[k]);
+	u->done[k] = *d;
+	*d = (struct ap_sweep_entry){ 0 };
+}
+
 /* Takes back what an earlier run journaled. A journal of another catalog,
  * depth or shard is refused: its lines would not be this run's. */
-static int resume_read(struct run *u, const json_t *start)
+static int resume_read(struct run *u, const struct ap_sweep_start *start)
 {
 	struct ap_sweep_env *e = u->e;
 	struct ap_buf err = { 0 };
-	json_t *recs = NULL, *rec;
-	int torn = 0;
-	size_t i;
+	struct ap_sweep_records recs;
+	int same = 1;
 	if (access(e->journal, F_OK))
 		return 0;
-	int r = ap_journal_read(e->journal, &recs, &torn, &err);
+	int r = ap_sweep_journal_read(e->journal, start, &recs, &same, &err);
 	if (r) {
-		env_fail(e, -AP_ECONFIG, "cannot resume: %s", ap_buf_str(&err));
+		env_fail(e, -AP_ECONFIG, "cannot resume: %s", r == -ENOMEM ? "out of memory" :
+			 ap_buf_str(&err));
 		ap_buf_free(&err);
 		return r;
 	}
 	ap_buf_free(&err);
-	if (json_array_size(recs) && !json_equal(json_array_get(recs, 0), start)) {
+	if (!same) {
 		env_fail(e, -AP_ECONFIG, "cannot resume: %s was written by a sweep of another "
 			 "catalog, depth or shard; run without --resume to start again", e->journal);
-		json_decref(recs);
 		return -AP_ECONFIG;
 	}
-	json_array_foreach(recs, i, rec) {
-		const char *type = json_string_value(json_object_get(rec, "type"));
-		json_t *d = json_object_get(rec, "data");
-		const char *entry = json_string_value(json_object_get(d, "entry"));
-		if (type && !strcmp(type, "api") && !resume_line(u, d))
+	for (size_t i = 0; i < recs.n; i++) {
+		struct ap_sweep_record *x = &recs.v[i];
+		if (x->type == AP_SWEEP_REC_API && !resume_line(u, &x->line))
 			e->resumed++;
-		else if (type && !strcmp(type, "entry") && entry)
-			json_object_set(u->done, entry, d);
+		else if (x->type == AP_SWEEP_REC_ENTRY)
+			resume_entry(u, &x->entry);
 	}
-	json_decref(recs);
+	ap_sweep_records_free(&recs);
 	return e->err ? e->err : 1;
 }
 
 static int open_journal(struct run *u)
 {
 	struct ap_sweep_env *e = u->e;
-	json_t *start = start_record(e);
+	char shard[32];
+	const struct ap_sweep_start want = start_of(e, shard);
+	json_t *start = ap_sweep_start_json(&want);
 	int had = 0;
-	if (e->o->resume && (had = resume_read(u, start)) < 0) {
+	if (!start) {
+		io_fail(e, -ENOMEM, e->journal);
+		return -ENOMEM;
+	}
+	if (e->o->resume && (had = resume_read(u, &want)) < 0) {
 		json_decref(start);
 		return had;
 	}
@@ -147,6 +183,21 @@ static int open_journal(struct run *u)
 		io_fail(e, r, e->journal);
 	json_decref(start);
 	return r;
+}
+
+/* Keeps what the worker's first sweep_begin reply says of the environment. */
+static void began(struct ap_sweep_env *e, const json_t *res)
+{
+	struct ap_proto_begun b;
+	size_t i;
+	json_t *p;
+	ap_proto_sweep_begun(res, &b);
+	e->began = 1;
+	e->torch = b.torch ? strdup(b.torch) : NULL;
+	e->plugins.set = json_is_array(b.plugins);
+	json_array_foreach(b.plugins, i, p)
+		if (json_is_string(p) && strs_push(&e->plugins, json_string_value(p)))
+			io_fail(e, -ENOMEM, "the matrix");
 }
 
 /* Starts the worker when none is running, and readies it for walking. */
@@ -173,8 +224,8 @@ static int ensure_worker(struct run *u)
 	json_decref(req);
 	if (r)
 		env_fail(e, r, "%s", ap_buf_str(&u->w.detail));
-	else if (!e->info)
-		e->info = json_incref(res);
+	else if (!e->began)
+		began(e, res);
 	json_decref(res);
 	return r;
 }
@@ -223,8 +274,8 @@ static void flush(struct run *u, json_t *recs)
 /* Journals the answer for entry k: its APIs, then the entry record. An API
  * whose checks ran probes or samples is journaled (with the APIs before it)
  * as soon as they end, so that a kill loses little work. */
-static void record_entry(struct run *u, size_t k, const char *status, const char *reason,
-			 const json_t *apis)
+static void record_entry(struct run *u, size_t k, enum ap_line_status status,
+			 const char *reason, const json_t *apis)
 {
 	struct ap_sweep_env *e = u->e;
 	const char *entry = e->o->cat->v[k].name;
@@ -237,32 +288,44 @@ static void record_entry(struct run *u, size_t k, const char *status, const char
 		if (api_line(e, entry, &a, &l))
 			continue;
 		int costly = check_api(u, &l, &a);
-		json_array_append_new(recs, json_pack("{s:s, s:o}", "type", "api", "data",
-						      ap_matrix_line_json(&l)));
+		json_array_append_new(recs, ap_sweep_api_json(&l));
 		if (ap_matrix_add(&e->lines, &l))
 			io_fail(e, -ENOMEM, "the matrix");
 		n++;
 		if (costly)
 			flush(u, recs);
 	}
-	json_t *d = json_pack("{s:s, s:s, s:s?, s:I}", "entry", entry, "status", status,
-			      "reason", reason, "apis", (json_int_t)n);
-	json_array_append_new(recs, json_pack("{s:s, s:O}", "type", "entry", "data", d));
-	json_object_set_new(u->done, entry, d);
+	struct ap_sweep_entry d = { .entry = strdup(entry), .status = status,
+				    .reason = reason ? strdup(reason) : NULL, .apis = n };
+	if (!d.entry || (reason && !d.reason))
+		io_fail(e, -ENOMEM, "the matrix");
+	else
+		json_array_append_new(recs, ap_sweep_entry_json(&d));
+	ap_sweep_entry_free(&u->done[k]);
+	u->done[k] = d;
 	e->measured += n;
 	flush(u, recs);
 	json_decref(recs);
 }
 
-/* A status the worker sent, as one of ours (the answer is freed before
- * the progress line is printed); anything unknown is an error. */
-static const char *known_status(const char *s)
+/* A status the worker sent, as one of ours; anything unknown is an error. */
+static enum ap_line_status known_status(const char *s)
 {
-	static const char *const known[] = { "ok", "import-error", "error" };
+	static const enum ap_line_status known[] = { AP_LSTATUS_PRESENT, AP_LSTATUS_IMPORT_ERROR,
+						     AP_LSTATUS_ERROR };
 	for (size_t i = 0; s && i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(s, known[i]))
+		if (!strcmp(s, ap_sweep_entry_status_name(known[i])))
 			return known[i];
-	return "error";
+	return AP_LSTATUS_ERROR;
+}
+
+/* The JSON list of names (NULL when there are none). */
+static json_t *names_json(const struct ap_matrix_strs *names)
+{
+	json_t *a = names->n ? json_array() : NULL;
+	for (size_t i = 0; a && i < names->n; i++)
+		json_array_append_new(a, json_string(names->v[i]));
+	return a;
 }
 
 /* Walks entry k; 0, or -AP_E* when the environment cannot go on. */
@@ -270,26 +333,32 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 {
 	struct ap_sweep_env *e = u->e;
 	const struct ap_catalog_entry *c = &e->o->cat->v[k];
-	json_t *skip = json_object_get(u->partial, c->name), *res = NULL;
+	enum ap_line_status st;
+	const struct ap_matrix_strs *skip = &u->partial[k];
+	json_t *res = NULL, *skipped;
 	int r = ensure_worker(u);
 	if (r)
 		return r;
-	json_t *req = ap_proto_sweep_walk(c->name, c->walk, ap_catalog_exclude(e->o->cat, k), skip,
-				       e->o->depth, u->surface);
+	skipped = names_json(skip);
+	json_t *req = ap_proto_sweep_walk(c->name, c->walk, ap_catalog_exclude(e->o->cat, k),
+					  skipped, e->o->depth, u->surface);
+	json_decref(skipped);
 	ap_buf_reset(&u->w.detail);
 	r = ap_worker_call_within(&u->w, req, &res, e->o->walk_ms);
 	json_decref(req);
 	if (!r) {
 		struct ap_proto_walked walked;
 		ap_proto_sweep_walked(res, &walked);
-		p->status = known_status(walked.status);
-		record_entry(u, k, p->status, walked.reason, walked.apis);
+		st = known_status(walked.status);
+		record_entry(u, k, st, walked.reason, walked.apis);
 	} else {
 		/* A worker that answered "exception" is still fine; one that died
 		 * or went silent is that entry's crash or timeout. */
-		p->status = r == -AP_ETIMEOUT ? "timeout" : ap_worker_alive(&u->w) ? "error" : "crash";
-		record_entry(u, k, p->status, ap_buf_str(&u->w.detail), NULL);
+		st = r == -AP_ETIMEOUT ? AP_LSTATUS_TIMEOUT : ap_worker_alive(&u->w) ?
+			AP_LSTATUS_ERROR : AP_LSTATUS_CRASH;
+		record_entry(u, k, st, ap_buf_str(&u->w.detail), NULL);
 	}
+	p->status = ap_sweep_entry_status_name(st);
 	json_decref(res);
 	return e->io_err;
 }
@@ -306,10 +375,9 @@ static struct ap_matrix_line *walked_line(struct ap_matrix *lines, const char *e
 
 /* Gives entry k of the catalog its own line in e (see ap_sweep_env_run),
  * with the status of its walk (d: its entry record). */
-static void entry_line(struct ap_sweep_env *e, size_t k, const json_t *d)
+static void entry_line(struct ap_sweep_env *e, size_t k, const struct ap_sweep_entry *d)
 {
 	const struct ap_catalog_entry *c = &e->o->cat->v[k];
-	const char *st = json_string_value(json_object_get(d, "status"));
 	struct ap_matrix_line *l = walked_line(&e->lines, c->name), fresh;
 	if (!l) {
 		if (ap_matrix_line_init(&fresh, e->env->name, c->name, c->name, AP_LSTATUS_PRESENT) ||
@@ -320,11 +388,10 @@ static void entry_line(struct ap_sweep_env *e, size_t k, const json_t *d)
 		}
 		l = &e->lines.v[e->lines.n - 1];
 	}
-	if (st && strcmp(st, "ok")) {
-		const char *why = json_string_value(json_object_get(d, "reason"));
-		l->status = ap_line_status_parse(st);
+	if (d->status != AP_LSTATUS_PRESENT) {
+		l->status = d->status;
 		free(l->reason);
-		l->reason = why ? strdup(why) : NULL;
+		l->reason = d->reason ? strdup(d->reason) : NULL;
 	}
 }
 
@@ -332,7 +399,8 @@ void ap_sweep_env_run(void *item)
 {
 	struct ap_sweep_env *e = item;
 	const struct ap_sweep_opts *o = e->o;
-	struct run u = { .e = e, .done = json_object(), .partial = json_object(), .t0 = now_s(),
+	struct run u = { .e = e, .done = calloc(o->cat->n + 1, sizeof(*u.done)),
+			 .partial = calloc(o->cat->n + 1, sizeof(*u.partial)), .t0 = now_s(),
 			 .deep = o->check != NULL, .surface = ap_surface_rules() };
 	struct ap_sweep_progress p = { 0 };
 	if (o->check) {
@@ -342,20 +410,20 @@ void ap_sweep_env_run(void *item)
 	e->lines = (struct ap_matrix){ 0 };
 	for (size_t k = 0; k < o->cat->n; k++)
 		p.total += ap_shard_has(o->shard, k);
-	int r = open_journal(&u);
+	int r = u.done && u.partial ? open_journal(&u) : -ENOMEM;
+	if (r == -ENOMEM && !(u.done && u.partial))
+		env_fail(e, r, "cannot start: %s", "out of memory");
 	for (size_t k = 0; !r && k < o->cat->n; k++) {
 		if (!ap_shard_has(o->shard, k))
 			continue;
 		double t = now_s();
 		p.entry = o->cat->v[k].name;
-		const json_t *d = json_object_get(u.done, p.entry);
-		if (d)
+		if (u.done[k].entry)
 			p.status = "journal";
 		else
 			r = walk_entry(&u, k, &p);
 		p.done++;
-		p.apis = (size_t)json_integer_value(json_object_get(json_object_get(u.done, p.entry),
-								    "apis"));
+		p.apis = u.done[k].apis;
 		p.secs = now_s() - t;
 		p.elapsed = now_s() - u.t0;
 		if (!r && o->progress)
@@ -364,24 +432,27 @@ void ap_sweep_env_run(void *item)
 	/* Each entry's own line: whether its walk worked here. A class entry's
 	 * walk measured the class itself as its first API: that line is the
 	 * entry's own, so that no API has two lines. */
-	for (size_t k = 0; !e->err && k < o->cat->n; k++) {
-		const json_t *d = json_object_get(u.done, o->cat->v[k].name);
-		if (d)
-			entry_line(e, k, d);
-	}
+	for (size_t k = 0; !e->err && k < o->cat->n; k++)
+		if (u.done[k].entry)
+			entry_line(e, k, &u.done[k]);
 	if (u.started)
 		ap_worker_free(&u.w);
 	if (u.j)
 		ap_journal_close(u.j);
-	json_decref(u.done);
-	json_decref(u.partial);
+	for (size_t k = 0; u.done && u.partial && k < o->cat->n; k++) {
+		ap_sweep_entry_free(&u.done[k]);
+		strs_clear(&u.partial[k]);
+	}
+	free(u.done);
+	free(u.partial);
 	json_decref(u.surface);
 }
 
 void ap_sweep_env_free(struct ap_sweep_env *e)
 {
 	ap_matrix_free(&e->lines);
-	json_decref(e->info);
+	free(e->torch);
+	strs_clear(&e->plugins);
 	ap_buf_free(&e->detail);
 	ap_buf_free(&e->io_detail);
 }

@@ -9,7 +9,8 @@
  * CRASH or TIMEOUT, journaled the same way, and the worker is started again
  * for the next entry.
  *
- * The journal (one file per environment) holds:
+ * The journal (one file per environment; evidence/sweepfile.h reads and
+ * writes its records) holds:
  *   {"type": "sweep-start", "data": {"env", "catalog", "depth", "shard"}}
  *   {"type": "api", "data": <a matrix line, without verdict>}
  *   {"type": "entry", "data": {"entry", "status", "reason", "apis"}}
@@ -40,7 +41,7 @@
 
 struct ap_sweep_progress {
 	const char *entry;
-	const char *status;   /* "ok", "import-error", "error", "crash", "timeout",
+	const char *status;   /* the entry's status word (evidence/sweepfile.h),
 			       * or "journal" (done in an earlier run) */
 	size_t apis;          /* lines it gave */
 	size_t done, total;   /* entries of this shard done, in all */
@@ -70,7 +71,9 @@ struct ap_sweep_env {
 	const struct ap_sweep_opts *o;
 	/* results, filled by ap_sweep_env_run() */
 	struct ap_matrix lines;       /* its lines: APIs, and one per entry */
-	json_t *info;                 /* {torch, plugins_loaded, plugin_errors} or NULL */
+	int began;                    /* the worker answered sweep_begin: */
+	char *torch;                  /*   its torch version (NULL: none said) */
+	struct ap_matrix_strs plugins; /*   the plugins that loaded */
 	size_t measured;              /* APIs measured by this run */
 	size_t resumed;               /* APIs read back from the journal */
 	size_t restarts;              /* worker starts after a crash or timeout */

@@ -2,7 +2,6 @@
  * checking that each is whole, untouched, and that together they are the
  * catalog once. */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +10,18 @@
 
 #include "base/err.h"
 #include "base/fsutil.h"
-#include "base/jsonutil.h"
 #include "base/text.h"
 #include "cmd/cmd.h"
 #include "evidence/manifest.h"
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 #include "review/sweepview.h"
 
 #define MAX_SHARDS 4096
 
 struct shard {
 	char *dir;
-	json_t *meta;
+	struct ap_sweep_meta meta;
 	unsigned index, count;
 };
 
@@ -47,44 +46,28 @@ static int is_dir(const char *p)
 	return !lstat(p, &st) && S_ISDIR(st.st_mode);
 }
 
-static json_t *read_meta(const char *dir, struct ap_buf *why)
-{
-	struct ap_buf path = { 0 }, text = { 0 };
-	ap_buf_addf(&path, "%s/%s", dir, AP_SWEEP_META_NAME);
-	int r = ap_read_file_limited(ap_buf_str(&path), 1u << 20, &text);
-	json_t *m = r ? NULL : json_loadb(ap_buf_str(&text), text.len, 0, NULL);
-	if (r)
-		ap_buf_addf(why, "%s: %s", ap_buf_str(&path), ap_strerror(r));
-	else if (!m || strcmp(ap_json_text(m, "schema"), AP_SWEEP_SCHEMA))
-		ap_buf_addf(why, "%s: not a sweep's %s", ap_buf_str(&path), AP_SWEEP_META_NAME);
-	if (why->len) {
-		json_decref(m);
-		m = NULL;
-	}
-	ap_buf_free(&path);
-	ap_buf_free(&text);
-	return m;
-}
-
 static void add_shard(struct merge *m, const char *dir)
 {
 	struct ap_buf why = { 0 };
-	json_t *meta = read_meta(dir, &why);
-	const json_t *sh = json_object_get(meta, "shard");
-	if (!meta)
+	struct ap_sweep_meta meta;
+	if (ap_sweep_meta_read(dir, &meta, &why)) {
 		problem(m, "%s%s", ap_buf_str(&why), "");
-	else if (!json_is_object(sh))
+		ap_buf_free(&why);
+		return;
+	}
+	if (!meta.sharded)
 		problem(m, "%s is a whole sweep, not a shard%s", dir, "");
 	else if (m->n == MAX_SHARDS)
 		problem(m, "more than 4096 shards given%s%s", "", "");
 	else {
 		struct shard *s = &m->v[m->n++];
 		s->dir = strdup(dir);
-		s->meta = json_incref(meta);
-		s->index = (unsigned)json_integer_value(json_object_get(sh, "index"));
-		s->count = (unsigned)json_integer_value(json_object_get(sh, "count"));
+		s->meta = meta;
+		s->index = (unsigned)meta.index;
+		s->count = (unsigned)meta.count;
+		meta = (struct ap_sweep_meta){ 0 };
 	}
-	json_decref(meta);
+	ap_sweep_meta_free(&meta);
 	ap_buf_free(&why);
 }
 
@@ -123,6 +106,12 @@ static void add_arg(struct merge *m, const char *arg)
 	ap_dir_free(names, n);
 }
 
+/* Whether two values of sweep.json are the same (missing ones too). */
+static int same_text(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
 /* Each shard: finished, untouched since (its manifest), of the same sweep as
  * the first. */
 static void check_shard(struct merge *m, const struct shard *s, const struct shard *first)
@@ -130,11 +119,10 @@ static void check_shard(struct merge *m, const struct shard *s, const struct sha
 	struct ap_manifest_issue is[4];
 	char what[64];
 	snprintf(what, sizeof(what), "shard %u/%u", s->index, s->count);
-	const char *state = ap_json_text(s->meta, "state");
-	if (!strcmp(state, "failed"))
+	if (s->meta.state == AP_SWEEP_FAILED)
 		problem(m, "%s (%s) failed; see its output, then run it again with --resume", what,
 			s->dir);
-	else if (strcmp(state, "complete"))
+	else if (s->meta.state != AP_SWEEP_COMPLETE)
 		problem(m, "%s (%s) did not finish (still running, or killed): run it again "
 			"with --resume", what, s->dir);
 	int k = ap_manifest_verify(s->dir, is, 4);
@@ -142,15 +130,13 @@ static void check_shard(struct merge *m, const struct shard *s, const struct sha
 		problem(m, "%s: %s: no readable MANIFEST.sha256", what, s->dir);
 	for (int i = 0; i < k && i < 4; i++)
 		problem(m, "%s: checksums do not match: %s", what, is[i].path);
-	static const char *const same[] = { "catalog", "depth" };
-	for (size_t i = 0; i < 2; i++)
-		if (strcmp(ap_json_text(s->meta, same[i]), ap_json_text(first->meta, same[i])))
-			problem(m, "%s: another %s than the first shard's", what, same[i]);
-	json_t *ea = json_object_get(s->meta, "envs"), *eb = json_object_get(first->meta, "envs");
-	int envs_same = json_array_size(ea) == json_array_size(eb);
-	for (size_t i = 0; envs_same && i < json_array_size(ea); i++)
-		envs_same = !strcmp(ap_json_text(json_array_get(ea, i), "name"),
-				    ap_json_text(json_array_get(eb, i), "name"));
+	if (!same_text(s->meta.catalog, first->meta.catalog))
+		problem(m, "%s: another %s than the first shard's", what, "catalog");
+	if (!same_text(s->meta.depth, first->meta.depth))
+		problem(m, "%s: another %s than the first shard's", what, "depth");
+	int envs_same = s->meta.nenvs == first->meta.nenvs;
+	for (size_t i = 0; envs_same && i < s->meta.nenvs; i++)
+		envs_same = same_text(s->meta.envs[i].name, first->meta.envs[i].name);
 	if (!envs_same)
 		problem(m, "%s: other environments than the first shard's%s", what, "");
 	char n[16];
@@ -178,54 +164,99 @@ static void check_cover(struct merge *m)
 	}
 }
 
-static int read_all_lines(struct merge *m, struct ap_matrix *all)
+static int triple_cmp(const void *a, const void *b)
 {
-	json_t *seen = json_object();
-	int r = 0;
-	for (size_t k = 0; !r && k < m->n; k++) {
-		struct ap_buf err = { 0 };
-		struct ap_matrix lines = { 0 };
-		if (ap_matrix_read(m->v[k].dir, &lines, &err)) {
-			problem(m, "%s%s", ap_buf_str(&err), "");
-			ap_buf_free(&err);
-			continue;
-		}
-		for (size_t i = 0; i < lines.n; i++) {
-			const struct ap_matrix_line *l = &lines.v[i];
+	const struct ap_matrix_line *x = *(const struct ap_matrix_line *const *)a;
+	const struct ap_matrix_line *y = *(const struct ap_matrix_line *const *)b;
+	int c = strcmp(x->env, y->env);
+	c = c ? c : strcmp(x->module, y->module);
+	c = c ? c : strcmp(x->api, y->api);
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Sets twice[i] for each line of all that an earlier line already gives
+ * (the same env, module and api). 0 or -ENOMEM. */
+static int find_twice(const struct ap_matrix *all, char *twice)
+{
+	const struct ap_matrix_line **v = malloc((all->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < all->n; i++)
+		v[i] = &all->v[i];
+	qsort(v, all->n, sizeof(*v), triple_cmp);
+	for (size_t i = 1; i < all->n; i++)
+		if (!strcmp(v[i]->env, v[i - 1]->env) && !strcmp(v[i]->module, v[i - 1]->module) &&
+		    !strcmp(v[i]->api, v[i - 1]->api))
+			twice[v[i] - all->v] = 1;
+	free(v);
+	return 0;
+}
+
+/* What reading one shard's matrix gave: its lines end at end in all. */
+struct shard_read {
+	size_t end;
+	int failed;
+	struct ap_buf err;
+};
+
+/* The problems of the shards read, in the order they are given: a matrix
+ * that does not read, a line that another shard (or the same) gave before. */
+static int read_problems(struct merge *m, const struct ap_matrix *all, struct shard_read *sr)
+{
+	char *twice = calloc(all->n + 1, 1);
+	int r = twice ? find_twice(all, twice) : -ENOMEM;
+	for (size_t k = 0, from = 0; !r && k < m->n; from = sr[k++].end) {
+		if (sr[k].failed)
+			problem(m, "%s%s", ap_buf_str(&sr[k].err), "");
+		for (size_t i = from; i < sr[k].end; i++) {
+			const struct ap_matrix_line *l = &all->v[i];
 			struct ap_buf id = { 0 };
+			if (!twice[i])
+				continue;
 			ap_buf_addf(&id, "%s %s %s", l->env, l->module, l->api);
-			if (json_object_get(seen, ap_buf_str(&id)))
-				problem(m, "overlap: %s is in two shards (%s)", ap_buf_str(&id),
-					m->v[k].dir);
-			json_object_set_new(seen, ap_buf_str(&id), json_true());
+			problem(m, "overlap: %s is in two shards (%s)", ap_buf_str(&id), m->v[k].dir);
 			ap_buf_free(&id);
 		}
+	}
+	free(twice);
+	return r;
+}
+
+static int read_all_lines(struct merge *m, struct ap_matrix *all)
+{
+	struct shard_read *sr = calloc(m->n, sizeof(*sr));
+	int r = sr ? 0 : -ENOMEM;
+	for (size_t k = 0; !r && k < m->n; k++) {
+		struct ap_matrix lines = { 0 };
+		sr[k].failed = ap_matrix_read(m->v[k].dir, &lines, &sr[k].err) != 0;
 		for (size_t i = 0; !r && i < lines.n; i++)
 			r = ap_matrix_add(all, &lines.v[i]);
 		ap_matrix_free(&lines);
+		sr[k].end = all->n;
 	}
-	json_decref(seen);
+	r = r ? r : read_problems(m, all, sr);
+	for (size_t k = 0; sr && k < m->n; k++)
+		ap_buf_free(&sr[k].err);
+	free(sr);
 	return r;
 }
 
 static int merge_write(struct merge *m, const char *out, struct ap_matrix *all)
 {
 	struct ap_buf err = { 0 };
-	const json_t *envs = json_object_get(m->v[0].meta, "envs");
+	struct ap_sweep_meta *meta = &m->v[0].meta;
 	const char *names[4096];
-	size_t n = json_array_size(envs) < 4096 ? json_array_size(envs) : 4096;
+	size_t n = meta->nenvs < 4096 ? meta->nenvs : 4096;
 	for (size_t i = 0; i < n; i++)
-		names[i] = ap_json_text(json_array_get(envs, i), "name");
+		names[i] = meta->envs[i].name ? meta->envs[i].name : "-";
 	ap_matrix_sort(all, names, n);
-	json_t *meta = json_deep_copy(m->v[0].meta);
-	json_object_set_new(meta, "shard", json_null());
-	json_object_set_new(meta, "state", json_string("complete"));
+	meta->sharded = 0;
+	meta->state = AP_SWEEP_COMPLETE;
 	int r = ap_rm_tree(out);
 	r = r ? r : ap_mkdirs(out);
 	if (r)
 		ap_buf_addf(&err, "%s: %s", out, strerror(-r));
 	r = r ? r : ap_sweepview_write(out, meta, all, &err);
-	json_decref(meta);
 	if (r)
 		r = ap_fail(r, "merge --out", &err);
 	else
@@ -280,7 +311,7 @@ int ap_cmd_merge(int argc, char **argv)
 		rc = merge_write(m, out, &all);
 	for (size_t k = 0; k < m->n; k++) {
 		free(m->v[k].dir);
-		json_decref(m->v[k].meta);
+		ap_sweep_meta_free(&m->v[k].meta);
 	}
 	ap_buf_free(&m->problems);
 	free(m);

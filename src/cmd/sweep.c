@@ -1,7 +1,6 @@
 /* apiparity sweep - catalog the public API surface in each environment and
  * write the support matrix. */
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "cmd/cmd.h"
 #include "evidence/manifest.h"
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 #include "review/sweepview.h"
 
 #define AP_MAX_ENVS 64
@@ -181,35 +181,32 @@ static void on_progress(void *ctx, size_t env, const struct ap_sweep_progress *p
 
 /* --- outputs ------------------------------------------------------------ */
 
-static json_t *sweep_meta(const struct sweep_opts *o, const struct ap_catalog *cat,
-			  struct ap_shard shard, const struct ap_sweep_env *e, size_t n,
-			  const char *state)
+/* Makes *m the sweep's sweep.json (zeroed before). 0 or -ENOMEM. */
+static int sweep_meta(const struct sweep_opts *o, const struct ap_catalog *cat,
+		      struct ap_shard shard, const struct ap_sweep_env *e, size_t n,
+		      enum ap_sweep_state state, struct ap_sweep_meta *m)
 {
-	json_t *envs = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(envs, json_pack("{s:s, s:s?, s:O?, s:O?}", "name", e[i].env->name,
-			"label", e[i].env->label, "torch", json_object_get(e[i].info, "torch"),
-			"plugins", json_object_get(e[i].info, "plugins_loaded")));
-	json_t *m = json_pack("{s:s, s:{s:s, s:s, s:s}, s:o, s:s, s:s, s:s}", "schema",
-			      AP_SWEEP_SCHEMA, "tool", "name", "apiparity", "version", ap_version,
-			      "commit", ap_commit, "envs", envs, "depth", o->depth, "catalog",
-			      cat->digest, "state", state);
-	json_object_set_new(m, "shard", shard.count ? json_pack("{s:i, s:i}", "index",
-				(int)shard.index, "count", (int)shard.count) : json_null());
-	if (!strcmp(o->depth, "numeric"))
-		json_object_set_new(m, "samples", json_integer(o->samples));
-	return m;
+	*m = (struct ap_sweep_meta){ .state = state, .sharded = shard.count != 0,
+				     .index = shard.index, .count = shard.count,
+				     .has_samples = !strcmp(o->depth, "numeric"),
+				     .samples = o->samples };
+	int r = ap_sweep_meta_set(&m->tool, "apiparity");
+	r = r ? r : ap_sweep_meta_set(&m->version, ap_version);
+	r = r ? r : ap_sweep_meta_set(&m->commit, ap_commit);
+	r = r ? r : ap_sweep_meta_set(&m->depth, o->depth);
+	r = r ? r : ap_sweep_meta_set(&m->catalog, cat->digest);
+	for (size_t i = 0; !r && i < n; i++)
+		r = ap_sweep_meta_add_env(m, e[i].env->name, e[i].env->label, e[i].torch,
+					  &e[i].plugins);
+	return r;
 }
 
-static int write_meta(const char *dir, const json_t *meta, struct ap_buf *err)
+static int write_meta(const char *dir, const struct ap_sweep_meta *meta, struct ap_buf *err)
 {
 	struct ap_buf b = { 0 }, path = { 0 };
-	char *s = json_dumps(meta, JSON_INDENT(2));
-	ap_buf_adds(&b, s ? s : "");
-	ap_buf_adds(&b, "\n");
-	free(s);
+	int r = ap_sweep_meta_render(meta, &b);
 	ap_buf_addf(&path, "%s/%s", dir, AP_SWEEP_META_NAME);
-	int r = ap_write_atomic(ap_buf_str(&path), ap_buf_str(&b), b.len);
+	r = r ? r : ap_write_atomic(ap_buf_str(&path), ap_buf_str(&b), b.len);
 	if (r)
 		ap_buf_addf(err, "%s: %s", ap_buf_str(&path), strerror(-r));
 	ap_buf_free(&b);
@@ -253,7 +250,7 @@ static void print_summary(const struct ap_sweep_env *e, size_t n, const struct a
 			c[v == AP_LINE_ABSENT ? 1 : v == AP_LINE_NOTRUN ? 2 : 0]++;
 		}
 		struct ap_buf row = { 0 };
-		const char *torch = json_string_value(json_object_get(e[i].info, "torch"));
+		const char *torch = e[i].torch;
 		/* the version is the environment's word: data, shown escaped */
 		ap_buf_addf(&row, "%-10s %-16s %7zu %7zu %7zu %7zu %9zu %8zu", e[i].env->name,
 			    torch ? torch : "-", c[0], c[1], c[2], e[i].measured, e[i].resumed,
@@ -339,9 +336,10 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 		ap_buf_addf(&jpath[i], "%s/journal/%s.jsonl", dir, o->names[i]);
 		e[i].journal = ap_buf_str(&jpath[i]);
 	}
-	json_t *meta = sweep_meta(o, cat, shard, e, o->nnames, "running");
-	int io = write_meta(dir, meta, &err);
-	json_decref(meta);
+	struct ap_sweep_meta meta;
+	int io = sweep_meta(o, cat, shard, e, o->nnames, AP_SWEEP_RUNNING, &meta);
+	io = io ? io : write_meta(dir, &meta, &err);
+	ap_sweep_meta_free(&meta);
 	g.st = ap_statusline_new(o->names, o->nnames, stderr);
 	if (!io)
 		ap_pool_run(e, o->nnames, sizeof(e[0]), ap_sweep_env_run);
@@ -352,8 +350,10 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	struct ap_matrix lines = { 0 };
 	if (!io && (io = ap_sweep_matrix(e, o->nnames, o->names, o->reference, &lines)))
 		ap_buf_adds(&err, "the matrix");
-	meta = sweep_meta(o, cat, shard, e, o->nnames, failed ? "failed" : "complete");
-	io = io ? io : ap_sweepview_write(dir, meta, &lines, &err);
+	int r = sweep_meta(o, cat, shard, e, o->nnames, failed ? AP_SWEEP_FAILED :
+			   AP_SWEEP_COMPLETE, &meta);
+	io = io ? io : r;
+	io = io ? io : ap_sweepview_write(dir, &meta, &lines, &err);
 	if (!io)
 		print_summary(e, o->nnames, &lines, dir);
 	fflush(stdout);
@@ -362,7 +362,7 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 		ap_sweep_env_free(&e[i]);
 		ap_buf_free(&jpath[i]);
 	}
-	json_decref(meta);
+	ap_sweep_meta_free(&meta);
 	ap_matrix_free(&lines);
 	ap_buf_free(&err);
 	return rc;

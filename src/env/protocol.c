@@ -423,6 +423,12 @@ void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w)
 	w->apis = json_object_get(reply, "apis");
 }
 
+void ap_proto_sweep_begun(const json_t *reply, struct ap_proto_begun *b)
+{
+	b->torch = json_string_value(json_object_get(reply, "torch"));
+	b->plugins = json_object_get(reply, "plugins_loaded");
+}
+
 void ap_proto_ended_read(const json_t *ended, struct ap_proto_ended *e)
 {
 	const json_t *x = json_object_get(ended, "exit_status");

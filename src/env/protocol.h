@@ -319,6 +319,14 @@ struct ap_proto_walked {
 };
 void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w);
 
+/* A sweep_begin reply: the torch version, and the plugins that loaded (an
+ * array of names). Absent fields are NULL. */
+struct ap_proto_begun {
+	const char *torch;
+	const json_t *plugins;
+};
+void ap_proto_sweep_begun(const json_t *reply, struct ap_proto_begun *b);
+
 /* One OpInfo (or ModuleInfo) entry of an opinfo reply: its name, variant
  * ("" when none) and the dtypes it supports by side ("cpu", each device):
  * dtypes_of gives them. */

@@ -6,9 +6,9 @@
 #include "base/fsutil.h"
 #include "evidence/manifest.h"
 
-#include "base/jsonutil.h"
 #include "base/text.h"
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 #include "review/escape.h"
 #include "review/sweepview.h"
 
@@ -100,18 +100,23 @@ static void summary_free(struct summary *s)
 	free(s->rows);
 }
 
-static void md_envs(const json_t *meta, struct ap_buf *out)
+/* What a page shows for a value of sweep.json: "-" when not known. */
+static const char *known(const char *s)
 {
-	size_t i;
-	json_t *e;
+	return s ? s : "-";
+}
+
+static void md_envs(const struct ap_sweep_meta *meta, struct ap_buf *out)
+{
 	ap_buf_adds(out, "| environment | label | torch |\n| --- | --- | --- |\n");
-	json_array_foreach(json_object_get(meta, "envs"), i, e) {
+	for (size_t i = 0; i < meta->nenvs; i++) {
+		const struct ap_sweep_meta_env *e = &meta->envs[i];
 		ap_buf_adds(out, "| ");
-		ap_escape_md(ap_json_text(e, "name"), out);
+		ap_escape_md(known(e->name), out);
 		ap_buf_adds(out, " | ");
-		ap_escape_md(ap_json_text(e, "label"), out);
+		ap_escape_md(known(e->label), out);
 		ap_buf_adds(out, " | ");
-		ap_escape_md(ap_json_text(e, "torch"), out);
+		ap_escape_md(known(e->torch), out);
 		ap_buf_adds(out, " |\n");
 	}
 }
@@ -129,11 +134,11 @@ static const char *verdict_word(const struct ap_matrix_line *l)
 	return l->verdict == AP_LINE_VERDICT_UNKNOWN ? "-" : ap_line_verdict_name(l->verdict);
 }
 
-void ap_sweepview_md(const json_t *meta, const struct ap_matrix *lines, struct ap_buf *out)
+void ap_sweepview_md(const struct ap_sweep_meta *meta, const struct ap_matrix *lines, struct ap_buf *out)
 {
 	struct summary s = summarise(lines);
 	ap_buf_adds(out, "# API support matrix\n\nDepth: ");
-	ap_escape_md(ap_json_text(meta, "depth"), out);
+	ap_escape_md(known(meta->depth), out);
 	ap_buf_addf(out, ". %zu lines (one per API per environment).\n\n", lines->n);
 	md_envs(meta, out);
 	ap_buf_adds(out, "\n## Per module\n\n| module | environment | consistent | inconsistent "
@@ -232,22 +237,20 @@ static void html_notable(const struct ap_matrix *lines, struct ap_buf *out)
 	ap_buf_adds(out, "</table>\n");
 }
 
-void ap_sweepview_html(const json_t *meta, const struct ap_matrix *lines, struct ap_buf *out)
+void ap_sweepview_html(const struct ap_sweep_meta *meta, const struct ap_matrix *lines, struct ap_buf *out)
 {
 	struct summary s = summarise(lines);
-	json_t *e;
-	size_t i;
 	ap_buf_addf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		    "style-src 'unsafe-inline'\"><title>apiparity: API support matrix</title>"
 		    "<style>%s</style></head><body>\n<h1>API support matrix</h1>\n<p>Depth: ",
 		    html_style);
-	ap_escape_xml(ap_json_text(meta, "depth"), out);
+	ap_escape_xml(known(meta->depth), out);
 	ap_buf_addf(out, "; %zu lines.</p>\n<table><tr><th>environment</th><th>label</th>"
 		    "<th>torch</th></tr>\n", lines->n);
-	json_array_foreach(json_object_get(meta, "envs"), i, e) {
-		const char *cells[3] = { ap_json_text(e, "name"), ap_json_text(e, "label"),
-					 ap_json_text(e, "torch") };
+	for (size_t i = 0; i < meta->nenvs; i++) {
+		const struct ap_sweep_meta_env *e = &meta->envs[i];
+		const char *cells[3] = { known(e->name), known(e->label), known(e->torch) };
 		ap_buf_adds(out, "<tr>");
 		for (int k = 0; k < 3; k++) {
 			ap_buf_adds(out, "<td>");
@@ -285,15 +288,12 @@ static int write_file(const char *dir, const char *name, const struct ap_buf *da
 	return r;
 }
 
-int ap_sweepview_write(const char *dir, const json_t *meta, const struct ap_matrix *lines,
+int ap_sweepview_write(const char *dir, const struct ap_sweep_meta *meta, const struct ap_matrix *lines,
 		       struct ap_buf *err)
 {
 	struct ap_buf jl = { 0 }, md = { 0 }, html = { 0 }, mj = { 0 };
-	char *s = json_dumps(meta, JSON_INDENT(2));
-	int r = s ? ap_matrix_render(lines, &jl) : -ENOMEM;
-	ap_buf_adds(&mj, s ? s : "");
-	ap_buf_adds(&mj, "\n");
-	free(s);
+	int r = ap_sweep_meta_render(meta, &mj);
+	r = r ? r : ap_matrix_render(lines, &jl);
 	ap_sweepview_md(meta, lines, &md);
 	ap_sweepview_html(meta, lines, &html);
 	r = r ? r : write_file(dir, AP_MATRIX_NAME, &jl, err);
@@ -310,31 +310,54 @@ int ap_sweepview_write(const char *dir, const json_t *meta, const struct ap_matr
 
 /* --- diff ---------------------------------------------------------------- */
 
-/* "module api" -> the index of env's line in lines. */
-static json_t *index_env(const struct ap_matrix *lines, const char *env)
+/* The lines of one environment of a matrix, sorted by (module, api) and,
+ * for a line given twice, by position: to find an API's line. */
+struct index {
+	const struct ap_matrix_line **v;
+	size_t n;
+};
+
+static int api_cmp(const struct ap_matrix_line *x, const struct ap_matrix_line *y)
 {
-	json_t *ix = json_object();
-	for (size_t i = 0; i < lines->n; i++) {
-		const struct ap_matrix_line *l = &lines->v[i];
-		if (strcmp(l->env, env))
-			continue;
-		struct ap_buf id = { 0 };
-		ap_buf_addf(&id, "%s %s", l->module, l->api);
-		json_object_set_new(ix, ap_buf_str(&id), json_integer((json_int_t)i));
-		ap_buf_free(&id);
-	}
-	return ix;
+	int c = strcmp(x->module, y->module);
+	return c ? c : strcmp(x->api, y->api);
 }
 
-/* The line of env in lines (indexed by ix) of the API of l, or NULL. */
-static const struct ap_matrix_line *line_in(const struct ap_matrix *lines, const json_t *ix,
+static int index_cmp(const void *a, const void *b)
+{
+	const struct ap_matrix_line *x = *(const struct ap_matrix_line *const *)a;
+	const struct ap_matrix_line *y = *(const struct ap_matrix_line *const *)b;
+	int c = api_cmp(x, y);
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Indexes env's lines of lines into *ix. 0 or -ENOMEM. */
+static int index_env(const struct ap_matrix *lines, const char *env, struct index *ix)
+{
+	*ix = (struct index){ 0 };
+	if (lines->n && !(ix->v = malloc(lines->n * sizeof(*ix->v))))
+		return -ENOMEM;
+	for (size_t i = 0; i < lines->n; i++)
+		if (!strcmp(lines->v[i].env, env))
+			ix->v[ix->n++] = &lines->v[i];
+	qsort(ix->v, ix->n, sizeof(*ix->v), index_cmp);
+	return 0;
+}
+
+/* The line in ix of the API of l (the last one given, if twice), or NULL. */
+static const struct ap_matrix_line *line_in(const struct index *ix,
 					    const struct ap_matrix_line *l)
 {
-	struct ap_buf id = { 0 };
-	ap_buf_addf(&id, "%s %s", l->module, l->api);
-	const json_t *at = json_object_get(ix, ap_buf_str(&id));
-	ap_buf_free(&id);
-	return at ? &lines->v[json_integer_value(at)] : NULL;
+	size_t lo = 0, hi = ix->n;
+	/* the first line after every line of l's API */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (api_cmp(ix->v[mid], l) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && !api_cmp(ix->v[lo - 1], l) ? ix->v[lo - 1] : NULL;
 }
 
 static int is_present(const struct ap_matrix_line *l)
@@ -391,14 +414,16 @@ static int compare(struct ap_matrix_diff *d, const struct ap_matrix_line *x,
 int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_matrix *b,
 		   const char *eb, struct ap_matrix_diff *d)
 {
-	json_t *ia = index_env(a, ea), *ib = index_env(b, eb);
-	int r = ia && ib ? 0 : -ENOMEM;
+	struct index ia, ib;
+	int r = index_env(a, ea, &ia);
+	int rb = index_env(b, eb, &ib);
+	r = r ? r : rb;
 	*d = (struct ap_matrix_diff){ 0 };
 	for (size_t i = 0; !r && i < b->n; i++) {
 		const struct ap_matrix_line *l = &b->v[i], *x;
 		if (strcmp(l->env, eb))
 			continue;
-		x = line_in(a, ia, l);
+		x = line_in(&ia, l);
 		if (is_present(l) && !is_present(x) && (!x || x->status == AP_LSTATUS_ABSENT))
 			r = add_change(d, AP_DIFF_ADDED, NULL, l);
 		else if (is_present(l) && is_present(x))
@@ -408,12 +433,12 @@ int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_ma
 		const struct ap_matrix_line *l = &a->v[i], *y;
 		if (strcmp(l->env, ea) || !is_present(l))
 			continue;
-		y = line_in(b, ib, l);
+		y = line_in(&ib, l);
 		if (!y || y->status == AP_LSTATUS_ABSENT)
 			r = add_change(d, AP_DIFF_REMOVED, l, NULL);
 	}
-	json_decref(ia);
-	json_decref(ib);
+	free(ia.v);
+	free(ib.v);
 	if (r)
 		ap_matrix_diff_free(d);
 	return r;

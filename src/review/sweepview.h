@@ -13,20 +13,21 @@
 #ifndef AP_SWEEPVIEW_H
 #define AP_SWEEPVIEW_H
 
-#include <jansson.h>
-
 #include "base/buf.h"
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 
-/* meta is the sweep's sweep.json (envs [{name, label, torch}], depth); lines
- * the matrix. Appends the page to out. */
-void ap_sweepview_md(const json_t *meta, const struct ap_matrix *lines, struct ap_buf *out);
-void ap_sweepview_html(const json_t *meta, const struct ap_matrix *lines, struct ap_buf *out);
+/* meta is the sweep's sweep.json (its envs' name, label, torch, and its
+ * depth shown); lines the matrix. Appends the page to out. */
+void ap_sweepview_md(const struct ap_sweep_meta *meta, const struct ap_matrix *lines,
+		     struct ap_buf *out);
+void ap_sweepview_html(const struct ap_sweep_meta *meta, const struct ap_matrix *lines,
+		       struct ap_buf *out);
 
 /* Writes a sweep's outputs into dir: matrix.jsonl, matrix.md, matrix.html,
  * sweep.json (meta, indented), each atomically, then MANIFEST.sha256 over
  * everything in dir. 0 or -errno with err saying which file. */
-int ap_sweepview_write(const char *dir, const json_t *meta, const struct ap_matrix *lines,
+int ap_sweepview_write(const char *dir, const struct ap_sweep_meta *meta, const struct ap_matrix *lines,
 		       struct ap_buf *err);
 
 /* The parts of a diff, in the order they are listed. */
