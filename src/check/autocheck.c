@@ -61,7 +61,7 @@ static void count(struct tally *t, const char *name, enum ap_status status, cons
 static void count_check(struct tally *t, const json_t *c)
 {
 	count(t, ap_json_text(c, "name"), ap_check_status(c),
-	      json_string_value(json_object_get(c, "reason")));
+	      ap_check_reason(c));
 }
 
 int ap_autocheck_applies(const char *kind)

@@ -550,12 +550,7 @@ static void apply_limit(const struct ap_numeric_ctx *ctx, json_t *c,
 		return;
 	struct ap_buf why = { 0 };
 	ap_buf_addf(&why, "known limit of %s: %s", l->backend, l->reason);
-	json_object_set_new(c, "limit", json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "name",
-						  l->name, "backend", l->backend, "what", l->what,
-						  "reason", l->reason, "where", l->where, "seen",
-						  json_object_get(c, "reason")));
-	ap_check_set_status(c, AP_NOTRUN);
-	json_object_set_new(c, "reason", json_string(ap_buf_str(&why)));
+	ap_check_excuse(c, l->name, l->backend, l->what, l->reason, l->where, ap_buf_str(&why));
 	ap_buf_free(&why);
 }
 

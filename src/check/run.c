@@ -27,9 +27,11 @@
 
 /* Journals one record {type, data} (data not consumed); a journal that
  * cannot be written is the session's io_err, once. */
-static void session_journal(struct ap_run_session *s, const char *type, json_t *data)
+static void session_journal(struct ap_run_session *s, const char *type, const json_t *data)
 {
-	json_t *rec = json_pack("{s:s, s:O}", "type", type, "data", data ? data : json_null());
+	/* the record takes a reference; data itself is not changed */
+	json_t *rec = json_pack("{s:s, s:O}", "type", type, "data",
+				data ? (json_t *)data : json_null());
 	int r = s->journal ? ap_journal_append(s->journal, rec) : 0;
 	if (r && !s->io_err) {
 		s->io_err = r;
@@ -523,7 +525,7 @@ static void session_open_journal(struct ap_run_session *s)
 			    strerror(-s->io_err));
 	}
 	ap_buf_free(&path);
-	session_journal(s, "start", json_object_get(s->bundle, "env"));
+	session_journal(s, "start", ap_bundle_env(s->bundle));
 }
 
 /* The session's worker limits: it starts within answer_s; each answer
@@ -668,8 +670,7 @@ int ap_run_exit_code(const struct ap_run *run, int require_present,
 		struct ap_buf what = { 0 };
 		ap_buf_addf(&what, "env %s", s->env->name);
 		if (s->err) {
-			const char *msg = json_string_value(json_object_get(
-				json_object_get(s->bundle, "error"), "message"));
+			const char *msg = ap_bundle_error_message(s->bundle);
 			struct ap_buf d = { 0 };
 			ap_buf_adds(&d, msg ? msg : "");
 			int code = report(s->err, ap_buf_str(&what), &d);

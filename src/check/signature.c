@@ -263,8 +263,7 @@ json_t *ap_signature_diff(const json_t *ref, const json_t *sig)
 
 int ap_is_signature_check(const json_t *c)
 {
-	return ap_check_kind_parse(json_string_value(json_object_get(c, "kind"))) ==
-	       AP_KIND_SIGNATURE;
+	return ap_check_kind(c) == AP_KIND_SIGNATURE;
 }
 
 /* The target's signature in b, read; all zero (not callable, no source)

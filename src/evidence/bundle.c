@@ -59,6 +59,37 @@ enum ap_status ap_check_status(const json_t *c)
 	return ap_status_parse(json_string_value(json_object_get(c, "status")));
 }
 
+const char *ap_check_reason(const json_t *c)
+{
+	return json_string_value(json_object_get(c, "reason"));
+}
+
+enum ap_check_kind ap_check_kind(const json_t *c)
+{
+	return ap_check_kind_parse(json_string_value(json_object_get(c, "kind")));
+}
+
+void ap_check_excuse(json_t *c, const char *name, const char *backend, const char *what,
+		     const char *limit_reason, const char *where, const char *reason)
+{
+	json_object_set_new(c, "limit", json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "name",
+						  name, "backend", backend, "what", what,
+						  "reason", limit_reason, "where", where, "seen",
+						  json_object_get(c, "reason")));
+	ap_check_set_status(c, AP_NOTRUN);
+	json_object_set_new(c, "reason", json_string(reason));
+}
+
+const json_t *ap_bundle_env(const json_t *b)
+{
+	return json_object_get(b, "env");
+}
+
+const char *ap_bundle_error_message(const json_t *b)
+{
+	return json_string_value(json_object_get(json_object_get(b, "error"), "message"));
+}
+
 void ap_check_set_status(json_t *c, enum ap_status st)
 {
 	json_object_set_new(c, "status", json_string(ap_status_name(st)));

@@ -113,6 +113,23 @@ void ap_numeric_set_exception(json_t *c, const char *seen, const char *expected)
 /* Check c's status; AP_STATUS_UNKNOWN when it has none or another word. */
 enum ap_status ap_check_status(const json_t *c);
 
+/* Check c's reason, or NULL; its kind (AP_KIND_UNKNOWN: none or another
+ * word). */
+const char *ap_check_reason(const json_t *c);
+enum ap_check_kind ap_check_kind(const json_t *c);
+
+/* Marks check c excused by a known limit of its backend (check/limits.h):
+ * c.limit = {name, backend, what, reason, where, seen: c's reason until now},
+ * c.status NOTRUN and c.reason the given one. */
+void ap_check_excuse(json_t *c, const char *name, const char *backend, const char *what,
+		     const char *limit_reason, const char *where, const char *reason);
+
+/* b's env record {name, label, device, where, order}, as the journal's
+ * start record holds it (b's reference), and b's error message (NULL when
+ * it did not fail). */
+const json_t *ap_bundle_env(const json_t *b);
+const char *ap_bundle_error_message(const json_t *b);
+
 /* Sets check c's status to st. */
 void ap_check_set_status(json_t *c, enum ap_status st);
 
