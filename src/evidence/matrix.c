@@ -383,13 +383,12 @@ static char *check_why(const struct ap_matrix_line *l)
 	return s.data;
 }
 
-/* Whether two optional strings are equal (both null, or the same text). */
-static int same_str(const char *a, const char *b)
+int ap_matrix_same_kind(const char *a, const char *b)
 {
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
-static int same_strs(const struct ap_matrix_strs *a, const struct ap_matrix_strs *b)
+int ap_matrix_same_signature(const struct ap_matrix_strs *a, const struct ap_matrix_strs *b)
 {
 	if (a->set != b->set || a->n != b->n)
 		return 0;
@@ -419,9 +418,9 @@ static void judge_api(struct ap_matrix *m, size_t from, size_t to, const char *r
 			 * twice changes nothing */
 			set_verdict(l, AP_LINE_NOTRUN, l->reason ? strdup(l->reason) :
 				    why("not measured: ", ap_line_status_name(l->status)));
-		else if (l != ref && !same_str(l->kind, ref->kind))
+		else if (l != ref && !ap_matrix_same_kind(l->kind, ref->kind))
 			set_verdict(l, AP_LINE_INCONSISTENT, why("kind differs from ", renv));
-		else if (l != ref && !same_strs(&l->signature, &ref->signature))
+		else if (l != ref && !ap_matrix_same_signature(&l->signature, &ref->signature))
 			set_verdict(l, AP_LINE_INCONSISTENT, why("signature differs from ", renv));
 		else if (check_failed(l))
 			set_verdict(l, AP_LINE_INCONSISTENT, check_why(l));

@@ -107,6 +107,11 @@ struct ap_matrix_strs {
 	int set;
 };
 
+/* Whether two lines' kinds (optional strings: both null, or the same text)
+ * and signatures (both null, or the same strings in order) are the same. */
+int ap_matrix_same_kind(const char *a, const char *b);
+int ap_matrix_same_signature(const struct ap_matrix_strs *a, const struct ap_matrix_strs *b);
+
 /* The counts of a line's check, in the order they are written. */
 enum { AP_MCOUNT_CHECKS, AP_MCOUNT_PASSED, AP_MCOUNT_FAILED, AP_MCOUNT_NOTRUN,
        AP_MCOUNT_SAMPLES, AP_MCOUNT_N };

@@ -381,29 +381,14 @@ static int add_change(struct ap_matrix_diff *d, enum ap_diff_part p,
 	return 0;
 }
 
-static int same_text(const char *a, const char *b)
-{
-	return a && b ? !strcmp(a, b) : a == b;
-}
-
-static int same_sig(const struct ap_matrix_strs *a, const struct ap_matrix_strs *b)
-{
-	if (a->set != b->set || a->n != b->n)
-		return 0;
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i], b->v[i]))
-			return 0;
-	return 1;
-}
-
 /* Compares one API seen in both (x in a, y in b), both measured: its kind,
  * else its signature, else its verdict (a behaviour change). */
 static int compare(struct ap_matrix_diff *d, const struct ap_matrix_line *x,
 		   const struct ap_matrix_line *y)
 {
-	if (!same_text(x->kind, y->kind))
+	if (!ap_matrix_same_kind(x->kind, y->kind))
 		return add_change(d, AP_DIFF_KIND, x, y);
-	if (!same_sig(&x->signature, &y->signature))
+	if (!ap_matrix_same_signature(&x->signature, &y->signature))
 		return add_change(d, AP_DIFF_SIGNATURE, x, y);
 	/* a verdict that follows from the change above is not news */
 	if (x->verdict != y->verdict)
