@@ -1,21 +1,9 @@
 # Unit tests of worker/numeric_run.py: what runs the samples (see
 # tests/worker/workertest.py).
 
-import os
-import signal
 import unittest
 
-from workertest import W, frame, torch_or_none as _torch
-
-
-def _exit_status(how):
-    """The wait status of a child that ends how (an exit code or a signal)."""
-    pid = os.fork()
-    if pid == 0:
-        if how == "SIGKILL":
-            os.kill(os.getpid(), signal.SIGKILL)
-        os._exit(how)
-    return os.waitpid(pid, 0)[1]
+from workertest import W, exit_status, frame, torch_or_none as _torch
 
 
 class Stream(unittest.TestCase):
@@ -29,10 +17,10 @@ class Stream(unittest.TestCase):
         self.assertEqual(W._lost("sample", None, 2.5),
                          {"phase": "sample", "timed_out": True, "signal": None,
                           "exit_status": None, "limit_s": 2.5})
-        self.assertEqual(W._lost("sample", _exit_status("SIGKILL"), 2.5),
+        self.assertEqual(W._lost("sample", exit_status("SIGKILL"), 2.5),
                          {"phase": "sample", "timed_out": False, "signal": "SIGKILL",
                           "exit_status": None, "limit_s": 2.5})
-        self.assertEqual(W._lost("start", _exit_status(3), 60),
+        self.assertEqual(W._lost("start", exit_status(3), 60),
                          {"phase": "start", "timed_out": False, "signal": None,
                           "exit_status": 3, "limit_s": 60})
 

@@ -1,21 +1,9 @@
 # Unit tests of worker/probe.py: trace values and the frames a supervised
 # child streams (see tests/worker/workertest.py).
 
-import os
-import signal
 import unittest
 
-from workertest import W, frame
-
-
-def _exit_status(how):
-    """The wait status of a child that ends how (an exit code or a signal)."""
-    pid = os.fork()
-    if pid == 0:
-        if how == "SIGSEGV":
-            os.kill(os.getpid(), signal.SIGSEGV)
-        os._exit(how)
-    return os.waitpid(pid, 0)[1]
+from workertest import W, frame, exit_status
 
 
 class Norm(unittest.TestCase):
@@ -77,10 +65,10 @@ class Facts(unittest.TestCase):
     def test_how_a_child_ended_is_facts(self):
         self.assertEqual(W._ended(None, 7), {"timed_out": True, "signal": None,
                                              "exit_status": None, "limit_s": 7})
-        self.assertEqual(W._ended(_exit_status("SIGSEGV"), 7),
+        self.assertEqual(W._ended(exit_status("SIGSEGV"), 7),
                          {"timed_out": False, "signal": "SIGSEGV", "exit_status": None,
                           "limit_s": 7})
-        self.assertEqual(W._ended(_exit_status(4), 7),
+        self.assertEqual(W._ended(exit_status(4), 7),
                          {"timed_out": False, "signal": None, "exit_status": 4, "limit_s": 7})
 
     def test_what_a_probe_raised_says_whether_check_raised_it(self):
