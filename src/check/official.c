@@ -522,13 +522,6 @@ const char *ap_resolution_class(const struct ap_proto_resolution *res)
 	return res->owner ? res->owner : res->canonical;
 }
 
-const char *ap_target_class(const json_t *res)
-{
-	struct ap_proto_resolution r;
-	ap_proto_resolution_read(res, &r);
-	return ap_resolution_class(&r);
-}
-
 int ap_official_package(struct ap_worker *w, json_t **pkg)
 {
 	return call(w, ap_proto_package("python3-torch"), pkg);

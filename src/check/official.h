@@ -163,9 +163,6 @@ int ap_official_deadline_s(size_t ntests, int timeout_s);
 struct ap_worker;
 struct ap_env;
 
-/* The class a resolved target (the worker's resolve answer) belongs to: the
- * target itself, or the owner of a method. NULL when unknown. */
-const char *ap_target_class(const json_t *res);
 
 /* The same, of a resolve reply already read. */
 const char *ap_resolution_class(const struct ap_proto_resolution *res);

@@ -261,11 +261,6 @@ json_t *ap_signature_diff(const json_t *ref, const json_t *sig)
 
 /* --- the check ------------------------------------------------------------ */
 
-int ap_is_signature_check(const json_t *c)
-{
-	return ap_check_kind(c) == AP_KIND_SIGNATURE;
-}
-
 /* The target's signature in b, read; all zero (not callable, no source)
  * when b has none or memory ran out. */
 static struct ap_fact_sigdata signature_of(const json_t *b)

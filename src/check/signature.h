@@ -54,8 +54,4 @@ json_t *ap_signature_diff(const json_t *ref, const json_t *sig);
  * other environment has the target). */
 json_t *ap_signature_check(json_t *const *b, size_t n, size_t i, int ref);
 
-/* Whether check c is a signature check: one the judge makes from the
- * resolutions, after the run, so it is not in the journal. */
-int ap_is_signature_check(const json_t *c);
-
 #endif

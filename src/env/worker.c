@@ -350,12 +350,6 @@ int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply)
 	return ap_worker_call_stream_within(w, req, reply, NULL, NULL, w->timeout_ms);
 }
 
-int ap_worker_call_stream(struct ap_worker *w, json_t *req, json_t **reply,
-			  void (*each)(void *ctx, json_t *frame), void *ctx)
-{
-	return ap_worker_call_stream_within(w, req, reply, each, ctx, w->timeout_ms);
-}
-
 int ap_worker_call_stream_within(struct ap_worker *w, json_t *req, json_t **reply,
 				 void (*each)(void *ctx, json_t *frame), void *ctx,
 				 int timeout_ms)

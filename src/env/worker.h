@@ -60,25 +60,21 @@ int ap_worker_open(struct ap_worker *w, const struct ap_env *env,
  * held, so it costs this answer only and the session can go on. */
 int ap_worker_call(struct ap_worker *w, json_t *req, json_t **reply);
 
-/* ap_worker_call() for a request whose worker sends frames before its
- * answer (op "run": a frame per sample as it ends): each frame other than the
- * answer (type "result") is given to each(ctx, frame) as it arrives (the
- * frame is the caller's only for the call; take a reference to keep it). The
- * session's timeout applies to each frame, not to the whole answer. A frame
- * before the answer that cannot be read (not JSON, over the size limit) is
- * skipped: the caller sees that it never came. With
- * each NULL, the first frame is the answer, as for ap_worker_call(). */
-int ap_worker_call_stream(struct ap_worker *w, json_t *req, json_t **reply,
-			  void (*each)(void *ctx, json_t *frame), void *ctx);
-
 /* ap_worker_call() with its own limit for this answer, for requests whose
  * answer comes only after work the worker bounds itself (a test run). The
  * session's timeout is left as it is: the limit is this call's alone. */
 int ap_worker_call_within(struct ap_worker *w, json_t *req, json_t **reply, int timeout_ms);
 
-/* ap_worker_call_stream() with its own limit for each frame of this answer
- * (the first frame of a numeric run comes once the devices have started),
- * as ap_worker_call_within(). */
+/* ap_worker_call() for a request whose worker sends frames before its
+ * answer (op "run": a frame per sample as it ends): each frame other than the
+ * answer (type "result") is given to each(ctx, frame) as it arrives (the
+ * frame is the caller's only for the call; take a reference to keep it).
+ * timeout_ms applies to each frame, not to the whole answer (the first frame
+ * of a numeric run comes once the devices have started); the session's
+ * timeout is left as it is. A frame before the answer that cannot be read
+ * (not JSON, over the size limit) is skipped: the caller sees that it never
+ * came. With each NULL, the first frame is the answer, as for
+ * ap_worker_call(). */
 int ap_worker_call_stream_within(struct ap_worker *w, json_t *req, json_t **reply,
 				 void (*each)(void *ctx, json_t *frame), void *ctx,
 				 int timeout_ms);
