@@ -340,7 +340,8 @@ static int index_env(const struct ap_matrix *lines, const char *env, struct inde
 	for (size_t i = 0; i < lines->n; i++)
 		if (!strcmp(lines->v[i].env, env))
 			ix->v[ix->n++] = &lines->v[i];
-	qsort(ix->v, ix->n, sizeof(*ix->v), index_cmp);
+	if (ix->n) /* an empty matrix has no array: qsort's base must not be NULL */
+		qsort(ix->v, ix->n, sizeof(*ix->v), index_cmp);
 	return 0;
 }
 

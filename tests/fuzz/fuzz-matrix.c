@@ -11,6 +11,7 @@
 #include "base/fsutil.h"
 #include "check/catalog.h"
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 #include "review/audit.h"
 #include "review/sweepview.h"
 
@@ -31,11 +32,15 @@ static void use(struct ap_matrix *lines)
 	struct ap_buf out = { 0 };
 	json_t *meta = json_pack("{s:[{s:s, s:s}], s:s}", "envs", "name", "trixie", "label", "A2",
 				 "depth", "signature");
+	struct ap_sweep_meta sweep = { 0 };
+	if (ap_sweep_meta_add_env(&sweep, "trixie", "A2", NULL, NULL) ||
+	    ap_sweep_meta_set(&sweep.depth, "signature"))
+		abort();
 	ap_matrix_sort(lines, envs, 3);
 	ap_matrix_judge(lines, "sid");
 	ap_matrix_render(lines, &out);
-	ap_sweepview_md(meta, lines, &out);
-	ap_sweepview_html(meta, lines, &out);
+	ap_sweepview_md(&sweep, lines, &out);
+	ap_sweepview_html(&sweep, lines, &out);
 	struct ap_matrix_diff d;
 	if (!ap_matrix_diff(lines, "bookworm", lines, "trixie", &d))
 		ap_matrix_diff_text(&d, &out);
@@ -56,6 +61,7 @@ static void use(struct ap_matrix *lines)
 	}
 	ap_matrix_diff_free(&d);
 	json_decref(meta);
+	ap_sweep_meta_free(&sweep);
 	ap_buf_free(&out);
 }
 
