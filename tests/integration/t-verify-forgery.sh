@@ -4,7 +4,7 @@
 # evidence: accepted with the trusted key, refused when the bundle and the
 # journal were edited together and resealed, required by a policy.
 . "$(dirname "$0")/lib.sh"
-plan 39
+plan 40
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 # fresh FROM TO: a copy of a submission to tamper with
 fresh() { rm -rf "$T/$2"; cp -a "$T/$1" "$T/$2"; }
@@ -30,6 +30,8 @@ for c in b["checks"]:
     if c["name"] == "script:segfault.py": c.update(status="PASS", reason=None)
 b["checks"].append({"name": "test/test_autograd.py::TestAutograd::test_forged", "kind": "official",
     "status": "PASS", "reason": None, "trace": [], "duration_ms": 12, "output": "", "reference_status": "PASS"})
+b["checks"].append({"name": "test/test_autograd.py::TestAutograd::test_forged_skip", "kind": "official",
+    "status": "SKIP", "reason": "forged", "trace": [], "duration_ms": 1, "output": "", "reference_status": "SKIP"})
 b["verdict"] = "consistent"; b["verdict_reasons"] = []
 json.dump(b, open(p, "w"), indent=2)' "$T/forged/$e/bundle.json"
 	reseal "$T/forged" $e
@@ -44,6 +46,8 @@ contains "$out" "^- trixie: check test/test_autograd\.py::TestAutograd::test_for
 	official_test_that_never_ran_is_named
 contains "$out" "^- trixie: official test test/test_autograd\.py::TestAutograd::test_forged is PASS, but there is no readable official\.log to show that it ran$" \
 	official_result_without_official_log_is_named
+contains "$out" "^- trixie: official test test/test_autograd\.py::TestAutograd::test_forged_skip is SKIP, but there is no readable official\.log to show that it ran$" \
+	skipped_official_test_without_official_log_is_named
 contains "$out" "^- trixie: the verdict in bundle\.json is consistent, but its measured checks make it inconsistent$" \
 	verdict_is_judged_again_from_the_measured_checks
 

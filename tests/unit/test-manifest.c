@@ -300,6 +300,24 @@ static void signature_beside_the_manifest_is_neither_listed_nor_unlisted(void **
 	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 0);
 }
 
+/* Only the top's manifest and signature are left out: files of those names
+ * inside an environment's folder are evidence like any other. */
+static void manifest_names_below_the_top_are_listed_and_checked(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf text = { 0 };
+	put_sample_bundle(f->bundle);
+	t_put(f->bundle, "env/sid/" AP_MANIFEST_NAME, "inner\n");
+	write_manifest(f->bundle);
+	slurp(at(f->bundle, AP_MANIFEST_NAME), &text);
+	assert_non_null(strstr(ap_buf_str(&text), "  env/sid/" AP_MANIFEST_NAME "\n"));
+	ap_buf_free(&text);
+	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 0);
+	t_put(f->bundle, "env/bookworm/" AP_MANIFEST_SIG_NAME, "late\n");
+	assert_int_equal(ap_manifest_verify(f->bundle, f->issues, MAX_ISSUES), 1);
+	assert_issue(&f->issues[0], AP_MF_UNLISTED, "env/bookworm/" AP_MANIFEST_SIG_NAME, 0);
+}
+
 static void missing_manifest_fails_with_enoent(void **state)
 {
 	struct fixture *f = *state;
@@ -519,6 +537,7 @@ int main(void)
 		T(removed_file_is_reported_missing_with_its_line),
 		T(path_listed_twice_is_a_duplicate_naming_its_second_line),
 		T(signature_beside_the_manifest_is_neither_listed_nor_unlisted),
+		T(manifest_names_below_the_top_are_listed_and_checked),
 		T(missing_manifest_fails_with_enoent),
 		T(issues_beyond_max_are_counted_but_not_stored),
 		T(dotdot_path_is_badpath_and_the_file_outside_is_never_read),

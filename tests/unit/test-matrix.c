@@ -106,6 +106,13 @@ static void verdicts_follow_each_apis_reference(void **state)
 	ap_matrix_judge(&l, "sid");
 	assert_string_equal(verdict(&l, 3), "inconsistent");
 	assert_string_equal(verdict(&l, 5), "consistent");
+	/* --reference bookworm, where clone is absent: its first present
+	 * environment stands in, so trixie and sid agree */
+	ap_matrix_judge(&l, "bookworm");
+	assert_string_equal(verdict(&l, 0), "absent");
+	assert_string_equal(verdict(&l, 1), "consistent");
+	assert_string_equal(verdict(&l, 2), "consistent");
+	ap_matrix_judge(&l, "sid");
 	/* judging again changes nothing */
 	struct ap_matrix copy = { 0 };
 	for (size_t i = 0; i < l.n; i++) {

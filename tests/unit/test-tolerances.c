@@ -40,7 +40,13 @@ static const char good[] =
 	"device = *\n"
 	"atol = 1e-3\n"
 	"equal_nan = no\n"
-	"reason = blocked accumulation order\n";
+	"reason = blocked accumulation order\n"
+	"[any-xpu]\n"                             /* line 23 */
+	"op = *\n"
+	"dtype = *\n"
+	"device = xpu\n"
+	"rtol = 0.05\n"
+	"reason = a looser xpu for every op\n";
 
 static void parse(const char *text, struct ap_tolerances *t, struct ap_buf *err, int want)
 {
@@ -56,7 +62,7 @@ static void overrides_are_found_with_their_reason(void **state)
 	struct ap_buf err = { 0 };
 	const char *where;
 	parse(good, &t, &err, 0);
-	assert_int_equal(t.n, 3);
+	assert_int_equal(t.n, 4);
 
 	struct ap_tolerance tol = ap_tolerance_for(&t, "torch.nn.functional.gelu",
 						   AP_DT_BFLOAT16, "openreg:0", &where);
@@ -71,6 +77,17 @@ static void overrides_are_found_with_their_reason(void **state)
 	/* a named op beats a named dtype */
 	tol = ap_tolerance_for(&t, "torch.matmul", AP_DT_BFLOAT16, "cpu", &where);
 	assert_true(tol.atol == 1e-3 && tol.rtol == 1.6e-2 && !tol.equal_nan);
+	assert_string_equal(where, "tol.ini:16: blocked accumulation order");
+
+	/* a named dtype beats a named device, which beats nothing named */
+	tol = ap_tolerance_for(&t, "torch.add", AP_DT_BFLOAT16, "xpu:0", &where);
+	assert_true(tol.rtol == 0.03);
+	assert_string_equal(where, "tol.ini:10: a looser bfloat16 everywhere");
+	tol = ap_tolerance_for(&t, "torch.add", AP_DT_FLOAT32, "xpu:0", &where);
+	assert_true(tol.rtol == 0.05 && tol.atol == 1e-5);
+	assert_string_equal(where, "tol.ini:23: a looser xpu for every op");
+	/* and a named op beats a named device */
+	tol = ap_tolerance_for(&t, "torch.matmul", AP_DT_FLOAT32, "xpu", &where);
 	assert_string_equal(where, "tol.ini:16: blocked accumulation order");
 
 	/* nothing matches: assert_close's default */
