@@ -51,8 +51,15 @@ json_and_protocol() {
 	equals "$(cat "$T/mounts")" 0 chroot_mounts_do_not_leak_to_the_host
 
 	# The worker's stdout is the protocol: a print from a plugin must not break it.
+	# The plugin also hides the host's site-packages, so that this Python has no
+	# torch whether or not the host's has one (the failure is then known).
 	mkdir -p "$T/noisy"
-	echo 'print("hello from a noisy plugin"); import sys; sys.stdout.flush()' > "$T/noisy/sitecustomize.py"
+	cat > "$T/noisy/sitecustomize.py" <<-'EOF'
+	import sys
+	sys.path[:] = [p for p in sys.path if not p.endswith(("site-packages", "dist-packages"))]
+	print("hello from a noisy plugin")
+	sys.stdout.flush()
+	EOF
 	printf '[noisy]\nexec = env PYTHONPATH=%s\npython = /usr/bin/python3\n' "$T/noisy" > "$T/noisy.ini"
 	run 7 prints_on_stdout_do_not_corrupt_the_protocol "$APIPARITY" env show --envs "$T/noisy.ini" noisy
 	contains "$err" "No module named 'torch'" noisy_worker_still_answers_in_frames
