@@ -1,13 +1,16 @@
 # apiparity - see README.md. `make check` builds and runs every test;
-# `make check SANITIZE=1` does the same with ASan+UBSan in build-san/.
+# `make check SANITIZE=1` does the same with ASan+UBSan in build-san/;
+# `make coverage` with --coverage in build-cov/, then reports what ran.
 
 CC      ?= cc
 PKGS    := jansson libcrypto yaml-0.1 librsvg-2.0 cairo
 SANITIZE ?=
-BUILD   := $(if $(SANITIZE),build-san,build)
+COVERAGE ?=
+BUILD   := $(if $(SANITIZE),build-san,$(if $(COVERAGE),build-cov,build))
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-SANFLAGS := $(if $(SANITIZE),$(SAN))
-CFLAGS  ?= -O2 -g
+# Coverage unoptimised, so that a line's count is that line's.
+SANFLAGS := $(if $(SANITIZE),$(SAN))$(if $(COVERAGE),--coverage)
+CFLAGS  ?= $(if $(COVERAGE),-O0,-O2) -g
 CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
            $(shell pkg-config --cflags $(PKGS)) -Isrc -I$(BUILD)
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -pthread
@@ -125,6 +128,35 @@ check: deps
 test: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
 	@tests/run $(BUILD) $(UNIT) $(sort $(wildcard tests/integration/t-*.sh))
 
+# Line and branch coverage of src/ (gcovr) and of the worker (Python's trace,
+# from its unit tests), each test's counters kept apart (tests/run with
+# AP_COVERAGE), the HTML report in build-cov/coverage/html/; fails when the
+# suite fails or a figure falls below its floor in tests/coverage.floor.
+coverage: deps
+	@$(MAKE) --no-print-directory COVERAGE=1 coverage-run
+
+coverage-run: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
+	@rm -rf $(BUILD)/coverage; find $(BUILD) -name '*.gcda' -delete
+	@AP_COVERAGE=$(CURDIR)/$(BUILD)/coverage tests/run $(BUILD) $(UNIT) \
+		$(sort $(wildcard tests/integration/t-*.sh)); rc=$$?; \
+	tests/coverage-report $(BUILD) || rc=1; exit $$rc
+
+# The tests that race processes or bound hangs, REPS times each under a CPU
+# load (tests/flake); none may fail.
+REPS ?= 5
+flake: deps
+	@$(MAKE) --no-print-directory $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
+	@tests/flake $(BUILD) $(REPS)
+
+# Sampled mutants (tests/mutants/sample): N one-line mutants of src/ drawn
+# with SEED from the lines `make coverage` saw executed, each run against the
+# tests that execute its line; fails below a 90 % kill rate (MIN_RATE).
+N    ?= 200
+SEED ?= 1
+mutants-sample: deps
+	@$(MAKE) --no-print-directory $(BUILD)/apiparity $(UNIT) $(TOOLS)
+	@tests/mutants/sample build-cov $(BUILD) $(N) $(SEED)
+
 # Mutation testing: every patch of tests/mutants/ is a one-line bug that the
 # tests its header names must catch (see tests/mutants/run); MUTANT_JOBS
 # mutants at a time; MUTANT_BASELINE=0 skips running the named tests on the
@@ -208,7 +240,7 @@ fuzz: deps
 	@FUZZ_DIR=$(FUZZ_DIR) tests/run-fuzz $(FUZZERS)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-cov
 
-.PHONY: all deps envs check test mutants mutants-run demo demo-run bench bench-smoke fuzz clean FORCE \
-	worker-modules
+.PHONY: all deps envs check test coverage coverage-run mutants mutants-run mutants-sample flake demo demo-run bench \
+	bench-smoke fuzz clean FORCE worker-modules

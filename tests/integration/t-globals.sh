@@ -21,10 +21,11 @@ writable() {
 			for (i = 2; i < NF; i++) if ($i ~ /^[.*]/) { sec = $i; break }
 			name = $NF
 		}
-		# ASan adds an ODR indicator (__odr_asan.NAME) beside each global:
-		# the sanitizer'\''s, not state of ours.
+		# ASan adds an ODR indicator (__odr_asan.NAME) beside each global,
+		# and --coverage (make coverage) its counters (__gcov0.FUNCTION,
+		# __gcov_.FUNCTION): the tools'\'', not state of ours.
 		sec ~ /^\.(t?bss|t?data)(\.|$)/ && sec !~ /^\.data\.rel\.ro/ && name !~ /^\./ &&
-		name !~ /^__(odr_)?asan/ {
+		name !~ /^__(odr_)?asan/ && name !~ /^__gcov/ {
 			sub(/\.[0-9]+$/, "", name)
 			print src " " name
 		}' | sort -u
