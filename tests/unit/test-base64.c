@@ -58,6 +58,13 @@ static void refuses_more_than_the_limit(void **state)
 	assert_int_equal(ap_base64_decode("Zm9vYmFy", 8, 5, &b), -EFBIG);
 	assert_int_equal(b.len, 0);
 	assert_int_equal(ap_base64_decode("Zm9vYmFy", 8, 6, &b), 0);
+	/* padded: the limit is the decoded length, one or two bytes less */
+	ap_buf_reset(&b);
+	assert_int_equal(ap_base64_decode("Zm9vYg==", 8, 4, &b), 0);   /* "foob" */
+	assert_int_equal(ap_base64_decode("Zm9vYg==", 8, 3, &b), -EFBIG);
+	ap_buf_reset(&b);
+	assert_int_equal(ap_base64_decode("Zm9vYmE=", 8, 5, &b), 0);   /* "fooba" */
+	assert_int_equal(ap_base64_decode("Zm9vYmE=", 8, 4, &b), -EFBIG);
 	ap_buf_free(&b);
 }
 
