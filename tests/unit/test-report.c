@@ -267,6 +267,19 @@ static void scope_lists_each_probe_and_official_node_once(void **state)
 			    "test_nn.py::test_gelu");
 }
 
+/* A check given twice in one environment (a probe run in two families) is
+ * one line of the scope, as one given in two environments is. */
+static void scope_lists_a_check_repeated_in_one_env_once(void **state)
+{
+	struct fixture *f = *state;
+	add_env(f, "a2", "Atlas A2 (910B3)", TARGET, "consistent",
+		json_pack("[o, o]", check("gelu_matches", "probe", "PASS", NULL),
+			  check("gelu_matches", "probe", "PASS", NULL)));
+	build(f, NULL);
+	const json_t *scope = json_object_get(f->model, "scope");
+	assert_int_equal(json_array_size(json_object_get(scope, "probes")), 1);
+}
+
 /* ------------------------------------------------------------ Markdown */
 
 static void markdown_zh_has_every_section_and_the_versions(void **state)
@@ -894,6 +907,7 @@ int main(void)
 		T(probes_count_only_probe_and_script_checks_that_ran),
 		T(evidence_lists_the_manifest_with_paths_in_the_env_dir),
 		T(scope_lists_each_probe_and_official_node_once),
+		T(scope_lists_a_check_repeated_in_one_env_once),
 		T(markdown_zh_has_every_section_and_the_versions),
 		T(markdown_en_has_every_section_and_the_versions),
 		T(signature_differences_are_reported_and_escaped),
