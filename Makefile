@@ -125,11 +125,13 @@ envs: $(BUILD)/apiparity
 check: deps
 	@$(MAKE) --no-print-directory test
 
+# The whole suite, in the order tests/run takes it.
+SUITE   := $(UNIT) $(sort $(wildcard tests/integration/t-*.sh))
 test: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
-	@tests/run $(BUILD) $(UNIT) $(sort $(wildcard tests/integration/t-*.sh))
+	@tests/run $(BUILD) $(SUITE)
 
-# Line and branch coverage of src/ (gcovr) and of the worker (Python's trace,
-# from its unit tests), each test's counters kept apart (tests/run with
+# Line and branch coverage of src/ (gcov, gcovr) and line coverage of the
+# worker (a settrace hook in t-worker's run of its unit tests), each test's counters kept apart (tests/run with
 # AP_COVERAGE), the HTML report in build-cov/coverage/html/; fails when the
 # suite fails or a figure falls below its floor in tests/coverage.floor.
 coverage: deps
@@ -137,8 +139,7 @@ coverage: deps
 
 coverage-run: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
 	@rm -rf $(BUILD)/coverage; find $(BUILD) -name '*.gcda' -delete
-	@AP_COVERAGE=$(CURDIR)/$(BUILD)/coverage tests/run $(BUILD) $(UNIT) \
-		$(sort $(wildcard tests/integration/t-*.sh)); rc=$$?; \
+	@AP_COVERAGE=$(CURDIR)/$(BUILD)/coverage tests/run $(BUILD) $(SUITE); rc=$$?; \
 	tests/coverage-report $(BUILD) || rc=1; exit $$rc
 
 # The tests that race processes or bound hangs, REPS times each under a CPU
