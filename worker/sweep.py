@@ -16,7 +16,8 @@ _SWEEP_STATE = {}    # "plugins": names loaded, "compare": whether _SWEEP_BEFORE
 #   private: name prefixes that are not public; own: the packages whose
 #   classes and functions are the surface; skip_metatypes: type names of
 #   classes not walked for members; skip_bases: dotted classes whose
-#   subclasses are not walked for members.
+#   subclasses are not walked for members; foreign_types: modules whose
+#   instances are no API (typing aliases, TypeVars, __future__ features).
 
 
 def _sweep_private(name, rules):
@@ -32,6 +33,59 @@ def _sweep_public(names, rules):
                   n.isidentifier() and n.isascii())
 
 
+def _sweep_names(obj):
+    """The names getattr reaches on obj, as far as they can be listed: dir(),
+    a module's __all__ (names a module-level __getattr__ serves lazily are
+    listed there), and for an object standing in for a module (a PropModule:
+    torch.backends.cudnn wraps the real module and forwards attribute reads
+    to it) the names of the module it wraps."""
+    import types
+    try:
+        names = set(dir(obj))
+    except Exception:
+        names = set()
+    mods = [obj]
+    if isinstance(obj, types.ModuleType) and type(obj) is not types.ModuleType:
+        # what its own class defines (PropModule's ContextProp descriptors:
+        # cudnn.allow_tf32), and the module it wraps
+        for klass in type(obj).__mro__:
+            if klass not in (types.ModuleType, object):
+                names.update(vars(klass))
+        mods += [v for v in vars(obj).values() if type(v) is types.ModuleType and
+                 getattr(v, "__name__", None) == obj.__name__]
+        names.update(dir(mods[-1]) if len(mods) > 1 else ())
+    for m in mods if isinstance(obj, types.ModuleType) else ():
+        listed = vars(m).get("__all__")
+        if isinstance(listed, (list, tuple)):
+            names.update(n for n in listed if isinstance(n, str))
+    return names
+
+
+def _sweep_reaches(obj, listed, rules):
+    """The names getattr reaches on obj (a module or class the walk listed
+    members of) that have no line of their own, sorted: private names,
+    members inherited from a public base (whose own lines they are), names
+    imported from outside torch, a class's dunders that it or a torch base
+    defines (pybind __init__). The audit finds a page's name here before it
+    calls it absent."""
+    import types
+    module = isinstance(obj, types.ModuleType)
+    plain, out = set(dir(obj)), []
+    for n in _sweep_names(obj):
+        if not isinstance(n, str) or n in listed or not n.isidentifier() or not n.isascii():
+            continue
+        if n not in plain and not hasattr(obj, n):
+            continue  # a name __all__ lists that the module does not have
+        if n.startswith("__") and n.endswith("__"):
+            if module or not any(n in vars(b) for b in obj.__mro__[:-1]) or \
+                    not callable(getattr(obj, n, None)):
+                continue  # a module's or class's bookkeeping (__doc__, __dict__)
+        elif not module and _sweep_private(n, rules):
+            continue
+        out.append(n)
+    return sorted(out)
+
+
 def _sweep_under(m, pkgs):
     """Whether module name m is one of pkgs or under one of them."""
     return any(m == p or m.startswith(p + ".") for p in pkgs)
@@ -41,6 +95,8 @@ def _sweep_foreign(obj, rules):
     """Whether obj is a class or function a module imported from outside the
     rules' own packages (typing.Any, os.path): not part of the surface."""
     import inspect
+    if type(obj).__module__ in rules.get("foreign_types", ()):
+        return True  # typing.Optional, a TypeVar, __future__.annotations
     if not (inspect.isclass(obj) or inspect.isroutine(obj)):
         return False
     m = getattr(obj, "__module__", None)
@@ -77,7 +133,14 @@ def _sweep_walked_below(cls, exclude, rules):
     return False
 
 
-def _sweep_members(entry, walk, exclude, rules):
+def _sweep_private_module(m, rules):
+    """Whether module name m has a private part (torch._C._distributed_c10d):
+    no catalog entry walks what is defined there, so a public module that
+    re-exports a class from it (torch.distributed.GradBucket) walks it."""
+    return any(_sweep_private(p, rules) for p in m.split(".")) and _sweep_under(m, rules["own"])
+
+
+def _sweep_members(entry, walk, exclude, rules, walked=None):
     """Yields (api, key, owner, parent, name, obj | exception) for every public
     name of the entry (see specs/catalog.txt), in a stable order. Each API
     once: a name that is a catalog entry of its own is that entry's (its own
@@ -93,14 +156,20 @@ def _sweep_members(entry, walk, exclude, rules):
         if root is None:
             raise ImportError("%s has no attribute %s" % (entry, missing))
         yield entry, entry, None, parent, entry.rsplit(".", 1)[-1], root
-    classes = []
-    names = dir(root)
+    classes, listed = [], set()
+    names = _sweep_names(root)
     for n in _sweep_public(names, rules):
         api = entry + "." + n
         if walk == "module" and api in exclude:
             continue
         try:
             obj = getattr(root, n)
+        except AttributeError as e:
+            if walk == "module" and n not in dir(root):
+                continue  # a name __all__ lists that the module does not have
+            yield api, api if walk == "module" else _sweep_key(entry, n), \
+                None if walk == "module" else entry, root, n, e
+            continue
         except Exception as e:
             yield api, api if walk == "module" else _sweep_key(entry, n), \
                 None if walk == "module" else entry, root, n, e
@@ -111,16 +180,24 @@ def _sweep_members(entry, walk, exclude, rules):
                     continue
             elif _sweep_foreign(obj, rules) and not _sweep_plugins_own(api, obj):
                 continue
+            listed.add(n)
             yield api, api, None, root, n, obj
             m = getattr(obj, "__module__", None)
             if inspect.isclass(obj) and isinstance(m, str) and \
-                    (m == entry or m.startswith(entry + ".")) and \
+                    (m == entry or m.startswith(entry + ".") or
+                     _sweep_private_module(m, rules)) and \
                     not _sweep_unwalked(obj, rules) and not _sweep_walked_below(obj, exclude, rules):
                 classes.append((api, obj))
         else:
+            listed.add(n)
             yield api, _sweep_key(entry, n), entry, root, n, obj
+    if walked is not None:
+        walked[entry] = (root, listed)
     for capi, cls in classes:
-        for n in _sweep_public(_sweep_own(cls, rules), rules):
+        own = _sweep_public(_sweep_own(cls, rules), rules)
+        if walked is not None:
+            walked[capi] = (cls, set(own))
+        for n in own:
             api = capi + "." + n
             try:
                 obj = getattr(cls, n)
@@ -161,7 +238,9 @@ def _sweep_own(cls, rules):
     each subclass's."""
     names = set(vars(cls))
     for base in getattr(cls, "__mro__", ())[1:]:
-        if base is not object and _sweep_private(getattr(base, "__name__", ""), rules):
+        m = getattr(base, "__module__", None)
+        if base is not object and (_sweep_private(getattr(base, "__name__", ""), rules) or
+                                   isinstance(m, str) and _sweep_private_module(m, rules)):
             names.update(vars(base))
     return list(names)
 
@@ -174,9 +253,25 @@ def _sweep_key(owner, name):
 _CLASS_LINES = {}
 
 
-def _class_line(path, qualname):
-    """The line of class qualname in path: one ast parse per file, however
-    many classes it defines (inspect parses the file again for each)."""
+def _on_self(cls_node):
+    """The names a class's own code assigns on self (self.X = ..., self.X:
+    T = ..., self.X += ...), in any of its methods."""
+    import ast
+    names = set()
+    for node in ast.walk(cls_node):
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else ()
+        for t in targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and \
+                    t.value.id == "self":
+                names.add(t.attr)
+    return names
+
+
+def _class_info(path, qualname):
+    """(line, names assigned on self) of class qualname in path, or None: one
+    ast parse per file, however many classes it defines (inspect parses the
+    file again for each)."""
     import ast
     if path not in _CLASS_LINES:
         found = {}
@@ -189,12 +284,34 @@ def _class_line(path, qualname):
         def visit(node, prefix):
             for c in getattr(node, "body", ()):
                 if isinstance(c, ast.ClassDef):
-                    found.setdefault(prefix + c.name, c.lineno)
+                    found.setdefault(prefix + c.name, (c.lineno, c))
                     visit(c, prefix + c.name + ".")
         if tree is not None:
             visit(tree, "")
         _CLASS_LINES[path] = found
-    return _CLASS_LINES[path].get(qualname)
+    info = _CLASS_LINES[path].get(qualname)
+    if info is not None and not isinstance(info[1], set):
+        info = _CLASS_LINES[path][qualname] = (info[0], _on_self(info[1]))
+    return info
+
+
+def _class_line(path, qualname):
+    info = _class_info(path, qualname)
+    return info[0] if info else None
+
+
+def _sweep_on_self(cls, reached):
+    """The names that cls or a torch class of its MRO assigns on self in its
+    source and that getattr does not reach on the class itself: members set
+    only on instances, with the source to show it (sorted)."""
+    names = set()
+    for klass in getattr(cls, "__mro__", ()):
+        mod = sys.modules.get(getattr(klass, "__module__", None) or "")
+        path = getattr(mod, "__file__", None)
+        if isinstance(path, str) and path.endswith(".py"):
+            info = _class_info(path, getattr(klass, "__qualname__", ""))
+            names.update(info[1] if info else ())
+    return sorted(n for n in names if n not in reached and n.isidentifier())
 
 
 def _sweep_source(obj, root):
@@ -289,10 +406,11 @@ def op_sweep_begin(req):
 def _sweep_walk(req, torch, root, apis):
     import warnings
     skip, exclude = set(req.get("skip", [])), set(req.get("exclude", []))
+    rules, walked = req["surface"], {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # deprecation notes on access: noise here
         for api, key, owner, parent, name, obj in _sweep_members(req["entry"], req["walk"],
-                                                                 exclude, req["surface"]):
+                                                                 exclude, rules, walked):
             if api in skip:
                 continue
             try:
@@ -301,6 +419,29 @@ def _sweep_walk(req, torch, root, apis):
             except Exception as e:  # an object whose every attribute raises
                 apis.append({"api": api, "key": key, "owner": owner, "status": "error",
                              "reason": "inspecting it raised " + _exc_text(e)})
+        _sweep_walked(req, apis, walked, skip, rules)
+
+
+def _sweep_walked(req, apis, walked, skip, rules):
+    """Adds to the lines of what the walk listed members of (the module
+    entry, which gets a line of its own here, and each class) what else
+    getattr reaches on it, and a class's members set only on instances."""
+    import inspect
+    entry = req["entry"]
+    if req["walk"] == "module" and entry in walked and entry not in skip:
+        apis.insert(0, {"api": entry, "key": entry, "owner": None, "status": "present",
+                        "kind": "module"})
+    by_api = {d["api"]: d for d in apis if d.get("status") == "present"}
+    for api, (obj, listed) in walked.items():
+        d = by_api.get(api)
+        if d is None:
+            continue
+        try:
+            d["reaches"] = _sweep_reaches(obj, listed, rules)
+            if inspect.isclass(obj):
+                d["on_self"] = _sweep_on_self(obj, listed | set(d["reaches"]) | set(dir(obj)))
+        except Exception:
+            continue  # what getattr reaches is a help to the audit, not a measurement
 
 
 def op_sweep_walk(req):

@@ -14,6 +14,7 @@ static const struct {
 	{ "own", LIST("torch") },
 	{ "skip_metatypes", LIST("tensortype") },
 	{ "skip_bases", LIST("torch.Tensor") },
+	{ "foreign_types", LIST("typing", "typing_extensions", "__future__") },
 };
 
 json_t *ap_surface_rules(void)

@@ -16,6 +16,10 @@
  *   skip_bases     classes derived from one of these (dotted paths) are not
  *                  walked for members under another entry (torch.Tensor has
  *                  an entry of its own)
+ *   foreign_types  modules whose instances are no API wherever they are
+ *                  found: a typing alias or TypeVar (xpu.Optional,
+ *                  grad_mode.Callable) or a __future__ feature a module
+ *                  imported for itself
  * A name is public too only when it is an ASCII identifier (the matrix keys
  * and the pages' file names are made of them): that is the worker's safety,
  * not a rule.
@@ -26,7 +30,8 @@
 #include <jansson.h>
 
 /* The rules as the requests carry them: {"private": [...], "own": [...],
- * "skip_metatypes": [...], "skip_bases": [...]}. A new object, NULL when out
+ * "skip_metatypes": [...], "skip_bases": [...],
+ * "foreign_types": [...]}. A new object, NULL when out
  * of memory. */
 json_t *ap_surface_rules(void);
 

@@ -12,7 +12,8 @@
 /* Every key of a line, in the order it is written. */
 static const char *const line_keys[] = {
 	"schema", "env", "module", "api", "key", "owner", "status", "kind", "file", "line",
-	"pure_python", "signature", "patched", "plugin_added", "check", "verdict", "reason",
+	"pure_python", "signature", "reaches", "on_self", "patched", "plugin_added", "check",
+	"verdict", "reason",
 };
 #define NKEYS (sizeof(line_keys) / sizeof(line_keys[0]))
 
@@ -68,6 +69,8 @@ void ap_matrix_line_free(struct ap_matrix_line *l)
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		free(*s[i]);
 	strs_free(&l->signature);
+	strs_free(&l->reaches);
+	strs_free(&l->on_self);
 	check_free(&l->check);
 	*l = (struct ap_matrix_line){ .status = AP_LINE_STATUS_UNKNOWN,
 				      .verdict = AP_LINE_VERDICT_UNKNOWN };
@@ -96,6 +99,8 @@ int ap_matrix_line_copy(struct ap_matrix_line *d, const struct ap_matrix_line *s
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		*f[i] = dup(*f[i], &fail);
 	fail |= strs_copy(&d->signature, &s->signature) != 0;
+	fail |= strs_copy(&d->reaches, &s->reaches) != 0;
+	fail |= strs_copy(&d->on_self, &s->on_self) != 0;
 	fail |= strs_copy(&d->check.operators, &s->check.operators) != 0;
 	if (fail)
 		ap_matrix_line_free(d);
@@ -185,6 +190,10 @@ int ap_matrix_line_measured(struct ap_matrix_line *l, const json_t *o)
 		l->plugin_added = json_is_true(v);
 	if ((v = json_object_get(o, "signature")))
 		fail |= strs_read(&l->signature, v) != 0;
+	if ((v = json_object_get(o, "reaches")))
+		fail |= strs_read(&l->reaches, v) != 0;
+	if ((v = json_object_get(o, "on_self")))
+		fail |= strs_read(&l->on_self, v) != 0;
 	return fail ? -ENOMEM : 0;
 }
 
@@ -248,7 +257,8 @@ json_t *ap_matrix_line_json(const struct ap_matrix_line *l)
 		jstr(l->key), jstr(l->owner), json_string(ap_line_status_name(l->status)),
 		jstr(l->kind), jstr(l->file),
 		l->has_line ? json_integer((json_int_t)l->line) : json_null(),
-		jtri(l->pure_python), jstrs(&l->signature), jtri(l->patched),
+		jtri(l->pure_python), jstrs(&l->signature), jstrs(&l->reaches),
+		jstrs(&l->on_self), jtri(l->patched),
 		json_boolean(l->plugin_added), check_json(&l->check),
 		l->verdict == AP_LINE_VERDICT_UNKNOWN ? json_null() :
 		json_string(ap_line_verdict_name(l->verdict)),
@@ -555,8 +565,9 @@ static const char *line_problem(const json_t *l)
 	const char *cp = check_problem(json_object_get(l, "check"));
 	if (cp)
 		return cp;
-	if (!opt_strs(json_object_get(l, "signature")))
-		return "signature must be a list of strings or null";
+	if (!opt_strs(json_object_get(l, "signature")) || !opt_strs(json_object_get(l, "reaches")) ||
+	    !opt_strs(json_object_get(l, "on_self")))
+		return "signature, reaches and on_self must be lists of strings or null";
 	return NULL;
 }
 

@@ -25,6 +25,16 @@
  *    "pure_python": true | false | null,
  *    "signature": ["clone(self)"] | null    every overload's text (depth
  *                                           signature and deeper), in order,
+ *    "reaches": ["zero_grad"] | null,       on a module or class whose members
+ *                                           were walked: the other names getattr
+ *                                           reaches on it, sorted (private names,
+ *                                           members inherited from a public base,
+ *                                           names from outside torch, a class's
+ *                                           own dunders); what the audit looks in
+ *                                           before it calls a name absent
+ *    "on_self": ["data"] | null,            on a class: names its source (or a
+ *                                           torch base's) assigns on self that
+ *                                           getattr does not reach on the class
  *    "patched": true | false | null,        a plugin replaced it (null: nothing
  *                                           to compare, or no plugin loaded)
  *    "plugin_added": true | false,          it exists only once plugins load
@@ -135,7 +145,7 @@ struct ap_matrix_line {
 	int has_line;                /* line is known (else null) */
 	long long line;
 	enum ap_tri pure_python;
-	struct ap_matrix_strs signature;
+	struct ap_matrix_strs signature, reaches, on_self;
 	enum ap_tri patched;
 	int plugin_added;
 	struct ap_matrix_check check;
@@ -161,7 +171,7 @@ void ap_matrix_line_free(struct ap_matrix_line *l);
 int ap_matrix_line_copy(struct ap_matrix_line *dst, const struct ap_matrix_line *src);
 
 /* Sets the measured fields of l that o holds under a line's keys (key,
- * owner, kind, file, line, pure_python, signature, patched, plugin_added,
+ * owner, kind, file, line, pure_python, signature, reaches, on_self, patched, plugin_added,
  * reason): the worker's answer for one API; a value of another type than
  * due is taken as null. 0 or -ENOMEM. */
 int ap_matrix_line_measured(struct ap_matrix_line *l, const json_t *o);

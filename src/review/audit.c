@@ -16,6 +16,7 @@ static const char *const ap_finding_names[AP_FINDING_NCLASSES] = {
 	[AP_FINDING_OPTIONAL_DEPENDENCY] = "optional-dependency",
 	[AP_FINDING_INSTANCE_ATTRIBUTE] = "instance-attribute",
 	[AP_FINDING_ABSENT] = "absent",
+	[AP_FINDING_NOT_FOUND] = "not-found",
 	[AP_FINDING_NOT_MEASURED] = "not-measured",
 	[AP_FINDING_NOT_SWEPT] = "not-swept",
 	[AP_FINDING_PLUGIN_ADDED] = "plugin-added",
@@ -536,39 +537,107 @@ static int is_class(const struct audit *a, const char *api)
 	return !strcmp(kind_of(first_present(group_of(a, api))), "class");
 }
 
-/* Classes an entry whose name resolves to nothing in the matrix. */
+/* Whether a list of names (sorted, as the walk writes them) holds name. */
+static int strs_has(const struct ap_matrix_strs *s, const char *name)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(s->v[mid], name);
+		if (!c)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The present lines of g whose reaches (on_self: whose on_self) holds
+ * member, into *out (its v to free), their envs comma-joined into envs. */
+static size_t reached_by(const struct group *g, const char *member, int on_self,
+			 struct group *out, struct ap_buf *envs)
+{
+	*out = (struct group){ .v = g ? calloc(g->n ? g->n : 1, sizeof(*out->v)) : NULL };
+	for (size_t i = 0; out->v && i < g->n; i++) {
+		const struct ap_matrix_line *l = g->v[i];
+		if (l->status == AP_LSTATUS_PRESENT && strs_has(on_self ? &l->on_self : &l->reaches,
+								  member)) {
+			ap_buf_addf(envs, "%s%s", out->n ? ", " : "", l->env);
+			out->v[out->n++] = l;
+		}
+	}
+	return out->n;
+}
+
+/* Whether the walk listed what getattr reaches on the lines of g (a module
+ * or class whose members were walked, by a sweep that records it): only
+ * then can a name missing there be called absent or not found. */
+static int reaches_known(const struct group *g)
+{
+	for (size_t i = 0; g && i < g->n; i++)
+		if (g->v[i]->status == AP_LSTATUS_PRESENT && g->v[i]->reaches.set)
+			return 1;
+	return 0;
+}
+
+static void audit_claims(struct audit *a, const struct ap_docs_entry *e, const char *name,
+			 const char *api, const struct group *ls);
+
+/* Classes an entry whose name resolves to nothing in the matrix. Each
+ * claim that a name is not there rests on what the walk saw getattr reach
+ * on its module or class (reaches, on_self); where the walk did not look,
+ * nothing is claimed but that. */
 static void audit_unresolved(struct audit *a, const struct ap_docs_entry *e, const char *name)
 {
-	struct group cover;
+	struct group cover, via = { 0 }, on_self = { 0 };
 	int covered = covering(a, name, &cover);
-	struct ap_buf d = { 0 }, cls = { 0 };
+	struct ap_buf d = { 0 }, cls = { 0 }, self_envs = { 0 };
 	const char *dot = strrchr(name, '.');
 	if (dot)
 		ap_buf_add(&cls, name, (size_t)(dot - name));
 	const char *owner = cls.len ? resolve(a, ap_buf_str(&cls)) : NULL;
+	const struct group *og = group_of(a, owner);
+	int in_class = og && is_class(a, owner);
 	if (covered && envs_with_status(&cover, AP_LSTATUS_IMPORT_ERROR, &d)) {
 		const char *why = cover.v[0]->reason;
 		ap_buf_addf(&d, ": %s does not import (%s)", cover.v[0]->api, why ? why : "?");
 		finding(a, e, name, NULL, AP_FINDING_OPTIONAL_DEPENDENCY, ap_buf_str(&d));
-	} else if (owner && (e->kind == AP_DOCS_METHOD ||
-			     (e->kind == AP_DOCS_ROW && is_class(a, owner)))) {
-		ap_buf_addf(&d, "%s has no member %s in any environment (an instance attribute?)",
-			    owner, dot + 1);
+	} else if (og && reached_by(og, dot + 1, 0, &via, &d)) {
+		/* torch.optim.Adam.zero_grad, torch._assert: reached through its
+		 * module or class, where it has no line of its own */
+		audit_claims(a, e, name, owner, &via);
+	} else if (in_class && !reaches_known(og)) {
+		ap_buf_addf(&d, "the sweep did not record what getattr reaches on %s", owner);
+		finding(a, e, name, NULL, AP_FINDING_NOT_SWEPT, ap_buf_str(&d));
+	} else if (in_class && reached_by(og, dot + 1, 1, &on_self, &self_envs)) {
+		ap_buf_addf(&d, "the source of %s assigns self.%s (%s), and getattr does not reach it "
+			    "on the class", owner, dot + 1, ap_buf_str(&self_envs));
 		finding(a, e, name, NULL, AP_FINDING_INSTANCE_ATTRIBUTE, ap_buf_str(&d));
-	} else if (covered && !strchr(name + strlen(cover.v[0]->api) + 1, '.')) {
-		/* a name the entry's walk would have found: it is not there */
-		ap_buf_addf(&d, "no such name under %s in any measured torch", cover.v[0]->api);
+	} else if (in_class) {
+		ap_buf_addf(&d, "getattr(%s, '%s') reaches nothing in any measured environment",
+			    owner, dot + 1);
+		finding(a, e, name, NULL, AP_FINDING_NOT_FOUND, ap_buf_str(&d));
+	} else if (covered && !strchr(name + strlen(cover.v[0]->api) + 1, '.') &&
+		   reaches_known(&cover)) {
+		ap_buf_addf(&d, "import %s, then getattr '%s': nothing in any measured torch",
+			    cover.v[0]->api, name + strlen(cover.v[0]->api) + 1);
 		finding(a, e, name, NULL, AP_FINDING_ABSENT, ap_buf_str(&d));
 	} else
-		finding(a, e, name, NULL, AP_FINDING_NOT_SWEPT, "no catalog entry covers it");
+		finding(a, e, name, NULL, AP_FINDING_NOT_SWEPT, covered ?
+			"no walk of the sweep lists what it is under" : "no catalog entry covers it");
 	free(cover.v);
+	free(via.v);
+	free(on_self.v);
 	ap_buf_free(&d);
 	ap_buf_free(&cls);
+	ap_buf_free(&self_envs);
 }
 
 /* The claims of entry e against the lines ls of its api. */
-static void audit_claims(struct audit *a, const struct ap_docs_entry *e, const char *name, const char *api,
-			 const struct group *ls)
+static void audit_claims(struct audit *a, const struct ap_docs_entry *e, const char *name,
+			 const char *api, const struct group *ls)
 {
 	struct ap_buf bad = { 0 }, unmatched = { 0 };
 	int matched = 0;

@@ -66,6 +66,7 @@ enum ap_docs_finding_class {
 	AP_FINDING_OPTIONAL_DEPENDENCY,
 	AP_FINDING_INSTANCE_ATTRIBUTE,
 	AP_FINDING_ABSENT,
+	AP_FINDING_NOT_FOUND,
 	AP_FINDING_NOT_MEASURED,
 	AP_FINDING_NOT_SWEPT,
 	AP_FINDING_PLUGIN_ADDED,
@@ -101,9 +102,13 @@ struct ap_docs_findings {
  * precedence:
  *   unreadable          its support could not be read
  *   optional-dependency what it is under does not import (import-error)
- *   instance-attribute  a member no class of the matrix carries, its class
- *                       present
- *   absent              not in the measured torch of any environment
+ *   instance-attribute  a member getattr does not reach on its class in any
+ *                       environment, which the class's source (or a torch
+ *                       base's) assigns on self: set only on instances
+ *   not-found           a member getattr reaches on its class in no
+ *                       environment, and no source assigns it on self
+ *   absent              import its module, then getattr it: nothing, in the
+ *                       measured torch of every environment
  *   not-measured        the walk that would have measured it failed
  *   not-swept           nothing of the catalog covers it
  *   plugin-added        it exists only once a plugin loads

@@ -108,6 +108,43 @@ static void add(struct ap_matrix *lines, const char *env, const char *module, co
 	assert_int_equal(ap_matrix_add(lines, &l), 0);
 }
 
+/* Sets, on every present line of api, what the walk saw getattr reach
+ * there without a line of its own (reaches) and what the class's source
+ * assigns on self (on_self): space-separated names, sorted; NULL leaves it
+ * unrecorded (a sweep from before either was recorded). */
+static void walked_in(struct ap_matrix *lines, const char *api, const char *env,
+		      const char *reaches, const char *on_self)
+{
+	for (size_t i = 0; i < lines->n; i++) {
+		struct ap_matrix_line *l = &lines->v[i];
+		const char *words[2] = { reaches, on_self };
+		struct ap_matrix_strs *to[2] = { &l->reaches, &l->on_self };
+		if (strcmp(l->api, api) || l->status != AP_LSTATUS_PRESENT ||
+		    (env && strcmp(l->env, env)))
+			continue;
+		for (size_t k = 0; k < 2; k++) {
+			if (!words[k])
+				continue;
+			for (size_t j = 0; j < to[k]->n; j++)
+				free(to[k]->v[j]);
+			free(to[k]->v);
+			*to[k] = (struct ap_matrix_strs){ .set = 1 };
+			to[k]->v = calloc(16, sizeof(char *));
+			char *copy = strdup(words[k]), *save = NULL;
+			for (char *w = strtok_r(copy, " ", &save); w && to[k]->n < 16;
+			     w = strtok_r(NULL, " ", &save))
+				to[k]->v[to[k]->n++] = strdup(w);
+			free(copy);
+		}
+	}
+}
+
+static void walked(struct ap_matrix *lines, const char *api, const char *reaches,
+		   const char *on_self)
+{
+	walked_in(lines, api, NULL, reaches, on_self);
+}
+
 static struct ap_matrix small_matrix(void)
 {
 	struct ap_matrix l = { 0 };
@@ -124,6 +161,8 @@ static struct ap_matrix small_matrix(void)
 	add(&l, "a3", m, "torch.m.new", "function", NULL, "new()");
 	ap_matrix_sort(&l, envs, 2);
 	ap_matrix_judge(&l, NULL);
+	walked(&l, "torch.m", "", NULL);
+	walked(&l, "torch.m.C", "", "");
 	return l;
 }
 
@@ -209,6 +248,8 @@ static struct ap_matrix autograd_matrix(void)
 	}
 	ap_matrix_sort(&l, envs, 2);
 	ap_matrix_judge(&l, NULL);
+	walked(&l, "torch.autograd.graph", "", NULL);
+	walked(&l, "torch.autograd.FunctionCtx", "", "");
 	return l;
 }
 
@@ -255,7 +296,7 @@ static void real_page_is_audited_entry_by_entry(void **state)
 	assert_non_null(strstr(c->detail, A2 " says supported, measured absent in a2"));
 	assert_non_null(finding(fs, "torch.autograd.graph.register_multi_grad_hook", AP_FINDING_ABSENT));
 	assert_non_null(finding(fs, "torch.autograd.FunctionCtx.set_materialize_grads",
-				AP_FINDING_INSTANCE_ATTRIBUTE));
+				AP_FINDING_NOT_FOUND));
 	assert_non_null(finding(fs, "torch.autograd.functional.jacobian", AP_FINDING_NOT_SWEPT));
 	/* sorted by file and line, an entry's own finding first */
 	for (i = 1; i < fs->n; i++)
@@ -373,7 +414,7 @@ static void api_table_rows_are_audited_and_pages_name_their_formats(void **state
 	assert_non_null(c);
 	assert_int_equal(c->line, 4);
 	assert_non_null(strstr(c->detail, A2 " says not supported, measured consistent in a2"));
-	assert_non_null(finding(fs, "torch.m.C.nothing", AP_FINDING_INSTANCE_ATTRIBUTE));
+	assert_non_null(finding(fs, "torch.m.C.nothing", AP_FINDING_NOT_FOUND));
 	assert_non_null(finding(fs, "torch.m.odd", AP_FINDING_UNREADABLE));
 	assert_non_null(finding(fs, "torch.m.C.go", AP_FINDING_MISSING_SUB_ENTRY));
 	assert_int_equal(fs->n, 5);
@@ -395,6 +436,61 @@ static void api_table_rows_are_audited_and_pages_name_their_formats(void **state
 	ap_matrix_free(&l);
 }
 
+/* A name with no line of its own is judged by what the walk saw getattr
+ * reach on its module or class: reached (inherited, private, a pybind
+ * member) is present where reached, and its claims are checked there; set
+ * only on self in the source is an instance attribute; reached nowhere is
+ * not found (a member) or absent (a module's name); and where the walk
+ * recorded nothing, nothing is claimed but that. */
+static void unlisted_names_are_judged_by_what_getattr_reaches(void **state)
+{
+	(void)state;
+	static const char page[] =
+		"|API名称|是否支持|限制与说明|\n|--|--|--|\n"
+		"|torch.m.C.zero_grad|是|-|\n"
+		"|torch.m._assert|是|-|\n"
+		"|torch.m.C.data|是|-|\n"
+		"|torch.m.C.npu|是|-|\n"
+		"|torch.m.gone|是|-|\n"
+		"|torch.m.D.x|是|-|\n";
+	struct ap_docs_entries e = parse(page, "torch-m.md");
+	struct sweep w = sweep_open();
+	struct ap_matrix l = small_matrix();
+	add(&l, "a2", "torch.m", "torch.m.D", "class", NULL, "D()");
+	add(&l, "a3", "torch.m", "torch.m.D", "class", NULL, "D()");
+	ap_matrix_sort(&l, envs, 2);
+	ap_matrix_judge(&l, NULL);
+	/* zero_grad reached in a3 only: A2's ✔ is contradicted there */
+	walked_in(&l, "torch.m.C", "a3", "zero_grad", NULL);
+	walked_in(&l, "torch.m.C", "a2", NULL, "data");
+	walked(&l, "torch.m", "_assert other", NULL);
+	struct ap_docs_findings all = audit(&e, &w, &l), *fs = &all;
+	const struct ap_docs_finding *z = finding(fs, "torch.m.C.zero_grad", AP_FINDING_CONTRADICTED);
+	assert_non_null(z);
+	assert_string_equal(z->resolved, "torch.m.C");
+	assert_non_null(strstr(z->detail, A2 " says supported, measured absent in a2"));
+	/* in a3 the class's own measurement stands for it (C differs there) */
+	assert_non_null(strstr(z->detail, A3 " says supported, measured inconsistent in a3"));
+	const struct ap_docs_finding *p = finding(fs, "torch.m._assert", AP_FINDING_BACKED);
+	assert_non_null(p);
+	assert_string_equal(p->resolved, "torch.m");
+	const struct ap_docs_finding *d = finding(fs, "torch.m.C.data", AP_FINDING_INSTANCE_ATTRIBUTE);
+	assert_non_null(d);
+	assert_non_null(strstr(d->detail, "assigns self.data (a2)"));
+	assert_non_null(finding(fs, "torch.m.C.npu", AP_FINDING_NOT_FOUND));
+	const struct ap_docs_finding *g = finding(fs, "torch.m.gone", AP_FINDING_ABSENT);
+	assert_non_null(g);
+	assert_non_null(strstr(g->detail, "import torch.m, then getattr 'gone'"));
+	/* D's members were never recorded: no claim that x is missing */
+	const struct ap_docs_finding *x = finding(fs, "torch.m.D.x", AP_FINDING_NOT_SWEPT);
+	assert_non_null(x);
+	assert_non_null(strstr(x->detail, "did not record what getattr reaches on torch.m.D"));
+	ap_docs_findings_free(&all);
+	ap_docs_entries_free(&e);
+	sweep_close(&w);
+	ap_matrix_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -404,6 +500,7 @@ int main(void)
 		cmocka_unit_test(markdown_escapes_and_relative_names_resolve),
 		cmocka_unit_test(members_of_a_class_reached_by_another_path_count),
 		cmocka_unit_test(api_table_rows_are_audited_and_pages_name_their_formats),
+		cmocka_unit_test(unlisted_names_are_judged_by_what_getattr_reaches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -184,14 +184,15 @@ static void matrix_renders_canonically_and_reads_back(void **state)
 		"{\"schema\":\"apiparity.matrix/1\",\"env\":\"trixie\",\"module\":\"torch.m\","
 		"\"api\":\"torch.m.a\",\"key\":\"torch.m.a\",\"owner\":null,\"status\":\"present\","
 		"\"kind\":\"function\",\"file\":null,\"line\":null,\"pure_python\":null,"
-		"\"signature\":[\"a(x: 'é')\"],\"patched\":null,\"plugin_added\":false,"
-		"\"check\":null,\"verdict\":\"consistent\",\"reason\":null}\n");
+		"\"signature\":[\"a(x: 'é')\"],\"reaches\":null,\"on_self\":null,\"patched\":null,"
+		"\"plugin_added\":false,\"check\":null,\"verdict\":\"consistent\",\"reason\":null}\n");
 	/* every field of a line comes back as it was written */
 	const char *full =
 		"{\"schema\":\"apiparity.matrix/1\",\"env\":\"sid\",\"module\":\"torch.m\","
 		"\"api\":\"torch.m.C.f\",\"key\":\"C.f\",\"owner\":\"torch.m.C\",\"status\":\"present\","
 		"\"kind\":\"method\",\"file\":\"torch/m.py\",\"line\":12,\"pure_python\":true,"
-		"\"signature\":[\"f(self)\",\"f(self, x)\"],\"patched\":false,\"plugin_added\":true,"
+		"\"signature\":[\"f(self)\",\"f(self, x)\"],\"reaches\":[\"__init__\",\"zero_grad\"],"
+		"\"on_self\":[],\"patched\":false,\"plugin_added\":true,"
 		"\"check\":{\"status\":\"inconsistent\",\"reason\":\"r\",\"family\":\"mode-context\","
 		"\"operators\":[\"f\"],\"checks\":3,\"passed\":2,\"failed\":1,\"notrun\":0,"
 		"\"samples\":4,\"digest\":\"ab\"},\"verdict\":\"inconsistent\",\"reason\":\"check\"}\n";
@@ -205,6 +206,11 @@ static void matrix_renders_canonically_and_reads_back(void **state)
 	assert_int_equal(back.v[1].patched, AP_TRI_FALSE);
 	assert_true(back.v[1].plugin_added);
 	assert_int_equal(back.v[1].check.counts[AP_MCOUNT_SAMPLES], 4);
+	assert_int_equal(back.v[1].reaches.n, 2);
+	assert_string_equal(back.v[1].reaches.v[1], "zero_grad");
+	assert_true(back.v[1].on_self.set);
+	assert_int_equal(back.v[1].on_self.n, 0);
+	assert_false(back.v[0].reaches.set);
 	struct ap_buf again = { 0 };
 	ap_matrix_render(&back, &again);
 	assert_string_equal(ap_buf_str(&again), ap_buf_str(&out));
@@ -225,7 +231,11 @@ static void bad_lines_are_refused_with_file_and_line(void **state)
 		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"gone\"}\n",
 		  "status is not one of" },
 		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"signature\":[1]}\n",
-		  "signature must be a list of strings or null" },
+		  "signature, reaches and on_self must be lists of strings or null" },
+		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"reaches\":\"x\"}\n",
+		  "signature, reaches and on_self must be lists of strings or null" },
+		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"on_self\":[null]}\n",
+		  "signature, reaches and on_self must be lists of strings or null" },
 		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\"}\n",
 		  "env, module and api must be strings" },
 		{ "not json\n", "matrix.jsonl:1:" },
