@@ -133,6 +133,23 @@ def _sweep_walked_below(cls, exclude, rules):
     return False
 
 
+class _SweepMissing(ImportError):
+    """A class entry whose class this torch does not have."""
+
+
+def _sweep_absent(entry, e):
+    """Whether e, raised by the walk of entry before it listed anything,
+    says the entry is not in this torch at all (its own module, or a torch
+    package above it, does not exist; a class entry's class is not there),
+    rather than that something it needs failed (a third-party package
+    missing, an error on import)."""
+    if isinstance(e, _SweepMissing):
+        return True
+    name = getattr(e, "name", None) if isinstance(e, ModuleNotFoundError) else None
+    return isinstance(name, str) and (entry == name or entry.startswith(name + ".")) and \
+        name.split(".")[0] == entry.split(".")[0]
+
+
 def _sweep_private_module(m, rules):
     """Whether module name m has a private part (torch._C._distributed_c10d):
     no catalog entry walks what is defined there, so a public module that
@@ -154,7 +171,7 @@ def _sweep_members(entry, walk, exclude, rules, walked=None):
     else:
         root, parent, _, missing = _walk(entry)
         if root is None:
-            raise ImportError("%s has no attribute %s" % (entry, missing))
+            raise _SweepMissing("%s has no attribute %s" % (entry, missing))
         yield entry, entry, None, parent, entry.rsplit(".", 1)[-1], root
     classes, listed = [], set()
     names = _sweep_names(root)
@@ -452,7 +469,8 @@ def op_sweep_walk(req):
     numeric walk as signature does, and add each API's "canonical" class;
     apiparity then asks for the checks API by API). Answers {"status": "ok",
     "apis"}, {"status": "import-error", "reason"} when the entry does not
-    import, or {"status": "error", "reason", "apis"} when the walk broke."""
+    import, {"status": "absent", "reason"} when this torch has no such module
+    or class, or {"status": "error", "reason", "apis"} when the walk broke."""
     torch = sys.modules.get("torch") or _import_torch(alone=True)
     root = os.path.dirname(os.path.dirname(os.path.abspath(torch.__file__)))
     apis = []
@@ -461,6 +479,8 @@ def op_sweep_walk(req):
     except Exception as e:
         # Nothing walked: the entry does not import here. Part walked: the
         # walk broke; what it measured stands, and the entry is an error.
-        return {"ok": True, "data": {"status": "error" if apis else "import-error",
+        status = "error" if apis else "absent" if _sweep_absent(req["entry"], e) else \
+            "import-error"
+        return {"ok": True, "data": {"status": status,
                                      "reason": _exc_text(e), "apis": apis}}
     return {"ok": True, "data": {"status": "ok", "apis": apis}}

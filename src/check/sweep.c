@@ -312,7 +312,7 @@ static void record_entry(struct run *u, size_t k, enum ap_line_status status,
 static enum ap_line_status known_status(const char *s)
 {
 	static const enum ap_line_status known[] = { AP_LSTATUS_PRESENT, AP_LSTATUS_IMPORT_ERROR,
-						     AP_LSTATUS_ERROR };
+						     AP_LSTATUS_ABSENT, AP_LSTATUS_ERROR };
 	for (size_t i = 0; s && i < sizeof(known) / sizeof(known[0]); i++)
 		if (!strcmp(s, ap_sweep_entry_status_name(known[i])))
 			return known[i];

@@ -53,11 +53,13 @@
  * measured), whose status says whether its walk worked there.
  *
  * status says what was measured in that environment: present, absent (the
- * API exists in another environment of the matrix, not here), or that the
- * walk of the module failed (import-error: the entry does not import, e.g.
- * an optional dependency is missing, the error in reason; crash, timeout,
- * error); the APIs other environments found under a failed entry are lines
- * of that status too, not absent. A line holds
+ * API exists in another environment of the matrix, not here; on an entry's
+ * own line: this torch has no such module or class, e.g. torch.export in
+ * 1.13, the import's error in reason), or that the walk of the module
+ * failed (import-error: the entry does not import, e.g. an optional
+ * dependency is missing, the error in reason; crash, timeout, error); the
+ * APIs other environments found under a failed or absent entry are lines
+ * of that status too. A line holds
  * nothing that changes from run to run (no time, no address), so two sweeps of
  * the same environments give byte-identical matrices: that is what --resume
  * and merge are checked against.

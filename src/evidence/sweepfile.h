@@ -18,7 +18,8 @@
  *   {"type": "api", "data": <a matrix line (matrix.h)>}
  *   {"type": "entry", "data": {"entry", "status", "reason"?, "apis"}}
  * where an entry's status is "ok" (its walk worked) or the line status of
- * its failure ("import-error", "error", "crash", "timeout").
+ * its failure ("import-error", "error", "crash", "timeout"), or "absent"
+ * (this torch has no such module or class).
  */
 #ifndef AP_SWEEPFILE_H
 #define AP_SWEEPFILE_H

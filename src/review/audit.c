@@ -14,6 +14,7 @@
 static const char *const ap_finding_names[AP_FINDING_NCLASSES] = {
 	[AP_FINDING_UNREADABLE] = "unreadable",
 	[AP_FINDING_OPTIONAL_DEPENDENCY] = "optional-dependency",
+	[AP_FINDING_ABSENT_IN_VERSION] = "absent-in-version",
 	[AP_FINDING_INSTANCE_ATTRIBUTE] = "instance-attribute",
 	[AP_FINDING_ABSENT] = "absent",
 	[AP_FINDING_NOT_FOUND] = "not-found",
@@ -585,22 +586,61 @@ static int reaches_known(const struct group *g)
 static void audit_claims(struct audit *a, const struct ap_docs_entry *e, const char *name,
 			 const char *api, const struct group *ls);
 
+/* The lines of api and of every other path to the same class (its identity
+ * in members_of: torch.TypedStorage is torch.storage.TypedStorage, whose
+ * entry walks its members), into *out (its v to free); NULL when api has no
+ * lines. */
+static const struct group *with_aliases(const struct audit *a, const char *api,
+					struct group *out)
+{
+	struct ap_buf id = { 0 };
+	const struct group *g = group_of(a, api);
+	json_t *seen = json_object(), *alias;
+	size_t k;
+	*out = (struct group){ 0 };
+	if (!g || !seen) {
+		json_decref(seen);
+		return g;
+	}
+	json_object_set_new(seen, api, json_true());
+	for (size_t i = 0; i < g->n; i++)
+		if (class_id(g->v[i], &id))
+			json_array_foreach(json_object_get(a->classes, ap_buf_str(&id)), k, alias)
+				json_object_set_new(seen, json_string_value(alias), json_true());
+	size_t total = 0;
+	const char *key;
+	json_t *v;
+	json_object_foreach(seen, key, v)
+		total += group_of(a, key) ? group_of(a, key)->n : 0;
+	out->v = calloc(total ? total : 1, sizeof(*out->v));
+	json_object_foreach(seen, key, v)
+		for (size_t i = 0; out->v && i < group_of(a, key)->n; i++)
+			out->v[out->n++] = group_of(a, key)->v[i];
+	json_decref(seen);
+	ap_buf_free(&id);
+	return out->v ? out : g;
+}
+
 /* Classes an entry whose name resolves to nothing in the matrix. Each
  * claim that a name is not there rests on what the walk saw getattr reach
  * on its module or class (reaches, on_self); where the walk did not look,
  * nothing is claimed but that. */
 static void audit_unresolved(struct audit *a, const struct ap_docs_entry *e, const char *name)
 {
-	struct group cover, via = { 0 }, on_self = { 0 };
+	struct group cover, via = { 0 }, on_self = { 0 }, all = { 0 };
 	int covered = covering(a, name, &cover);
 	struct ap_buf d = { 0 }, cls = { 0 }, self_envs = { 0 };
 	const char *dot = strrchr(name, '.');
 	if (dot)
 		ap_buf_add(&cls, name, (size_t)(dot - name));
 	const char *owner = cls.len ? resolve(a, ap_buf_str(&cls)) : NULL;
-	const struct group *og = group_of(a, owner);
+	const struct group *og = with_aliases(a, owner, &all);
 	int in_class = og && is_class(a, owner);
-	if (covered && envs_with_status(&cover, AP_LSTATUS_IMPORT_ERROR, &d)) {
+	if (covered && !first_present(&cover) && envs_with_status(&cover, AP_LSTATUS_ABSENT, &d)) {
+		const char *why = cover.v[0]->reason;
+		ap_buf_addf(&d, ": the torch there has no %s (%s)", cover.v[0]->api, why ? why : "?");
+		finding(a, e, name, NULL, AP_FINDING_ABSENT_IN_VERSION, ap_buf_str(&d));
+	} else if (covered && envs_with_status(&cover, AP_LSTATUS_IMPORT_ERROR, &d)) {
 		const char *why = cover.v[0]->reason;
 		ap_buf_addf(&d, ": %s does not import (%s)", cover.v[0]->api, why ? why : "?");
 		finding(a, e, name, NULL, AP_FINDING_OPTIONAL_DEPENDENCY, ap_buf_str(&d));
@@ -630,6 +670,7 @@ static void audit_unresolved(struct audit *a, const struct ap_docs_entry *e, con
 	free(cover.v);
 	free(via.v);
 	free(on_self.v);
+	free(all.v);
 	ap_buf_free(&d);
 	ap_buf_free(&cls);
 	ap_buf_free(&self_envs);

@@ -64,6 +64,7 @@ void ap_docs_gen_free(struct ap_docs_gen *g);
 enum ap_docs_finding_class {
 	AP_FINDING_UNREADABLE,
 	AP_FINDING_OPTIONAL_DEPENDENCY,
+	AP_FINDING_ABSENT_IN_VERSION,
 	AP_FINDING_INSTANCE_ATTRIBUTE,
 	AP_FINDING_ABSENT,
 	AP_FINDING_NOT_FOUND,
@@ -101,7 +102,10 @@ struct ap_docs_findings {
  * Every entry gets exactly one finding of these classes, in this order of
  * precedence:
  *   unreadable          its support could not be read
- *   optional-dependency what it is under does not import (import-error)
+ *   absent-in-version   what it is under is a module or class that no
+ *                       measured torch has (torch.export in 1.13)
+ *   optional-dependency what it is under does not import (import-error:
+ *                       a package outside torch is missing)
  *   instance-attribute  a member getattr does not reach on its class in any
  *                       environment, which the class's source (or a torch
  *                       base's) assigns on self: set only on instances
