@@ -71,11 +71,21 @@ def _sweep_reaches(obj, listed, rules):
     import types
     module = isinstance(obj, types.ModuleType)
     plain, out = set(dir(obj)), []
-    for n in _sweep_names(obj):
+    names = _sweep_names(obj)
+    if module:
+        names |= _sweep_submodules(obj)
+        plain |= names
+    else:
+        names |= _sweep_meta_names(obj)
+        plain |= names
+    for n in names:
         if not isinstance(n, str) or n in listed or not n.isidentifier() or not n.isascii():
             continue
         if n not in plain and not hasattr(obj, n):
             continue  # a name __all__ lists that the module does not have
+        if module and n == "__getattr__" and _sweep_serves(obj):
+            out.append(n)  # the module serves names no walk can list
+            continue
         if n.startswith("__") and n.endswith("__"):
             if module or not any(n in vars(b) for b in obj.__mro__[:-1]) or \
                     not callable(getattr(obj, n, None)):
@@ -84,6 +94,37 @@ def _sweep_reaches(obj, listed, rules):
             continue
         out.append(n)
     return sorted(out)
+
+
+def _sweep_submodules(mod):
+    """The names of a package's submodules, imported or not: import reaches
+    them (torch.utils.data.backward_compatibility), though dir() lists only
+    those something imported already."""
+    import pkgutil
+    path = getattr(mod, "__path__", None)
+    try:
+        return set(m.name for m in pkgutil.iter_modules(path)) if path else set()
+    except Exception:
+        return set()
+
+
+def _sweep_meta_names(cls):
+    """What a class's metaclass defines (a property WORLD on the metaclass of
+    torch.distributed.GroupMember): getattr reaches it on the class, dir()
+    does not list it."""
+    names = set()
+    for meta in type(cls).__mro__:
+        if meta not in (type, object):
+            names.update(vars(meta))
+    return names
+
+
+def _sweep_serves(mod):
+    """Whether a module serves names through a module-level __getattr__ (PEP
+    562: torch's deprecated has_cuda), which no listing shows: reaches says
+    so, and nothing under it is called absent or removed."""
+    import types
+    return "__getattr__" in vars(mod) and type(mod) is types.ModuleType
 
 
 def _sweep_under(m, pkgs):

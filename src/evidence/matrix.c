@@ -398,6 +398,14 @@ int ap_matrix_same_kind(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
+int ap_matrix_strs_has(const struct ap_matrix_strs *s, const char *name)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], name))
+			return 1;
+	return 0;
+}
+
 int ap_matrix_same_signature(const struct ap_matrix_strs *a, const struct ap_matrix_strs *b)
 {
 	if (a->set != b->set || a->n != b->n)

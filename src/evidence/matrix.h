@@ -119,6 +119,10 @@ struct ap_matrix_strs {
 	int set;
 };
 
+/* Whether the list s holds name (read back from someone else, so not
+ * trusted to be sorted). */
+int ap_matrix_strs_has(const struct ap_matrix_strs *s, const char *name);
+
 /* Whether two lines' kinds (optional strings: both null, or the same text)
  * and signatures (both null, or the same strings in order) are the same. */
 int ap_matrix_same_kind(const char *a, const char *b);

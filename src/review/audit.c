@@ -538,23 +538,6 @@ static int is_class(const struct audit *a, const char *api)
 	return !strcmp(kind_of(first_present(group_of(a, api))), "class");
 }
 
-/* Whether a list of names (sorted, as the walk writes them) holds name. */
-static int strs_has(const struct ap_matrix_strs *s, const char *name)
-{
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(s->v[mid], name);
-		if (!c)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
 /* The present lines of g whose reaches (on_self: whose on_self) holds
  * member, into *out (its v to free), their envs comma-joined into envs. */
 static size_t reached_by(const struct group *g, const char *member, int on_self,
@@ -563,7 +546,7 @@ static size_t reached_by(const struct group *g, const char *member, int on_self,
 	*out = (struct group){ .v = g ? calloc(g->n ? g->n : 1, sizeof(*out->v)) : NULL };
 	for (size_t i = 0; out->v && i < g->n; i++) {
 		const struct ap_matrix_line *l = g->v[i];
-		if (l->status == AP_LSTATUS_PRESENT && strs_has(on_self ? &l->on_self : &l->reaches,
+		if (l->status == AP_LSTATUS_PRESENT && ap_matrix_strs_has(on_self ? &l->on_self : &l->reaches,
 								  member)) {
 			ap_buf_addf(envs, "%s%s", out->n ? ", " : "", l->env);
 			out->v[out->n++] = l;
@@ -627,7 +610,7 @@ static const struct group *with_aliases(const struct audit *a, const char *api,
  * nothing is claimed but that. */
 static void audit_unresolved(struct audit *a, const struct ap_docs_entry *e, const char *name)
 {
-	struct group cover, via = { 0 }, on_self = { 0 }, all = { 0 };
+	struct group cover, via = { 0 }, on_self = { 0 }, all = { 0 }, served = { 0 };
 	int covered = covering(a, name, &cover);
 	struct ap_buf d = { 0 }, cls = { 0 }, self_envs = { 0 };
 	const char *dot = strrchr(name, '.');
@@ -660,13 +643,19 @@ static void audit_unresolved(struct audit *a, const struct ap_docs_entry *e, con
 			    owner, dot + 1);
 		finding(a, e, name, NULL, AP_FINDING_NOT_FOUND, ap_buf_str(&d));
 	} else if (covered && !strchr(name + strlen(cover.v[0]->api) + 1, '.') &&
-		   reaches_known(&cover)) {
+		   reaches_known(&cover) && !reached_by(&cover, "__getattr__", 0, &served, &d)) {
 		ap_buf_addf(&d, "import %s, then getattr '%s': nothing in any measured torch",
 			    cover.v[0]->api, name + strlen(cover.v[0]->api) + 1);
 		finding(a, e, name, NULL, AP_FINDING_ABSENT, ap_buf_str(&d));
+	} else if (served.n) {
+		ap_buf_reset(&d);
+		ap_buf_addf(&d, "%s serves names through __getattr__, which no walk can list",
+			    cover.v[0]->api);
+		finding(a, e, name, NULL, AP_FINDING_NOT_SWEPT, ap_buf_str(&d));
 	} else
 		finding(a, e, name, NULL, AP_FINDING_NOT_SWEPT, covered ?
 			"no walk of the sweep lists what it is under" : "no catalog entry covers it");
+	free(served.v);
 	free(cover.v);
 	free(via.v);
 	free(on_self.v);

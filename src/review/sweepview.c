@@ -382,6 +382,44 @@ static int add_change(struct ap_matrix_diff *d, enum ap_diff_part p,
 	return 0;
 }
 
+/* Whether a present line of env in m carries a signature (a sweep at depth
+ * signature or deeper). */
+static int has_signatures(const struct ap_matrix *m, const char *env)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].status == AP_LSTATUS_PRESENT && m->v[i].signature.set &&
+		    !strcmp(m->v[i].env, env))
+			return 1;
+	return 0;
+}
+
+/* The line in ix of what l (a line of the other side) is a name of: its
+ * class (owner), else its module entry when l is one of the module's own
+ * names; NULL when neither is there or present. */
+static const struct ap_matrix_line *parent_in(const struct index *ix,
+					      const struct ap_matrix_line *l)
+{
+	const char *dot = strrchr(l->api, '.');
+	size_t n = strlen(l->module);
+	struct ap_matrix_line key = { .module = l->module };
+	if (l->owner)
+		key.api = l->owner;
+	else if (dot && (size_t)(dot - l->api) == n && !strncmp(l->api, l->module, n))
+		key.api = l->module;
+	else
+		return NULL;
+	const struct ap_matrix_line *p = line_in(ix, &key);
+	return is_present(p) ? p : NULL;
+}
+
+/* Whether ix holds the own line of l's catalog entry (api = module = the
+ * entry), whatever its status: that side walked what l lies under. */
+static int walked_entry(const struct index *ix, const struct ap_matrix_line *l)
+{
+	struct ap_matrix_line key = { .module = l->module, .api = l->module };
+	return line_in(ix, &key) != NULL;
+}
+
 /* Compares one API seen in both (x in a, y in b), both measured: its kind,
  * else its signature, else its verdict (a behaviour change). */
 static int compare(struct ap_matrix_diff *d, const struct ap_matrix_line *x,
@@ -389,7 +427,7 @@ static int compare(struct ap_matrix_diff *d, const struct ap_matrix_line *x,
 {
 	if (!ap_matrix_same_kind(x->kind, y->kind))
 		return add_change(d, AP_DIFF_KIND, x, y);
-	if (!ap_matrix_same_signature(&x->signature, &y->signature))
+	if (d->signatures && !ap_matrix_same_signature(&x->signature, &y->signature))
 		return add_change(d, AP_DIFF_SIGNATURE, x, y);
 	/* a verdict that follows from the change above is not news */
 	if (x->verdict != y->verdict)
@@ -404,13 +442,15 @@ int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_ma
 	int r = index_env(a, ea, &ia);
 	int rb = index_env(b, eb, &ib);
 	r = r ? r : rb;
-	*d = (struct ap_matrix_diff){ 0 };
+	*d = (struct ap_matrix_diff){ .signatures = has_signatures(a, ea) && has_signatures(b, eb) };
 	for (size_t i = 0; !r && i < b->n; i++) {
 		const struct ap_matrix_line *l = &b->v[i], *x;
 		if (strcmp(l->env, eb))
 			continue;
 		x = line_in(&ia, l);
-		if (is_present(l) && !is_present(x) && (!x || x->status == AP_LSTATUS_ABSENT))
+		if (is_present(l) && !x && !walked_entry(&ia, l))
+			d->uncompared++;
+		else if (is_present(l) && !is_present(x) && (!x || x->status == AP_LSTATUS_ABSENT))
 			r = add_change(d, AP_DIFF_ADDED, NULL, l);
 		else if (is_present(l) && is_present(x))
 			r = compare(d, x, l);
@@ -420,7 +460,19 @@ int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_ma
 		if (strcmp(l->env, ea) || !is_present(l))
 			continue;
 		y = line_in(&ib, l);
-		if (!y || y->status == AP_LSTATUS_ABSENT)
+		if (y && y->status != AP_LSTATUS_ABSENT)
+			continue;
+		if (!y && !walked_entry(&ib, l)) {
+			d->uncompared++;
+			continue;
+		}
+		/* no line in b: reached there through its class or module, or
+		 * possibly served by the module's __getattr__, is no removal */
+		const struct ap_matrix_line *p = parent_in(&ib, l);
+		if (p && (ap_matrix_strs_has(&p->reaches, strrchr(l->api, '.') + 1) ||
+			  (!l->owner && ap_matrix_strs_has(&p->reaches, "__getattr__"))))
+			r = add_change(d, AP_DIFF_UNLISTED, l, p);
+		else
 			r = add_change(d, AP_DIFF_REMOVED, l, NULL);
 	}
 	free(ia.v);
@@ -460,12 +512,16 @@ static const char *verdict_text(enum ap_line_verdict v)
 
 static void diff_line(struct ap_buf *out, enum ap_diff_part p, const struct ap_matrix_change *c)
 {
-	static const char *const what[AP_DIFF_NPARTS] = { "added", "removed", "signature", "kind",
-							  "behaviour" };
+	static const char *const what[AP_DIFF_NPARTS] = { "added", "removed", "unlisted",
+							  "signature", "kind", "behaviour" };
 	struct ap_buf line = { 0 }, a = { 0 }, b = { 0 };
-	const struct ap_matrix_line *side = c->b ? c->b : c->a;
+	const struct ap_matrix_line *side = c->b && p != AP_DIFF_UNLISTED ? c->b : c->a;
 	ap_buf_addf(&line, "%-10s %s", what[p], side->api);
-	if (p == AP_DIFF_ADDED || p == AP_DIFF_REMOVED)
+	if (p == AP_DIFF_UNLISTED)
+		ap_buf_addf(&line, ": no line of its own, %s %s", ap_matrix_strs_has(&c->b->reaches,
+			    strrchr(c->a->api, '.') + 1) ? "reached through" :
+			    "possibly served by the __getattr__ of", c->b->api);
+	else if (p == AP_DIFF_ADDED || p == AP_DIFF_REMOVED)
 		ap_buf_addf(&line, "  (%s)", text(side->kind));
 	else if (p == AP_DIFF_SIGNATURE) {
 		sig_text(&c->a->signature, &a);
@@ -488,8 +544,15 @@ void ap_matrix_diff_text(const struct ap_matrix_diff *diff, struct ap_buf *out)
 	for (int p = 0; p < AP_DIFF_NPARTS; p++)
 		for (size_t i = 0; i < diff->part[p].n; i++)
 			diff_line(out, (enum ap_diff_part)p, &diff->part[p].v[i]);
-	ap_buf_addf(out, "%zu added, %zu removed, %zu signature changes, %zu kind changes, "
-		    "%zu behaviour changes\n", diff->part[AP_DIFF_ADDED].n,
-		    diff->part[AP_DIFF_REMOVED].n, diff->part[AP_DIFF_SIGNATURE].n,
-		    diff->part[AP_DIFF_KIND].n, diff->part[AP_DIFF_BEHAVIOUR].n);
+	ap_buf_addf(out, "%zu added, %zu removed, %zu unlisted, %zu signature changes, "
+		    "%zu kind changes, %zu behaviour changes\n", diff->part[AP_DIFF_ADDED].n,
+		    diff->part[AP_DIFF_REMOVED].n, diff->part[AP_DIFF_UNLISTED].n,
+		    diff->part[AP_DIFF_SIGNATURE].n, diff->part[AP_DIFF_KIND].n,
+		    diff->part[AP_DIFF_BEHAVIOUR].n);
+	if (diff->uncompared)
+		ap_buf_addf(out, "%zu not compared: what they lie under was walked on one side "
+			    "only\n", diff->uncompared);
+	if (!diff->signatures)
+		ap_buf_adds(out, "signatures not compared: a side was swept without them "
+			    "(depth resolve)\n");
 }

@@ -31,8 +31,8 @@ int ap_sweepview_write(const char *dir, const struct ap_sweep_meta *meta, const 
 		       struct ap_buf *err);
 
 /* The parts of a diff, in the order they are listed. */
-enum ap_diff_part { AP_DIFF_ADDED, AP_DIFF_REMOVED, AP_DIFF_SIGNATURE, AP_DIFF_KIND,
-		    AP_DIFF_BEHAVIOUR, AP_DIFF_NPARTS };
+enum ap_diff_part { AP_DIFF_ADDED, AP_DIFF_REMOVED, AP_DIFF_UNLISTED, AP_DIFF_SIGNATURE,
+		    AP_DIFF_KIND, AP_DIFF_BEHAVIOUR, AP_DIFF_NPARTS };
 
 /* One change: the API's line in a and in b (added: a is NULL; removed: b
  * is NULL), borrowed from the matrices. */
@@ -47,21 +47,34 @@ struct ap_matrix_changes {
 
 struct ap_matrix_diff {
 	struct ap_matrix_changes part[AP_DIFF_NPARTS];
+	int signatures;   /* both sides were swept with signatures: compared */
+	size_t uncompared; /* present on one side, whose catalog entry the
+			    * other side did not walk at all: not compared */
 };
 
 /* The differences from matrix a's environment ea to matrix b's eb, into *d:
- * added (present in b, absent or without a line in a), removed (the other
- * way), and for an API present in both a kind that changed, else a
- * signature that changed, else a verdict that changed (consistent to
- * inconsistent, ...). APIs are (module, api) pairs, in the matrices' order.
+ * added (present in b, absent or without a line in a), removed (present in
+ * a, and in b neither a line nor reached: its module's or class's line in b
+ * does not list it among what getattr reaches there, and that module serves
+ * no names through a module-level __getattr__), unlisted (no line in b, but
+ * reached there: inherited from a base now, or possibly served by
+ * __getattr__; not a removal), and for an API present in both a kind that
+ * changed, else a signature that changed (only when both sides were swept
+ * at depth signature or deeper: signatures set 1; a side without them has
+ * nothing to compare), else a verdict that changed (consistent to
+ * inconsistent, ...). An API whose catalog entry one side did not walk at
+ * all (another catalog, a shard) is neither added nor removed: only
+ * counted, uncompared. APIs are (module, api) pairs, in the matrices' order.
  * d borrows the lines: a and b must outlive it. 0 or -ENOMEM. */
 int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_matrix *b,
 		   const char *eb, struct ap_matrix_diff *d);
 
 void ap_matrix_diff_free(struct ap_matrix_diff *d);
 
-/* diff as text lines: "added     API  (kind)", "removed ...", "signature
- * API: A -> B", "kind ...", "behaviour API: A -> B", then a count line.
+/* diff as text lines: "added     API  (kind)", "removed ...", "unlisted
+ * API: reached through X", "signature API: A -> B", "kind ...", "behaviour
+ * API: A -> B", then a count line, and lines saying how many were not
+ * compared and that signatures were not, when so.
  * Values escaped for a terminal. */
 void ap_matrix_diff_text(const struct ap_matrix_diff *diff, struct ap_buf *out);
 

@@ -4,11 +4,12 @@
 # every absent / not-found / instance-attribute / absent-in-version /
 # optional-dependency finding judged by tests/truth/judge (an independent
 # resolver run by each environment's own Python); a false finding fails.
+# The bookworm -> trixie diff: every "removed" judged in trixie's Python.
 # Then each shape the issue named, a test each: inherited, pybind, PropModule,
 # published private names, a plugin's method, a member set on self, a module
 # that a torch does not have, typing aliases that are no API.
 . "$(dirname "$0")/lib.sh"
-plan 20
+plan 27
 PAGES="$TOP/tests/truth/table-format-2-12-0"
 JUDGE="$TOP/tests/truth/judge"
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -61,5 +62,27 @@ old() {
 		"$ENV_ROOT" bookworm
 }
 needs bookworm -- old
+
+# bookworm -> trixie: a name is removed only when trixie does not reach it;
+# one inherited from a base now, or possibly served by a module's
+# __getattr__, is unlisted; and a diff of sweeps of two depths compares no
+# signatures.
+moved() {
+	run 0 resolve_sweep_of_bookworm_and_trixie_succeeds "$APIPARITY" sweep --env bookworm \
+		--env trixie --depth resolve --out "$T/bt"
+	run 0 diff_bookworm_trixie_succeeds "$APIPARITY" diff "$T/bt:bookworm" "$T/bt:trixie"
+	printf '%s\n' "$out" > "$T/diff.txt"
+	contains "$out" "^unlisted +torch\.cuda\.amp\.GradScaler\.get_scale: no line of its own, reached through torch\.cuda\.amp\.GradScaler$" \
+		an_inherited_member_is_unlisted_not_removed
+	run 0 every_removal_is_true_in_trixies_python "$PYTHON" "$JUDGE" --diff "$T/diff.txt" \
+		"$ENV_ROOT" trixie
+	printf 'torch.autograd.grad_mode            module\n' > "$T/gm.txt"
+	run 0 signature_sweep_of_grad_mode_succeeds "$APIPARITY" sweep --env trixie --catalog "$T/gm.txt" \
+		--out "$T/sig"
+	run 0 diff_across_depths_succeeds "$APIPARITY" diff "$T/bt:trixie" "$T/sig:trixie"
+	contains "$out" "^0 added, 0 removed, 0 unlisted, 0 signature changes, 0 kind changes, 0 behaviour changes$" \
+		diff_across_depths_compares_no_signatures
+}
+needs bookworm trixie -- moved
 
 done_testing
