@@ -405,6 +405,8 @@ def _sweep_api(api, key, owner, parent, name, obj, torch, root, depth):
         return d
     d["status"] = "present"
     d["kind"] = _kind(obj, parent, name)
+    if inspect.isclass(obj):
+        d["defined"] = _sweep_defined(obj)
     d["file"], d["line"] = _sweep_source(obj, root)
     fn = getattr(obj, "__func__", obj)
     d["pure_python"] = inspect.isfunction(getattr(fn, "fget", fn)) or \
@@ -426,6 +428,15 @@ def _sweep_api(api, key, owner, parent, name, obj, torch, root, depth):
         d["plugin_added"] = before is None
         d["patched"] = None if before is None else before != _sweep_identity(obj)
     return d
+
+
+def _sweep_defined(cls):
+    """Where a class is defined, as one dotted path: its module and
+    qualname (torch.distributions.von_mises.VonMises, whatever path the
+    walk found it by); None for a class made in a function."""
+    qn = _qualname(cls)
+    return qn if isinstance(qn, str) and "<" not in qn and \
+        isinstance(getattr(cls, "__module__", None), str) else None
 
 
 def _sweep_identity(obj):

@@ -12,7 +12,7 @@
 /* Every key of a line, in the order it is written. */
 static const char *const line_keys[] = {
 	"schema", "env", "module", "api", "key", "owner", "status", "kind", "file", "line",
-	"pure_python", "signature", "reaches", "on_self", "patched", "plugin_added", "check",
+	"defined", "pure_python", "signature", "reaches", "on_self", "patched", "plugin_added", "check",
 	"verdict", "reason",
 };
 #define NKEYS (sizeof(line_keys) / sizeof(line_keys[0]))
@@ -65,7 +65,7 @@ static void check_free(struct ap_matrix_check *c)
 void ap_matrix_line_free(struct ap_matrix_line *l)
 {
 	char **s[] = { &l->env, &l->module, &l->api, &l->key, &l->owner, &l->kind, &l->file,
-		       &l->reason };
+		       &l->defined, &l->reason };
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
 		free(*s[i]);
 	strs_free(&l->signature);
@@ -95,7 +95,8 @@ int ap_matrix_line_copy(struct ap_matrix_line *d, const struct ap_matrix_line *s
 	int fail = 0;
 	*d = *s;
 	char **f[] = { &d->env, &d->module, &d->api, &d->key, &d->owner, &d->kind, &d->file,
-		       &d->reason, &d->check.reason, &d->check.family, &d->check.digest };
+		       &d->defined, &d->reason, &d->check.reason, &d->check.family,
+		       &d->check.digest };
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		*f[i] = dup(*f[i], &fail);
 	fail |= strs_copy(&d->signature, &s->signature) != 0;
@@ -173,6 +174,7 @@ int ap_matrix_line_measured(struct ap_matrix_line *l, const json_t *o)
 		{ "owner", offsetof(struct ap_matrix_line, owner) },
 		{ "kind", offsetof(struct ap_matrix_line, kind) },
 		{ "file", offsetof(struct ap_matrix_line, file) },
+		{ "defined", offsetof(struct ap_matrix_line, defined) },
 		{ "reason", offsetof(struct ap_matrix_line, reason) },
 	};
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
@@ -256,7 +258,7 @@ json_t *ap_matrix_line_json(const struct ap_matrix_line *l)
 		json_string(AP_MATRIX_SCHEMA), jstr(l->env), jstr(l->module), jstr(l->api),
 		jstr(l->key), jstr(l->owner), json_string(ap_line_status_name(l->status)),
 		jstr(l->kind), jstr(l->file),
-		l->has_line ? json_integer((json_int_t)l->line) : json_null(),
+		l->has_line ? json_integer((json_int_t)l->line) : json_null(), jstr(l->defined),
 		jtri(l->pure_python), jstrs(&l->signature), jstrs(&l->reaches),
 		jstrs(&l->on_self), jtri(l->patched),
 		json_boolean(l->plugin_added), check_json(&l->check),
@@ -560,10 +562,10 @@ static const char *line_problem(const json_t *l)
 	if (v && !json_is_null(v) &&
 	    ap_line_verdict_parse(json_string_value(v)) == AP_LINE_VERDICT_UNKNOWN)
 		return "verdict is not one of consistent, inconsistent, not-run, absent";
-	static const char *const strs[] = { "key", "owner", "kind", "file", "reason" };
+	static const char *const strs[] = { "key", "owner", "kind", "file", "defined", "reason" };
 	for (size_t k = 0; k < sizeof(strs) / sizeof(strs[0]); k++)
 		if (!opt_str(json_object_get(l, strs[k])))
-			return "key, owner, kind, file and reason must be strings or null";
+			return "key, owner, kind, file, defined and reason must be strings or null";
 	v = json_object_get(l, "line");
 	if (v && !json_is_null(v) && !json_is_integer(v))
 		return "line must be a number or null";

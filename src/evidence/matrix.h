@@ -22,6 +22,9 @@
  *            "staticmethod" | "property" | "builtin" | "builtin-method" |
  *            "callable" | "value" | null,
  *    "file": "torch/autograd/grad_mode.py" | null, "line": 201 | null,
+ *    "defined": "torch.distributions.von_mises.VonMises" | null,
+ *                                           a class's identity: its module and
+ *                                           qualname, whatever path reached it
  *    "pure_python": true | false | null,
  *    "signature": ["clone(self)"] | null    every overload's text (depth
  *                                           signature and deeper), in order,
@@ -147,7 +150,7 @@ struct ap_matrix_check {
 struct ap_matrix_line {
 	char *env, *module, *api, *key, *owner;
 	enum ap_line_status status;
-	char *kind, *file;
+	char *kind, *file, *defined;
 	int has_line;                /* line is known (else null) */
 	long long line;
 	enum ap_tri pure_python;
@@ -177,7 +180,7 @@ void ap_matrix_line_free(struct ap_matrix_line *l);
 int ap_matrix_line_copy(struct ap_matrix_line *dst, const struct ap_matrix_line *src);
 
 /* Sets the measured fields of l that o holds under a line's keys (key,
- * owner, kind, file, line, pure_python, signature, reaches, on_self, patched, plugin_added,
+ * owner, kind, file, line, defined, pure_python, signature, reaches, on_self, patched, plugin_added,
  * reason): the worker's answer for one API; a value of another type than
  * due is taken as null. 0 or -ENOMEM. */
 int ap_matrix_line_measured(struct ap_matrix_line *l, const json_t *o);

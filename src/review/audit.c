@@ -223,6 +223,9 @@ struct audit {
 	json_t *by_key;      /* key -> [apis] (each once) */
 	json_t *members;     /* owner api -> [member apis] (each once) */
 	json_t *classes;     /* "env file:line" of a class -> [its apis] (each once) */
+	json_t *by_defined;  /* a class's module.qualname -> [its apis] (each once) */
+	json_t *tops;        /* the first part of every api: what a full path starts with */
+	json_t *audited;     /* class apis whose members were audited for sub-entries */
 	struct env_product *products;
 	size_t nproducts;
 	json_t *listed;      /* resolved apis the pages have an entry for */
@@ -310,6 +313,9 @@ static void audit_index(struct audit *a)
 	a->by_key = json_object();
 	a->members = json_object();
 	a->classes = json_object();
+	a->by_defined = json_object();
+	a->tops = json_object();
+	a->audited = json_object();
 	a->listed = json_object();
 	if (env_products(a))
 		a->oom = 1;
@@ -346,6 +352,11 @@ static void audit_index(struct audit *a)
 			push_unique(a->members, l->owner, l->api);
 		if (class_id(l, &id))
 			push_unique(a->classes, ap_buf_str(&id), l->api);
+		if (l->defined && l->status == AP_LSTATUS_PRESENT)
+			push_unique(a->by_defined, l->defined, l->api);
+		ap_buf_reset(&id);
+		ap_buf_add(&id, l->api, strcspn(l->api, "."));
+		json_object_set_new(a->tops, ap_buf_str(&id), json_true());
 	}
 	ap_buf_free(&id);
 }
@@ -357,26 +368,40 @@ static const char *last_name(const char *api)
 	return dot ? dot + 1 : api;
 }
 
+/* The apis of the same class as api, api first: those whose lines share a
+ * line's identity, by file and line (class_id) or by where it is defined
+ * (torch.sparse.Tensor is torch.Tensor). A new array, each api once. */
+static json_t *same_class(const struct audit *a, const char *api)
+{
+	struct ap_buf id = { 0 };
+	json_t *out = json_array(), *alias;
+	const struct group *g = group_of(a, api);
+	size_t k;
+	add_unique(out, api);
+	for (size_t i = 0; g && i < g->n; i++) {
+		if (class_id(g->v[i], &id))
+			json_array_foreach(json_object_get(a->classes, ap_buf_str(&id)), k, alias)
+				add_unique(out, json_string_value(alias));
+		if (g->v[i]->defined)
+			json_array_foreach(json_object_get(a->by_defined, g->v[i]->defined), k, alias)
+				add_unique(out, json_string_value(alias));
+	}
+	ap_buf_free(&id);
+	return out;
+}
+
 /* The members of class api by name: its own, and those of the same class
  * reached by another path (torch.autograd.Function is
  * torch.autograd.function's Function, whose entry walks its members).
  * A new object, member name -> [member apis], its own first. */
 static json_t *members_of(const struct audit *a, const char *api)
 {
-	struct ap_buf id = { 0 };
-	json_t *out = json_object(), *alias, *m;
-	const struct group *g = group_of(a, api);
+	json_t *out = json_object(), *aliases = same_class(a, api), *alias, *m;
 	size_t k, j;
-	json_array_foreach(json_object_get(a->members, api), j, m)
-		push_unique(out, last_name(json_string_value(m)), json_string_value(m));
-	for (size_t i = 0; g && i < g->n; i++) {
-		if (!class_id(g->v[i], &id))
-			continue;
-		json_array_foreach(json_object_get(a->classes, ap_buf_str(&id)), k, alias)
-			json_array_foreach(json_object_get(a->members, json_string_value(alias)), j, m)
-				push_unique(out, last_name(json_string_value(m)), json_string_value(m));
-	}
-	ap_buf_free(&id);
+	json_array_foreach(aliases, k, alias)
+		json_array_foreach(json_object_get(a->members, json_string_value(alias)), j, m)
+			push_unique(out, last_name(json_string_value(m)), json_string_value(m));
+	json_decref(aliases);
 	return out;
 }
 
@@ -406,12 +431,50 @@ static const char *shortest(const json_t *candidates)
 	return best;
 }
 
+/* The api a full dotted path names by identity, or NULL: the api itself;
+ * else a class by where it is defined (torch.distributions.von_mises.VonMises
+ * is the class the walk found as torch.distributions.VonMises); else its
+ * parent so resolved and the member by name, on any path to that class
+ * (members_of). */
+static const char *resolve_path(const struct audit *a, const char *name, int depth)
+{
+	const struct group *g = group_of(a, name);
+	if (g)
+		return g->v[0]->api;
+	const char *r = shortest(json_object_get(a->by_defined, name));
+	const char *dot = strrchr(name, '.');
+	if (r || !dot || depth > 16)
+		return r;
+	char *parent = strndup(name, (size_t)(dot - name));
+	const char *p = parent ? resolve_path(a, parent, depth + 1) : NULL;
+	json_t *members = p ? members_of(a, p) : NULL;
+	g = group_of(a, json_string_value(json_array_get(json_object_get(members, dot + 1), 0)));
+	json_decref(members);
+	free(parent);
+	return g ? g->v[0]->api : NULL;
+}
+
+/* Whether name is a full path: its first part is the first part of some
+ * api (torch.…), which is then resolved by identity alone, never by a
+ * suffix that another class shares. */
+static int full_path(const struct audit *a, const char *name)
+{
+	char top[128];
+	size_t n = strcspn(name, ".");
+	if (n >= sizeof(top) || !name[n])
+		return 0;
+	memcpy(top, name, n);
+	top[n] = '\0';
+	return json_object_get(a->tops, top) != NULL;
+}
+
 /* The matrix api a page's name stands for (see audit.h), or NULL. */
 static const char *resolve(const struct audit *a, const char *name)
 {
-	if (group_of(a, name))
-		return name;
-	const char *r = shortest(json_object_get(a->by_key, name));
+	const char *r = resolve_path(a, name, 0);
+	if (r || full_path(a, name))
+		return r;
+	r = shortest(json_object_get(a->by_key, name));
 	if (r)
 		return r;
 	/* torch.autograd.FunctionCtx.mark_dirty: the page's path to the class
@@ -569,38 +632,26 @@ static int reaches_known(const struct group *g)
 static void audit_claims(struct audit *a, const struct ap_docs_entry *e, const char *name,
 			 const char *api, const struct group *ls);
 
-/* The lines of api and of every other path to the same class (its identity
- * in members_of: torch.TypedStorage is torch.storage.TypedStorage, whose
+/* The lines of api and of every other path to the same class
+ * (same_class: torch.TypedStorage is torch.storage.TypedStorage, whose
  * entry walks its members), into *out (its v to free); NULL when api has no
  * lines. */
 static const struct group *with_aliases(const struct audit *a, const char *api,
 					struct group *out)
 {
-	struct ap_buf id = { 0 };
 	const struct group *g = group_of(a, api);
-	json_t *seen = json_object(), *alias;
-	size_t k;
+	json_t *aliases = g ? same_class(a, api) : NULL, *alias;
+	size_t k, total = 0;
 	*out = (struct group){ 0 };
-	if (!g || !seen) {
-		json_decref(seen);
-		return g;
+	json_array_foreach(aliases, k, alias)
+		total += group_of(a, json_string_value(alias))->n;
+	out->v = aliases ? calloc(total ? total : 1, sizeof(*out->v)) : NULL;
+	json_array_foreach(aliases, k, alias) {
+		const struct group *ag = group_of(a, json_string_value(alias));
+		for (size_t i = 0; out->v && i < ag->n; i++)
+			out->v[out->n++] = ag->v[i];
 	}
-	json_object_set_new(seen, api, json_true());
-	for (size_t i = 0; i < g->n; i++)
-		if (class_id(g->v[i], &id))
-			json_array_foreach(json_object_get(a->classes, ap_buf_str(&id)), k, alias)
-				json_object_set_new(seen, json_string_value(alias), json_true());
-	size_t total = 0;
-	const char *key;
-	json_t *v;
-	json_object_foreach(seen, key, v)
-		total += group_of(a, key) ? group_of(a, key)->n : 0;
-	out->v = calloc(total ? total : 1, sizeof(*out->v));
-	json_object_foreach(seen, key, v)
-		for (size_t i = 0; out->v && i < group_of(a, key)->n; i++)
-			out->v[out->n++] = group_of(a, key)->v[i];
-	json_decref(seen);
-	ap_buf_free(&id);
+	json_decref(aliases);
 	return out->v ? out : g;
 }
 
@@ -768,6 +819,14 @@ static void audit_missing(struct audit *a, const struct ap_docs_entry *e)
 	struct ap_buf name = { 0 };
 	normalise(e->api, &name);
 	const char *api = e->kind != AP_DOCS_METHOD ? resolve(a, ap_buf_str(&name)) : NULL;
+	json_t *aliases = api ? same_class(a, api) : NULL, *alias;
+	size_t k;
+	json_array_foreach(aliases, k, alias)
+		if (json_object_get(a->audited, json_string_value(alias)))
+			api = NULL; /* a class on two pages, by any path: said once */
+	json_array_foreach(aliases, k, alias)
+		json_object_set_new(a->audited, json_string_value(alias), json_true());
+	json_decref(aliases);
 	json_t *members = api ? members_of(a, api) : NULL, *apis;
 	const char *member;
 	json_object_foreach(members, member, apis) {
@@ -831,6 +890,9 @@ int ap_docs_audit(const struct ap_docs_entries *entries, const struct ap_docs_en
 	json_decref(a.by_key);
 	json_decref(a.members);
 	json_decref(a.classes);
+	json_decref(a.by_defined);
+	json_decref(a.tops);
+	json_decref(a.audited);
 	free(a.products);
 	json_decref(a.listed);
 	if (a.oom) {

@@ -491,6 +491,50 @@ static void unlisted_names_are_judged_by_what_getattr_reaches(void **state)
 	ap_matrix_free(&l);
 }
 
+/* A full path resolves by identity alone: a class named by the module
+ * that defines it is the class the walk found under its re-export, with
+ * its members; a path whose class is another one's namesake is not that
+ * class (no suffix fallback); and a class listed on two pages, by two
+ * paths, gets its missing sub-entries said once. */
+static void full_paths_resolve_by_identity_and_missing_members_are_said_once(void **state)
+{
+	(void)state;
+	static const char page[] =
+		"|API名称|是否支持|限制与说明|\n|--|--|--|\n"
+		"|torch.m.defining.C|是|-|\n"
+		"|torch.m.defining.C.go|是|-|\n"
+		"|torch.other.C.go|是|-|\n"
+		"|torch.m.C|是|-|\n";
+	struct ap_docs_entries e = parse(page, "torch-m.md");
+	struct sweep w = sweep_open();
+	struct ap_matrix l = small_matrix();
+	add(&l, "a2", "torch.m", "torch.m.C.stop", "method", "torch.m.C", "stop(self)");
+	add(&l, "a3", "torch.m", "torch.m.C.stop", "method", "torch.m.C", "stop(self)");
+	for (size_t i = 0; i < l.n; i++)
+		if (!strcmp(l.v[i].api, "torch.m.C"))
+			l.v[i].defined = strdup("torch.m.defining.C");
+	ap_matrix_sort(&l, envs, 2);
+	ap_matrix_judge(&l, NULL);
+	struct ap_docs_findings all = audit(&e, &w, &l), *fs = &all;
+	const struct ap_docs_finding *c = finding(fs, "torch.m.defining.C", AP_FINDING_CONTRADICTED);
+	assert_non_null(c);
+	assert_string_equal(c->resolved, "torch.m.C");
+	const struct ap_docs_finding *go = finding(fs, "torch.m.defining.C.go", AP_FINDING_BACKED);
+	assert_non_null(go);
+	assert_string_equal(go->resolved, "torch.m.C.go");
+	/* no catalog entry covers torch.other: nothing of torch.m.C is claimed */
+	assert_non_null(finding(fs, "torch.other.C.go", AP_FINDING_NOT_SWEPT));
+	/* stop is missing under the class's first entry, once */
+	const struct ap_docs_finding *miss =
+		finding(fs, "torch.m.defining.C.stop", AP_FINDING_MISSING_SUB_ENTRY);
+	assert_non_null(miss);
+	assert_null(finding(fs, "torch.m.C.stop", AP_FINDING_MISSING_SUB_ENTRY));
+	ap_docs_findings_free(&all);
+	ap_docs_entries_free(&e);
+	sweep_close(&w);
+	ap_matrix_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +545,7 @@ int main(void)
 		cmocka_unit_test(members_of_a_class_reached_by_another_path_count),
 		cmocka_unit_test(api_table_rows_are_audited_and_pages_name_their_formats),
 		cmocka_unit_test(unlisted_names_are_judged_by_what_getattr_reaches),
+		cmocka_unit_test(full_paths_resolve_by_identity_and_missing_members_are_said_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

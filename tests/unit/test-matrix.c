@@ -183,14 +183,14 @@ static void matrix_renders_canonically_and_reads_back(void **state)
 	assert_string_equal(ap_buf_str(&out),
 		"{\"schema\":\"apiparity.matrix/1\",\"env\":\"trixie\",\"module\":\"torch.m\","
 		"\"api\":\"torch.m.a\",\"key\":\"torch.m.a\",\"owner\":null,\"status\":\"present\","
-		"\"kind\":\"function\",\"file\":null,\"line\":null,\"pure_python\":null,"
+		"\"kind\":\"function\",\"file\":null,\"line\":null,\"defined\":null,\"pure_python\":null,"
 		"\"signature\":[\"a(x: 'é')\"],\"reaches\":null,\"on_self\":null,\"patched\":null,"
 		"\"plugin_added\":false,\"check\":null,\"verdict\":\"consistent\",\"reason\":null}\n");
 	/* every field of a line comes back as it was written */
 	const char *full =
 		"{\"schema\":\"apiparity.matrix/1\",\"env\":\"sid\",\"module\":\"torch.m\","
 		"\"api\":\"torch.m.C.f\",\"key\":\"C.f\",\"owner\":\"torch.m.C\",\"status\":\"present\","
-		"\"kind\":\"method\",\"file\":\"torch/m.py\",\"line\":12,\"pure_python\":true,"
+		"\"kind\":\"method\",\"file\":\"torch/m.py\",\"line\":12,\"defined\":\"torch.m.C\",\"pure_python\":true,"
 		"\"signature\":[\"f(self)\",\"f(self, x)\"],\"reaches\":[\"__init__\",\"zero_grad\"],"
 		"\"on_self\":[],\"patched\":false,\"plugin_added\":true,"
 		"\"check\":{\"status\":\"inconsistent\",\"reason\":\"r\",\"family\":\"mode-context\","
