@@ -73,11 +73,10 @@ def _sweep_reaches(obj, listed, rules):
     plain, out = set(dir(obj)), []
     names = _sweep_names(obj)
     if module:
-        names |= _sweep_submodules(obj)
-        plain |= names
+        plain |= _sweep_submodules(obj)  # import reaches them
+        names |= plain
     else:
         names |= _sweep_meta_names(obj)
-        plain |= names
     for n in names:
         if not isinstance(n, str) or n in listed or not n.isidentifier() or not n.isascii():
             continue

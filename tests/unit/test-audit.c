@@ -452,12 +452,14 @@ static void unlisted_names_are_judged_by_what_getattr_reaches(void **state)
 		"|torch.m.C.data|是|-|\n"
 		"|torch.m.C.npu|是|-|\n"
 		"|torch.m.gone|是|-|\n"
-		"|torch.m.D.x|是|-|\n";
+		"|torch.m.D.x|是|-|\n"
+		"|torch.n.gone|是|-|\n";
 	struct ap_docs_entries e = parse(page, "torch-m.md");
 	struct sweep w = sweep_open();
 	struct ap_matrix l = small_matrix();
 	add(&l, "a2", "torch.m", "torch.m.D", "class", NULL, "D()");
 	add(&l, "a3", "torch.m", "torch.m.D", "class", NULL, "D()");
+	add(&l, "a2", "torch.n", "torch.n", "module", NULL, NULL); /* reaches unrecorded */
 	ap_matrix_sort(&l, envs, 2);
 	ap_matrix_judge(&l, NULL);
 	/* zero_grad reached in a3 only: A2's ✔ is contradicted there */
@@ -485,6 +487,9 @@ static void unlisted_names_are_judged_by_what_getattr_reaches(void **state)
 	const struct ap_docs_finding *x = finding(fs, "torch.m.D.x", AP_FINDING_NOT_SWEPT);
 	assert_non_null(x);
 	assert_non_null(strstr(x->detail, "did not record what getattr reaches on torch.m.D"));
+	const struct ap_docs_finding *n = finding(fs, "torch.n.gone", AP_FINDING_NOT_SWEPT);
+	assert_non_null(n);
+	assert_non_null(strstr(n->detail, "no walk of the sweep lists what it is under"));
 	ap_docs_findings_free(&all);
 	ap_docs_entries_free(&e);
 	sweep_close(&w);
