@@ -468,18 +468,46 @@ static int full_path(const struct audit *a, const char *name)
 	return json_object_get(a->tops, top) != NULL;
 }
 
+/* A full path the matrix does not hold as written (the page's path to a
+ * class is not where torch keeps it: torch.autograd.FunctionCtx.mark_dirty
+ * is torch.autograd.function.FunctionCtx.mark_dirty): the one api under
+ * the page's package (the path but its last two parts) that ends with
+ * those two parts; NULL when none or several (torch.autograd.Node.name is
+ * torch.autograd.graph.Node.name, never torch.fx.Node.name). */
+static const char *resolve_under(const struct audit *a, const char *name)
+{
+	const char *last = strrchr(name, '.'), *prev = last;
+	while (prev && prev > name && prev[-1] != '.')
+		prev--;
+	if (!last || !prev || prev == name)
+		return NULL;
+	size_t plen = (size_t)(prev - name), tlen = strlen(prev);
+	const char *api, *r = NULL;
+	json_t *v;
+	int n = 0;
+	json_object_foreach(a->by_api, api, v) {
+		size_t m = strlen(api);
+		if (m > plen + tlen && !strncmp(api, name, plen) && api[m - tlen - 1] == '.' &&
+		    !strcmp(api + m - tlen, prev) && n++ == 0)
+			r = api;
+	}
+	(void)v;
+	return n == 1 ? r : NULL;
+}
+
 /* The matrix api a page's name stands for (see audit.h), or NULL. */
 static const char *resolve(const struct audit *a, const char *name)
 {
 	const char *r = resolve_path(a, name, 0);
-	if (r || full_path(a, name))
+	if (r)
 		return r;
+	if (full_path(a, name))
+		return resolve_under(a, name);
 	r = shortest(json_object_get(a->by_key, name));
 	if (r)
 		return r;
-	/* torch.autograd.FunctionCtx.mark_dirty: the page's path to the class
-	 * is not where torch keeps it (torch.autograd.function), but the class
-	 * and member are what the matrix keys it by */
+	/* FunctionCtx.save_for_backward: the class and member are what the
+	 * matrix keys it by */
 	const char *last = strrchr(name, '.'), *prev = last;
 	while (prev && prev > name && prev[-1] != '.')
 		prev--;

@@ -509,12 +509,18 @@ static void full_paths_resolve_by_identity_and_missing_members_are_said_once(voi
 		"|torch.m.defining.C|是|-|\n"
 		"|torch.m.defining.C.go|是|-|\n"
 		"|torch.other.C.go|是|-|\n"
-		"|torch.m.C|是|-|\n";
+		"|torch.m.C|是|-|\n"
+		"|torch.m.K.run|是|-|\n"
+		"|torch.K.run|是|-|\n";
 	struct ap_docs_entries e = parse(page, "torch-m.md");
 	struct sweep w = sweep_open();
 	struct ap_matrix l = small_matrix();
 	add(&l, "a2", "torch.m", "torch.m.C.stop", "method", "torch.m.C", "stop(self)");
 	add(&l, "a3", "torch.m", "torch.m.C.stop", "method", "torch.m.C", "stop(self)");
+	for (size_t i = 0; i < 2; i++) {
+		add(&l, envs[i], "torch.m.sub", "torch.m.sub.K.run", "method", "torch.m.sub.K", "run()");
+		add(&l, envs[i], "torch.x", "torch.x.K.run", "method", "torch.x.K", "run()");
+	}
 	for (size_t i = 0; i < l.n; i++)
 		if (!strcmp(l.v[i].api, "torch.m.C"))
 			l.v[i].defined = strdup("torch.m.defining.C");
@@ -534,6 +540,12 @@ static void full_paths_resolve_by_identity_and_missing_members_are_said_once(voi
 		finding(fs, "torch.m.defining.C.stop", AP_FINDING_MISSING_SUB_ENTRY);
 	assert_non_null(miss);
 	assert_null(finding(fs, "torch.m.C.stop", AP_FINDING_MISSING_SUB_ENTRY));
+	/* a page's path to a class torch keeps deeper: the one namesake under
+	 * the page's package; several namesakes: none of them */
+	const struct ap_docs_finding *k = finding(fs, "torch.m.K.run", AP_FINDING_BACKED);
+	assert_non_null(k);
+	assert_string_equal(k->resolved, "torch.m.sub.K.run");
+	assert_non_null(finding(fs, "torch.K.run", AP_FINDING_NOT_SWEPT));
 	ap_docs_findings_free(&all);
 	ap_docs_entries_free(&e);
 	sweep_close(&w);
