@@ -62,6 +62,9 @@ static void limits_match_backend_op_type_and_message(void **state)
 	assert_null(ap_limit_match(&l, "cuda", "torch.matmul", "RuntimeError", msg));
 	assert_null(ap_limit_match(&l, "openregx", "torch.matmul", "RuntimeError", msg));
 	assert_null(ap_limit_match(&l, "cpu", "torch.matmul", "RuntimeError", msg));
+	/* a type the backend's name starts with; one of the same length */
+	assert_null(ap_limit_match(&l, "open:0", "torch.matmul", "RuntimeError", msg));
+	assert_null(ap_limit_match(&l, "openrex", "torch.matmul", "RuntimeError", msg));
 	/* another exception type, another message: not this limit */
 	assert_null(ap_limit_match(&l, "openreg", "torch.matmul", "TypeError", msg));
 	assert_null(ap_limit_match(&l, "openreg", "torch.matmul", "RuntimeError",
