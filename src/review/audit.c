@@ -830,6 +830,18 @@ static void audit_entry(struct audit *a, const struct ap_docs_entry *e)
 	ap_buf_free(&d);
 }
 
+/* Whether a member of this kind is called (written with "()"): not a value,
+ * a property or an enum's member. */
+static int called(const char *kind)
+{
+	static const char *const calls[] = { "method", "classmethod", "staticmethod", "function",
+					     "builtin", "builtin-method", "callable", "class" };
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strcmp(kind, calls[i]))
+			return 1;
+	return 0;
+}
+
 /* Whether any of apis has an entry on the pages. */
 static int any_listed(const struct audit *a, const json_t *apis)
 {
@@ -866,8 +878,9 @@ static void audit_missing(struct audit *a, const struct ap_docs_entry *e)
 			continue;
 		}
 		ap_buf_addf(&sub, "%s.%s", ap_buf_str(&name), member);
-		ap_buf_addf(&d, "the pages list %s but not its %s %s() (measured consistent in %s)",
-			    ap_buf_str(&name), kind_of(first_present(ls)), member,
+		const char *kind = kind_of(first_present(ls));
+		ap_buf_addf(&d, "the pages list %s but not its %s %s%s (measured consistent in %s)",
+			    ap_buf_str(&name), kind, member, called(kind) ? "()" : "",
 			    ap_buf_str(&envs));
 		finding(a, e, ap_buf_str(&sub), mapi, AP_FINDING_MISSING_SUB_ENTRY, ap_buf_str(&d));
 		ap_buf_free(&envs);

@@ -287,6 +287,19 @@ static int add_product(struct ap_page *pg, struct ap_span product, int supported
 	return 0;
 }
 
+/* Whether mark is ✔ (check) or ✘ (!check), as the character or as the
+ * HTML entities a page may spell it with (`&#10004;`, `&#x2714;`): the
+ * rendered page shows the same mark. */
+static int is_mark(struct ap_span mark, int check)
+{
+	static const char *const yes[] = { AP_CHECK, "&#10004;", "&#x2714;", "&#X2714;" };
+	static const char *const no[] = { AP_CROSS, "&#10008;", "&#x2718;", "&#X2718;" };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		if (docs_eq(mark, check ? yes[i] : no[i]))
+			return 1;
+	return 0;
+}
+
 /* One data row `| <term>product</term> | ✔ |`; -1 when it is not that. */
 static int table_row(struct ap_page *pg, struct ap_span l)
 {
@@ -305,9 +318,9 @@ static int table_row(struct ap_page *pg, struct ap_span l)
 	mark = trim(mark);
 	if (!docs_term(&cell, &product) || !product.n || !docs_blank(cell))
 		return -1;
-	if (!docs_eq(mark, AP_CHECK) && !docs_eq(mark, AP_CROSS))
+	if (!is_mark(mark, 1) && !is_mark(mark, 0))
 		return -1;
-	return add_product(pg, product, docs_eq(mark, AP_CHECK));
+	return add_product(pg, product, is_mark(mark, 1));
 }
 
 /* A separator row such as `| ---- | :----: |`. */

@@ -517,6 +517,8 @@ static void full_paths_resolve_by_identity_and_missing_members_are_said_once(voi
 	struct ap_matrix l = small_matrix();
 	add(&l, "a2", "torch.m", "torch.m.C.stop", "method", "torch.m.C", "stop(self)");
 	add(&l, "a3", "torch.m", "torch.m.C.stop", "method", "torch.m.C", "stop(self)");
+	add(&l, "a2", "torch.m", "torch.m.C.size", "property", "torch.m.C", NULL);
+	add(&l, "a3", "torch.m", "torch.m.C.size", "property", "torch.m.C", NULL);
 	for (size_t i = 0; i < 2; i++) {
 		add(&l, envs[i], "torch.m.sub", "torch.m.sub.K.run", "method", "torch.m.sub.K", "run()");
 		add(&l, envs[i], "torch.x", "torch.x.K.run", "method", "torch.x.K", "run()");
@@ -540,6 +542,12 @@ static void full_paths_resolve_by_identity_and_missing_members_are_said_once(voi
 		finding(fs, "torch.m.defining.C.stop", AP_FINDING_MISSING_SUB_ENTRY);
 	assert_non_null(miss);
 	assert_null(finding(fs, "torch.m.C.stop", AP_FINDING_MISSING_SUB_ENTRY));
+	assert_non_null(strstr(miss->detail, "not its method stop() (measured"));
+	/* a property is not called: no "()" */
+	const struct ap_docs_finding *size =
+		finding(fs, "torch.m.defining.C.size", AP_FINDING_MISSING_SUB_ENTRY);
+	assert_non_null(size);
+	assert_non_null(strstr(size->detail, "not its property size (measured"));
 	/* a page's path to a class torch keeps deeper: the one namesake under
 	 * the page's package; several namesakes: none of them */
 	const struct ap_docs_finding *k = finding(fs, "torch.m.K.run", AP_FINDING_BACKED);

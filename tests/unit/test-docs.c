@@ -302,6 +302,23 @@ static void table_page_class_without_its_own_support_is_unreadable_at_its_line(v
 	free(text);
 }
 
+/* A mark spelled as an HTML entity (the 2.12 pages' torch.nn entries) is
+ * the mark the rendered page shows; any other entity is no mark. */
+static void table_marks_spelled_as_html_entities_are_read(void **state)
+{
+	(void)state;
+	json_t *a = parse("### torch.m.f\n\n**支持情况**：\n\n| 硬件 | 是否支持 |\n| ---- | :----: |\n"
+			  "| <term>A</term> | &#10004; |\n| <term>B</term> | &#x2718; |\n\n"
+			  "### torch.m.g\n\n**支持情况**：\n\n| 硬件 | 是否支持 |\n| ---- | :----: |\n"
+			  "| <term>A</term> | &#10003; |\n");
+	const json_t *f = entry(a, "torch.m.f");
+	assert_string_equal(str(f, "format"), "table");
+	assert_int_equal(supported(f, "A"), 1);
+	assert_int_equal(supported(f, "B"), 0);
+	assert_string_equal(str(entry(a, "torch.m.g"), "format"), "unreadable");
+	json_decref(a);
+}
+
 static void table_page_limits_list_is_joined_and_text_before_code_kept(void **state)
 {
 	(void)state;
@@ -1071,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(table_page_method_is_class_api_and_name_not_the_link_text),
 		cmocka_unit_test(table_page_class_without_its_own_support_is_unreadable_at_its_line),
 		cmocka_unit_test(table_page_limits_list_is_joined_and_text_before_code_kept),
+		cmocka_unit_test(table_marks_spelled_as_html_entities_are_read),
 		cmocka_unit_test(list_page_reads_backward_supported_everywhere_with_limits),
 		cmocka_unit_test(list_page_reads_function_class_and_its_methods),
 		cmocka_unit_test(load_reads_every_real_page_sorted_with_relative_names),
