@@ -310,45 +310,41 @@ def _sweep_key(owner, name):
 _CLASS_LINES = {}
 
 
-def _on_self(cls_node):
-    """The names a class's own code assigns on self (self.X = ..., self.X:
-    T = ..., self.X += ...), in any of its methods."""
-    import ast
-    names = set()
-    for node in ast.walk(cls_node):
-        targets = node.targets if isinstance(node, ast.Assign) else \
-            [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else ()
-        for t in targets:
-            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and \
-                    t.value.id == "self":
-                names.add(t.attr)
-    return names
+# self.X = ..., self.X: T = ..., self.X += ... (not self.X == ...): a regular
+# expression over a class's own lines, far cheaper than walking its tree.
+import re  # noqa: E402 (the sweep's own; the bundle's modules import as they need)
+_ON_SELF = re.compile(r"\bself\.([A-Za-z_]\w*)\s*(?::[^=\n]*)?"
+                      r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
 
 
 def _class_info(path, qualname):
     """(line, names assigned on self) of class qualname in path, or None: one
-    ast parse per file, however many classes it defines (inspect parses the
-    file again for each)."""
+    parse per file, however many classes it defines (inspect parses the
+    file again for each); the names are what the class's own lines assign
+    on self, in any of its methods."""
     import ast
     if path not in _CLASS_LINES:
-        found = {}
+        found, text = {}, b""
         try:
             with open(path, "rb") as f:
-                tree = ast.parse(f.read())
+                text = f.read()
+            tree = ast.parse(text)
         except (OSError, SyntaxError, ValueError):
             tree = None
 
         def visit(node, prefix):
             for c in getattr(node, "body", ()):
                 if isinstance(c, ast.ClassDef):
-                    found.setdefault(prefix + c.name, (c.lineno, c))
+                    found.setdefault(prefix + c.name, (c.lineno, c.end_lineno))
                     visit(c, prefix + c.name + ".")
         if tree is not None:
             visit(tree, "")
-        _CLASS_LINES[path] = found
-    info = _CLASS_LINES[path].get(qualname)
+        _CLASS_LINES[path] = (found, text)
+    found, text = _CLASS_LINES[path]
+    info = found.get(qualname)
     if info is not None and not isinstance(info[1], set):
-        info = _CLASS_LINES[path][qualname] = (info[0], _on_self(info[1]))
+        lines = text.decode("utf-8", "replace").split("\n")[info[0] - 1:info[1]]
+        info = found[qualname] = (info[0], set(_ON_SELF.findall("\n".join(lines))))
     return info
 
 
@@ -357,12 +353,14 @@ def _class_line(path, qualname):
     return info[0] if info else None
 
 
-def _sweep_on_self(cls, reached):
+def _sweep_on_self(cls, reached, rules):
     """The names that cls or a torch class of its MRO assigns on self in its
     source and that getattr does not reach on the class itself: members set
     only on instances, with the source to show it (sorted)."""
     names = set()
     for klass in getattr(cls, "__mro__", ()):
+        if not _sweep_under(getattr(klass, "__module__", None) or "", rules["own"]):
+            continue  # the standard library's classes (enum, typing) are not read
         mod = sys.modules.get(getattr(klass, "__module__", None) or "")
         path = getattr(mod, "__file__", None)
         if isinstance(path, str) and path.endswith(".py"):
@@ -507,7 +505,8 @@ def _sweep_walked(req, apis, walked, skip, rules):
         try:
             d["reaches"] = _sweep_reaches(obj, listed, rules)
             if inspect.isclass(obj):
-                d["on_self"] = _sweep_on_self(obj, listed | set(d["reaches"]) | set(dir(obj)))
+                d["on_self"] = _sweep_on_self(obj, listed | set(d["reaches"]) | set(dir(obj)),
+                                              rules)
         except Exception:
             continue  # what getattr reaches is a help to the audit, not a measurement
 

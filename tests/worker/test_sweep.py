@@ -189,13 +189,14 @@ class Reaches(unittest.TestCase):
         with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
             f.write("class A:\n    kept = 1\n    def __init__(self):\n"
                     "        self.data = 1\n        self.kept = 2\n        self.n: int = 0\n"
-                    "        self.n += 1\n        other.x = 3\n")
+                    "        self.n += 1\n        other.x = 3\n        if self.flag == 1:\n"
+                    "            pass\n")
         self.addCleanup(os.unlink, f.name)
         with open(f.name) as src:
             mod = self._module("torch.fake_self", src.read())
         mod.__file__ = f.name
         mod.A.__module__ = "torch.fake_self"
-        self.assertEqual(W._sweep_on_self(mod.A, set(dir(mod.A))), ["data", "n"])
+        self.assertEqual(W._sweep_on_self(mod.A, set(dir(mod.A)), RULES), ["data", "n"])
 
     def test_a_missing_module_or_class_is_absent_a_missing_package_is_not(self):
         def err(name):
