@@ -435,6 +435,83 @@ static int compare(struct ap_matrix_diff *d, const struct ap_matrix_line *x,
 	return 0;
 }
 
+/* The present class line in ix defined as def (its identity) at a path
+ * other than api, the first by path; NULL when none (or def is NULL). */
+static const struct ap_matrix_line *defined_in(const struct index *ix, const char *def,
+					       const char *api)
+{
+	const struct ap_matrix_line *best = NULL;
+	for (size_t i = 0; def && i < ix->n; i++) {
+		const struct ap_matrix_line *l = ix->v[i];
+		if (is_present(l) && l->defined && !strcmp(l->defined, def) && strcmp(l->api, api) &&
+		    (!best || strcmp(l->api, best->api) < 0))
+			best = l;
+	}
+	return best;
+}
+
+/* Where l (present in a, with no line in b) went in b: the class of the
+ * same definition at another path, or l's namesake member of it; NULL when
+ * neither. */
+static const struct ap_matrix_line *moved_to(const struct index *ia, const struct index *ib,
+					     const struct ap_matrix_line *l)
+{
+	if (l->defined || !l->owner)
+		return defined_in(ib, l->defined, l->api);
+	struct ap_matrix_line key = { .module = l->module, .api = l->owner };
+	const struct ap_matrix_line *o = line_in(ia, &key), *y, *m;
+	if (!o || !(y = defined_in(ib, o->defined, o->api)))
+		return NULL;
+	struct ap_buf api = { 0 };
+	ap_buf_addf(&api, "%s.%s", y->api, strrchr(l->api, '.') + 1);
+	key = (struct ap_matrix_line){ .module = y->module, .api = api.data };
+	m = line_in(ib, &key);
+	ap_buf_free(&api);
+	return is_present(m) ? m : NULL;
+}
+
+/* Whether l is where something of the diff moved to. */
+static int moved_here(const struct ap_matrix_diff *d, const struct ap_matrix_line *l)
+{
+	const struct ap_matrix_changes *c = &d->part[AP_DIFF_MOVED];
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].b == l)
+			return 1;
+	return 0;
+}
+
+/* What a has (in ea) that b (in eb) has no line for: moved, unlisted,
+ * removed, or not compared (see ap_matrix_diff). */
+static int diff_gone(struct ap_matrix_diff *d, const struct ap_matrix *a, const char *ea,
+		     const struct index *ia, const struct index *ib)
+{
+	int r = 0;
+	for (size_t i = 0; !r && i < a->n; i++) {
+		const struct ap_matrix_line *l = &a->v[i], *y, *p;
+		if (strcmp(l->env, ea) || !is_present(l))
+			continue;
+		y = line_in(ib, l);
+		if (y && y->status != AP_LSTATUS_ABSENT)
+			continue;
+		if (!y && !walked_entry(ib, l)) {
+			d->uncompared++;
+			continue;
+		}
+		/* no line in b: the same class at another path is a move; reached
+		 * there through its class or module, or possibly served by the
+		 * module's __getattr__, is no removal */
+		p = parent_in(ib, l);
+		if ((y = moved_to(ia, ib, l)))
+			r = add_change(d, AP_DIFF_MOVED, l, y);
+		else if (p && (ap_matrix_strs_has(&p->reaches, strrchr(l->api, '.') + 1) ||
+			       (!l->owner && ap_matrix_strs_has(&p->reaches, "__getattr__"))))
+			r = add_change(d, AP_DIFF_UNLISTED, l, p);
+		else
+			r = add_change(d, AP_DIFF_REMOVED, l, NULL);
+	}
+	return r;
+}
+
 int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_matrix *b,
 		   const char *eb, struct ap_matrix_diff *d)
 {
@@ -443,6 +520,7 @@ int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_ma
 	int rb = index_env(b, eb, &ib);
 	r = r ? r : rb;
 	*d = (struct ap_matrix_diff){ .signatures = has_signatures(a, ea) && has_signatures(b, eb) };
+	r = r ? r : diff_gone(d, a, ea, &ia, &ib);
 	for (size_t i = 0; !r && i < b->n; i++) {
 		const struct ap_matrix_line *l = &b->v[i], *x;
 		if (strcmp(l->env, eb))
@@ -450,30 +528,11 @@ int ap_matrix_diff(const struct ap_matrix *a, const char *ea, const struct ap_ma
 		x = line_in(&ia, l);
 		if (is_present(l) && !x && !walked_entry(&ia, l))
 			d->uncompared++;
-		else if (is_present(l) && !is_present(x) && (!x || x->status == AP_LSTATUS_ABSENT))
-			r = add_change(d, AP_DIFF_ADDED, NULL, l);
-		else if (is_present(l) && is_present(x))
+		else if (is_present(l) && !is_present(x) && (!x || x->status == AP_LSTATUS_ABSENT)) {
+			if (!moved_here(d, l))
+				r = add_change(d, AP_DIFF_ADDED, NULL, l);
+		} else if (is_present(l) && is_present(x))
 			r = compare(d, x, l);
-	}
-	for (size_t i = 0; !r && i < a->n; i++) {
-		const struct ap_matrix_line *l = &a->v[i], *y;
-		if (strcmp(l->env, ea) || !is_present(l))
-			continue;
-		y = line_in(&ib, l);
-		if (y && y->status != AP_LSTATUS_ABSENT)
-			continue;
-		if (!y && !walked_entry(&ib, l)) {
-			d->uncompared++;
-			continue;
-		}
-		/* no line in b: reached there through its class or module, or
-		 * possibly served by the module's __getattr__, is no removal */
-		const struct ap_matrix_line *p = parent_in(&ib, l);
-		if (p && (ap_matrix_strs_has(&p->reaches, strrchr(l->api, '.') + 1) ||
-			  (!l->owner && ap_matrix_strs_has(&p->reaches, "__getattr__"))))
-			r = add_change(d, AP_DIFF_UNLISTED, l, p);
-		else
-			r = add_change(d, AP_DIFF_REMOVED, l, NULL);
 	}
 	free(ia.v);
 	free(ib.v);
@@ -512,12 +571,16 @@ static const char *verdict_text(enum ap_line_verdict v)
 
 static void diff_line(struct ap_buf *out, enum ap_diff_part p, const struct ap_matrix_change *c)
 {
-	static const char *const what[AP_DIFF_NPARTS] = { "added", "removed", "unlisted",
-							  "signature", "kind", "behaviour" };
+	static const char *const what[AP_DIFF_NPARTS] = { "added", "removed", "moved",
+							  "unlisted", "signature", "kind",
+							  "behaviour" };
 	struct ap_buf line = { 0 }, a = { 0 }, b = { 0 };
-	const struct ap_matrix_line *side = c->b && p != AP_DIFF_UNLISTED ? c->b : c->a;
+	const struct ap_matrix_line *side =
+		c->b && p != AP_DIFF_UNLISTED && p != AP_DIFF_MOVED ? c->b : c->a;
 	ap_buf_addf(&line, "%-10s %s", what[p], side->api);
-	if (p == AP_DIFF_UNLISTED)
+	if (p == AP_DIFF_MOVED)
+		ap_buf_addf(&line, " -> %s", c->b->api);
+	else if (p == AP_DIFF_UNLISTED)
 		ap_buf_addf(&line, ": no line of its own, %s %s", ap_matrix_strs_has(&c->b->reaches,
 			    strrchr(c->a->api, '.') + 1) ? "reached through" :
 			    "possibly served by the __getattr__ of", c->b->api);
@@ -544,9 +607,10 @@ void ap_matrix_diff_text(const struct ap_matrix_diff *diff, struct ap_buf *out)
 	for (int p = 0; p < AP_DIFF_NPARTS; p++)
 		for (size_t i = 0; i < diff->part[p].n; i++)
 			diff_line(out, (enum ap_diff_part)p, &diff->part[p].v[i]);
-	ap_buf_addf(out, "%zu added, %zu removed, %zu unlisted, %zu signature changes, "
+	ap_buf_addf(out, "%zu added, %zu removed, %zu moved, %zu unlisted, %zu signature changes, "
 		    "%zu kind changes, %zu behaviour changes\n", diff->part[AP_DIFF_ADDED].n,
-		    diff->part[AP_DIFF_REMOVED].n, diff->part[AP_DIFF_UNLISTED].n,
+		    diff->part[AP_DIFF_REMOVED].n, diff->part[AP_DIFF_MOVED].n,
+		    diff->part[AP_DIFF_UNLISTED].n,
 		    diff->part[AP_DIFF_SIGNATURE].n, diff->part[AP_DIFF_KIND].n,
 		    diff->part[AP_DIFF_BEHAVIOUR].n);
 	if (diff->uncompared)

@@ -31,11 +31,12 @@ int ap_sweepview_write(const char *dir, const struct ap_sweep_meta *meta, const 
 		       struct ap_buf *err);
 
 /* The parts of a diff, in the order they are listed. */
-enum ap_diff_part { AP_DIFF_ADDED, AP_DIFF_REMOVED, AP_DIFF_UNLISTED, AP_DIFF_SIGNATURE,
-		    AP_DIFF_KIND, AP_DIFF_BEHAVIOUR, AP_DIFF_NPARTS };
+enum ap_diff_part { AP_DIFF_ADDED, AP_DIFF_REMOVED, AP_DIFF_MOVED, AP_DIFF_UNLISTED,
+		    AP_DIFF_SIGNATURE, AP_DIFF_KIND, AP_DIFF_BEHAVIOUR, AP_DIFF_NPARTS };
 
 /* One change: the API's line in a and in b (added: a is NULL; removed: b
- * is NULL), borrowed from the matrices. */
+ * is NULL; moved: b is the line at its new path; unlisted: b is the line of
+ * its module or class in b), borrowed from the matrices. */
 struct ap_matrix_change {
 	const struct ap_matrix_line *a, *b;
 };
@@ -53,7 +54,10 @@ struct ap_matrix_diff {
 };
 
 /* The differences from matrix a's environment ea to matrix b's eb, into *d:
- * added (present in b, absent or without a line in a), removed (present in
+ * added (present in b, absent or without a line in a), moved (present in a,
+ * no line in b, and b has the same class, by where it is defined, at
+ * another path: the class, or its member of the same name; that path is
+ * not also added), removed (present in
  * a, and in b neither a line nor reached: its module's or class's line in b
  * does not list it among what getattr reaches there, and that module serves
  * no names through a module-level __getattr__), unlisted (no line in b, but
@@ -73,7 +77,7 @@ void ap_matrix_diff_free(struct ap_matrix_diff *d);
 
 /* diff as text lines: "added     API  (kind)", "removed ...", "unlisted
  * API: reached through X", "signature API: A -> B", "kind ...", "behaviour
- * API: A -> B", then a count line, and lines saying how many were not
+ * API: A -> B", "moved API -> NEW", then a count line, and lines saying how many were not
  * compared and that signatures were not, when so.
  * Values escaped for a terminal. */
 void ap_matrix_diff_text(const struct ap_matrix_diff *diff, struct ap_buf *out);

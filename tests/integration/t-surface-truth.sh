@@ -9,7 +9,7 @@
 # published private names, a plugin's method, a member set on self, a module
 # that a torch does not have, typing aliases that are no API.
 . "$(dirname "$0")/lib.sh"
-plan 30
+plan 31
 PAGES="$TOP/tests/truth/table-format-2-12-0"
 JUDGE="$TOP/tests/truth/judge"
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -81,13 +81,15 @@ moved() {
 	printf '%s\n' "$out" > "$T/diff.txt"
 	contains "$out" "^unlisted +torch\.cuda\.amp\.GradScaler\.get_scale: no line of its own, reached through torch\.cuda\.amp\.GradScaler$" \
 		an_inherited_member_is_unlisted_not_removed
-	run 0 every_removal_is_true_in_trixies_python "$PYTHON" "$JUDGE" --diff "$T/diff.txt" \
-		"$ENV_ROOT" trixie
+	contains "$out" "^moved +torch\.distributed\.dist_backend -> torch\.distributed\.Backend$" \
+		a_class_at_a_new_path_is_moved
+	run 0 every_removal_and_move_is_true_in_trixies_python "$PYTHON" "$JUDGE" --diff "$T/diff.txt" \
+		"$ENV_ROOT" trixie bookworm
 	printf 'torch.autograd.grad_mode            module\n' > "$T/gm.txt"
 	run 0 signature_sweep_of_grad_mode_succeeds "$APIPARITY" sweep --env trixie --catalog "$T/gm.txt" \
 		--out "$T/sig"
 	run 0 diff_across_depths_succeeds "$APIPARITY" diff "$T/bt:trixie" "$T/sig:trixie"
-	contains "$out" "^0 added, 0 removed, 0 unlisted, 0 signature changes, 0 kind changes, 0 behaviour changes$" \
+	contains "$out" "^0 added, 0 removed, 0 moved, 0 unlisted, 0 signature changes, 0 kind changes, 0 behaviour changes$" \
 		diff_across_depths_compares_no_signatures
 }
 needs bookworm trixie -- moved

@@ -50,7 +50,7 @@ small_three() {
 	contains "$out" "^added +$(rx "$MT")  \(class\)$" diff_lists_set_multithreading_enabled_as_added
 	contains "$out" "^added +$(rx "$MT.clone")  \(method\)$" diff_lists_its_clone_as_added
 	contains "$out" "^signature +torch\.fft\.fft: " diff_lists_signature_changes
-	contains "$out" "^[0-9]+ added, [0-9]+ removed, [0-9]+ unlisted, [0-9]+ signature changes" diff_ends_with_counts
+	contains "$out" "^[0-9]+ added, [0-9]+ removed, [0-9]+ moved, [0-9]+ unlisted, [0-9]+ signature changes" diff_ends_with_counts
 	for f in table list; do
 		run 0 docs_generate_${f}_succeeds "$APIPARITY" docs generate "$T/s3" --format $f --out "$T/gen-$f"
 		run 0 generated_${f}_pages_audit "$APIPARITY" docs audit "$T/gen-$f" "$T/s3"

@@ -10,7 +10,8 @@ dotted names on stdin, one a line. For each it prints one JSON line:
    "import": null | "missing-module" (the name's own module is not in this
              torch) | "missing-dependency" (importing it needs a package
              that is not installed) | "failed" (it raised something else),
-   "import_error": the text of that error, or null}
+   "import_error": the text of that error, or null,
+   "defined": a reached class's module.qualname (absent otherwise)}
 
 This is deliberately not the worker's code: it imports the longest prefix
 that is a module, then getattrs the rest, as a user would type it. It never
@@ -89,7 +90,15 @@ def resolve(name):
                 out["import_error"] = "%s: %s" % (type(first_err[1]).__name__, first_err[1])
             return out
     out["reach"] = True
+    out["defined"] = defined(obj)
     return out
+
+
+def defined(obj):
+    """A class's identity, as where it is defined (module.qualname)."""
+    if not inspect.isclass(obj):
+        return None
+    return "%s.%s" % (getattr(obj, "__module__", "?"), getattr(obj, "__qualname__", "?"))
 
 
 def _is_attr_of(modname):

@@ -122,12 +122,46 @@ static void what_the_newer_side_reaches_is_not_removed(void **state)
 	ap_matrix_free(&m);
 }
 
+/* A class the newer side has at another path (the same definition) is
+ * moved, and so is its member there; the new path is not also added. */
+static void a_class_at_a_new_path_is_moved_not_removed_and_added(void **state)
+{
+	(void)state;
+	struct ap_matrix m = { 0 };
+	struct ap_matrix_diff d;
+	struct ap_buf out = { 0 };
+	line(&m, "bookworm", "torch.m", AP_LSTATUS_PRESENT, NULL);
+	line(&m, "trixie", "torch.m", AP_LSTATUS_PRESENT, NULL);
+	line(&m, "bookworm", "torch.m.old", AP_LSTATUS_PRESENT, NULL)->defined = strdup("torch.m._impl.K");
+	line(&m, "bookworm", "torch.m.old.go", AP_LSTATUS_PRESENT, NULL)->owner = strdup("torch.m.old");
+	line(&m, "trixie", "torch.m.New", AP_LSTATUS_PRESENT, NULL)->defined = strdup("torch.m._impl.K");
+	line(&m, "trixie", "torch.m.New.go", AP_LSTATUS_PRESENT, NULL)->owner = strdup("torch.m.New");
+	line(&m, "trixie", "torch.m.New.stop", AP_LSTATUS_PRESENT, NULL)->owner = strdup("torch.m.New");
+	line(&m, "bookworm", "torch.m.gone", AP_LSTATUS_PRESENT, NULL)->defined = strdup("torch.m._impl.G");
+	assert_int_equal(ap_matrix_diff(&m, "bookworm", &m, "trixie", &d), 0);
+	assert_int_equal(d.part[AP_DIFF_MOVED].n, 2);
+	assert_string_equal(d.part[AP_DIFF_MOVED].v[0].b->api, "torch.m.New");
+	assert_string_equal(d.part[AP_DIFF_MOVED].v[1].b->api, "torch.m.New.go");
+	assert_int_equal(d.part[AP_DIFF_REMOVED].n, 1);
+	assert_string_equal(d.part[AP_DIFF_REMOVED].v[0].a->api, "torch.m.gone");
+	/* only what nothing moved to is added */
+	assert_int_equal(d.part[AP_DIFF_ADDED].n, 1);
+	assert_string_equal(d.part[AP_DIFF_ADDED].v[0].b->api, "torch.m.New.stop");
+	ap_matrix_diff_text(&d, &out);
+	assert_non_null(strstr(ap_buf_str(&out), "moved      torch.m.old -> torch.m.New\n"));
+	assert_non_null(strstr(ap_buf_str(&out), "1 added, 1 removed, 2 moved, 0 unlisted"));
+	ap_matrix_diff_free(&d);
+	ap_buf_free(&out);
+	ap_matrix_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(empty_matrices_differ_in_nothing),
 		cmocka_unit_test(changes_are_sorted_into_their_parts),
 		cmocka_unit_test(what_the_newer_side_reaches_is_not_removed),
+		cmocka_unit_test(a_class_at_a_new_path_is_moved_not_removed_and_added),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
