@@ -169,13 +169,17 @@ static void shard_comes_from_option_slurm_or_indexed_job(void **state)
 static void bad_shards_are_refused_with_why(void **state)
 {
 	(void)state;
-	static const char *const bad[] = { "3/3", "1", "-1/2", "a/2", "0/0", "0/10001", "1/2x", "" };
+	/* the last: an index longer than any number, refused before it is copied */
+	static const char *const bad[] = { "3/3", "1", "-1/2", "a/2", "0/0", "0/10001", "1/2x", "",
+					   "00000000000000000000000000000000000000001/4" };
 	struct ap_shard s;
 	clear_env();
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct ap_buf err = { 0 };
 		assert_int_equal(ap_shard_resolve(bad[i], NULL, &s, &err), -EINVAL);
 		assert_true(err.len > 0);
+		if (i == sizeof(bad) / sizeof(bad[0]) - 1)
+			assert_non_null(strstr(ap_buf_str(&err), "is not I/N"));
 		ap_buf_free(&err);
 	}
 	struct ap_buf err = { 0 };

@@ -134,6 +134,9 @@ static void malformed_files_name_the_line(void **state)
 		{ "[a]\nop = x\ndtype = *\ndevice = cpu\natol = 1\nreason = r\n"
 		  "[b]\nop = x\ndtype = *\ndevice = cpu\natol = 2\nreason = s\n",
 		  "tol.ini:7: [b] overrides the same op, dtype and device as [a] (line 1)" },
+		{ "[a]\nop = x\ndtype = float32\ndevice = cpu\natol = 1\nreason = r\n"
+		  "[b]\nop = x\ndtype = float32\ndevice = cpu\natol = 2\nreason = s\n",
+		  "tol.ini:7: [b] overrides the same op, dtype and device as [a] (line 1)" },
 		{ "[a\n", "tol.ini:1: not an INI line" },
 		{ "[a]\nop = two words\n", "tol.ini:2: op: 'two words' is not a name" },
 	};
