@@ -118,8 +118,11 @@ def _device_works(device):
 def _sample_runner(target, samples, start, devices, notrun, w):
     """The runner process: resolves the target and runs samples from start,
     one frame each ("begin" first, so that a crash is the sample's). Leaves
-    when a device that raised where CPU did not no longer computes: the next
-    runner starts it afresh."""
+    after a device raised where CPU did not, without touching it again: the
+    next runner starts it afresh. A device that raised may have lost its
+    daemon, and what the failed call held is freed later, on autograd's
+    thread, while this one goes on: pytorch_openreg's driver, used from both
+    at once, aborts ("Failed to free memory pointer") under load."""
     fn = _walk(target)[0]
     # Devices start here, before the first sample's clock: a backend's
     # start (a daemon that imports torch) is not a sample's time.
@@ -129,7 +132,7 @@ def _sample_runner(target, samples, start, devices, notrun, w):
         parts = _run_sample(fn, samples[k], devices, notrun[k] if k < len(notrun) else {})
         send(w, {"type": "sample", "i": k, "parts": parts})
         cpu_raised = parts.get("cpu", {}).get("status") == "raised"
-        if any(p.get("status") == "raised" and not cpu_raised and not _device_works(d)
+        if any(p.get("status") == "raised" and not cpu_raised
                for d, p in parts.items() if d != "cpu"):
             return
 

@@ -184,13 +184,30 @@ static int official_start(struct ap_run_session *s, struct ap_worker *worker, co
 	return r;
 }
 
+/* Writes an evidence file of the session's bundle (the manifest, written
+ * last, covers it); the first failure is the session's I/O error. */
+static void session_write(struct ap_run_session *s, const char *name, const char *data,
+			  size_t len)
+{
+	struct ap_buf path = { 0 };
+	if (s->io_err)
+		return;
+	ap_buf_addf(&path, "%s/%s", ap_buf_str(&s->dir), name);
+	int r = ap_write_atomic(ap_buf_str(&path), data, len);
+	if (r) {
+		s->io_err = r;
+		ap_buf_addf(&s->io_detail, "cannot write %s: %s", ap_buf_str(&path), strerror(-r));
+	}
+	ap_buf_free(&path);
+}
+
 /* Runs the official tests that official_start found; their log goes to
  * official.log. */
 static int official_end(struct ap_run_session *s, struct ap_worker *worker,
 			struct official_run *official)
 {
 	json_t *checks = ap_bundle_checks(s->bundle), *found = NULL;
-	struct ap_buf log = { 0 }, path = { 0 };
+	struct ap_buf log = { 0 };
 	const char *ver = ap_proto_package_version(official->pkg);
 	if (!official->planned) {
 		session_add(s, ap_check_new("official", "official", AP_NOTRUN,
@@ -204,18 +221,11 @@ static int official_end(struct ap_run_session *s, struct ap_worker *worker,
 		session_journal(s, "check", json_array_get(checks, k));
 	ap_bundle_set_official(s->bundle, ap_buf_str(&official->root), ver, AP_OFFICIAL_ISOLATION,
 			       found);
-	ap_buf_addf(&path, "%s/official.log", ap_buf_str(&s->dir));
-	int write_err = r || s->io_err ? 0 : ap_write_atomic(ap_buf_str(&path),
-							     log.data ? log.data : "", log.len);
-	if (write_err && !s->io_err) {
-		s->io_err = write_err;
-		ap_buf_addf(&s->io_detail, "cannot write %s: %s", ap_buf_str(&path),
-			    strerror(-write_err));
-	}
+	if (!r)
+		session_write(s, "official.log", log.data ? log.data : "", log.len);
 	if (r)
 		session_fail(s, r, &worker->detail);
 	ap_buf_free(&log);
-	ap_buf_free(&path);
 	return r;
 }
 
@@ -360,6 +370,12 @@ static void session_numeric_run(struct ap_run_session *s)
 						   numeric_frame_ms(o))
 		    : -ENOMEM;
 	json_decref(req);
+	/* What the runners wrote to stderr is kept whole when they wrote
+	 * anything: a backend that aborts says why only there. */
+	struct ap_proto_numeric_ran ran;
+	ap_proto_numeric_ran_read(reply, &ran);
+	if (!r && ran.log && *ran.log)
+		session_write(s, "numeric.log", ran.log, strlen(ran.log));
 	json_decref(reply);
 	/* A sample whose frame never came (unreadable, or the worker failed)
 	 * is an ERROR of its own; the others keep their results. */

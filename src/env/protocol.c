@@ -423,6 +423,13 @@ void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w)
 	w->apis = json_object_get(reply, "apis");
 }
 
+void ap_proto_numeric_ran_read(const json_t *reply, struct ap_proto_numeric_ran *r)
+{
+	r->sent = int_of(reply, "sent");
+	r->runners = int_of(reply, "runners");
+	r->log = str_of(reply, "log");
+}
+
 void ap_proto_sweep_begun(const json_t *reply, struct ap_proto_begun *b)
 {
 	b->torch = json_string_value(json_object_get(reply, "torch"));

@@ -327,6 +327,15 @@ struct ap_proto_begun {
 };
 void ap_proto_sweep_begun(const json_t *reply, struct ap_proto_begun *b);
 
+/* A numeric run's reply (its samples came as frames before it): how many
+ * frames it sent, how many runner children it took, and what they wrote to
+ * stderr (a backend's abort message; NULL when the reply has none). */
+struct ap_proto_numeric_ran {
+	long long sent, runners;
+	const char *log;
+};
+void ap_proto_numeric_ran_read(const json_t *reply, struct ap_proto_numeric_ran *r);
+
 /* One OpInfo (or ModuleInfo) entry of an opinfo reply: its name, variant
  * ("" when none) and the dtypes it supports by side ("cpu", each device):
  * dtypes_of gives them. */

@@ -3,7 +3,7 @@
 # environment, run on CPU and on every device of every environment, compared
 # in C (device against CPU, each environment's CPU against the reference's).
 . "$(dirname "$0")/lib.sh"
-plan 57
+plan 60
 
 # A bundle's numeric checks, as "STATUS:count" sorted.
 statuses() { field "$1" '" ".join(sorted(set("%s:%d" % (s, [c["status"] for c in b["checks"] if c["kind"] == "numeric"].count(s)) for s in [c["status"] for c in b["checks"] if c["kind"] == "numeric"])))'; }
@@ -111,6 +111,12 @@ faults() {
 		crash_is_crash_for_that_sample_and_keeps_the_others
 	contains "$out" "^  openreg-gelu-crash: check nn\.functional\.gelu float32 sample#0 openreg vs cpu: CRASH: the sample was lost: SIGABRT$" \
 		crash_names_the_signal
+	contains "$(cat "$T/f1/openreg-gelu-crash/numeric.log")" "^openreg-gelu-crash: device [0-9] lost its daemon$" \
+		crash_keeps_what_the_runner_said_in_numeric_log
+	contains "$(cat "$T/f1/openreg-gelu-crash/MANIFEST.sha256")" "^[0-9a-f]{64}  numeric\.log$" \
+		numeric_log_is_in_the_manifest
+	equals "$(test -e "$T/f1/trixie-openreg/numeric.log" && echo kept || echo none)" none \
+		a_quiet_run_keeps_no_numeric_log
 	run 1 gelu_faults_close_and_dtype "$APIPARITY" check torch.nn.functional.gelu --envs "$T/openreg.ini" \
 		--env trixie-openreg --env openreg-gelu-close --env openreg-gelu-dtype --samples 1 --no-official --out "$T/f2"
 	contains "$out" "^openreg-gelu-close .* consistent$" close_is_consistent
