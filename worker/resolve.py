@@ -109,6 +109,20 @@ def _identity(obj):
     return ident
 
 
+def _own_doc(obj):
+    """Whether obj carries a docstring of its own: a non-blank __doc__ that
+    is not its type's (an int's __doc__ is int's); None when reading it
+    raised. A fact; what a docs page makes of it is apiparity's."""
+    import inspect
+    try:
+        doc = getattr(obj, "__doc__", None)
+        if not isinstance(doc, str) or not doc.strip():
+            return False
+        return inspect.isclass(obj) or doc is not getattr(type(obj), "__doc__", None)
+    except Exception:
+        return None
+
+
 def _kind(obj, parent, name):
     import inspect
     import types
@@ -196,6 +210,7 @@ def op_resolve(req):
     fn = getattr(obj, "__func__", obj)
     res["pure_python"] = inspect.isfunction(getattr(fn, "fget", fn)) or \
         (inspect.isclass(obj) and res["file"] is not None)
+    res["doc"] = _own_doc(obj)
     res["signature_data"] = _signature_data(obj, res["kind"], name, torch)
     ovl = res["signature_data"].get("overloads") or [{}]
     res["signature"] = ovl[0].get("text")

@@ -408,6 +408,7 @@ def _sweep_api(api, key, owner, parent, name, obj, torch, root, depth):
     fn = getattr(obj, "__func__", obj)
     d["pure_python"] = inspect.isfunction(getattr(fn, "fget", fn)) or \
         (inspect.isclass(obj) and d["file"] is not None)
+    d["doc"] = _own_doc(obj)
     if depth != "resolve":
         try:
             sig = _signature_data(obj, d["kind"], name, torch)

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -40,6 +41,30 @@ int ap_testsrc_cached(const char *key, struct ap_buf *out)
 	int ok = access(ap_buf_str(&stamp), F_OK) == 0;
 	ap_buf_free(&stamp);
 	return ok;
+}
+
+int ap_testsrc_docs(const char *torch_version, struct ap_buf *out)
+{
+	size_t n = 0, len = strspn(torch_version ? torch_version : "", "0123456789.");
+	char **names = NULL;
+	int r = len ? ap_dir_list(ap_tests_root(), AP_DIR_NODOT, &names, &n) : -ENOENT;
+	for (size_t i = 0; !r && i < n; i++) {
+		struct ap_buf p = { 0 };
+		char c = names[i][len];
+		struct stat st;
+		if (strncmp(names[i], torch_version, len) || (c && c != '+' && c != '~'))
+			continue;
+		ap_buf_addf(&p, "%s/%s/docs/source", ap_tests_root(), names[i]);
+		if (!stat(ap_buf_str(&p), &st) && S_ISDIR(st.st_mode)) {
+			ap_buf_adds(out, ap_buf_str(&p));
+			ap_buf_free(&p);
+			ap_dir_free(names, n);
+			return 0;
+		}
+		ap_buf_free(&p);
+	}
+	ap_dir_free(names, n);
+	return -ENOENT;
 }
 
 /* A file name of a .dsc's Checksums-Sha256 line, and its NUL, as the scan's
@@ -176,6 +201,23 @@ static int verify_orig(const char *dl, const char *source, const char *version,
 	return r ? -AP_EPROVISION : 0;
 }
 
+/* A tree of tests fetched before its docs sources were: only those move
+ * in (its tests, and what was made from them, stay). */
+static int docs_into(const char *partial, const char *final)
+{
+	struct ap_buf from = { 0 }, to = { 0 };
+	ap_buf_addf(&from, "%s/docs", partial);
+	ap_buf_addf(&to, "%s/docs", final);
+	int r = ap_rm_tree(ap_buf_str(&to));
+	if (!r && rename(ap_buf_str(&from), ap_buf_str(&to)))
+		r = -errno;
+	if (!r)
+		r = ap_rm_tree(partial);
+	ap_buf_free(&from);
+	ap_buf_free(&to);
+	return r;
+}
+
 static int testsrc_unpack(const char *orig_path, const char *partial, const char *final,
 		     struct ap_fetch *f, struct ap_buf *err)
 {
@@ -183,16 +225,27 @@ static int testsrc_unpack(const char *orig_path, const char *partial, const char
 	int r = ap_rm_tree(partial);
 	r = r ? r : ap_mkdirs(partial);
 	const char *tar[] = { "tar", "-xf", orig_path, "-C", partial, "--strip-components=1",
-			      "--wildcards", "*/test/*", NULL };
-	r = r ? r : fetch_run(f, "unpacking test/", tar, err);
+			      "--wildcards", "*/test/*", "*/docs/source/*", NULL };
+	r = r ? r : fetch_run(f, "unpacking test/ and docs/source/", tar, err);
 	ap_buf_addf(&stamp, "%s/%s", partial, AP_TESTS_STAMP);
 	r = r ? r : ap_write_atomic(ap_buf_str(&stamp), orig_path, strlen(orig_path));
-	if (!r && rename(partial, final))
+	if (!r && access(final, F_OK) == 0)
+		r = docs_into(partial, final);
+	else if (!r && rename(partial, final))
 		r = -errno;
 	if (r && !err->len)
 		ap_buf_addf(err, "cannot unpack into %s: %s", final, strerror(-r));
 	ap_buf_free(&stamp);
 	return r == -AP_EPROVISION || !r ? r : -AP_EPROVISION;
+}
+
+static int docs_fetched(const char *key)
+{
+	struct ap_buf p = { 0 };
+	ap_buf_addf(&p, "%s/%s/docs/source", ap_tests_root(), key);
+	int ok = access(ap_buf_str(&p), F_OK) == 0;
+	ap_buf_free(&p);
+	return ok;
 }
 
 int ap_testsrc_fetch(const char *suite, const char *source, const char *version,
@@ -203,7 +256,8 @@ int ap_testsrc_fetch(const char *suite, const char *source, const char *version,
 	struct ap_buf up = { 0 }, dir = { 0 }, dl = { 0 }, opts = { 0 }, spec = { 0 };
 	struct ap_buf optfile = { 0 }, orig = { 0 }, prefix = { 0 }, final = { 0 }, partial = { 0 };
 	ap_upstream_version(version, &up);
-	if (ap_testsrc_cached(ap_buf_str(&up), &final)) {
+	/* a tree fetched before docs sources were is fetched again for them */
+	if (ap_testsrc_cached(ap_buf_str(&up), &final) && docs_fetched(ap_buf_str(&up))) {
 		ap_buf_free(&up);
 		ap_buf_free(&final);
 		return 1;

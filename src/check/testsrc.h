@@ -5,7 +5,8 @@
  * `pytorch` source package, fetched with apt through a private configuration
  * (deb-src lines derived from this machine's mirror, keys from Debian's
  * keyring), verified against the sha256 in its .dsc, and unpacked once into
- * TESTS_ROOT/<upstream version>/test. The cache is keyed by the upstream
+ * TESTS_ROOT/<upstream version>/test, with its docs sources (docs/source:
+ * where upstream publishes each API, see review/updocs.h). The cache is keyed by the upstream
  * version (2.6.0+dfsg), which is what decides the test files.
  */
 #ifndef AP_TESTSRC_H
@@ -26,6 +27,12 @@ void ap_upstream_version(const char *debian_version, struct ap_buf *out);
 /* 1 when TESTS_ROOT/<key> is a complete unpack (its stamp exists), else 0.
  * Fills out either way with the test tree's path, TESTS_ROOT/<key>/test. */
 int ap_testsrc_cached(const char *key, struct ap_buf *out);
+
+/* Upstream's docs sources for torch version (its "MAJOR.MINOR.PATCH"
+ * part: "2.6.0+debian" -> 2.6.0), fetched beside its tests: the first
+ * TESTS_ROOT/<key>/docs/source whose key is that release (2.6.0, 2.6.0+dfsg)
+ * into out. 0, or -ENOENT when none is there (out untouched). */
+int ap_testsrc_docs(const char *torch_version, struct ap_buf *out);
 
 /* Fetches the tests of source package `source` at Debian version `version`
  * from `suite`. 1: already cached; 0: fetched; -AP_ENOSOURCE when the archive

@@ -13,6 +13,8 @@
 #include "evidence/matrix.h"
 #include "review/audit.h"
 #include "review/docs.h"
+#include "review/updocs.h"
+#include "check/testsrc.h"
 #include "base/err.h"
 #include "evidence/facts.h"
 #include "evidence/submission.h"
@@ -37,15 +39,43 @@ static size_t docs_products(const struct ap_submission *s, const struct ap_bundl
 	return n;
 }
 
-/* The upstream doc page of api for the torch version of the first bundle
- * where the target exists (major.minor). */
-static void docs_url(const struct ap_submission *s, const struct ap_bundle_facts *f,
-		     const char *api, struct ap_buf *url)
+/* Upstream's docs sources for torch (src: --docs-src, else those fetched
+ * with its tests) into *up. 0, or -1 when there are none to read: then a
+ * line on stderr says so, and the pages go without links (none guessed). */
+static int docs_sources(const char *src, const char *torch, struct ap_updocs *up)
 {
-	for (size_t i = 0; i < s->n && !url->len; i++) {
-		int major, minor;
-		if (f[i].found && f[i].torch && sscanf(f[i].torch, "%d.%d", &major, &minor) == 2)
-			ap_buf_addf(url, "https://pytorch.org/docs/%d.%d/generated/%s.html", major, minor, api);
+	struct ap_buf dir = { 0 }, err = { 0 };
+	int r = 0;
+	if (src)
+		ap_buf_adds(&dir, src);
+	else if (!torch || ap_testsrc_docs(torch, &dir))
+		r = -ENOENT;
+	if (!r && (r = ap_updocs_load(ap_buf_str(&dir), torch ? torch : "", up, &err)))
+		fprintf(stderr, "apiparity: docs: %s: no upstream URLs\n", ap_buf_str(&err));
+	else if (r)
+		fprintf(stderr, "apiparity: docs: no upstream docs sources for torch %s (`apiparity "
+			"tests fetch ENV` fetches them, or give --docs-src DIR): no upstream URLs\n",
+			torch ? torch : "(unknown)");
+	ap_buf_free(&dir);
+	ap_buf_free(&err);
+	return r ? -1 : 0;
+}
+
+/* The upstream doc page of api for the torch version of the first bundle
+ * where the target exists, from upstream's docs sources. */
+static void docs_url(const struct ap_submission *s, const struct ap_bundle_facts *f,
+		     const char *src, const char *api, struct ap_buf *url)
+{
+	struct ap_updocs up;
+	for (size_t i = 0; i < s->n; i++) {
+		if (!f[i].found || !f[i].torch)
+			continue;
+		if (!docs_sources(src, f[i].torch, &up)) {
+			/* own: -1, the bundle does not say where a member is defined */
+			ap_updocs_url(&up, api, &(struct ap_updocs_member){ -1, f[i].doc }, url);
+			ap_updocs_free(&up);
+		}
+		return;
 	}
 }
 
@@ -78,19 +108,24 @@ static int load_sweep(const char *dir, struct ap_matrix *lines, json_t **meta,
 }
 
 struct docs_opts {
-	const char *format, *out;
+	const char *format, *out, *src;
 };
 
 #define AT(field) offsetof(struct docs_opts, field)
+#define DOCS_SRC { "docs-src", "DIR", "upstream's docs/source for the links (default: " \
+		   "the one fetched with the torch's tests)", AT(src), NULL, 0 }
 static const struct ap_opt generate_opts[] = {
 	{ "format", "table|list", "the format of the backend's pages (default table)",
 	  AT(format), NULL, 0 },
 	{ "out", "DOCSDIR", "where the pages go (default DIR/docs)", AT(out), NULL, 0 },
+	DOCS_SRC,
 };
+static const struct ap_opt entry_opts[] = { DOCS_SRC };
+#undef DOCS_SRC
 #undef AT
 
 static const struct ap_optset entry_set = { "docs entry", "DIR",
-	"the native API docs entry, measured", NULL, 0 };
+	"the native API docs entry, measured", AP_OPTS(entry_opts) };
 static const struct ap_optset generate_set = { "docs generate", "DIR",
 	"support pages from a sweep", AP_OPTS(generate_opts) };
 static const struct ap_optset audit_set = { "docs audit", "DOCSDIR DIR",
@@ -101,7 +136,7 @@ const struct ap_optset *const ap_docs_optsets[] = { &entry_set, &generate_set, &
 /* docs generate DIR [--format table|list] [--out DOCSDIR] */
 static int docs_generate(int argc, char **argv)
 {
-	struct docs_opts o = { "table", NULL };
+	struct docs_opts o = { "table", NULL, NULL };
 	int r = ap_cli_parse(&generate_set, argc - 1, argv + 1, &o);
 	if (r)
 		return r < 0 ? AP_EXIT_OK : r;
@@ -122,8 +157,13 @@ static int docs_generate(int argc, char **argv)
 		ap_buf_adds(&outdir, out);
 	else
 		ap_buf_addf(&outdir, "%s/docs", dir);
-	ap_docs_generate(&envs, &lines, strcmp(format, "list") ? AP_DOCS_TABLE : AP_DOCS_LIST,
-			 &pages);
+	struct ap_updocs up;
+	size_t unlinked = 0;
+	int linked = !docs_sources(o.src, envs.n ? envs.v[0].torch : NULL, &up);
+	ap_docs_generate(&envs, &lines, linked ? &up : NULL,
+			 strcmp(format, "list") ? AP_DOCS_TABLE : AP_DOCS_LIST, &pages, &unlinked);
+	if (linked)
+		ap_updocs_free(&up);
 	r = ap_mkdirs(ap_buf_str(&outdir));
 	for (size_t i = 0; i < pages.n; i++) {
 		const struct ap_docs_gen_page *p = &pages.v[i];
@@ -136,7 +176,8 @@ static int docs_generate(int argc, char **argv)
 		ap_buf_addf(&err, "%s: %s", path.len ? ap_buf_str(&path) : ap_buf_str(&outdir), strerror(-r));
 		r = ap_fail(r, "docs generate", &err);
 	} else
-		printf("%zu pages in %s\n", pages.n, ap_buf_str(&outdir));
+		printf("%zu pages in %s (%zu entries without an upstream URL: their docs sources "
+		       "do not publish them)\n", pages.n, ap_buf_str(&outdir), unlinked);
 	ap_docs_gen_free(&pages);
 	ap_docs_envs_free(&envs);
 	ap_matrix_free(&lines);
@@ -192,7 +233,8 @@ static int docs_entry(int argc, char **argv)
 {
 	struct ap_submission s;
 	struct ap_buf err = { 0 }, out = { 0 }, limits = { 0 }, url = { 0 };
-	int r = ap_cli_parse(&entry_set, argc - 1, argv + 1, NULL);
+	struct docs_opts o = { NULL, NULL, NULL };
+	int r = ap_cli_parse(&entry_set, argc - 1, argv + 1, &o);
 	if (r)
 		return r < 0 ? AP_EXIT_OK : r;
 	if (argc - 1 - optind != 1)
@@ -211,7 +253,7 @@ static int docs_entry(int argc, char **argv)
 	if (read == s.n) {
 		const char *api = f[0].target;
 		size_t n = docs_products(&s, f, products, &limits);
-		docs_url(&s, f, api, &url);
+		docs_url(&s, f, o.src, api, &url);
 		ap_docs_entry(api, url.len ? ap_buf_str(&url) : NULL, products, n,
 			      limits.len ? ap_buf_str(&limits) : NULL, &out);
 		fputs(ap_buf_str(&out), stdout);

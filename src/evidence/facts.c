@@ -102,6 +102,7 @@ static void read_resolution(const json_t *b, struct ap_bundle_facts *f, int *oom
 	f->impl_kind = str(r, "kind");
 	f->owner = str(r, "owner");
 	f->signature_text = str(r, "signature");
+	f->doc = json_is_boolean(get(r, "doc")) ? json_is_true(get(r, "doc")) : -1;
 	f->adaptation_json = a;
 	f->conclusion_en = str(a, "conclusion_en");
 	f->conclusion_zh = str(a, "conclusion_zh");

@@ -148,6 +148,7 @@ struct ap_bundle_facts {
 	const json_t *nearest_json;
 	const char *impl_file, *impl_kind, *owner, *signature_text;
 	long long impl_line;
+	int doc;                         /* a docstring of its own: 1, 0, or -1: not said */
 	/* the adaptation */
 	const json_t *adaptation_json;
 	const char *conclusion_en, *conclusion_zh;

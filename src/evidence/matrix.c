@@ -12,7 +12,7 @@
 /* Every key of a line, in the order it is written. */
 static const char *const line_keys[] = {
 	"schema", "env", "module", "api", "key", "owner", "status", "kind", "file", "line",
-	"defined", "pure_python", "signature", "reaches", "on_self", "patched", "plugin_added", "check",
+	"defined", "pure_python", "doc", "signature", "reaches", "on_self", "patched", "plugin_added", "check",
 	"verdict", "reason",
 };
 #define NKEYS (sizeof(line_keys) / sizeof(line_keys[0]))
@@ -186,6 +186,8 @@ int ap_matrix_line_measured(struct ap_matrix_line *l, const json_t *o)
 	}
 	if ((v = json_object_get(o, "pure_python")))
 		l->pure_python = tri(v);
+	if ((v = json_object_get(o, "doc")))
+		l->doc = tri(v);
 	if ((v = json_object_get(o, "patched")))
 		l->patched = tri(v);
 	if ((v = json_object_get(o, "plugin_added")))
@@ -259,7 +261,7 @@ json_t *ap_matrix_line_json(const struct ap_matrix_line *l)
 		jstr(l->key), jstr(l->owner), json_string(ap_line_status_name(l->status)),
 		jstr(l->kind), jstr(l->file),
 		l->has_line ? json_integer((json_int_t)l->line) : json_null(), jstr(l->defined),
-		jtri(l->pure_python), jstrs(&l->signature), jstrs(&l->reaches),
+		jtri(l->pure_python), jtri(l->doc), jstrs(&l->signature), jstrs(&l->reaches),
 		jstrs(&l->on_self), jtri(l->patched),
 		json_boolean(l->plugin_added), check_json(&l->check),
 		l->verdict == AP_LINE_VERDICT_UNKNOWN ? json_null() :
@@ -569,9 +571,9 @@ static const char *line_problem(const json_t *l)
 	v = json_object_get(l, "line");
 	if (v && !json_is_null(v) && !json_is_integer(v))
 		return "line must be a number or null";
-	if (!opt_bool(json_object_get(l, "pure_python")) || !opt_bool(json_object_get(l, "patched")) ||
-	    !opt_bool(json_object_get(l, "plugin_added")))
-		return "pure_python, patched and plugin_added must be true, false or null";
+	if (!opt_bool(json_object_get(l, "pure_python")) || !opt_bool(json_object_get(l, "doc")) ||
+	    !opt_bool(json_object_get(l, "patched")) || !opt_bool(json_object_get(l, "plugin_added")))
+		return "pure_python, doc, patched and plugin_added must be true, false or null";
 	const char *cp = check_problem(json_object_get(l, "check"));
 	if (cp)
 		return cp;

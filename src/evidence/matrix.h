@@ -26,6 +26,10 @@
  *                                           a class's identity: its module and
  *                                           qualname, whatever path reached it
  *    "pure_python": true | false | null,
+ *    "doc": true | false | null,            whether the object carries a
+ *                                           docstring of its own (not its
+ *                                           type's): what autodoc needs to
+ *                                           document a member on its class's page
  *    "signature": ["clone(self)"] | null    every overload's text (depth
  *                                           signature and deeper), in order,
  *    "reaches": ["zero_grad"] | null,       on a module or class whose members
@@ -153,7 +157,7 @@ struct ap_matrix_line {
 	char *kind, *file, *defined;
 	int has_line;                /* line is known (else null) */
 	long long line;
-	enum ap_tri pure_python;
+	enum ap_tri pure_python, doc;
 	struct ap_matrix_strs signature, reaches, on_self;
 	enum ap_tri patched;
 	int plugin_added;
@@ -180,7 +184,7 @@ void ap_matrix_line_free(struct ap_matrix_line *l);
 int ap_matrix_line_copy(struct ap_matrix_line *dst, const struct ap_matrix_line *src);
 
 /* Sets the measured fields of l that o holds under a line's keys (key,
- * owner, kind, file, line, defined, pure_python, signature, reaches, on_self, patched, plugin_added,
+ * owner, kind, file, line, defined, pure_python, doc, signature, reaches, on_self, patched, plugin_added,
  * reason): the worker's answer for one API; a value of another type than
  * due is taken as null. 0 or -ENOMEM. */
 int ap_matrix_line_measured(struct ap_matrix_line *l, const json_t *o);

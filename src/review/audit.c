@@ -103,15 +103,6 @@ static int block_kind(const struct ap_matrix *lines, size_t from, size_t to,
 	return 0;
 }
 
-/* The upstream page of api for the torch of the first environment. */
-static void doc_url(const struct ap_docs_envs *envs, const char *api, struct ap_buf *url)
-{
-	int major, minor;
-	const char *v = envs->n ? envs->v[0].torch : NULL;
-	if (v && sscanf(v, "%d.%d", &major, &minor) == 2)
-		ap_buf_addf(url, "https://pytorch.org/docs/%d.%d/generated/%s.html", major, minor, api);
-}
-
 /* The text of page name in g, a new page (its title mod) when g has none
  * yet. NULL when out of memory. */
 static struct ap_buf *gen_page(struct ap_docs_gen *g, const char *name, const char *mod)
@@ -136,10 +127,27 @@ static struct ap_buf *gen_page(struct ap_docs_gen *g, const char *name, const ch
 	return &p->text;
 }
 
-static void gen_block(struct ap_docs_gen *pages, const struct ap_docs_envs *envs,
-		      const struct ap_matrix *lines, size_t from, size_t to,
-		      enum ap_docs_format format, struct ap_buf *owner)
+/* Whether a line says its object has a docstring of its own (1, 0, -1). */
+static int doc_of(const struct ap_matrix_line *l)
 {
+	return l->doc == AP_TRI_NULL ? -1 : l->doc == AP_TRI_TRUE;
+}
+
+/* What a page's blocks are made with. */
+struct gen {
+	const struct ap_docs_envs *envs;
+	const struct ap_matrix *lines;
+	const struct ap_updocs *up;
+	enum ap_docs_format format;
+	struct ap_buf owner;   /* the class whose block came last */
+	size_t unlinked;
+};
+
+static void gen_block(struct ap_docs_gen *pages, struct gen *g, size_t from, size_t to)
+{
+	const struct ap_docs_envs *envs = g->envs;
+	const struct ap_matrix *lines = g->lines;
+	struct ap_buf *owner = &g->owner;
 	const struct ap_matrix_line *l = &lines->v[from];
 	const char *mod = l->module, *api = l->api;
 	enum ap_docs_kind kind;
@@ -161,10 +169,12 @@ static void gen_block(struct ap_docs_gen *pages, const struct ap_docs_envs *envs
 			ap_buf_add(&page, *p == '.' || *p == '/' || *p == '\\' ? "-" : p, 1);
 		ap_buf_adds(&page, ".md");
 		struct ap_buf *text = gen_page(pages, ap_buf_str(&page), mod);
-		doc_url(envs, api, &url);
+		if (!g->up || ap_updocs_url(g->up, api, &(struct ap_updocs_member){ -1, doc_of(l) },
+					    &url))
+			g->unlinked++;
 		if (text)
-			ap_docs_block(format, kind, api, url.len ? ap_buf_str(&url) : NULL, products,
-				      n, NULL, text);
+			ap_docs_block(g->format, kind, api, url.len ? ap_buf_str(&url) : NULL,
+				      products, n, NULL, text);
 		if (kind != AP_DOCS_METHOD) {
 			ap_buf_reset(owner);
 			ap_buf_adds(owner, api);
@@ -176,18 +186,20 @@ static void gen_block(struct ap_docs_gen *pages, const struct ap_docs_envs *envs
 }
 
 void ap_docs_generate(const struct ap_docs_envs *envs, const struct ap_matrix *lines,
-		      enum ap_docs_format format, struct ap_docs_gen *out)
+		      const struct ap_updocs *up, enum ap_docs_format format,
+		      struct ap_docs_gen *out, size_t *unlinked)
 {
-	struct ap_buf owner = { 0 };
+	struct gen g = { envs, lines, up, format, { 0 }, 0 };
 	size_t n = lines->n, from = 0;
 	*out = (struct ap_docs_gen){ 0 };
 	for (size_t i = 1; i <= n; i++) {
 		if (i < n && ap_matrix_same_api(&lines->v[from], &lines->v[i]))
 			continue;
-		gen_block(out, envs, lines, from, i, format, &owner);
+		gen_block(out, &g, from, i);
 		from = i;
 	}
-	ap_buf_free(&owner);
+	ap_buf_free(&g.owner);
+	*unlinked = g.unlinked;
 }
 
 void ap_docs_gen_free(struct ap_docs_gen *g)

@@ -18,6 +18,7 @@
 #include "base/buf.h"
 #include "evidence/matrix.h"
 #include "review/docs.h"
+#include "review/updocs.h"
 
 /* An environment of a sweep as the pages see it: its name, its product (its
  * label, else its name; NULL when it has neither) and its torch version
@@ -53,10 +54,12 @@ struct ap_docs_gen {
  * table or list (docs.h). products: per environment, its product,
  * supported when the API's verdict there is consistent, unsupported when
  * inconsistent, left out when absent or not run (not measured is not
- * claimed). An API with no product is left out. The doc links are for the
- * torch of the first environment. */
+ * claimed). An API with no product is left out. The doc links are where
+ * up (NULL: none) says upstream publishes each API; an API it does not
+ * place gets none, and *unlinked counts them. */
 void ap_docs_generate(const struct ap_docs_envs *envs, const struct ap_matrix *lines,
-		      enum ap_docs_format format, struct ap_docs_gen *out);
+		      const struct ap_updocs *up, enum ap_docs_format format,
+		      struct ap_docs_gen *out, size_t *unlinked);
 void ap_docs_gen_free(struct ap_docs_gen *g);
 
 /* The classes of findings, in their order of precedence (see
