@@ -105,11 +105,12 @@ static int block_kind(const struct ap_matrix *lines, size_t from, size_t to,
 
 /* The text of page name in g, a new page (its title mod) when g has none
  * yet. NULL when out of memory. */
-static struct ap_buf *gen_page(struct ap_docs_gen *g, const char *name, const char *mod)
+static struct ap_docs_gen_page *gen_page(struct ap_docs_gen *g, const char *name,
+					 const char *mod)
 {
 	for (size_t i = g->n; i > 0; i--)
 		if (!strcmp(g->v[i - 1].name, name))
-			return &g->v[i - 1].text;
+			return &g->v[i - 1];
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 16;
 		struct ap_docs_gen_page *v = realloc(g->v, cap * sizeof(*v));
@@ -119,13 +120,15 @@ static struct ap_buf *gen_page(struct ap_docs_gen *g, const char *name, const ch
 		g->cap = cap;
 	}
 	struct ap_docs_gen_page *p = &g->v[g->n];
-	*p = (struct ap_docs_gen_page){ strdup(name), { 0 } };
+	*p = (struct ap_docs_gen_page){ strdup(name), { 0 }, 0 };
 	if (!p->name)
 		return NULL;
 	g->n++;
 	ap_buf_addf(&p->text, "# %s\n\n", mod);
-	return &p->text;
+	return p;
 }
+
+static int called(const char *kind);
 
 /* Whether a line says its object has a docstring of its own (1, 0, -1). */
 static int doc_of(const struct ap_matrix_line *l)
@@ -168,13 +171,22 @@ static void gen_block(struct ap_docs_gen *pages, struct gen *g, size_t from, siz
 		for (const char *p = mod; *p; p++)
 			ap_buf_add(&page, *p == '.' || *p == '/' || *p == '\\' ? "-" : p, 1);
 		ap_buf_adds(&page, ".md");
-		struct ap_buf *text = gen_page(pages, ap_buf_str(&page), mod);
+		struct ap_docs_gen_page *pg = gen_page(pages, ap_buf_str(&page), mod);
 		if (!g->up || ap_updocs_url(g->up, api, &(struct ap_updocs_member){ -1, doc_of(l) },
 					    &url))
 			g->unlinked++;
-		if (text)
+		if (pg && kind != AP_DOCS_METHOD && pg->open) {
+			ap_buf_adds(&pg->text, AP_DOCS_BLOCK_END);
+			pg->open = 0;
+		}
+		unsigned flags = kind == AP_DOCS_CLASS ? AP_DOCS_OPEN
+				 : kind == AP_DOCS_METHOD && l->kind && !called(l->kind) ? AP_DOCS_NO_CALL
+				 : 0;
+		if (pg) {
 			ap_docs_block(g->format, kind, api, url.len ? ap_buf_str(&url) : NULL,
-				      products, n, NULL, text);
+				      products, n, NULL, flags, &pg->text);
+			pg->open |= kind == AP_DOCS_CLASS;
+		}
 		if (kind != AP_DOCS_METHOD) {
 			ap_buf_reset(owner);
 			ap_buf_adds(owner, api);
@@ -198,6 +210,9 @@ void ap_docs_generate(const struct ap_docs_envs *envs, const struct ap_matrix *l
 		gen_block(out, &g, from, i);
 		from = i;
 	}
+	for (size_t i = 0; i < out->n; i++)
+		if (out->v[i].open)
+			ap_buf_adds(&out->v[i].text, AP_DOCS_BLOCK_END);
 	ap_buf_free(&g.owner);
 	*unlinked = g.unlinked;
 }

@@ -41,6 +41,7 @@ void ap_docs_envs_free(struct ap_docs_envs *e);
 struct ap_docs_gen_page {
 	char *name;
 	struct ap_buf text;
+	int open;      /* a class's block is open for its sub-entries */
 };
 
 struct ap_docs_gen {
@@ -50,7 +51,8 @@ struct ap_docs_gen {
 
 /* The pages of a matrix into *out (zeroed): one page per catalog entry (its
  * name with '.' as '-', "PAGE.md"), a `### ` block per API present
- * somewhere, classes followed by their members' sub-entries, in format
+ * somewhere, a class's block holding its members' sub-entries (a property
+ * or value without "()"), in format
  * table or list (docs.h). products: per environment, its product,
  * supported when the API's verdict there is consistent, unsupported when
  * inconsistent, left out when absent or not run (not measured is not

@@ -1158,14 +1158,14 @@ static void add_table(const struct ap_docs_product *products, size_t n, struct a
 
 void ap_docs_block(enum ap_docs_format format, enum ap_docs_kind kind, const char *api,
 		   const char *url, const struct ap_docs_product *products, size_t nproducts,
-		   const char *limits, struct ap_buf *out)
+		   const char *limits, unsigned flags, struct ap_buf *out)
 {
 	int table = format == AP_DOCS_TABLE;
 	const char *dot = strrchr(api, '.');
 	if (kind == AP_DOCS_METHOD) {
 		ap_buf_adds(out, "> <font size=\"3\">");
 		add_oneline(out, dot ? dot + 1 : api);
-		ap_buf_adds(out, "()</font>\n\n");
+		ap_buf_adds(out, flags & AP_DOCS_NO_CALL ? "</font>\n\n" : "()</font>\n\n");
 	} else {
 		ap_buf_adds(out, kind == AP_DOCS_CLASS ? "### " AP_CLASS_TAG " " : "### ");
 		add_oneline(out, api);
@@ -1189,5 +1189,5 @@ void ap_docs_block(enum ap_docs_format format, enum ap_docs_kind kind, const cha
 		add_oneline(out, limits);
 		ap_buf_adds(out, "\n");
 	}
-	ap_buf_adds(out, "\n</div>\n\n");
+	ap_buf_adds(out, flags & AP_DOCS_OPEN ? "\n" : "\n" AP_DOCS_BLOCK_END);
 }

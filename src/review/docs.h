@@ -165,16 +165,24 @@ json_t *ap_docs_entry_json(const struct ap_docs_entry *e);
 void ap_docs_entry(const char *api, const char *url, const struct ap_docs_product *products,
 		   size_t nproducts, const char *limits, struct ap_buf *out);
 
+/* How ap_docs_block() writes a block (or-ed). */
+#define AP_DOCS_OPEN    1u /* its <div> is left open, as a class's is for its
+			      sub-entries: AP_DOCS_BLOCK_END closes it */
+#define AP_DOCS_NO_CALL 2u /* a sub-entry not called (a property, a value):
+			      its name without "()" */
+#define AP_DOCS_BLOCK_END "</div>\n\n"
+
 /* One block of a generated page, in format table (`**支持情况**：` and a
  * `| <term>product</term> | ✔ |` table) or list (as ap_docs_entry()):
  * kind function or class is a `### ` heading (a class with the class tag);
  * method is a `> <font size="3">name()</font>` sub-entry, name the last
- * component of api, which must follow its class's block. limits is written
- * only when given. ap_docs_parse() reads the blocks back as the same api,
- * kind, format, doc_url, products and limits, provided there are products and
- * no string holds "</term>" or "|". */
+ * component of api, which must follow its class's block (inside it, as the
+ * backend's pages have them, where that block was left open). limits is
+ * written only when given. ap_docs_parse() reads the blocks back as the
+ * same api, kind, format, doc_url, products and limits, provided there are
+ * products and no string holds "</term>" or "|". */
 void ap_docs_block(enum ap_docs_format format, enum ap_docs_kind kind, const char *api,
 		   const char *url, const struct ap_docs_product *products, size_t nproducts,
-		   const char *limits, struct ap_buf *out);
+		   const char *limits, unsigned flags, struct ap_buf *out);
 
 #endif

@@ -53,7 +53,8 @@ static void use(struct ap_matrix *lines)
 	struct ap_docs_entries entries = { &entry, 1, 1 };
 	struct ap_docs_findings f;
 	if (!ap_docs_envs_read(meta, &envs)) {
-		ap_docs_generate(&envs, lines, AP_DOCS_TABLE, &pages);
+		size_t unlinked;
+		ap_docs_generate(&envs, lines, NULL, AP_DOCS_TABLE, &pages, &unlinked);
 		ap_docs_gen_free(&pages);
 		if (!ap_docs_audit(&entries, &envs, lines, &f))
 			ap_docs_findings_free(&f);

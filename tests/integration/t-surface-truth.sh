@@ -9,7 +9,7 @@
 # published private names, a plugin's method, a member set on self, a module
 # that a torch does not have, typing aliases that are no API.
 . "$(dirname "$0")/lib.sh"
-plan 31
+plan 48
 PAGES="$TOP/tests/truth/table-format-2-12-0"
 JUDGE="$TOP/tests/truth/judge"
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -50,6 +50,45 @@ whole() {
 		"['sid', 'trixie']" a_propmodules_contents_are_walked
 }
 needs trixie sid -- whole
+
+# Generated pages link where upstream publishes each name, as 2.6's own docs
+# sources (fetched with its tests) say, each URL judged by tests/truth/urls,
+# a reading of those sources of its own; the pages round-trip through the
+# audit with no finding; the default job's member is a sub-entry of its
+# class, linked as an anchor on the class's page.
+published() {
+	local src gm="torch.autograd.grad_mode.set_multithreading_enabled"
+	src=$(ls -d "${APIPARITY_TESTS_ROOT:-/var/cache/apiparity/tests}"/2.6.0*/docs/source 2>/dev/null | head -1)
+	equals "$([ -n "$src" ] && [ -f "$src/autograd.rst" ] && echo fetched)" fetched \
+		docs_sources_of_2_6_were_fetched_with_its_tests
+	run 0 generate_with_upstreams_urls_succeeds "$APIPARITY" docs generate "$T/s" --out "$T/gen"
+	contains "$out" "^[0-9]+ pages in .* \([0-9]+ entries without an upstream URL" generate_counts_the_unlinked
+	run 0 every_generated_url_is_in_upstreams_docs_sources "$PYTHON" "$TOP/tests/truth/urls" "$src" "$T"/gen/*.md
+	contains "$out" "^urls: [0-9]{4,} judged, 0 false$" the_urls_judged_are_thousands
+	run 0 generated_pages_audit_succeeds "$APIPARITY" docs audit "$T/gen" "$T/s"
+	equals "$(printf '%s\n' "$out" | grep -E '^[^ ]+\.md:[0-9]+: ' | grep -vc ': backed: ')" 0 \
+		generated_pages_round_trip_with_no_finding
+	local page="$T/gen/torch-autograd-grad_mode.md"
+	equals "$(awk -v c="### <code><i>class</i></code> $gm" '$0 == c { inblock = 1; next } /^### / { inblock = 0 } inblock && /^<div/ { d++ } inblock && /^<\/div>/ { d-- } inblock && d == 1 && /^> <font size="3">clone\(\)<\/font>$/ { print "sub-entry"; exit }' "$page")" \
+		sub-entry clone_is_a_sub_entry_inside_its_class_block
+	contains "$(cat "$page")" "^\*\*原生文档\*\*：\[$gm\.clone\]\(https://pytorch\.org/docs/2\.6/generated/$gm\.html#$gm\.clone\)$" \
+		clone_links_as_an_anchor_on_its_class_page
+	contains "$(cat "$T/gen/torch-nn.md")" "^\*\*原生文档\*\*：\[torch\.nn\.Linear\]\(https://pytorch\.org/docs/2\.6/generated/torch\.nn\.Linear\.html\)$" \
+		a_class_links_to_its_own_page
+	equals "$(grep -c 'torch\.nn\.Linear\.html#torch\.nn\.Linear\.forward' "$T/gen/torch-nn.md")" 0 \
+		a_member_without_a_docstring_gets_no_anchor_autodoc_would_not_make
+	run 0 generate_without_sources_succeeds "$APIPARITY" docs generate "$T/s" --out "$T/gen0" \
+		--docs-src "$T/no-such-dir"
+	contains "$err" "^apiparity: docs: .*no-such-dir: No such file or directory: no upstream URLs$" \
+		missing_sources_are_said
+	equals "$(cat "$T"/gen0/*.md | grep -c 'pytorch\.org')" 0 without_sources_no_url_is_guessed
+	run 0 check_of_the_default_target_succeeds "$APIPARITY" check "$gm.clone" --env trixie --no-official \
+		--out "$T/c"
+	run 0 docs_entry_succeeds "$APIPARITY" docs entry "$T/c"
+	contains "$out" "^\*\*原生文档\*\*：\[$gm\.clone\]\(https://pytorch\.org/docs/2\.6/generated/$gm\.html#$gm\.clone\)$" \
+		docs_entry_links_the_member_as_an_anchor
+}
+needs trixie sid -- published
 
 # bookworm's torch (1.13) has no torch.export: absent in that version, not
 # an optional dependency; and true by the judge.

@@ -194,7 +194,8 @@ static void generated_pages_read_back_as_generated(void **state)
 	struct ap_matrix lines = small_matrix();
 	for (size_t f = 0; f < 2; f++) {
 		struct ap_docs_gen pages;
-		ap_docs_generate(&w.envs, &lines, formats[f], &pages);
+		size_t unlinked;
+		ap_docs_generate(&w.envs, &lines, NULL, formats[f], &pages, &unlinked);
 		assert_int_equal(pages.n, 1);
 		assert_string_equal(pages.v[0].name, "torch-m.md");
 		struct ap_docs_entries e = parse(ap_buf_str(&pages.v[0].text), "torch-m.md");
