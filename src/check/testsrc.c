@@ -239,12 +239,13 @@ static int testsrc_unpack(const char *orig_path, const char *partial, const char
 	return r == -AP_EPROVISION || !r ? r : -AP_EPROVISION;
 }
 
-static int docs_fetched(const char *key)
+int ap_testsrc_complete(const char *key)
 {
-	struct ap_buf p = { 0 };
+	struct ap_buf p = { 0 }, tree = { 0 };
 	ap_buf_addf(&p, "%s/%s/docs/source", ap_tests_root(), key);
-	int ok = access(ap_buf_str(&p), F_OK) == 0;
+	int ok = ap_testsrc_cached(key, &tree) && access(ap_buf_str(&p), F_OK) == 0;
 	ap_buf_free(&p);
+	ap_buf_free(&tree);
 	return ok;
 }
 
@@ -257,7 +258,7 @@ int ap_testsrc_fetch(const char *suite, const char *source, const char *version,
 	struct ap_buf optfile = { 0 }, orig = { 0 }, prefix = { 0 }, final = { 0 }, partial = { 0 };
 	ap_upstream_version(version, &up);
 	/* a tree fetched before docs sources were is fetched again for them */
-	if (ap_testsrc_cached(ap_buf_str(&up), &final) && docs_fetched(ap_buf_str(&up))) {
+	if (ap_testsrc_complete(ap_buf_str(&up))) {
 		ap_buf_free(&up);
 		ap_buf_free(&final);
 		return 1;

@@ -28,6 +28,11 @@ void ap_upstream_version(const char *debian_version, struct ap_buf *out);
  * Fills out either way with the test tree's path, TESTS_ROOT/<key>/test. */
 int ap_testsrc_cached(const char *key, struct ap_buf *out);
 
+/* 1 when TESTS_ROOT/<key> has both its tests (ap_testsrc_cached) and its
+ * docs sources (docs/source), else 0: a tree fetched before docs sources
+ * were is fetched again for them. */
+int ap_testsrc_complete(const char *key);
+
 /* Upstream's docs sources for torch version (its "MAJOR.MINOR.PATCH"
  * part: "2.6.0+debian" -> 2.6.0), fetched beside its tests: the first
  * TESTS_ROOT/<key>/docs/source whose key is that release (2.6.0, 2.6.0+dfsg)

@@ -197,7 +197,8 @@ static int make_root(void **state)
 static int remove_root(void **state)
 {
 	struct fixture *f = *state;
-	const char *made[] = { "/" KEY "/.apiparity-tests", "/" KEY "/test", "/" KEY, "" };
+	const char *made[] = { "/" KEY "/.apiparity-tests", "/" KEY "/test", "/" KEY "/docs/source",
+			       "/" KEY "/docs", "/" KEY, "" };
 	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++) {
 		snprintf(f->path, sizeof(f->path), "%s%s", f->root, made[i]);
 		if (remove(f->path) && errno != ENOENT)
@@ -276,6 +277,34 @@ static void stamp_of_another_version_does_not_count(void **state)
 	ap_buf_free(&out);
 }
 
+/* A tree fetched before docs sources were is not complete: it is fetched
+ * again for them; with them, it is; and they are found for torch's version. */
+static void a_tree_is_complete_only_with_its_docs_sources(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf docs = { 0 };
+	assert_int_equal(mkdir(under(f, KEY), 0755), 0);
+	assert_int_equal(mkdir(under(f, KEY "/test"), 0755), 0);
+	int fd = open(under(f, KEY "/.apiparity-tests"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(ap_testsrc_complete(KEY), 0);
+	assert_int_equal(ap_testsrc_docs("2.6.0+debian", &docs), -ENOENT);
+	assert_int_equal(mkdir(under(f, KEY "/docs"), 0755), 0);
+	assert_int_equal(mkdir(under(f, KEY "/docs/source"), 0755), 0);
+	assert_int_equal(ap_testsrc_complete(KEY), 1);
+	assert_int_equal(ap_testsrc_complete("2.5.1+dfsg"), 0);
+	assert_int_equal(ap_testsrc_docs("2.6.0+debian", &docs), 0);
+	assert_string_equal(ap_buf_str(&docs), under(f, KEY "/docs/source"));
+	ap_buf_reset(&docs);
+	/* another release's sources are not these */
+	assert_int_equal(ap_testsrc_docs("2.6.1", &docs), -ENOENT);
+	assert_int_equal(ap_testsrc_docs("2.6", &docs), -ENOENT);
+	assert_int_equal(ap_testsrc_docs(NULL, &docs), -ENOENT);
+	assert_int_equal(docs.len, 0);
+	ap_buf_free(&docs);
+}
+
 #define T(name) cmocka_unit_test_setup_teardown(name, make_root, remove_root)
 
 int main(void)
@@ -298,6 +327,7 @@ int main(void)
 		T(test_tree_without_stamp_is_not_cached),
 		T(stamped_version_is_cached),
 		T(stamp_of_another_version_does_not_count),
+		T(a_tree_is_complete_only_with_its_docs_sources),
 	};
 	return cmocka_run_group_tests_name("testsrc", tests, NULL, NULL);
 }
