@@ -75,8 +75,11 @@ def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
         grads = []
         diff = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
         if leaves and diff:
+            before = _backward_raised[0]
+            _backward_raised[0] = before or device != "cpu"  # until grad returns
             got = torch.autograd.grad(diff, leaves, [_grad_output(o) for o in diff],
                                       allow_unused=True)
+            _backward_raised[0] = before
             grads = [g if g is not None else None for g in got]
     except Exception as e:
         return {"status": "raised", "exception": type(e).__name__, "message": _text(str(e))[:500]}
@@ -84,11 +87,19 @@ def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
             "grads": [_tag(g, spanned=False) for g in grads]}
 
 
+# Whether a device's backward raised in this sample (set by _run_side until
+# grad returns, cleared by _run_sample):
+# what the failed backward held is still being freed on autograd's device
+# thread, so the runner must not touch the device again (see _sample_runner).
+_backward_raised = [False]
+
+
 def _run_sample(fn, sample, devices, notrun):
     """One sample on CPU and each device: the part of each side. notrun:
     the sides apiparity said not to run it on, each with its reason."""
     import torch
     parts = {}
+    _backward_raised[0] = False
     for dev in ["cpu"] + list(devices):
         if dev in notrun:
             parts[dev] = {"status": "notrun", "reason": notrun[dev]}
@@ -118,11 +129,12 @@ def _device_works(device):
 def _sample_runner(target, samples, start, devices, notrun, w):
     """The runner process: resolves the target and runs samples from start,
     one frame each ("begin" first, so that a crash is the sample's). Leaves
-    after a device raised where CPU did not, without touching it again: the
-    next runner starts it afresh. A device that raised may have lost its
-    daemon, and what the failed call held is freed later, on autograd's
-    thread, while this one goes on: pytorch_openreg's driver, used from both
-    at once, aborts ("Failed to free memory pointer") under load."""
+    when a device that raised where CPU did not no longer computes, and at
+    once, without touching the device again, when it raised in the backward:
+    what the failed backward held is freed later, on autograd's device
+    thread, while this one would go on, and pytorch_openreg's driver, used
+    from both threads at once, aborts ("Failed to free memory pointer") or
+    hangs under load. The next runner starts the device afresh."""
     fn = _walk(target)[0]
     # Devices start here, before the first sample's clock: a backend's
     # start (a daemon that imports torch) is not a sample's time.
@@ -132,8 +144,9 @@ def _sample_runner(target, samples, start, devices, notrun, w):
         parts = _run_sample(fn, samples[k], devices, notrun[k] if k < len(notrun) else {})
         send(w, {"type": "sample", "i": k, "parts": parts})
         cpu_raised = parts.get("cpu", {}).get("status") == "raised"
-        if any(p.get("status") == "raised" and not cpu_raised
-               for d, p in parts.items() if d != "cpu"):
+        raised = [d for d, p in parts.items()
+                  if d != "cpu" and p.get("status") == "raised" and not cpu_raised]
+        if raised and (_backward_raised[0] or not all(_device_works(d) for d in raised)):
             return
 
 
