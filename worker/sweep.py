@@ -371,7 +371,9 @@ def _sweep_on_self(cls, reached, rules):
 
 def _sweep_source(obj, root):
     """(file relative to torch's parent directory, line), fast: a function's
-    code object, a class's module and one parse of its file."""
+    code object, a class's module and one parse of its file. A class whose
+    module's file has no `class` statement for it has no file: a C type
+    that torch gives its own module's name (torch.layout says "torch")."""
     import inspect
     fn = getattr(obj, "__func__", obj)
     fn = getattr(fn, "fget", fn)
@@ -384,7 +386,7 @@ def _sweep_source(obj, root):
         path = getattr(mod, "__file__", None)
         if isinstance(path, str) and path.endswith(".py"):
             line = _class_line(path, getattr(obj, "__qualname__", ""))
-        else:
+        if line is None:
             path = None
     if not isinstance(path, str) or not path.endswith(".py"):
         return None, None
@@ -407,7 +409,7 @@ def _sweep_api(api, key, owner, parent, name, obj, torch, root, depth):
     d["file"], d["line"] = _sweep_source(obj, root)
     fn = getattr(obj, "__func__", obj)
     d["pure_python"] = inspect.isfunction(getattr(fn, "fget", fn)) or \
-        (inspect.isclass(obj) and d["file"] is not None)
+        (inspect.isclass(obj) and (d["file"] is not None or _python_members(obj)))
     d["doc"] = _own_doc(obj)
     if depth != "resolve":
         try:
@@ -426,6 +428,16 @@ def _sweep_api(api, key, owner, parent, name, obj, torch, root, depth):
         d["plugin_added"] = before is None
         d["patched"] = None if before is None else before != _sweep_identity(obj)
     return d
+
+
+def _python_members(cls):
+    """Whether a class made without a `class` statement (a namedtuple, a
+    type() call) holds Python functions of its own: Python, not C."""
+    import inspect
+    try:
+        return any(inspect.isfunction(getattr(v, "__func__", v)) for v in vars(cls).values())
+    except Exception:
+        return False
 
 
 def _sweep_defined(cls):

@@ -9,7 +9,7 @@
 # published private names, a plugin's method, a member set on self, a module
 # that a torch does not have, typing aliases that are no API.
 . "$(dirname "$0")/lib.sh"
-plan 48
+plan 50
 PAGES="$TOP/tests/truth/table-format-2-12-0"
 JUDGE="$TOP/tests/truth/judge"
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -48,6 +48,13 @@ whole() {
 		"[]" typing_aliases_and_future_features_are_no_api
 	equals "$(mx "$T/s/matrix.jsonl" 'sorted(set(l["env"] for l in L if l["api"] == "torch.backends.cudnn.allow_tf32" and l["status"] == "present" and l["kind"] != "module"))')" \
 		"['sid', 'trixie']" a_propmodules_contents_are_walked
+	# a C type that torch gives its own module's name is no Python class of
+	# torch/__init__.py; a Python class keeps its file and line
+	equals "$(mx "$T/s/matrix.jsonl" 'sorted(set((l["api"], l["file"], l["line"], l["pure_python"]) for l in L if l["api"] in ("torch.layout", "torch.dtype", "torch.Size") and l["env"] == "trixie"))')" \
+		"[('torch.Size', None, None, False), ('torch.dtype', None, None, False), ('torch.layout', None, None, False)]" \
+		c_types_re_exported_by_torch_have_no_python_file
+	equals "$(mx "$T/s/matrix.jsonl" '[(l["file"], l["pure_python"]) for l in L if l["api"] == "torch.nn.Linear" and l["env"] == "trixie"]')" \
+		"[('torch/nn/modules/linear.py', True)]" a_python_class_keeps_its_file
 }
 needs trixie sid -- whole
 

@@ -195,7 +195,12 @@ static void generated_pages_read_back_as_generated(void **state)
 	for (size_t f = 0; f < 2; f++) {
 		struct ap_docs_gen pages;
 		size_t unlinked;
-		ap_docs_generate(&w.envs, &lines, NULL, formats[f], &pages, &unlinked);
+		/* upstream's sources place torch.m.f only: the others get no URL */
+		struct ap_updocs_entry placed = { "torch.m.f", "generated/torch.m.f.html", NULL,
+						  AP_UPDOCS_NO_MEMBERS, 0 };
+		struct ap_updocs up = { &placed, 1, 1, "https://pytorch.org/docs/2.6/", 1 };
+		ap_docs_generate(&w.envs, &lines, &up, formats[f], &pages, &unlinked);
+		assert_int_equal(unlinked, 3);
 		assert_int_equal(pages.n, 1);
 		assert_string_equal(pages.v[0].name, "torch-m.md");
 		struct ap_docs_entries e = parse(ap_buf_str(&pages.v[0].text), "torch-m.md");
@@ -206,6 +211,8 @@ static void generated_pages_read_back_as_generated(void **state)
 		assert_int_equal(c->kind, AP_DOCS_CLASS);
 		assert_int_equal(go->kind, AP_DOCS_METHOD);
 		assert_string_equal(f1->doc_url, "https://pytorch.org/docs/2.6/generated/torch.m.f.html");
+		assert_null(c->doc_url);
+		assert_null(nw->doc_url);
 		products_are(f1, A2 "=1," A3 "=1");
 		products_are(c, A2 "=1," A3 "=0");
 		products_are(nw, A3 "=1");

@@ -184,14 +184,14 @@ static void matrix_renders_canonically_and_reads_back(void **state)
 		"{\"schema\":\"apiparity.matrix/1\",\"env\":\"trixie\",\"module\":\"torch.m\","
 		"\"api\":\"torch.m.a\",\"key\":\"torch.m.a\",\"owner\":null,\"status\":\"present\","
 		"\"kind\":\"function\",\"file\":null,\"line\":null,\"defined\":null,\"pure_python\":null,"
-		"\"signature\":[\"a(x: 'é')\"],\"reaches\":null,\"on_self\":null,\"patched\":null,"
+		"\"doc\":null,\"signature\":[\"a(x: 'é')\"],\"reaches\":null,\"on_self\":null,\"patched\":null,"
 		"\"plugin_added\":false,\"check\":null,\"verdict\":\"consistent\",\"reason\":null}\n");
 	/* every field of a line comes back as it was written */
 	const char *full =
 		"{\"schema\":\"apiparity.matrix/1\",\"env\":\"sid\",\"module\":\"torch.m\","
 		"\"api\":\"torch.m.C.f\",\"key\":\"C.f\",\"owner\":\"torch.m.C\",\"status\":\"present\","
 		"\"kind\":\"method\",\"file\":\"torch/m.py\",\"line\":12,\"defined\":\"torch.m.C\",\"pure_python\":true,"
-		"\"signature\":[\"f(self)\",\"f(self, x)\"],\"reaches\":[\"__init__\",\"zero_grad\"],"
+		"\"doc\":false,\"signature\":[\"f(self)\",\"f(self, x)\"],\"reaches\":[\"__init__\",\"zero_grad\"],"
 		"\"on_self\":[],\"patched\":false,\"plugin_added\":true,"
 		"\"check\":{\"status\":\"inconsistent\",\"reason\":\"r\",\"family\":\"mode-context\","
 		"\"operators\":[\"f\"],\"checks\":3,\"passed\":2,\"failed\":1,\"notrun\":0,"
@@ -203,6 +203,7 @@ static void matrix_renders_canonically_and_reads_back(void **state)
 	assert_int_equal(back.n, 2);
 	assert_int_equal(back.v[1].line, 12);
 	assert_int_equal(back.v[1].pure_python, AP_TRI_TRUE);
+	assert_int_equal(back.v[1].doc, AP_TRI_FALSE);
 	assert_int_equal(back.v[1].patched, AP_TRI_FALSE);
 	assert_true(back.v[1].plugin_added);
 	assert_int_equal(back.v[1].check.counts[AP_MCOUNT_SAMPLES], 4);
@@ -248,7 +249,7 @@ static void bad_lines_are_refused_with_file_and_line(void **state)
 		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"line\":\"7\"}\n",
 		  "line must be a number or null" },
 		{ "{\"schema\":\"apiparity.matrix/1\",\"env\":\"t\",\"module\":\"m\",\"api\":\"a\",\"status\":\"present\",\"patched\":1}\n",
-		  "pure_python, patched and plugin_added must be true, false or null" },
+		  "pure_python, doc, patched and plugin_added must be true, false or null" },
 	};
 	char dir[] = "/tmp/test-matrix-XXXXXX", path[64];
 	assert_non_null(mkdtemp(dir));
