@@ -568,6 +568,31 @@ static void full_paths_resolve_by_identity_and_missing_members_are_said_once(voi
 	ap_matrix_free(&l);
 }
 
+/* The text of the findings: each with file:line and class, then one count
+ * per class in order of first appearance; a finding of no known class is
+ * printed ("?") but counted nowhere (its class indexes nothing). */
+static void findings_text_counts_each_known_class_once_in_order(void **state)
+{
+	(void)state;
+	struct ap_docs_finding v[] = {
+		{ "p.md", 3, "torch.x", NULL, AP_FINDING_NOT_FOUND, "d" },
+		{ "p.md", 4, "torch.y", NULL, AP_FINDING_NCLASSES, "e" },
+		{ "q.md", 5, "torch.z", NULL, AP_FINDING_BACKED, "f" },
+		{ "q.md", 6, "torch.w", NULL, AP_FINDING_NOT_FOUND, "g" },
+	};
+	struct ap_docs_findings f = { v, 4, 4 };
+	struct ap_buf out = { 0 };
+	ap_docs_audit_text(&f, &out);
+	assert_string_equal(ap_buf_str(&out),
+			    "p.md:3: not-found: torch.x: d\n"
+			    "p.md:4: ?: torch.y: e\n"
+			    "q.md:5: backed: torch.z: f\n"
+			    "q.md:6: not-found: torch.w: g\n"
+			    "2 not-found\n"
+			    "1 backed\n");
+	ap_buf_free(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -579,6 +604,7 @@ int main(void)
 		cmocka_unit_test(api_table_rows_are_audited_and_pages_name_their_formats),
 		cmocka_unit_test(unlisted_names_are_judged_by_what_getattr_reaches),
 		cmocka_unit_test(full_paths_resolve_by_identity_and_missing_members_are_said_once),
+		cmocka_unit_test(findings_text_counts_each_known_class_once_in_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
