@@ -339,12 +339,14 @@ def _class_info(path, qualname):
                     visit(c, prefix + c.name + ".")
         if tree is not None:
             visit(tree, "")
-        _CLASS_LINES[path] = (found, text)
-    found, text = _CLASS_LINES[path]
-    info = found.get(qualname)
+        _CLASS_LINES[path] = [found, text]
+    cached = _CLASS_LINES[path]
+    info = cached[0].get(qualname)
     if info is not None and not isinstance(info[1], set):
-        lines = text.decode("utf-8", "replace").split("\n")[info[0] - 1:info[1]]
-        info = found[qualname] = (info[0], set(_ON_SELF.findall("\n".join(lines))))
+        if isinstance(cached[1], bytes):  # split once per file, when first asked
+            cached[1] = cached[1].decode("utf-8", "replace").split("\n")
+        own = "\n".join(cached[1][info[0] - 1:info[1]])
+        info = cached[0][qualname] = (info[0], set(_ON_SELF.findall(own)))
     return info
 
 

@@ -43,26 +43,34 @@ int ap_testsrc_cached(const char *key, struct ap_buf *out)
 	return ok;
 }
 
+/* TESTS_ROOT/<key>/docs/source into out (reset first); 1 when it is a
+ * directory there, else 0. */
+static int docs_source(const char *key, struct ap_buf *out)
+{
+	struct stat st;
+	ap_buf_reset(out);
+	ap_buf_addf(out, "%s/%s/docs/source", ap_tests_root(), key);
+	return !stat(ap_buf_str(out), &st) && S_ISDIR(st.st_mode);
+}
+
 int ap_testsrc_docs(const char *torch_version, struct ap_buf *out)
 {
 	size_t n = 0, len = strspn(torch_version ? torch_version : "", "0123456789.");
 	char **names = NULL;
+	struct ap_buf p = { 0 };
 	int r = len ? ap_dir_list(ap_tests_root(), AP_DIR_NODOT, &names, &n) : -ENOENT;
 	for (size_t i = 0; !r && i < n; i++) {
-		struct ap_buf p = { 0 };
 		char c = names[i][len];
-		struct stat st;
 		if (strncmp(names[i], torch_version, len) || (c && c != '+' && c != '~'))
 			continue;
-		ap_buf_addf(&p, "%s/%s/docs/source", ap_tests_root(), names[i]);
-		if (!stat(ap_buf_str(&p), &st) && S_ISDIR(st.st_mode)) {
+		if (docs_source(names[i], &p)) {
 			ap_buf_adds(out, ap_buf_str(&p));
 			ap_buf_free(&p);
 			ap_dir_free(names, n);
 			return 0;
 		}
-		ap_buf_free(&p);
 	}
+	ap_buf_free(&p);
 	ap_dir_free(names, n);
 	return -ENOENT;
 }
@@ -242,8 +250,7 @@ static int testsrc_unpack(const char *orig_path, const char *partial, const char
 int ap_testsrc_complete(const char *key)
 {
 	struct ap_buf p = { 0 }, tree = { 0 };
-	ap_buf_addf(&p, "%s/%s/docs/source", ap_tests_root(), key);
-	int ok = ap_testsrc_cached(key, &tree) && access(ap_buf_str(&p), F_OK) == 0;
+	int ok = ap_testsrc_cached(key, &tree) && docs_source(key, &p);
 	ap_buf_free(&p);
 	ap_buf_free(&tree);
 	return ok;

@@ -425,8 +425,6 @@ void ap_proto_sweep_walked(const json_t *reply, struct ap_proto_walked *w)
 
 void ap_proto_numeric_ran_read(const json_t *reply, struct ap_proto_numeric_ran *r)
 {
-	r->sent = int_of(reply, "sent");
-	r->runners = int_of(reply, "runners");
 	r->log = str_of(reply, "log");
 }
 

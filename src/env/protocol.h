@@ -327,11 +327,10 @@ struct ap_proto_begun {
 };
 void ap_proto_sweep_begun(const json_t *reply, struct ap_proto_begun *b);
 
-/* A numeric run's reply (its samples came as frames before it): how many
- * frames it sent, how many runner children it took, and what they wrote to
- * stderr (a backend's abort message; NULL when the reply has none). */
+/* A numeric run's reply (its samples came as frames before it): what its
+ * runner children wrote to stderr (a backend's abort message; NULL when the
+ * reply has none). */
 struct ap_proto_numeric_ran {
-	long long sent, runners;
 	const char *log;
 };
 void ap_proto_numeric_ran_read(const json_t *reply, struct ap_proto_numeric_ran *r);

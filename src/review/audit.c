@@ -128,7 +128,17 @@ static struct ap_docs_gen_page *gen_page(struct ap_docs_gen *g, const char *name
 	return p;
 }
 
-static int called(const char *kind);
+/* Whether a member of this kind is called (written with "()"): not a value,
+ * a property or an enum's member. */
+static int called(const char *kind)
+{
+	static const char *const calls[] = { "method", "classmethod", "staticmethod", "function",
+					     "builtin", "builtin-method", "callable", "class" };
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strcmp(kind, calls[i]))
+			return 1;
+	return 0;
+}
 
 /* Whether a line says its object has a docstring of its own (1, 0, -1). */
 static int doc_of(const struct ap_matrix_line *l)
@@ -855,18 +865,6 @@ static void audit_entry(struct audit *a, const struct ap_docs_entry *e)
 		audit_claims(a, e, ap_buf_str(&name), api, ls);
 	ap_buf_free(&name);
 	ap_buf_free(&d);
-}
-
-/* Whether a member of this kind is called (written with "()"): not a value,
- * a property or an enum's member. */
-static int called(const char *kind)
-{
-	static const char *const calls[] = { "method", "classmethod", "staticmethod", "function",
-					     "builtin", "builtin-method", "callable", "class" };
-	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-		if (!strcmp(kind, calls[i]))
-			return 1;
-	return 0;
 }
 
 /* Whether any of apis has an entry on the pages. */

@@ -8,11 +8,13 @@
 #include <string.h>
 
 #include "base/fsutil.h"
+#include "base/text.h"
 #include "review/updocs.h"
 
 #define UPDOCS_FILE_MAX (4u << 20)
 #define UPDOCS_FILES_MAX 4000
 #define UPDOCS_DEPTH_MAX 4
+#define UPDOCS_NAME_MAX 512 /* a dotted name longer than any of torch's */
 
 /* One line of a file: its text (not NUL-terminated) and indentation. */
 struct line {
@@ -35,39 +37,27 @@ struct reader {
 	const char *templates;            /* dir/_templates */
 };
 
+/* Adds an entry that takes name, page and anchor (freed when it cannot:
+ * NULL name or page, or no room). 0 or -ENOMEM. */
 static int add_entry(struct ap_updocs *d, char *name, char *page, char *anchor,
 		     struct rule rule)
 {
-	if (!name || !page) {
+	if (name && page && d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 256;
+		struct ap_updocs_entry *v = realloc(d->v, cap * sizeof(*v));
+		if (v) {
+			d->v = v;
+			d->cap = cap;
+		}
+	}
+	if (!name || !page || d->n == d->cap) {
 		free(name);
 		free(page);
 		free(anchor);
 		return -ENOMEM;
 	}
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 256;
-		struct ap_updocs_entry *v = realloc(d->v, cap * sizeof(*v));
-		if (!v) {
-			free(name);
-			free(page);
-			free(anchor);
-			return -ENOMEM;
-		}
-		d->v = v;
-		d->cap = cap;
-	}
 	d->v[d->n++] = (struct ap_updocs_entry){ name, page, anchor, rule.members, rule.undoc };
 	return 0;
-}
-
-static char *strndup_or_null(const char *p, size_t n)
-{
-	char *s = malloc(n + 1);
-	if (s) {
-		memcpy(s, p, n);
-		s[n] = 0;
-	}
-	return s;
 }
 
 /* The absolute name of n bytes at p, as updocs.h says. */
@@ -75,22 +65,21 @@ static char *absolute(const struct reader *rd, const char *p, size_t n)
 {
 	char *s;
 	if (!rd->module || (n >= 6 && !strncmp(p, "torch.", 6)) || (n == 5 && !strncmp(p, "torch", 5)))
-		return strndup_or_null(p, n);
+		return strndup(p, n);
 	if (asprintf(&s, "%s.%.*s", rd->module, (int)n, p) < 0)
 		return NULL;
 	return s;
 }
 
-/* Whether n bytes at p are a dotted Python name. */
+/* Whether n bytes at p are a dotted Python name (ap_dotted_name_ok). */
 static int is_name(const char *p, size_t n)
 {
-	if (!n || *p == '.' || p[n - 1] == '.')
+	char name[UPDOCS_NAME_MAX + 1];
+	if (n > UPDOCS_NAME_MAX)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!(p[i] == '_' || p[i] == '.' || (p[i] >= 'a' && p[i] <= 'z') ||
-		      (p[i] >= 'A' && p[i] <= 'Z') || (p[i] >= '0' && p[i] <= '9')))
-			return 0;
-	return 1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return ap_dotted_name_ok(name, UPDOCS_NAME_MAX);
 }
 
 /* ".. NAME:: ARG" at line l: the directive's name and argument (trimmed, a
@@ -301,7 +290,7 @@ static void set_module(struct reader *rd, const char *p, size_t n, int *err)
 {
 	free(rd->module);
 	rd->module = NULL;
-	if (is_name(p, n) && !(rd->module = strndup_or_null(p, n)))
+	if (is_name(p, n) && !(rd->module = strndup(p, n)))
 		*err = -ENOMEM;
 }
 

@@ -250,15 +250,21 @@ static void test_tree_without_stamp_is_not_cached(void **state)
 	ap_buf_free(&out);
 }
 
-static void stamped_version_is_cached(void **state)
+/* KEY's test tree with its stamp, as a finished unpack leaves it. */
+static void make_stamped_tree(struct fixture *f)
 {
-	struct fixture *f = *state;
-	struct ap_buf out = { 0 };
 	assert_int_equal(mkdir(under(f, KEY), 0755), 0);
 	assert_int_equal(mkdir(under(f, KEY "/test"), 0755), 0);
 	int fd = open(under(f, KEY "/.apiparity-tests"), O_WRONLY | O_CREAT | O_EXCL, 0644);
 	assert_true(fd >= 0);
 	close(fd);
+}
+
+static void stamped_version_is_cached(void **state)
+{
+	struct fixture *f = *state;
+	struct ap_buf out = { 0 };
+	make_stamped_tree(f);
 	assert_int_equal(ap_testsrc_cached(KEY, &out), 1);
 	assert_string_equal(ap_buf_str(&out), under(f, KEY "/test"));
 	ap_buf_free(&out);
@@ -283,11 +289,7 @@ static void a_tree_is_complete_only_with_its_docs_sources(void **state)
 {
 	struct fixture *f = *state;
 	struct ap_buf docs = { 0 };
-	assert_int_equal(mkdir(under(f, KEY), 0755), 0);
-	assert_int_equal(mkdir(under(f, KEY "/test"), 0755), 0);
-	int fd = open(under(f, KEY "/.apiparity-tests"), O_WRONLY | O_CREAT | O_EXCL, 0644);
-	assert_true(fd >= 0);
-	close(fd);
+	make_stamped_tree(f);
 	assert_int_equal(ap_testsrc_complete(KEY), 0);
 	assert_int_equal(ap_testsrc_docs("2.6.0+debian", &docs), -ENOENT);
 	assert_int_equal(mkdir(under(f, KEY "/docs"), 0755), 0);
