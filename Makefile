@@ -25,7 +25,8 @@ LIB_SRC := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
 CMD_SRC := src/main.c src/cli.c $(wildcard src/cmd/*.c)
 HDRS    := $(wildcard src/*.h src/*/*.h)
 GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-policy.c \
-           $(BUILD)/gen-tolerances.c $(BUILD)/gen-limits.c $(BUILD)/gen-version.c \
+           $(BUILD)/gen-tolerances.c $(BUILD)/gen-limits.c $(BUILD)/gen-plugins.c \
+           $(BUILD)/gen-version.c \
            $(BUILD)/gen-catalog.c
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
 CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
@@ -86,6 +87,9 @@ $(BUILD)/gen-tolerances.c: specs/tolerances.ini $(BUILD)/embed
 
 $(BUILD)/gen-limits.c: specs/backend-limits.ini $(BUILD)/embed
 	$(BUILD)/embed ap_default_limits < $< > $@
+
+$(BUILD)/gen-plugins.c: specs/plugin-apis.ini $(BUILD)/embed
+	$(BUILD)/embed ap_default_plugins < $< > $@
 
 $(BUILD)/gen-specs.c: $(wildcard specs/*.yaml) $(BUILD)/embed
 	$(BUILD)/embed -t ap_builtin_specs $(sort $(wildcard specs/*.yaml)) > $@

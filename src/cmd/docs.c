@@ -11,8 +11,10 @@
 #include "base/fsutil.h"
 #include "cmd/cmd.h"
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 #include "review/audit.h"
 #include "review/docs.h"
+#include "review/plugins.h"
 #include "review/updocs.h"
 #include "check/testsrc.h"
 #include "base/err.h"
@@ -81,34 +83,26 @@ static void docs_url(const struct ap_submission *s, const struct ap_bundle_facts
 
 /* A sweep's matrix and its sweep.json (*meta) with its environments, for
  * generate and audit. */
-static int load_sweep(const char *dir, struct ap_matrix *lines, json_t **meta,
+static int load_sweep(const char *dir, struct ap_matrix *lines, struct ap_sweep_meta *meta,
 		      struct ap_docs_envs *envs, const char *what)
 {
-	struct ap_buf err = { 0 }, path = { 0 }, text = { 0 };
+	struct ap_buf err = { 0 };
 	int r = ap_matrix_read(dir, lines, &err);
-	ap_buf_addf(&path, "%s/%s", dir, AP_SWEEP_META_NAME);
-	if (!r && (r = ap_read_file_limited(ap_buf_str(&path), 1u << 20, &text)))
-		ap_buf_addf(&err, "%s: %s", ap_buf_str(&path), ap_strerror(r));
-	if (!r && !(*meta = json_loadb(ap_buf_str(&text), text.len, 0, NULL))) {
-		r = -AP_EPROTO;
-		ap_buf_addf(&err, "%s: not JSON", ap_buf_str(&path));
-	}
-	if (!r && (r = ap_docs_envs_read(*meta, envs)))
+	if (!r)
+		r = ap_sweep_meta_read(dir, meta, &err);
+	if (!r && (r = ap_docs_envs_read(meta, envs)))
 		ap_buf_adds(&err, "out of memory");
 	if (r) {
 		ap_matrix_free(lines);
-		json_decref(*meta);
-		*meta = NULL;
-		r = ap_fail(r == -AP_EPROTO ? r : -AP_ECONFIG, what, &err);
+		ap_sweep_meta_free(meta);
+		r = ap_fail(r == -AP_EPROTO || r == -ENOMEM ? r : -AP_ECONFIG, what, &err);
 	}
 	ap_buf_free(&err);
-	ap_buf_free(&path);
-	ap_buf_free(&text);
 	return r;
 }
 
 struct docs_opts {
-	const char *format, *out, *src;
+	const char *format, *out, *src, *plugins;
 };
 
 #define AT(field) offsetof(struct docs_opts, field)
@@ -121,6 +115,10 @@ static const struct ap_opt generate_opts[] = {
 	DOCS_SRC,
 };
 static const struct ap_opt entry_opts[] = { DOCS_SRC };
+static const struct ap_opt audit_opts[] = {
+	{ "plugins", "FILE", "what backend plugins add to torch (default: the built-in "
+	  "specs/plugin-apis.ini)", AT(plugins), NULL, 0 },
+};
 #undef DOCS_SRC
 #undef AT
 
@@ -129,14 +127,14 @@ static const struct ap_optset entry_set = { "docs entry", "DIR",
 static const struct ap_optset generate_set = { "docs generate", "DIR",
 	"support pages from a sweep", AP_OPTS(generate_opts) };
 static const struct ap_optset audit_set = { "docs audit", "DOCSDIR DIR",
-	"hand-written pages against a sweep", NULL, 0 };
+	"hand-written pages against a sweep", AP_OPTS(audit_opts) };
 const struct ap_optset *const ap_docs_optsets[] = { &entry_set, &generate_set, &audit_set,
 						    NULL };
 
 /* docs generate DIR [--format table|list] [--out DOCSDIR] */
 static int docs_generate(int argc, char **argv)
 {
-	struct docs_opts o = { "table", NULL, NULL };
+	struct docs_opts o = { .format = "table" };
 	int r = ap_cli_parse(&generate_set, argc - 1, argv + 1, &o);
 	if (r)
 		return r < 0 ? AP_EXIT_OK : r;
@@ -148,7 +146,7 @@ static int docs_generate(int argc, char **argv)
 	struct ap_matrix lines = { 0 };
 	struct ap_docs_envs envs = { 0 };
 	struct ap_docs_gen pages;
-	json_t *meta = NULL;
+	struct ap_sweep_meta meta = { 0 };
 	r = load_sweep(dir, &lines, &meta, &envs, "docs generate");
 	if (r)
 		return r;
@@ -181,7 +179,7 @@ static int docs_generate(int argc, char **argv)
 	ap_docs_gen_free(&pages);
 	ap_docs_envs_free(&envs);
 	ap_matrix_free(&lines);
-	json_decref(meta);
+	ap_sweep_meta_free(&meta);
 	ap_buf_free(&outdir);
 	ap_buf_free(&path);
 	ap_buf_free(&err);
@@ -191,7 +189,8 @@ static int docs_generate(int argc, char **argv)
 /* docs audit DOCSDIR DIR */
 static int docs_audit(int argc, char **argv)
 {
-	int r = ap_cli_parse(&audit_set, argc - 1, argv + 1, NULL);
+	struct docs_opts o = { 0 };
+	int r = ap_cli_parse(&audit_set, argc - 1, argv + 1, &o);
 	if (r)
 		return r < 0 ? AP_EXIT_OK : r;
 	if (argc - 1 - optind != 2)
@@ -203,11 +202,14 @@ static int docs_audit(int argc, char **argv)
 	struct ap_docs_entries entries = { 0 };
 	struct ap_docs_pages pages = { 0 };
 	struct ap_docs_findings f = { 0 };
-	json_t *meta = NULL;
+	struct ap_sweep_meta meta = { 0 };
+	struct ap_plugins plugins = { 0 };
 	r = ap_docs_load_pages(docsdir, &entries, &pages, &err) ? ap_fail(-AP_ECONFIG, "docs audit", &err)
 								: 0;
+	if (!r && (r = ap_plugins_load(&plugins, o.plugins, &err)))
+		r = ap_fail(r, "docs audit", &err);
 	r = r ? r : load_sweep(dir, &lines, &meta, &envs, "docs audit");
-	if (!r && ap_docs_audit(&entries, &envs, &lines, &f)) {
+	if (!r && ap_docs_audit(&entries, &envs, &lines, &plugins, &f)) {
 		ap_buf_adds(&err, "out of memory");
 		r = ap_fail(-ENOMEM, "docs audit", &err);
 	}
@@ -222,7 +224,8 @@ static int docs_audit(int argc, char **argv)
 	ap_docs_entries_free(&entries);
 	ap_docs_envs_free(&envs);
 	ap_matrix_free(&lines);
-	json_decref(meta);
+	ap_sweep_meta_free(&meta);
+	ap_plugins_free(&plugins);
 	ap_buf_free(&err);
 	ap_buf_free(&out);
 	return r;
@@ -233,7 +236,7 @@ static int docs_entry(int argc, char **argv)
 {
 	struct ap_submission s;
 	struct ap_buf err = { 0 }, out = { 0 }, limits = { 0 }, url = { 0 };
-	struct docs_opts o = { NULL, NULL, NULL };
+	struct docs_opts o = { 0 };
 	int r = ap_cli_parse(&entry_set, argc - 1, argv + 1, &o);
 	if (r)
 		return r < 0 ? AP_EXIT_OK : r;

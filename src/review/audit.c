@@ -10,11 +10,13 @@
 #include "evidence/matrix.h"
 #include "review/audit.h"
 #include "review/docs.h"
+#include "review/plugins.h"
 
 static const char *const ap_finding_names[AP_FINDING_NCLASSES] = {
 	[AP_FINDING_UNREADABLE] = "unreadable",
 	[AP_FINDING_OPTIONAL_DEPENDENCY] = "optional-dependency",
 	[AP_FINDING_ABSENT_IN_VERSION] = "absent-in-version",
+	[AP_FINDING_PLUGIN_API] = "plugin-api",
 	[AP_FINDING_INSTANCE_ATTRIBUTE] = "instance-attribute",
 	[AP_FINDING_ABSENT] = "absent",
 	[AP_FINDING_NOT_FOUND] = "not-found",
@@ -34,26 +36,20 @@ const char *ap_docs_finding_name(enum ap_docs_finding_class c)
 
 /* --- the sweep's environments --------------------------------------------- */
 
-static const char *s_(const json_t *o, const char *key)
+int ap_docs_envs_read(const struct ap_sweep_meta *meta, struct ap_docs_envs *out)
 {
-	return json_string_value(json_object_get(o, key));
-}
-
-int ap_docs_envs_read(const json_t *meta, struct ap_docs_envs *out)
-{
-	const json_t *envs = json_object_get(meta, "envs"), *e;
-	size_t i;
 	*out = (struct ap_docs_envs){ 0 };
-	if (!json_array_size(envs))
+	if (!meta->nenvs)
 		return 0;
-	if (!(out->v = calloc(json_array_size(envs), sizeof(*out->v))))
+	if (!(out->v = calloc(meta->nenvs, sizeof(*out->v))))
 		return -ENOMEM;
-	json_array_foreach(envs, i, e) {
-		const char *label = s_(e, "label");
+	for (size_t i = 0; i < meta->nenvs; i++) {
+		const struct ap_sweep_meta_env *e = &meta->envs[i];
 		struct ap_docs_env *d = &out->v[out->n++];
-		d->name = s_(e, "name");
-		d->product = label && *label ? label : d->name;
-		d->torch = s_(e, "torch");
+		d->name = e->name;
+		d->product = e->label && *e->label ? e->label : e->name;
+		d->torch = e->torch;
+		d->plugins = e->plugins.set ? &e->plugins : NULL;
 	}
 	return 0;
 }
@@ -253,6 +249,7 @@ struct env_product {
 struct audit {
 	const struct ap_docs_envs *envs;
 	const struct ap_matrix *lines;
+	const struct ap_plugins *plugins;
 	json_t *by_api;      /* api -> the index of its group */
 	struct group *groups;
 	size_t ngroups;
@@ -720,6 +717,29 @@ static const struct group *with_aliases(const struct audit *a, const char *api,
 	return out->v ? out : g;
 }
 
+/* Whether name is a plugin's (a->plugins) that no measured environment
+ * loads, with why in d: the measurement could not have seen it. Where an
+ * environment loads the plugin, its walk saw what the plugin added. */
+static int plugin_api(const struct audit *a, const char *name, struct ap_buf *d)
+{
+	struct ap_buf how = { 0 };
+	const struct ap_plugin *p = ap_plugin_adding(a->plugins, name, &how);
+	int unknown = 0;
+	for (size_t i = 0; p && i < a->envs->n; i++) {
+		const struct ap_matrix_strs *loaded = a->envs->v[i].plugins;
+		unknown += !loaded;
+		for (size_t k = 0; loaded && k < loaded->n; k++)
+			if (!strcmp(loaded->v[k], p->package))
+				p = NULL;
+	}
+	if (p)
+		ap_buf_addf(d, "%s adds it when it loads (backend %s: %s; %s), and no measured "
+			    "environment %s %s", p->package, p->backend, ap_buf_str(&how), p->at,
+			    unknown ? "is known to load" : "loads", p->package);
+	ap_buf_free(&how);
+	return p != NULL;
+}
+
 /* Classes an entry whose name resolves to nothing in the matrix. Each
  * claim that a name is not there rests on what the walk saw getattr reach
  * on its module or class (reaches, on_self); where the walk did not look,
@@ -750,6 +770,8 @@ static void audit_unresolved(struct audit *a, const struct ap_docs_entry *e, con
 	} else if (in_class && !reaches_known(og)) {
 		ap_buf_addf(&d, "the sweep did not record what getattr reaches on %s", owner);
 		finding(a, e, name, NULL, AP_FINDING_NOT_SWEPT, ap_buf_str(&d));
+	} else if (plugin_api(a, name, &d)) {
+		finding(a, e, name, NULL, AP_FINDING_PLUGIN_API, ap_buf_str(&d));
 	} else if (in_class && reached_by(og, dot + 1, 1, &on_self, &self_envs)) {
 		ap_buf_addf(&d, "the source of %s assigns self.%s (%s), and getattr does not reach it "
 			    "on the class", owner, dot + 1, ap_buf_str(&self_envs));
@@ -940,9 +962,10 @@ static void sort_by_place(struct ap_docs_finding *v, size_t n)
 }
 
 int ap_docs_audit(const struct ap_docs_entries *entries, const struct ap_docs_envs *envs,
-		  const struct ap_matrix *lines, struct ap_docs_findings *out)
+		  const struct ap_matrix *lines, const struct ap_plugins *plugins,
+		  struct ap_docs_findings *out)
 {
-	struct audit a = { .envs = envs, .lines = lines, .out = out };
+	struct audit a = { .envs = envs, .lines = lines, .plugins = plugins, .out = out };
 	*out = (struct ap_docs_findings){ 0 };
 	audit_index(&a);
 	for (size_t i = 0; !a.oom && i < entries->n; i++)

@@ -17,14 +17,18 @@
 
 #include "base/buf.h"
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 #include "review/docs.h"
+#include "review/plugins.h"
 #include "review/updocs.h"
 
 /* An environment of a sweep as the pages see it: its name, its product (its
- * label, else its name; NULL when it has neither) and its torch version
- * (NULL when not said). The strings are borrowed from the sweep.json read. */
+ * label, else its name; NULL when it has neither), its torch version (NULL
+ * when not said) and the plugins it loaded (NULL when not known). Borrowed
+ * from the sweep.json read. */
 struct ap_docs_env {
 	const char *name, *product, *torch;
+	const struct ap_matrix_strs *plugins;
 };
 
 struct ap_docs_envs {
@@ -32,9 +36,9 @@ struct ap_docs_envs {
 	size_t n;
 };
 
-/* The environments of a sweep.json (meta.envs, in order) into *out, whose
- * strings point into meta: keep meta while out is used. 0 or -ENOMEM. */
-int ap_docs_envs_read(const json_t *meta, struct ap_docs_envs *out);
+/* The environments of a sweep.json (its envs, in order) into *out, which
+ * points into meta: keep meta while out is used. 0 or -ENOMEM. */
+int ap_docs_envs_read(const struct ap_sweep_meta *meta, struct ap_docs_envs *out);
 void ap_docs_envs_free(struct ap_docs_envs *e);
 
 /* One generated page: its file name and its text. */
@@ -70,6 +74,7 @@ enum ap_docs_finding_class {
 	AP_FINDING_UNREADABLE,
 	AP_FINDING_OPTIONAL_DEPENDENCY,
 	AP_FINDING_ABSENT_IN_VERSION,
+	AP_FINDING_PLUGIN_API,
 	AP_FINDING_INSTANCE_ATTRIBUTE,
 	AP_FINDING_ABSENT,
 	AP_FINDING_NOT_FOUND,
@@ -111,6 +116,10 @@ struct ap_docs_findings {
  *                       measured torch has (torch.export in 1.13)
  *   optional-dependency what it is under does not import (import-error:
  *                       a package outside torch is missing)
+ *   plugin-api          getattr reaches it in no environment, a plugin of
+ *                       plugins (plugins.h) adds it when it loads, and no
+ *                       environment loads that plugin (torch.nn.Module.npu
+ *                       without torch_npu)
  *   instance-attribute  a member getattr does not reach on its class in any
  *                       environment, which the class's source (or a torch
  *                       base's) assigns on self: set only on instances
@@ -130,7 +139,8 @@ struct ap_docs_findings {
  * in some environment, that the pages give no sub-entry (the README's
  * set_multithreading_enabled and its clone()). */
 int ap_docs_audit(const struct ap_docs_entries *entries, const struct ap_docs_envs *envs,
-		  const struct ap_matrix *lines, struct ap_docs_findings *out);
+		  const struct ap_matrix *lines, const struct ap_plugins *plugins,
+		  struct ap_docs_findings *out);
 void ap_docs_findings_free(struct ap_docs_findings *f);
 
 /* Findings as text: "FILE:LINE: CLASS: API: DETAIL" a line, then one count

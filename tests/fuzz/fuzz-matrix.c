@@ -30,8 +30,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void use(struct ap_matrix *lines)
 {
 	struct ap_buf out = { 0 };
-	json_t *meta = json_pack("{s:[{s:s, s:s}], s:s}", "envs", "name", "trixie", "label", "A2",
-				 "depth", "signature");
 	struct ap_sweep_meta sweep = { 0 };
 	if (ap_sweep_meta_add_env(&sweep, "trixie", "A2", NULL, NULL) ||
 	    ap_sweep_meta_set(&sweep.depth, "signature"))
@@ -52,16 +50,15 @@ static void use(struct ap_matrix *lines)
 				       .nproducts = 1, .others = -1 };
 	struct ap_docs_entries entries = { &entry, 1, 1 };
 	struct ap_docs_findings f;
-	if (!ap_docs_envs_read(meta, &envs)) {
+	if (!ap_docs_envs_read(&sweep, &envs)) {
 		size_t unlinked;
 		ap_docs_generate(&envs, lines, NULL, AP_DOCS_TABLE, &pages, &unlinked);
 		ap_docs_gen_free(&pages);
-		if (!ap_docs_audit(&entries, &envs, lines, &f))
+		if (!ap_docs_audit(&entries, &envs, lines, NULL, &f))
 			ap_docs_findings_free(&f);
 		ap_docs_envs_free(&envs);
 	}
 	ap_matrix_diff_free(&d);
-	json_decref(meta);
 	ap_sweep_meta_free(&sweep);
 	ap_buf_free(&out);
 }

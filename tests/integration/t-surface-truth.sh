@@ -9,7 +9,7 @@
 # published private names, a plugin's method, a member set on self, a module
 # that a torch does not have, typing aliases that are no API.
 . "$(dirname "$0")/lib.sh"
-plan 50
+plan 53
 PAGES="$TOP/tests/truth/table-format-2-12-0"
 JUDGE="$TOP/tests/truth/judge"
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -27,7 +27,7 @@ whole() {
 	printf '%s\n' "$audit" > "$T/audit.txt"
 	run 0 every_existence_finding_is_true_in_the_environments_own_python \
 		"$PYTHON" "$JUDGE" "$T/audit.txt" "$ENV_ROOT" trixie sid
-	contains "$out" "^truth: not-found +[1-9][0-9]* claimed" the_judge_saw_claims_to_judge
+	contains "$out" "^truth: plugin-api +[1-9][0-9]* claimed" the_judge_saw_claims_to_judge
 	# reached through its class or module, with no line of its own: the
 	# claims are checked (unbacked: no product of these pages is measured)
 	for api in torch.optim.Adam.zero_grad torch.optim.lr_scheduler.OneCycleLR.get_last_lr \
@@ -42,7 +42,22 @@ whole() {
 	equals "$(class_of torch.distributed.device_mesh.DeviceMesh.get_group)" unbacked \
 		device_mesh_by_its_defining_module_is_the_swept_one
 	contains "$audit" "^torch-nn\.md:[0-9]+: missing-sub-entry: " the_audit_still_finds_missing_sub_entries
-	equals "$(class_of torch.nn.Module.npu)" not-found a_plugins_method_is_not_found_without_the_plugin
+	equals "$(class_of torch.nn.Module.npu)" plugin-api a_plugins_method_is_a_plugin_api_without_the_plugin
+	contains "$(grep ': plugin-api: torch\.nn\.Module\.npu: ' "$T/audit.txt")" \
+		": torch_npu adds it when it loads \(backend npu: torch\.utils\.generate_methods_for_privateuse1_backend\(for_tensor=True, for_module=True, for_storage=True, for_packed_sequence=True\); specs/plugin-apis\.ini:[0-9]+\), and no measured environment loads torch_npu$" \
+		the_plugin_api_says_the_call_that_adds_it_and_that_no_environment_loads_the_plugin
+	# the judge can say false: a method upstream's rule does not make, and
+	# a name that is there; a device module's contents are the module's
+	local call="torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, for_storage=False, for_packed_sequence=False)"
+	{
+		printf 'x.md:1: plugin-api: torch.nn.Module.is_npu: torch_npu adds it when it loads (backend npu: %s; p.ini:1), and no measured environment loads torch_npu\n' "$call"
+		printf 'x.md:2: plugin-api: torch.npu.synchronize: torch_npu adds it when it loads (backend npu: torch._register_device_module('"'npu'"', ...); p.ini:1), and no measured environment loads torch_npu\n'
+		printf 'x.md:3: not-found: torch.nn.Module.cuda: getattr reaches nothing\n'
+	} > "$T/forged.txt"
+	run 1 the_judge_finds_forged_findings_false "$PYTHON" "$JUDGE" "$T/forged.txt" "$ENV_ROOT" trixie
+	equals "$(printf '%s\n' "$out" | grep -E '^truth: (plugin-api|not-found) ')" \
+		"$(printf 'truth: not-found              1 claimed,    0 true,    1 false; first: torch.nn.Module.cuda\ntruth: plugin-api             2 claimed,    1 true,    1 false; first: torch.nn.Module.is_npu')" \
+		the_judge_says_which_are_false
 	equals "$(class_of torch.TypedStorage.dtype)" instance-attribute a_member_assigned_on_self_is_an_instance_attribute
 	equals "$(mx "$T/s/matrix.jsonl" 'sorted(set(l["api"] for l in L if l["api"].rsplit(".", 1)[-1] in ("Optional", "Callable", "TypeVar", "annotations", "Any") and l["status"] == "present" and l["kind"] != "module"))')" \
 		"[]" typing_aliases_and_future_features_are_no_api

@@ -1,7 +1,8 @@
 """tests/truth/resolve.py - an independent judge of what a name reaches.
 
-Run by an environment's own Python (python3 -I -c "$(cat resolve.py)"), with
-dotted names on stdin, one a line. For each it prints one JSON line:
+Run by an environment's own Python (python3 -I -c "$(cat resolve.py)"
+[PRELUDE]), with dotted names on stdin, one a line; PRELUDE, Python code,
+runs first (a plugin's registration calls). For each it prints one JSON line:
   {"name": ..., "reach": true | false,
    "at": the first part getattr could not reach (or null),
    "parent_is_class": the part before it is a class,
@@ -122,6 +123,8 @@ def main():
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    if len(sys.argv) > 1:
+        exec(sys.argv[1], {})
     for raw in sys.stdin:
         name = raw.strip()
         if name:

@@ -14,8 +14,10 @@
 #include <cmocka.h>
 
 #include "evidence/matrix.h"
+#include "evidence/sweepfile.h"
 #include "review/audit.h"
 #include "review/docs.h"
+#include "review/plugins.h"
 
 #define A2 "Atlas A2 训练系列产品"
 #define A3 "Atlas A3 训练系列产品"
@@ -23,30 +25,35 @@
 
 static const char *const envs[] = { "a2", "a3" };
 
-static json_t *meta(void)
-{
-	return json_pack("{s:[{s:s, s:s, s:s}, {s:s, s:s, s:s}], s:s}", "envs", "name", "a2",
-			 "label", A2, "torch", "2.6.0", "name", "a3", "label", A3, "torch", "2.6.0",
-			 "depth", "signature");
-}
-
-/* The environments of meta(), read as the commands read sweep.json. */
+/* The environments a2 and a3 of a sweep.json, as the commands read it:
+ * each loads the plugins given (NULL: which is not known). */
 struct sweep {
-	json_t *meta;
+	struct ap_sweep_meta meta;
 	struct ap_docs_envs envs;
+	struct ap_plugins plugins;   /* the built-in specs/plugin-apis.ini */
 };
+
+static struct sweep sweep_with_plugins(const struct ap_matrix_strs *plugins)
+{
+	struct sweep w = { { 0 }, { 0 }, { 0 } };
+	struct ap_buf err = { 0 };
+	assert_int_equal(ap_plugins_load(&w.plugins, NULL, &err), 0);
+	assert_int_equal(ap_sweep_meta_add_env(&w.meta, "a2", A2, "2.6.0", plugins), 0);
+	assert_int_equal(ap_sweep_meta_add_env(&w.meta, "a3", A3, "2.6.0", plugins), 0);
+	assert_int_equal(ap_docs_envs_read(&w.meta, &w.envs), 0);
+	return w;
+}
 
 static struct sweep sweep_open(void)
 {
-	struct sweep w = { meta(), { 0 } };
-	assert_int_equal(ap_docs_envs_read(w.meta, &w.envs), 0);
-	return w;
+	return sweep_with_plugins(NULL);
 }
 
 static void sweep_close(struct sweep *w)
 {
 	ap_docs_envs_free(&w->envs);
-	json_decref(w->meta);
+	ap_sweep_meta_free(&w->meta);
+	ap_plugins_free(&w->plugins);
 }
 
 static struct ap_docs_entries parse(const char *page, const char *name)
@@ -60,7 +67,7 @@ static struct ap_docs_findings audit(const struct ap_docs_entries *e, const stru
 				     const struct ap_matrix *l)
 {
 	struct ap_docs_findings fs;
-	assert_int_equal(ap_docs_audit(e, &w->envs, l, &fs), 0);
+	assert_int_equal(ap_docs_audit(e, &w->envs, l, &w->plugins, &fs), 0);
 	return fs;
 }
 
@@ -68,11 +75,14 @@ static struct ap_docs_findings audit(const struct ap_docs_entries *e, const stru
 static void envs_are_read_with_their_products(void **state)
 {
 	(void)state;
-	json_t *m = json_pack("{s:[{s:s, s:s, s:s}, {s:s, s:s}, {s:s}]}", "envs", "name", "a2",
-			      "label", A2, "torch", "2.6.0", "name", "b", "label", "", "torch",
-			      "2.7.0");
+	struct ap_sweep_meta m = { 0 };
+	char *loaded[] = { "torch_npu" };
+	struct ap_matrix_strs plugins = { loaded, 1, 1 };
+	assert_int_equal(ap_sweep_meta_add_env(&m, "a2", A2, "2.6.0", &plugins), 0);
+	assert_int_equal(ap_sweep_meta_add_env(&m, "b", "", NULL, NULL), 0);
+	assert_int_equal(ap_sweep_meta_add_env(&m, NULL, NULL, NULL, NULL), 0);
 	struct ap_docs_envs e;
-	assert_int_equal(ap_docs_envs_read(m, &e), 0);
+	assert_int_equal(ap_docs_envs_read(&m, &e), 0);
 	assert_int_equal(e.n, 3);
 	assert_string_equal(e.v[0].product, A2);
 	assert_string_equal(e.v[0].torch, "2.6.0");
@@ -80,8 +90,11 @@ static void envs_are_read_with_their_products(void **state)
 	assert_null(e.v[1].torch);
 	assert_null(e.v[2].name);
 	assert_null(e.v[2].product);
+	assert_int_equal(e.v[0].plugins->n, 1);
+	assert_string_equal(e.v[0].plugins->v[0], "torch_npu");
+	assert_null(e.v[1].plugins);
 	ap_docs_envs_free(&e);
-	json_decref(m);
+	ap_sweep_meta_free(&m);
 }
 
 /* A line of api under module in env: present with kind (NULL: absent). */
@@ -568,6 +581,75 @@ static void full_paths_resolve_by_identity_and_missing_members_are_said_once(voi
 	ap_matrix_free(&l);
 }
 
+/* A name a plugin adds (specs/plugin-apis.ini: torch_npu's nn.Module.npu,
+ * its device module torch.npu and all under it) that no environment
+ * reaches is plugin-api, saying the call that adds it and that no
+ * environment loads the plugin; a name upstream's rule does not give it
+ * (nn.Module.is_npu) is not found; where an environment loads the plugin
+ * its walk would have seen the name: not found, not the plugin's. */
+static void names_a_plugin_adds_are_plugin_apis_where_it_is_not_loaded(void **state)
+{
+	(void)state;
+	static const char page[] =
+		"|API名称|是否支持|限制与说明|\n|--|--|--|\n"
+		"|torch.nn.Module.npu|是|-|\n"
+		"|torch.nn.Module.is_npu|是|-|\n"
+		"|torch.npu|是|-|\n"
+		"|torch.npu.synchronize|是|-|\n";
+	struct ap_docs_entries e = parse(page, "torch-nn.md");
+	struct ap_matrix l = { 0 };
+	for (size_t i = 0; i < 2; i++) {
+		add(&l, envs[i], "torch", "torch", "module", NULL, NULL);
+		add(&l, envs[i], "torch.nn", "torch.nn.Module", "class", NULL, "Module()");
+	}
+	ap_matrix_sort(&l, envs, 2);
+	ap_matrix_judge(&l, NULL);
+	walked(&l, "torch.nn.Module", "cuda", "");
+	walked(&l, "torch", "cuda", "");
+	struct sweep w = sweep_open();
+	struct ap_docs_findings all = audit(&e, &w, &l), *fs = &all;
+	const struct ap_docs_finding *m = finding(fs, "torch.nn.Module.npu", AP_FINDING_PLUGIN_API);
+	assert_non_null(m);
+	assert_null(m->resolved);
+	assert_non_null(strstr(m->detail, "torch_npu adds it when it loads (backend npu: "
+			       "torch.utils.generate_methods_for_privateuse1_backend(for_tensor=True, "
+			       "for_module=True, for_storage=True, for_packed_sequence=True); "
+			       "specs/plugin-apis.ini:"));
+	/* the sweep did not say which plugins its environments load */
+	assert_non_null(strstr(m->detail, "), and no measured environment is known to load torch_npu"));
+	assert_non_null(finding(fs, "torch.nn.Module.is_npu", AP_FINDING_NOT_FOUND));
+	const struct ap_docs_finding *d = finding(fs, "torch.npu", AP_FINDING_PLUGIN_API);
+	assert_non_null(d);
+	assert_non_null(strstr(d->detail, "(backend npu: torch._register_device_module('npu', ...); "));
+	assert_non_null(finding(fs, "torch.npu.synchronize", AP_FINDING_PLUGIN_API));
+	ap_docs_findings_free(&all);
+	sweep_close(&w);
+
+	/* environments that load no plugin: said plainly */
+	char *none[] = { NULL };
+	struct ap_matrix_strs no_plugins = { none, 0, 1 };
+	w = sweep_with_plugins(&no_plugins);
+	all = audit(&e, &w, &l);
+	m = finding(fs, "torch.nn.Module.npu", AP_FINDING_PLUGIN_API);
+	assert_non_null(m);
+	assert_non_null(strstr(m->detail, "), and no measured environment loads torch_npu"));
+	ap_docs_findings_free(&all);
+	sweep_close(&w);
+
+	/* environments that load torch_npu and still do not reach it */
+	char *npu[] = { "torch_npu" };
+	struct ap_matrix_strs loaded = { npu, 1, 1 };
+	w = sweep_with_plugins(&loaded);
+	all = audit(&e, &w, &l);
+	assert_non_null(finding(fs, "torch.nn.Module.npu", AP_FINDING_NOT_FOUND));
+	assert_non_null(finding(fs, "torch.npu", AP_FINDING_ABSENT));
+	assert_null(finding(fs, "torch.npu.synchronize", AP_FINDING_PLUGIN_API));
+	ap_docs_findings_free(&all);
+	sweep_close(&w);
+	ap_docs_entries_free(&e);
+	ap_matrix_free(&l);
+}
+
 /* The text of the findings: each with file:line and class, then one count
  * per class in order of first appearance; a finding of no known class is
  * printed ("?") but counted nowhere (its class indexes nothing). */
@@ -604,6 +686,7 @@ int main(void)
 		cmocka_unit_test(api_table_rows_are_audited_and_pages_name_their_formats),
 		cmocka_unit_test(unlisted_names_are_judged_by_what_getattr_reaches),
 		cmocka_unit_test(full_paths_resolve_by_identity_and_missing_members_are_said_once),
+		cmocka_unit_test(names_a_plugin_adds_are_plugin_apis_where_it_is_not_loaded),
 		cmocka_unit_test(findings_text_counts_each_known_class_once_in_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
