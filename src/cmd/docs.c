@@ -257,8 +257,13 @@ static int docs_entry(int argc, char **argv)
 		const char *api = f[0].target;
 		size_t n = docs_products(&s, f, products, &limits);
 		docs_url(&s, f, o.src, api, &url);
-		ap_docs_entry(api, url.len ? ap_buf_str(&url) : NULL, products, n,
-			      limits.len ? ap_buf_str(&limits) : NULL, &out);
+		const char *u = url.len ? ap_buf_str(&url) : NULL, *lim = limits.len ?
+			ap_buf_str(&limits) : NULL, *kind = f[0].impl_kind;
+		if (f[0].owner)   /* a member: a sub-entry inside its class's block */
+			ap_docs_member_entry(f[0].owner, api, kind && !ap_docs_called(kind) ?
+					     AP_DOCS_NO_CALL : 0, u, products, n, lim, &out);
+		else
+			ap_docs_entry(api, u, products, n, lim, &out);
 		fputs(ap_buf_str(&out), stdout);
 	} else {
 		ap_buf_adds(&err, "out of memory");

@@ -1,6 +1,7 @@
 /* audit.c - support pages from a matrix, and pages audited by one (see
  * audit.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,10 +100,29 @@ static int block_kind(const struct ap_matrix *lines, size_t from, size_t to,
 	return 0;
 }
 
-/* The text of page name in g, a new page (its title mod) when g has none
- * yet. NULL when out of memory. */
+/* The NOTE under a page's title: what its marks mean (the products are the
+ * measured environments), that what it does not list was not measured, and
+ * where upstream documents the module (url, NULL: not said). */
+static void gen_note(struct ap_buf *out, enum ap_docs_format format, const char *url)
+{
+	ap_buf_adds(out, "> [!NOTE]\n>\n");
+	ap_buf_adds(out, format == AP_DOCS_TABLE ?
+		    "> - 本页由 apiparity 根据测量生成。API的**支持情况**中，每个产品是一个被测环境："
+		    "✔表示该API在该环境上测得与原生一致，✘表示测得不一致；未测量或不存在该API的环境不列出。<br>\n" :
+		    "> - 本页由 apiparity 根据测量生成。API的**产品支持情况**中，每个产品是一个被测环境："
+		    "支持表示该API在该环境上测得与原生一致，不支持表示测得不一致；未测量或不存在该API的环境不列出。<br>\n");
+	ap_buf_adds(out, "> - 未收录于本页的API未经测量，请谨慎使用。\n");
+	if (url)
+		ap_buf_addf(out, "> - 目录下罗列的模块和原生文档一致，对于模块的相关说明请查看原生文档"
+			    "[LINK](%s)。\n", url);
+	ap_buf_adds(out, "\n");
+}
+
+/* The text of page name in g, a new page (its title mod, its NOTE) when g
+ * has none yet. NULL when out of memory. */
 static struct ap_docs_gen_page *gen_page(struct ap_docs_gen *g, const char *name,
-					 const char *mod)
+					 const char *mod, const struct ap_updocs *up,
+					 enum ap_docs_format format)
 {
 	for (size_t i = g->n; i > 0; i--)
 		if (!strcmp(g->v[i - 1].name, name))
@@ -116,24 +136,118 @@ static struct ap_docs_gen_page *gen_page(struct ap_docs_gen *g, const char *name
 		g->cap = cap;
 	}
 	struct ap_docs_gen_page *p = &g->v[g->n];
-	*p = (struct ap_docs_gen_page){ strdup(name), { 0 }, 0 };
+	*p = (struct ap_docs_gen_page){ .name = strdup(name) };
 	if (!p->name)
 		return NULL;
 	g->n++;
+	struct ap_buf url = { 0 };
+	int linked = up && !ap_updocs_url(up, mod, NULL, &url);
 	ap_buf_addf(&p->text, "# %s\n\n", mod);
+	gen_note(&p->text, format, linked ? ap_buf_str(&url) : NULL);
+	ap_buf_free(&url);
 	return p;
 }
 
-/* Whether a member of this kind is called (written with "()"): not a value,
- * a property or an enum's member. */
-static int called(const char *kind)
+/* A new top-level block of p, under the section up gives api. NULL when
+ * out of memory. */
+static struct ap_docs_gen_block *gen_new_block(struct ap_docs_gen_page *p,
+					       const struct ap_updocs *up, const char *api)
 {
-	static const char *const calls[] = { "method", "classmethod", "staticmethod", "function",
-					     "builtin", "builtin-method", "callable", "class" };
-	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
-		if (!strcmp(kind, calls[i]))
-			return 1;
-	return 0;
+	if (p->nblocks == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 32;
+		struct ap_docs_gen_block *v = realloc(p->blocks, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		p->blocks = v;
+		p->cap = cap;
+	}
+	struct ap_docs_gen_block *b = &p->blocks[p->nblocks];
+	unsigned order = 0;
+	const char *section = up ? ap_updocs_section(up, api, &order) : NULL;
+	*b = (struct ap_docs_gen_block){ section ? strdup(section) : NULL, order, { 0 } };
+	if (section && !b->section)
+		return NULL;
+	p->nblocks++;
+	return b;
+}
+
+/* Whether two section titles (NULL: none) are the same. */
+static int same_section(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* GitHub's anchor of a heading: lower case, what is not a letter, digit,
+ * '-', '_' or space left out, spaces as '-' (bytes past ASCII kept). */
+static void slug(const char *title, struct ap_buf *out)
+{
+	for (const unsigned char *c = (const unsigned char *)title; *c; c++) {
+		if (*c == ' ')
+			ap_buf_adds(out, "-");
+		else if (*c >= 0x80 || *c == '-' || *c == '_' || (*c >= '0' && *c <= '9') ||
+			 (*c >= 'a' && *c <= 'z'))
+			ap_buf_add(out, (const char *)c, 1);
+		else if (*c >= 'A' && *c <= 'Z')
+			ap_buf_addf(out, "%c", *c - 'A' + 'a');
+	}
+}
+
+/* Orders p's blocks by section, in upstream's order (a title's first
+ * place), what no section holds last; matrix order within each. */
+static void sort_blocks(struct ap_docs_gen_page *p)
+{
+	for (size_t i = 0; i < p->nblocks; i++)   /* a title's blocks: its first place */
+		for (size_t k = 0; k < p->nblocks; k++)
+			if (p->blocks[k].order && same_section(p->blocks[i].section, p->blocks[k].section) &&
+			    p->blocks[k].order < p->blocks[i].order)
+				p->blocks[i].order = p->blocks[k].order;
+	for (size_t i = 1; i < p->nblocks; i++)    /* stable: insertion */
+		for (size_t k = i; k > 0; k--) {
+			unsigned a = p->blocks[k - 1].order, b = p->blocks[k].order;
+			if ((a ? a : UINT_MAX) <= (b ? b : UINT_MAX))
+				break;
+			struct ap_docs_gen_block t = p->blocks[k];
+			p->blocks[k] = p->blocks[k - 1];
+			p->blocks[k - 1] = t;
+		}
+}
+
+/* Appends p's blocks to its text, under their sections with a 目录 of them
+ * when upstream places any, and frees them. */
+static void gen_finish(struct ap_docs_gen_page *p)
+{
+	sort_blocks(p);
+	int sectioned = p->nblocks && p->blocks[0].section;
+	if (sectioned) {
+		ap_buf_adds(&p->text, "## 目录\n\n");
+		for (size_t i = 0; i < p->nblocks; i++) {
+			const char *t = p->blocks[i].section ? p->blocks[i].section : "其他";
+			if (i && same_section(p->blocks[i - 1].section, p->blocks[i].section))
+				continue;
+			ap_buf_adds(&p->text, "- [");
+			ap_text_line(&p->text, t);
+			ap_buf_adds(&p->text, "](#");
+			slug(t, &p->text);
+			ap_buf_adds(&p->text, ")\n");
+		}
+		ap_buf_adds(&p->text, "\n");
+	}
+	for (size_t i = 0; i < p->nblocks; i++) {
+		struct ap_docs_gen_block *b = &p->blocks[i];
+		if (sectioned && (!i || !same_section(p->blocks[i - 1].section, b->section))) {
+			ap_buf_adds(&p->text, "## ");
+			ap_text_line(&p->text, b->section ? b->section : "其他");
+			ap_buf_adds(&p->text, "\n\n");
+		}
+		ap_buf_add(&p->text, b->text.data ? b->text.data : "", b->text.len);
+	}
+	for (size_t i = 0; i < p->nblocks; i++) {
+		free(p->blocks[i].section);
+		ap_buf_free(&p->blocks[i].text);
+	}
+	free(p->blocks);
+	p->blocks = NULL;
+	p->nblocks = p->cap = 0;
 }
 
 /* Whether a line says its object has a docstring of its own (1, 0, -1). */
@@ -177,20 +291,23 @@ static void gen_block(struct ap_docs_gen *pages, struct gen *g, size_t from, siz
 		for (const char *p = mod; *p; p++)
 			ap_buf_add(&page, *p == '.' || *p == '/' || *p == '\\' ? "-" : p, 1);
 		ap_buf_adds(&page, ".md");
-		struct ap_docs_gen_page *pg = gen_page(pages, ap_buf_str(&page), mod);
+		struct ap_docs_gen_page *pg = gen_page(pages, ap_buf_str(&page), mod, g->up, g->format);
 		if (!g->up || ap_updocs_url(g->up, api, &(struct ap_updocs_member){ -1, doc_of(l) },
 					    &url))
 			g->unlinked++;
-		if (pg && kind != AP_DOCS_METHOD && pg->open) {
-			ap_buf_adds(&pg->text, AP_DOCS_BLOCK_END);
+		struct ap_docs_gen_block *b = pg && pg->nblocks ? &pg->blocks[pg->nblocks - 1] : NULL;
+		if (b && kind != AP_DOCS_METHOD && pg->open) {
+			ap_buf_adds(&b->text, AP_DOCS_BLOCK_END);
 			pg->open = 0;
 		}
+		if (pg && kind != AP_DOCS_METHOD)
+			b = gen_new_block(pg, g->up, api);
 		unsigned flags = kind == AP_DOCS_CLASS ? AP_DOCS_OPEN
-				 : kind == AP_DOCS_METHOD && l->kind && !called(l->kind) ? AP_DOCS_NO_CALL
+				 : kind == AP_DOCS_METHOD && l->kind && !ap_docs_called(l->kind) ? AP_DOCS_NO_CALL
 				 : 0;
-		if (pg) {
+		if (b) {
 			ap_docs_block(g->format, kind, api, url.len ? ap_buf_str(&url) : NULL,
-				      products, n, NULL, flags, &pg->text);
+				      products, n, NULL, flags, &b->text);
 			pg->open |= kind == AP_DOCS_CLASS;
 		}
 		if (kind != AP_DOCS_METHOD) {
@@ -216,9 +333,12 @@ void ap_docs_generate(const struct ap_docs_envs *envs, const struct ap_matrix *l
 		gen_block(out, &g, from, i);
 		from = i;
 	}
-	for (size_t i = 0; i < out->n; i++)
-		if (out->v[i].open)
-			ap_buf_adds(&out->v[i].text, AP_DOCS_BLOCK_END);
+	for (size_t i = 0; i < out->n; i++) {
+		struct ap_docs_gen_page *p = &out->v[i];
+		if (p->open && p->nblocks)
+			ap_buf_adds(&p->blocks[p->nblocks - 1].text, AP_DOCS_BLOCK_END);
+		gen_finish(p);
+	}
 	ap_buf_free(&g.owner);
 	*unlinked = g.unlinked;
 }
@@ -228,6 +348,11 @@ void ap_docs_gen_free(struct ap_docs_gen *g)
 	for (size_t i = 0; i < g->n; i++) {
 		free(g->v[i].name);
 		ap_buf_free(&g->v[i].text);
+		for (size_t k = 0; k < g->v[i].nblocks; k++) {
+			free(g->v[i].blocks[k].section);
+			ap_buf_free(&g->v[i].blocks[k].text);
+		}
+		free(g->v[i].blocks);
 	}
 	free(g->v);
 	*g = (struct ap_docs_gen){ 0 };
@@ -927,7 +1052,7 @@ static void audit_missing(struct audit *a, const struct ap_docs_entry *e)
 		ap_buf_addf(&sub, "%s.%s", ap_buf_str(&name), member);
 		const char *kind = kind_of(first_present(ls));
 		ap_buf_addf(&d, "the pages list %s but not its %s %s%s (measured consistent in %s)",
-			    ap_buf_str(&name), kind, member, called(kind) ? "()" : "",
+			    ap_buf_str(&name), kind, member, ap_docs_called(kind) ? "()" : "",
 			    ap_buf_str(&envs));
 		finding(a, e, ap_buf_str(&sub), mapi, AP_FINDING_MISSING_SUB_ENTRY, ap_buf_str(&d));
 		ap_buf_free(&envs);

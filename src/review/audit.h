@@ -41,11 +41,21 @@ struct ap_docs_envs {
 int ap_docs_envs_read(const struct ap_sweep_meta *meta, struct ap_docs_envs *out);
 void ap_docs_envs_free(struct ap_docs_envs *e);
 
+/* A top-level block of a generated page while the page is made: a class's
+ * (with its sub-entries) or a function's, and upstream's section of it. */
+struct ap_docs_gen_block {
+	char *section;    /* the section title upstream documents it under, or NULL */
+	unsigned order;   /* that section's place in upstream's sources (0: none) */
+	struct ap_buf text;
+};
+
 /* One generated page: its file name and its text. */
 struct ap_docs_gen_page {
 	char *name;
 	struct ap_buf text;
 	int open;      /* a class's block is open for its sub-entries */
+	struct ap_docs_gen_block *blocks; /* while generating; none after */
+	size_t nblocks, cap;
 };
 
 struct ap_docs_gen {
@@ -54,7 +64,12 @@ struct ap_docs_gen {
 };
 
 /* The pages of a matrix into *out (zeroed): one page per catalog entry (its
- * name with '.' as '-', "PAGE.md"), a `### ` block per API present
+ * name with '.' as '-', "PAGE.md"), with the furniture of the backend's
+ * pages: its title, a NOTE (what the support marks mean here, that what
+ * is not listed was not measured, the module's upstream page where the
+ * sources place it), and, where upstream's sources (up) place its APIs in
+ * sections, a 目录 of them and a `## ` heading each, in upstream's order
+ * (what no section holds last, under 其他); a `### ` block per API present
  * somewhere, a class's block holding its members' sub-entries (a property
  * or value without "()"), in format
  * table or list (docs.h). products: per environment, its product,

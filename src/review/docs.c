@@ -1122,12 +1122,21 @@ static void add_products(const struct ap_docs_product *products, size_t n, struc
 	}
 }
 
-void ap_docs_entry(const char *api, const char *url, const struct ap_docs_product *products,
-		   size_t nproducts, const char *limits, struct ap_buf *out)
+int ap_docs_called(const char *kind)
 {
-	ap_buf_adds(out, "### ");
-	add_oneline(out, api ? api : "");
-	ap_buf_adds(out, "\n\n<div style=\"margin-left: 2em\">\n\n");
+	static const char *const calls[] = { "method", "classmethod", "staticmethod", "function",
+					     "builtin", "builtin-method", "callable", "class" };
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++)
+		if (!strcmp(kind, calls[i]))
+			return 1;
+	return 0;
+}
+
+/* An entry's <div> block: link, products and limits (ap_docs_entry()). */
+static void entry_body(const char *api, const char *url, const struct ap_docs_product *products,
+		       size_t nproducts, const char *limits, struct ap_buf *out)
+{
+	ap_buf_adds(out, "<div style=\"margin-left: 2em\">\n\n");
 	if (url) {
 		ap_buf_adds(out, "**原生文档**" AP_FULL_COLON "[");
 		add_oneline(out, api ? api : "");
@@ -1140,6 +1149,32 @@ void ap_docs_entry(const char *api, const char *url, const struct ap_docs_produc
 	ap_buf_adds(out, "\n**限制与说明**" AP_FULL_COLON);
 	add_oneline(out, limits && *limits ? limits : "-");
 	ap_buf_adds(out, "\n\n</div>\n");
+}
+
+void ap_docs_entry(const char *api, const char *url, const struct ap_docs_product *products,
+		   size_t nproducts, const char *limits, struct ap_buf *out)
+{
+	ap_buf_adds(out, "### ");
+	add_oneline(out, api ? api : "");
+	ap_buf_adds(out, "\n\n");
+	entry_body(api, url, products, nproducts, limits, out);
+}
+
+void ap_docs_member_entry(const char *owner, const char *api, unsigned flags, const char *url,
+			  const struct ap_docs_product *products, size_t nproducts,
+			  const char *limits, struct ap_buf *out)
+{
+	size_t n = strlen(owner);
+	const char *dot = strrchr(api, '.');
+	const char *name = !strncmp(api, owner, n) && api[n] == '.' ? api + n + 1
+			   : dot ? dot + 1 : api;
+	ap_buf_adds(out, "### " AP_CLASS_TAG " ");
+	add_oneline(out, owner);
+	ap_buf_adds(out, "\n\n<div style=\"margin-left: 2em\">\n\n> <font size=\"3\">");
+	add_oneline(out, name);
+	ap_buf_adds(out, flags & AP_DOCS_NO_CALL ? "</font>\n\n" : "()</font>\n\n");
+	entry_body(api, url, products, nproducts, limits, out);
+	ap_buf_adds(out, "\n</div>\n");
 }
 
 /* ---- writing a page's blocks ---- */

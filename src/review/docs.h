@@ -165,6 +165,25 @@ json_t *ap_docs_entry_json(const struct ap_docs_entry *e);
 void ap_docs_entry(const char *api, const char *url, const struct ap_docs_product *products,
 		   size_t nproducts, const char *limits, struct ap_buf *out);
 
+/* As ap_docs_entry(), for api a member of the class owner: a sub-entry of
+ * its class, as the pages write members, inside the class's block (its
+ * heading, with no support of its own: the class was not measured here):
+ *   ### <code><i>class</i></code> owner
+ *   <div style="margin-left: 2em">
+ *   > <font size="3">NAME()</font>      (NAME without "()" with AP_DOCS_NO_CALL)
+ *   <div style="margin-left: 2em"> ... as ap_docs_entry() ... </div>
+ *   </div>
+ * NAME is api after "owner.", else its last part. ap_docs_parse reads the
+ * member back as owner.NAME with the same products and limits. */
+void ap_docs_member_entry(const char *owner, const char *api, unsigned flags, const char *url,
+			  const struct ap_docs_product *products, size_t nproducts,
+			  const char *limits, struct ap_buf *out);
+
+/* Whether a member of this kind (a matrix line's or a resolution's: "method",
+ * "property", "value"...) is called, written with "()": not a value, a
+ * property or an enum's member. */
+int ap_docs_called(const char *kind);
+
 /* How ap_docs_block() writes a block (or-ed). */
 #define AP_DOCS_OPEN    1u /* its <div> is left open, as a class's is for its
 			      sub-entries: AP_DOCS_BLOCK_END closes it */

@@ -35,13 +35,21 @@ struct reader {
 	char *module;                     /* the current module, or NULL */
 	struct rule summary;              /* autosummary's default template's */
 	const char *templates;            /* dir/_templates */
+	char *section;                    /* the current section's title, or NULL */
+	unsigned section_no;
 };
 
 /* Adds an entry that takes name, page and anchor (freed when it cannot:
  * NULL name or page, or no room). 0 or -ENOMEM. */
-static int add_entry(struct ap_updocs *d, char *name, char *page, char *anchor,
+static int add_entry(struct reader *rd, char *name, char *page, char *anchor,
 		     struct rule rule)
 {
+	struct ap_updocs *d = rd->d;
+	char *section = rd->section ? strdup(rd->section) : NULL;
+	if (rd->section && !section) {
+		free(name);
+		name = NULL;
+	}
 	if (name && page && d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 256;
 		struct ap_updocs_entry *v = realloc(d->v, cap * sizeof(*v));
@@ -54,9 +62,11 @@ static int add_entry(struct ap_updocs *d, char *name, char *page, char *anchor,
 		free(name);
 		free(page);
 		free(anchor);
+		free(section);
 		return -ENOMEM;
 	}
-	d->v[d->n++] = (struct ap_updocs_entry){ name, page, anchor, rule.members, rule.undoc };
+	d->v[d->n++] = (struct ap_updocs_entry){ name, page, anchor, rule.members, rule.undoc,
+						 section, section ? rd->section_no : 0 };
 	return 0;
 }
 
@@ -216,7 +226,7 @@ static size_t read_autosummary(struct reader *rd, const struct line *ls, size_t 
 			continue; /* without a toctree, the name is published elsewhere */
 		char *name = absolute(rd, p, np);
 		if (*err == 0 && name)
-			*err = add_entry(rd->d, name, toctree_page(rd, toctree, ntoctree, name), NULL,
+			*err = add_entry(rd, name, toctree_page(rd, toctree, ntoctree, name), NULL,
 					 members);
 		else if (!name)
 			*err = -ENOMEM;
@@ -256,7 +266,7 @@ static struct rule autoclass_members(struct reader *rd, const struct line *ls, s
 				char *name = NULL;
 				if (is_name(v + s, e - s) && asprintf(&name, "%s.%.*s", cls, (int)(e - s),
 								      v + s) >= 0)
-					*err = add_entry(rd->d, name, own_page(rd), strdup(name),
+					*err = add_entry(rd, name, own_page(rd), strdup(name),
 							 none);
 				a = b + 1;
 			}
@@ -315,7 +325,7 @@ static size_t read_directive(struct reader *rd, const struct line *ls, size_t n,
 		if (rd->module && !*err) {
 			if (asprintf(&anchor, "module-%s", rd->module) < 0)
 				anchor = NULL;
-			*err = add_entry(rd->d, strdup(rd->module), own_page(rd), anchor,
+			*err = add_entry(rd, strdup(rd->module), own_page(rd), anchor,
 					 (struct rule){ AP_UPDOCS_NO_MEMBERS, 0 });
 		}
 		return i + 1;
@@ -331,7 +341,7 @@ static size_t read_directive(struct reader *rd, const struct line *ls, size_t n,
 	if (is_class(dn, ndn))
 		m = autoclass_members(rd, ls, n, i, name, err);
 	if (!*err)
-		*err = add_entry(rd->d, strdup(name), own_page(rd), strdup(name), m);
+		*err = add_entry(rd, strdup(name), own_page(rd), strdup(name), m);
 	free(name);
 	return i + 1;
 }
@@ -359,6 +369,62 @@ static struct line *split_lines(const char *text, size_t len, size_t *n)
 	return ls;
 }
 
+/* Whether l is a section adornment: one punctuation character, repeated,
+ * at least three times, from the first column. */
+static int adornment(const struct line *l)
+{
+	size_t n = l->n;
+	while (n && (l->p[n - 1] == ' ' || l->p[n - 1] == '\r'))
+		n--;
+	if (l->indent || n < 3 || !strchr("=-~^\"'`#*+:._", l->p[0]))
+		return 0;
+	for (size_t k = 1; k < n; k++)
+		if (l->p[k] != l->p[0])
+			return 0;
+	return 1;
+}
+
+/* A title as read, without reST's inline markup: a role (":hidden:`X`")
+ * and the backquotes of a literal or reference ("`Constraints`"). */
+static char *title_text(const char *p, size_t n)
+{
+	char *t = malloc(n + 1), *o = t;
+	for (size_t k = 0; t && k < n; k++) {
+		size_t r = 0;
+		if (p[k] == ':')
+			while (k + 1 + r < n && (p[k + 1 + r] == '-' || (p[k + 1 + r] >= 'a' && p[k + 1 + r] <= 'z')))
+				r++;
+		if (r && k + 1 + r + 1 < n && p[k + 1 + r] == ':' && p[k + 2 + r] == '`')
+			k += r + 1;           /* the role, up to its closing ':' */
+		else if (p[k] != '`')
+			*o++ = p[k];
+	}
+	if (t)
+		*o = 0;
+	return t;
+}
+
+/* The lines a section heading at i takes (a title underlined, or over- and
+ * underlined), its title made the current section; 0 when there is none. */
+static size_t heading(struct reader *rd, const struct line *ls, size_t n, size_t i, int *err)
+{
+	int over = adornment(&ls[i]);
+	size_t t = over ? i + 1 : i;
+	if (t + 1 >= n || !ls[t].n || adornment(&ls[t]) || !adornment(&ls[t + 1]))
+		return 0;
+	if (!over && ls[t].indent)
+		return 0; /* an underlined title starts in the first column */
+	const char *p = ls[t].p + ls[t].indent;
+	size_t np = ls[t].n - ls[t].indent;
+	while (np && (p[np - 1] == ' ' || p[np - 1] == '\r'))
+		np--;
+	free(rd->section);
+	if (!(rd->section = title_text(p, np)))
+		*err = -ENOMEM;
+	rd->section_no = ++rd->d->sections;
+	return t + 2 - i;
+}
+
 static int read_page(struct reader *rd, const char *path)
 {
 	struct ap_buf text = { 0 };
@@ -369,11 +435,13 @@ static int read_page(struct reader *rd, const char *path)
 	struct line *ls = split_lines(ap_buf_str(&text), text.len, &n);
 	if (!ls)
 		err = -ENOMEM;
-	for (size_t i = 0; ls && i < n && !err;)
-		i = read_directive(rd, ls, n, i, &err);
+	for (size_t i = 0, h; ls && i < n && !err;)
+		i = (h = heading(rd, ls, n, i, &err)) ? i + h : read_directive(rd, ls, n, i, &err);
 	free(ls);
 	free(rd->module);
 	rd->module = NULL;
+	free(rd->section);
+	rd->section = NULL;
 	ap_buf_free(&text);
 	return err;
 }
@@ -434,7 +502,8 @@ int ap_updocs_load(const char *dir, const char *version, struct ap_updocs *d,
 	}
 	struct ap_buf templates = { 0 };
 	ap_buf_addf(&templates, "%s/_templates", dir);
-	struct reader rd = { d, NULL, NULL, { AP_UPDOCS_NO_MEMBERS, 0 }, ap_buf_str(&templates) };
+	struct reader rd = { .d = d, .summary = { AP_UPDOCS_NO_MEMBERS, 0 },
+			     .templates = ap_buf_str(&templates) };
 	rd.summary = template_named(&rd, "class.rst", 9);
 	int r = read_tree(&rd, dir, "", UPDOCS_DEPTH_MAX, err);
 	if (r == -ENOMEM && !err->len)
@@ -493,12 +562,23 @@ int ap_updocs_url(const struct ap_updocs *d, const char *api, const struct ap_up
 	return 0;
 }
 
+const char *ap_updocs_section(const struct ap_updocs *d, const char *api, unsigned *order)
+{
+	const struct ap_updocs_entry *e = find(d, api, strlen(api));
+	const char *dot = strrchr(api, '.');
+	if (!e && dot)
+		e = find(d, api, (size_t)(dot - api));
+	*order = e && e->section ? e->section_no : 0;
+	return e ? e->section : NULL;
+}
+
 void ap_updocs_free(struct ap_updocs *d)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		free(d->v[i].name);
 		free(d->v[i].page);
 		free(d->v[i].anchor);
+		free(d->v[i].section);
 	}
 	free(d->v);
 	free(d->base);

@@ -37,6 +37,8 @@ struct ap_updocs_entry {
 	char *name, *page, *anchor;
 	enum ap_updocs_members members;
 	int undoc;                 /* members without a docstring too */
+	char *section;             /* the title of the .rst section it is in, or NULL */
+	unsigned section_no;       /* that section's place among all read (from 1) */
 };
 
 struct ap_updocs {
@@ -44,6 +46,7 @@ struct ap_updocs {
 	size_t n, cap;
 	char *base;                /* "https://pytorch.org/docs/MAJOR.MINOR/" */
 	size_t files;              /* .rst files read */
+	unsigned sections;         /* section titles read */
 };
 
 /* Reads every *.rst under dir (docs/source: its _templates/ give the
@@ -68,6 +71,14 @@ struct ap_updocs_member {
  * what the rules above need of it is known to hold. */
 int ap_updocs_url(const struct ap_updocs *d, const char *api, const struct ap_updocs_member *m,
 		  struct ap_buf *url);
+
+/* The section of upstream's pages api is documented in: the title of the
+ * nearest section heading above its directive in the .rst (a title line
+ * underlined, or over- and underlined, by one punctuation character
+ * repeated), with its place in reading order in *order; for a member with
+ * no directive of its own, its class's. NULL when the sources do not
+ * document api or it lies above every heading. */
+const char *ap_updocs_section(const struct ap_updocs *d, const char *api, unsigned *order);
 
 void ap_updocs_free(struct ap_updocs *d);
 

@@ -8,7 +8,7 @@ fresh() { rm -rf "$T/$1"; cp -a "$T/sub" "$T/$1"; }
 # reseal DIR ENV: rewrite ENV's manifest, as a careful forger would
 reseal() { (cd "$1/$2" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum > MANIFEST.sha256); }
 
-plan 73
+plan 74
 
 report_suite() {
 # trixie and sid labelled as two products of the docs pages
@@ -153,9 +153,11 @@ else
 		skip rendered_dom_$t "chromium is not installed"; done
 fi
 
-# docs entry: the measured support, in the pages' format, read back by the parser.
+# docs entry: the measured support, in the pages' format, read back by the parser;
+# a member (the default target) a sub-entry inside its class's block.
 run 0 docs_entry_is_written "$APIPARITY" docs entry "$T/sub"
-contains "$out" "^### $(rx $TARGET)$" docs_entry_heading_is_the_api
+contains "$out" "^### <code><i>class</i></code> $(rx "${TARGET%.*}")$" docs_entry_of_a_member_is_inside_its_class
+contains "$out" "^> <font size=\"3\">$(rx "${TARGET##*.}")\(\)</font>$" docs_entry_of_a_member_is_a_sub_entry
 contains "$out" "^- <term>Atlas A2 \(trixie\)</term>：支持$" docs_entry_lists_measured_products
 }
 needs trixie sid -- report_suite

@@ -9,7 +9,7 @@
 # published private names, a plugin's method, a member set on self, a module
 # that a torch does not have, typing aliases that are no API.
 . "$(dirname "$0")/lib.sh"
-plan 53
+plan 58
 PAGES="$TOP/tests/truth/table-format-2-12-0"
 JUDGE="$TOP/tests/truth/judge"
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -91,6 +91,19 @@ published() {
 	equals "$(printf '%s\n' "$out" | grep -E '^[^ ]+\.md:[0-9]+: ' | grep -vc ': backed: ')" 0 \
 		generated_pages_round_trip_with_no_finding
 	local page="$T/gen/torch-autograd-grad_mode.md"
+	# the furniture of the backend's pages: a NOTE that links the module's
+	# upstream page, a 目录 of upstream's sections, each a `## ` heading in
+	# upstream's order, and every anchor of it a heading of the page
+	local nn="$T/gen/torch-nn.md"
+	contains "$(cat "$nn")" "^> - 目录下罗列的模块和原生文档一致，对于模块的相关说明请查看原生文档\[LINK\]\(https://pytorch\.org/docs/2\.6/nn\.html#module-torch\.nn\)。$" \
+		the_note_links_the_modules_upstream_page
+	equals "$(grep -E '^- \[(Containers|Convolution Layers|Loss Functions)\]' "$nn")" \
+		"$(printf -- '- [Containers](#containers)\n- [Convolution Layers](#convolution-layers)\n- [Loss Functions](#loss-functions)')" \
+		the_contents_list_upstreams_sections_in_its_order
+	equals "$(awk '/^## / { s = substr($0, 4) } /^### .* torch\.nn\.(Sequential|Conv2d|MSELoss)$/ { print s }' "$nn")" \
+		"$(printf 'Containers\nConvolution Layers\nLoss Functions')" \
+		apis_lie_in_upstreams_section
+	run 0 every_contents_anchor_is_a_heading_of_its_page "$PYTHON" "$TOP/tests/tools/md-links.py" broken "$T"/gen/*.md
 	equals "$(awk -v c="### <code><i>class</i></code> $gm" '$0 == c { inblock = 1; next } /^### / { inblock = 0 } inblock && /^<div/ { d++ } inblock && /^<\/div>/ { d-- } inblock && d == 1 && /^> <font size="3">clone\(\)<\/font>$/ { print "sub-entry"; exit }' "$page")" \
 		sub-entry clone_is_a_sub_entry_inside_its_class_block
 	contains "$(cat "$page")" "^\*\*原生文档\*\*：\[$gm\.clone\]\(https://pytorch\.org/docs/2\.6/generated/$gm\.html#$gm\.clone\)$" \
@@ -107,6 +120,8 @@ published() {
 	run 0 check_of_the_default_target_succeeds "$APIPARITY" check "$gm.clone" --env trixie --no-official \
 		--out "$T/c"
 	run 0 docs_entry_succeeds "$APIPARITY" docs entry "$T/c"
+	equals "$(printf '%s\n' "$out" | grep -E '^(###|>) ')" "$(printf '### <code><i>class</i></code> %s\n> <font size="3">clone()</font>' "$gm")" \
+		docs_entry_of_clone_is_a_sub_entry_of_its_class
 	contains "$out" "^\*\*原生文档\*\*：\[$gm\.clone\]\(https://pytorch\.org/docs/2\.6/generated/$gm\.html#$gm\.clone\)$" \
 		docs_entry_links_the_member_as_an_anchor
 }

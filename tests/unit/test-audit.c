@@ -210,8 +210,8 @@ static void generated_pages_read_back_as_generated(void **state)
 		size_t unlinked;
 		/* upstream's sources place torch.m.f only: the others get no URL */
 		struct ap_updocs_entry placed = { "torch.m.f", "generated/torch.m.f.html", NULL,
-						  AP_UPDOCS_NO_MEMBERS, 0 };
-		struct ap_updocs up = { &placed, 1, 1, "https://pytorch.org/docs/2.6/", 1 };
+						  AP_UPDOCS_NO_MEMBERS, 0, NULL, 0 };
+		struct ap_updocs up = { &placed, 1, 1, "https://pytorch.org/docs/2.6/", 1, 0 };
 		ap_docs_generate(&w.envs, &lines, &up, formats[f], &pages, &unlinked);
 		assert_int_equal(unlinked, 3);
 		assert_int_equal(pages.n, 1);
@@ -284,6 +284,54 @@ static const struct ap_docs_finding *finding(const struct ap_docs_findings *fs, 
 			hit = &fs->v[i];
 		}
 	return hit;
+}
+
+/* A generated page has the backend's furniture: its title, a NOTE that
+ * says what its marks mean and links the module's upstream page, a 目录
+ * of upstream's sections, and each block under its section's `## `
+ * heading in upstream's order (a class with its sub-entries), what no
+ * section holds last under 其他; it still reads back entry by entry. */
+static void generated_pages_have_the_furniture_of_the_pages(void **state)
+{
+	(void)state;
+	struct sweep w = sweep_open();
+	struct ap_matrix lines = small_matrix();
+	struct ap_updocs_entry placed[] = {
+		{ "torch.m", "m.html", "module-torch.m", AP_UPDOCS_NO_MEMBERS, 0, NULL, 0 },
+		{ "torch.m.C", "m.html", "torch.m.C", AP_UPDOCS_NO_MEMBERS, 0, "Classes (all)", 7 },
+		{ "torch.m.new", "m.html", "torch.m.new", AP_UPDOCS_NO_MEMBERS, 0, "Functions", 3 },
+	};
+	struct ap_updocs up = { placed, 3, 3, "https://pytorch.org/docs/2.6/", 1, 7 };
+	struct ap_docs_gen pages;
+	size_t unlinked;
+	ap_docs_generate(&w.envs, &lines, &up, AP_DOCS_TABLE, &pages, &unlinked);
+	assert_int_equal(pages.n, 1);
+	const char *text = ap_buf_str(&pages.v[0].text);
+	assert_int_equal(strncmp(text, "# torch.m\n\n> [!NOTE]\n>\n> - 本页由 apiparity 根据测量生成。", 60), 0);
+	assert_non_null(strstr(text, "\n> - 未收录于本页的API未经测量，请谨慎使用。\n"));
+	assert_non_null(strstr(text, "原生文档[LINK](https://pytorch.org/docs/2.6/m.html#module-torch.m)。\n"));
+	assert_non_null(strstr(text, "\n## 目录\n\n- [Functions](#functions)\n"
+			       "- [Classes (all)](#classes-all)\n- [其他](#其他)\n\n## Functions\n"));
+	const char *fn = strstr(text, "\n## Functions\n"), *cl = strstr(text, "\n## Classes (all)\n");
+	const char *other = strstr(text, "\n## 其他\n");
+	const char *nw = strstr(text, "### torch.m.new\n"), *c = strstr(text, "torch.m.C\n");
+	const char *go = strstr(text, "go()</font>"), *f = strstr(text, "### torch.m.f\n");
+	assert_true(fn && cl && other && nw && c && go && f);
+	assert_true(fn < nw && nw < cl && cl < c && c < go && go < other && other < f);
+	struct ap_docs_entries e = parse(text, "torch-m.md");
+	assert_int_equal(e.n, 4);
+	assert_int_equal(entry(&e, "torch.m.C.go")->kind, AP_DOCS_METHOD);
+	ap_docs_entries_free(&e);
+	ap_docs_gen_free(&pages);
+	/* no sources: no sections, no contents, no link; the NOTE stays */
+	ap_docs_generate(&w.envs, &lines, NULL, AP_DOCS_LIST, &pages, &unlinked);
+	text = ap_buf_str(&pages.v[0].text);
+	assert_null(strstr(text, "\n## "));
+	assert_null(strstr(text, "LINK"));
+	assert_non_null(strstr(text, "API的**产品支持情况**中，每个产品是一个被测环境："));
+	ap_docs_gen_free(&pages);
+	ap_matrix_free(&lines);
+	sweep_close(&w);
 }
 
 static void real_page_is_audited_entry_by_entry(void **state)
@@ -680,6 +728,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(envs_are_read_with_their_products),
 		cmocka_unit_test(generated_pages_read_back_as_generated),
+		cmocka_unit_test(generated_pages_have_the_furniture_of_the_pages),
 		cmocka_unit_test(real_page_is_audited_entry_by_entry),
 		cmocka_unit_test(markdown_escapes_and_relative_names_resolve),
 		cmocka_unit_test(members_of_a_class_reached_by_another_path_count),

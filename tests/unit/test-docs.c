@@ -1055,6 +1055,58 @@ static void written_entry_reads_back_the_same(void **state)
 	ap_buf_free(&out);
 }
 
+/* A member's entry is a sub-entry inside its class's block, as the pages
+ * write members: it reads back as the member, with its products and
+ * limits, under a class that states no support of its own; a property is
+ * written without "()". */
+static void member_entry_is_a_sub_entry_of_its_class(void **state)
+{
+	(void)state;
+	struct ap_buf out = { 0 };
+	json_t *products = two_products();
+	ap_docs_member_entry("torch.x.C", "torch.x.C.go", 0, "https://x/C.html#torch.x.C.go", two,
+			     2, "仅支持fp32", &out);
+	assert_string_equal(ap_buf_str(&out),
+			    "### <code><i>class</i></code> torch.x.C\n"
+			    "\n"
+			    "<div style=\"margin-left: 2em\">\n"
+			    "\n"
+			    "> <font size=\"3\">go()</font>\n"
+			    "\n"
+			    "<div style=\"margin-left: 2em\">\n"
+			    "\n"
+			    "**原生文档**：[torch.x.C.go](https://x/C.html#torch.x.C.go)\n"
+			    "\n"
+			    "**产品支持情况**：\n"
+			    "\n"
+			    "- <term>" A2 "</term>：支持\n"
+			    "- <term>" DT "</term>：不支持\n"
+			    "\n"
+			    "**限制与说明**：仅支持fp32\n"
+			    "\n"
+			    "</div>\n"
+			    "\n"
+			    "</div>\n");
+	ap_buf_adds(&out, "\n");
+	ap_docs_member_entry("torch.x.C", "torch.x.C.size", AP_DOCS_NO_CALL, NULL, two, 2, NULL,
+			     &out);
+	json_t *a = parse_view(out.data, out.len, "out.md");
+	const json_t *c = entry(a, "torch.x.C"), *go = entry(a, "torch.x.C.go");
+	assert_string_equal(str(c, "kind"), "class");
+	assert_string_equal(str(c, "format"), "unreadable");
+	assert_string_equal(str(go, "kind"), "method");
+	assert_string_equal(str(go, "format"), "list");
+	assert_string_equal(str(go, "doc_url"), "https://x/C.html#torch.x.C.go");
+	assert_true(json_equal(json_object_get(go, "products"), products));
+	assert_string_equal(str(go, "limits"), "仅支持fp32");
+	const json_t *size = entry(a, "torch.x.C.size");
+	assert_true(json_equal(json_object_get(size, "products"), products));
+	assert_non_null(strstr(ap_buf_str(&out), "> <font size=\"3\">size</font>\n"));
+	json_decref(a);
+	json_decref(products);
+	ap_buf_free(&out);
+}
+
 /* A real entry, written again from what was read, reads back the same. */
 static void real_entry_round_trips_through_entry_and_parse(void **state)
 {
@@ -1112,6 +1164,7 @@ int main(void)
 		cmocka_unit_test(headings_inside_code_blocks_are_not_entries),
 		cmocka_unit_test(find_prefers_the_exact_entry_then_falls_back_to_the_class),
 		cmocka_unit_test(entry_is_written_in_the_list_format_of_the_pages),
+		cmocka_unit_test(member_entry_is_a_sub_entry_of_its_class),
 		cmocka_unit_test(written_entry_reads_back_the_same),
 		cmocka_unit_test(real_entry_round_trips_through_entry_and_parse),
 	};

@@ -62,6 +62,42 @@ static const char autograd_rst[] =
 	"\n"
 	".. method:: relative_to_a_class\n";
 
+static const char sections_rst[] =
+	":orphan:\n"
+	"\n"
+	"=========\n"
+	"Overlined\n"
+	"=========\n"
+	"\n"
+	".. currentmodule:: torch.sec\n"
+	".. autofunction:: first\n"
+	"\n"
+	"Containers\r\n"
+	"----------\n"
+	"\n"
+	".. autosummary::\n"
+	"    :toctree: generated\n"
+	"\n"
+	"    Box\n"
+	"\n"
+	":hidden:`Function`\n"
+	"~~~~~~~~~~~~~~~~~~\n"
+	".. autofunction:: second\n"
+	"\n"
+	"    Indented text\n"
+	"    -------------\n"
+	".. autofunction:: third\n"
+	"\n"
+	"Some text\n"
+	"\n"
+	"----\n"
+	"\n"
+	".. autofunction:: fourth\n"
+	"\n"
+	"`Constraints`\n"
+	"^^^^^^^^^^^^^\n"
+	".. autofunction:: fifth\n";
+
 static const char class_template[] =
 	".. currentmodule:: {{ module }}\n"
 	".. autoclass:: {{ name }}\n"
@@ -79,6 +115,7 @@ static int setup(void **state)
 	assert_non_null(f);
 	assert_int_equal(t_tempdir(f->dir, sizeof(f->dir), "updocs"), 0);
 	t_put(f->dir, "autograd.rst", autograd_rst);
+	t_put(f->dir, "sections.rst", sections_rst);
 	t_put(f->dir, "_templates/autosummary/class.rst", class_template);
 	t_put(f->dir, "_templates/classtemplate.rst", own_template);
 	t_put(f->dir, "elastic/run.rst", ".. module:: torch.distributed.run\n"
@@ -125,7 +162,7 @@ static void toctree_entries_have_pages_of_their_own(void **state)
 			    BASE "generated/torch.autograd.grad_mode.set_multithreading_enabled.html");
 	assert_string_equal(url_of(f, "torch.autograd.backward", NULL),
 			    BASE "generated/torch.autograd.backward.html");
-	assert_int_equal(f->d.files, 2);
+	assert_int_equal(f->d.files, 3);
 }
 
 static void members_are_anchors_on_their_class_page_as_autodoc_makes_them(void **state)
@@ -199,6 +236,39 @@ static void unreadable_sources_and_versions_are_errors(void **state)
 	ap_buf_free(&err);
 }
 
+/* The section title of api and its place, "-" when none. */
+static const char *section_of(struct fix *f, const char *api, unsigned *order)
+{
+	const char *s = ap_updocs_section(&f->d, api, order);
+	if (!s)
+		assert_int_equal(*order, 0);
+	return s ? s : "-";
+}
+
+/* Each name's section is the nearest heading above its directive, as reST
+ * makes headings (a title underlined, or over- and underlined, from the
+ * first column), without inline markup; a member is in its class's; an
+ * indented underline, a transition and plain text are no headings. */
+static void names_are_in_the_section_above_them(void **state)
+{
+	struct fix *f = *state;
+	unsigned o1, o2, o3, o4, o5, o;
+	assert_string_equal(section_of(f, "torch.sec.first", &o1), "Overlined");
+	assert_string_equal(section_of(f, "torch.sec.Box", &o2), "Containers");
+	assert_string_equal(section_of(f, "torch.sec.Box.open", &o), "Containers");
+	assert_int_equal(o, o2);
+	assert_string_equal(section_of(f, "torch.sec.second", &o3), "Function");
+	assert_string_equal(section_of(f, "torch.sec.third", &o), "Function");
+	assert_string_equal(section_of(f, "torch.sec.fourth", &o4), "Function");
+	assert_int_equal(o4, o3);
+	assert_string_equal(section_of(f, "torch.sec.fifth", &o5), "Constraints");
+	assert_true(o1 > 0 && o1 < o2 && o2 < o3 && o3 < o5);
+	/* the page's title is a section too; what the sources lack has none */
+	assert_string_equal(section_of(f, "torch.autograd.backward", &o), "torch.autograd");
+	assert_string_equal(section_of(f, "torch.sec.nothing", &o), "-");
+	assert_string_equal(section_of(f, "torch.nowhere.at_all", &o), "-");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +278,7 @@ int main(void)
 		cmocka_unit_test(directives_on_a_page_are_anchors_there),
 		cmocka_unit_test(what_the_sources_do_not_place_has_no_url),
 		cmocka_unit_test(unreadable_sources_and_versions_are_errors),
+		cmocka_unit_test(names_are_in_the_section_above_them),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
