@@ -96,7 +96,11 @@ static const char sections_rst[] =
 	"\n"
 	"`Constraints`\n"
 	"^^^^^^^^^^^^^\n"
-	".. autofunction:: fifth\n";
+	".. autofunction:: fifth\n"
+	"\n"
+	"   Quoted\n"
+	"----------\n"
+	".. autofunction:: sixth\n";
 
 static const char class_template[] =
 	".. currentmodule:: {{ module }}\n"
@@ -263,6 +267,9 @@ static void names_are_in_the_section_above_them(void **state)
 	assert_int_equal(o4, o3);
 	assert_string_equal(section_of(f, "torch.sec.fifth", &o5), "Constraints");
 	assert_true(o1 > 0 && o1 < o2 && o2 < o3 && o3 < o5);
+	/* an indented line over an adornment is no title either */
+	assert_string_equal(section_of(f, "torch.sec.sixth", &o), "Constraints");
+	assert_int_equal(o, o5);
 	/* the page's title is a section too; what the sources lack has none */
 	assert_string_equal(section_of(f, "torch.autograd.backward", &o), "torch.autograd");
 	assert_string_equal(section_of(f, "torch.sec.nothing", &o), "-");
