@@ -1,9 +1,11 @@
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "base/ini.h"
 #include "base/err.h"
+#include "base/fsutil.h"
 
 struct ini {
 	ap_ini_fn *fn;
@@ -146,4 +148,26 @@ int ap_ini_parse(char *text, size_t len, const char *file, ap_ini_fn *fn, void *
 	ap_buf_adds(err, ap_buf_str(&msg));
 	ap_buf_free(&msg);
 	return -AP_ECONFIG;
+}
+
+#define AP_INI_FILE_MAX (1u << 20)
+
+int ap_ini_load(const char *path, const char *what, const char *builtin, size_t len,
+		const char *builtin_name, ap_ini_parse_fn *parse, void *out, struct ap_buf *err)
+{
+	if (!path || !strcmp(path, "-"))
+		return parse(out, builtin, len, builtin_name, err);
+	struct ap_buf text = { 0 };
+	int r = ap_read_file_limited(path, AP_INI_FILE_MAX, &text);
+	if (!r)
+		r = parse(out, ap_buf_str(&text), text.len, path, err);
+	else if (r != -ENOMEM) {
+		if (r == -EFBIG)
+			ap_buf_addf(err, "%s: larger than 1 MiB, not a %s", path, what);
+		else
+			ap_buf_addf(err, "%s: %s", path, ap_strerror(r));
+		r = -AP_ECONFIG;
+	}
+	ap_buf_free(&text);
+	return r;
 }

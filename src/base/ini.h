@@ -46,4 +46,16 @@ int ap_ini_key_index(const char *const *keys, const struct ap_ini_key *k, unsign
 int ap_ini_parse(char *text, size_t len, const char *file, ap_ini_fn *fn, void *ctx,
 		 struct ap_buf *err);
 
+/* Parses the len bytes at text, named name in its errors, into out. */
+typedef int ap_ini_parse_fn(void *out, const char *text, size_t len, const char *name,
+			    struct ap_buf *err);
+
+/* A data file of apiparity's own (tolerances, limits, plugin APIs) through
+ * parse into out: path NULL or "-" is the built-in text (builtin, len,
+ * named builtin_name); any other path must be a regular file of at most
+ * 1 MiB. 0, what parse returned, -AP_ECONFIG with "path: why" in err (too
+ * large: "larger than 1 MiB, not a WHAT"), or -ENOMEM. */
+int ap_ini_load(const char *path, const char *what, const char *builtin, size_t len,
+		const char *builtin_name, ap_ini_parse_fn *parse, void *out, struct ap_buf *err);
+
 #endif

@@ -11,7 +11,6 @@
 #include "base/text.h"
 #include "evidence/bundle.h"
 
-#define AP_LIMITS_FILE_MAX (1u << 20)
 #define BUILTIN_NAME "specs/backend-limits.ini"
 
 static const char *const keys[] = { "backend", "op", "what", "raises", "reason", NULL };
@@ -171,23 +170,18 @@ int ap_limits_parse(struct ap_limits *l, const char *text, size_t len, const cha
 	return 0;
 }
 
-int ap_limits_load(struct ap_limits *l, const char *path, struct ap_buf *err)
+/* ap_ini_load()'s view of ap_limits_parse(). */
+static int parse_any(void *out, const char *text, size_t len, const char *name,
+		     struct ap_buf *err)
 {
-	struct ap_buf text = { 0 };
-	memset(l, 0, sizeof(*l));
-	if (!path || !strcmp(path, "-"))
-		return ap_limits_parse(l, ap_default_limits, ap_default_limits_len, BUILTIN_NAME,
-				       err);
-	int r = ap_read_file_limited(path, AP_LIMITS_FILE_MAX, &text);
-	if (!r)
-		r = ap_limits_parse(l, ap_buf_str(&text), text.len, path, err);
-	else if (r != -ENOMEM) {
-		ap_buf_addf(err, "%s: %s", path, r == -EFBIG ? "larger than 1 MiB, not a "
-			    "limits file" : ap_strerror(r));
-		r = -AP_ECONFIG;
-	}
-	ap_buf_free(&text);
-	return r;
+	return ap_limits_parse(out, text, len, name, err);
+}
+
+int ap_limits_load(struct ap_limits *x, const char *path, struct ap_buf *err)
+{
+	memset(x, 0, sizeof(*x));
+	return ap_ini_load(path, "limits file", ap_default_limits, ap_default_limits_len,
+			   BUILTIN_NAME, parse_any, x, err);
 }
 
 /* device is of type backend ("openreg:0" is an "openreg"). */

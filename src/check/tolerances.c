@@ -9,7 +9,6 @@
 #include "base/ini.h"
 #include "base/text.h"
 
-#define AP_TOLERANCES_FILE_MAX (1u << 20)
 #define BUILTIN_NAME "specs/tolerances.ini"
 
 /* One override while its section is read. */
@@ -201,23 +200,18 @@ int ap_tolerances_parse(struct ap_tolerances *t, const char *text, size_t len,
 	return 0;
 }
 
-int ap_tolerances_load(struct ap_tolerances *t, const char *path, struct ap_buf *err)
+/* ap_ini_load()'s view of ap_tolerances_parse(). */
+static int parse_any(void *out, const char *text, size_t len, const char *name,
+		     struct ap_buf *err)
 {
-	struct ap_buf text = { 0 };
-	memset(t, 0, sizeof(*t));
-	if (!path || !strcmp(path, "-"))
-		return ap_tolerances_parse(t, ap_default_tolerances, ap_default_tolerances_len,
-					   BUILTIN_NAME, err);
-	int r = ap_read_file_limited(path, AP_TOLERANCES_FILE_MAX, &text);
-	if (!r)
-		r = ap_tolerances_parse(t, ap_buf_str(&text), text.len, path, err);
-	else if (r != -ENOMEM) {
-		ap_buf_addf(err, "%s: %s", path, r == -EFBIG ? "larger than 1 MiB, not a "
-			    "tolerances file" : ap_strerror(r));
-		r = -AP_ECONFIG;
-	}
-	ap_buf_free(&text);
-	return r;
+	return ap_tolerances_parse(out, text, len, name, err);
+}
+
+int ap_tolerances_load(struct ap_tolerances *x, const char *path, struct ap_buf *err)
+{
+	memset(x, 0, sizeof(*x));
+	return ap_ini_load(path, "tolerances file", ap_default_tolerances, ap_default_tolerances_len,
+			   BUILTIN_NAME, parse_any, x, err);
 }
 
 /* device matches pattern: "*", or the same type ("openreg:0" is "openreg"). */

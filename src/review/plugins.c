@@ -9,7 +9,6 @@
 #include "base/text.h"
 #include "review/plugins.h"
 
-#define AP_PLUGINS_FILE_MAX (1u << 20)
 #define BUILTIN_NAME "specs/plugin-apis.ini"
 
 static const char *const keys[] = { "backend", "generates", "device_module", "where", NULL };
@@ -173,23 +172,18 @@ int ap_plugins_parse(struct ap_plugins *out, const char *text, size_t len, const
 	return r;
 }
 
-int ap_plugins_load(struct ap_plugins *p, const char *path, struct ap_buf *err)
+/* ap_ini_load()'s view of ap_plugins_parse(). */
+static int parse_any(void *out, const char *text, size_t len, const char *name,
+		     struct ap_buf *err)
 {
-	struct ap_buf text = { 0 };
-	memset(p, 0, sizeof(*p));
-	if (!path || !strcmp(path, "-"))
-		return ap_plugins_parse(p, ap_default_plugins, ap_default_plugins_len,
-					BUILTIN_NAME, err);
-	int r = ap_read_file_limited(path, AP_PLUGINS_FILE_MAX, &text);
-	if (!r)
-		r = ap_plugins_parse(p, ap_buf_str(&text), text.len, path, err);
-	else if (r != -ENOMEM) {
-		ap_buf_addf(err, "%s: %s", path, r == -EFBIG ? "larger than 1 MiB, not a "
-			    "plugin APIs file" : ap_strerror(r));
-		r = -AP_ECONFIG;
-	}
-	ap_buf_free(&text);
-	return r;
+	return ap_plugins_parse(out, text, len, name, err);
+}
+
+int ap_plugins_load(struct ap_plugins *x, const char *path, struct ap_buf *err)
+{
+	memset(x, 0, sizeof(*x));
+	return ap_ini_load(path, "plugin APIs file", ap_default_plugins, ap_default_plugins_len,
+			   BUILTIN_NAME, parse_any, x, err);
 }
 
 /* name is prefix or a name under it. */
