@@ -24,8 +24,18 @@ static int yaml_fail(struct ap_buf *err, const char *name, const yaml_mark_t *m,
 	return -1;
 }
 
-/* Places v (stolen) into the innermost open container, or makes it the root. */
-static int yaml_place(struct ap_yaml_state *st, json_t *v, const char **why)
+/* Records in mapping o that its key starts at line (o's "__lines__"). */
+static int key_line(json_t *o, const char *key, int line)
+{
+	json_t *lines = json_object_get(o, "__lines__");
+	if (!lines && json_object_set_new(o, "__lines__", lines = json_object()))
+		return -1;
+	return json_object_set_new(lines, key, json_integer(line));
+}
+
+/* Places v (stolen), which starts at line, into the innermost open
+ * container, or makes it the root. */
+static int yaml_place(struct ap_yaml_state *st, json_t *v, int line, const char **why)
 {
 	if (st->depth == 0) {
 		st->root = v;
@@ -40,13 +50,17 @@ static int yaml_place(struct ap_yaml_state *st, json_t *v, const char **why)
 			json_decref(v);
 			return *why = "a mapping key must be a plain scalar", -1;
 		}
+		if (ap_yaml_meta(json_string_value(v))) {
+			json_decref(v);
+			return *why = "__line__ and __lines__ are keys the reader keeps for itself", -1;
+		}
 		if (json_object_get(top, json_string_value(v))) {
 			json_decref(v);
 			return *why = "duplicate key", -1;
 		}
 		*key = strdup(json_string_value(v));
 		json_decref(v);
-		return *key ? 0 : -1;
+		return *key && !key_line(top, *key, line) ? 0 : -1;
 	}
 	int r = json_object_set_new(top, *key, v);
 	free(*key);
@@ -61,7 +75,7 @@ static int yaml_open(struct ap_yaml_state *st, json_t *c, const yaml_mark_t *m,
 		return json_decref(c), *why = "nested too deeply", -1;
 	if (json_is_object(c))
 		json_object_set_new(c, "__line__", json_integer((json_int_t)m->line + 1));
-	if (yaml_place(st, json_incref(c), why)) {
+	if (yaml_place(st, json_incref(c), (int)m->line + 1, why)) {
 		json_decref(c);
 		return -1;
 	}
@@ -78,7 +92,8 @@ static int yaml_event(struct ap_yaml_state *st, const yaml_event_t *ev, const ch
 		if (ev->data.scalar.anchor || ev->data.scalar.tag)
 			return *why = "anchors and tags are not allowed", -1;
 		return yaml_place(st, json_stringn((const char *)ev->data.scalar.value,
-						      ev->data.scalar.length), why);
+						      ev->data.scalar.length),
+				  (int)ev->start_mark.line + 1, why);
 	case YAML_SEQUENCE_START_EVENT:
 		if (ev->data.sequence_start.anchor || ev->data.sequence_start.tag)
 			return *why = "anchors and tags are not allowed", -1;
@@ -149,4 +164,15 @@ json_t *ap_yaml_load(const char *path, struct ap_buf *err)
 int ap_yaml_line(const json_t *o)
 {
 	return (int)json_integer_value(json_object_get(o, "__line__"));
+}
+
+int ap_yaml_key_line(const json_t *o, const char *key)
+{
+	int line = (int)json_integer_value(json_object_get(json_object_get(o, "__lines__"), key));
+	return line ? line : ap_yaml_line(o);
+}
+
+int ap_yaml_meta(const char *key)
+{
+	return !strcmp(key, "__line__") || !strcmp(key, "__lines__");
 }

@@ -28,7 +28,7 @@ static int spec_keys(const json_t *o, const char *const *allowed, const char *fi
 		int k = 0;
 		while (allowed[k] && strcmp(allowed[k], key))
 			k++;
-		if (!allowed[k] && strcmp(key, "__line__"))
+		if (!allowed[k] && !ap_yaml_meta(key))
 			return spec_err(err, file, o, "unknown key '%s'", key);
 	}
 	return 0;
@@ -87,7 +87,7 @@ static int member_load(struct ap_family *fam, struct ap_member *m, const json_t 
 	if (!json_is_object(o))
 		return spec_err(err, fam->file, o, "%s", "a member must be a mapping");
 	json_object_foreach((json_t *)o, key, v)
-		if (strcmp(key, "__line__") && !json_is_string(v))
+		if (!ap_yaml_meta(key) && !json_is_string(v))
 			return spec_err(err, fam->file, o, "member field '%s' must be text", key);
 	int r = spec_str(o, "class", 1, &m->cls, fam->file, err);
 	if (r)
@@ -100,6 +100,7 @@ static int member_load(struct ap_family *fam, struct ap_member *m, const json_t 
 	}
 	m->fields = json_deep_copy(o);
 	json_object_del(m->fields, "__line__");
+	json_object_del(m->fields, "__lines__");
 	m->line = ap_yaml_line(o);
 	return m->fields ? 0 : -ENOMEM;
 }
@@ -164,6 +165,7 @@ static int family_bind(struct ap_family *fam, const json_t *doc, struct ap_buf *
 		return spec_err(err, fam->file, doc, "%s", "'bind' (name: expression) is missing");
 	fam->bind = json_deep_copy(b);
 	json_object_del(fam->bind, "__line__");
+	json_object_del(fam->bind, "__lines__");
 	json_object_foreach(fam->bind, k, v)
 		if (!json_is_string(v))
 			return spec_err(err, fam->file, b, "binding '%s' must be an expression", k);

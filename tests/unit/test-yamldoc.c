@@ -48,7 +48,7 @@ static void mapping_becomes_an_object_of_its_keys(void **state)
 	assert_true(json_is_object(j));
 	assert_string_equal(str_at(j, "name"), "demo");
 	assert_string_equal(str_at(j, "summary"), "a family");
-	assert_int_equal(json_object_size(j), 3); /* the two keys and __line__ */
+	assert_int_equal(json_object_size(j), 4); /* the two keys, __line__, __lines__ */
 	assert_int_equal(err.len, 0);
 	json_decref(j);
 	ap_buf_free(&err);
@@ -75,7 +75,19 @@ static void each_object_records_the_line_its_mapping_starts_on(void **state)
 	const json_t *list = json_object_get(j, "list");
 	assert_int_equal(ap_yaml_line(json_array_get(list, 0)), 7);
 	assert_int_equal(ap_yaml_line(json_array_get(list, 1)), 9);
+	/* and each key its own line; a key not there, its mapping's */
+	assert_int_equal(ap_yaml_key_line(j, "top"), 3);
+	assert_int_equal(ap_yaml_key_line(j, "nested"), 4);
+	assert_int_equal(ap_yaml_key_line(j, "list"), 6);
+	assert_int_equal(ap_yaml_key_line(json_array_get(list, 0), "more"), 8);
+	assert_int_equal(ap_yaml_key_line(j, "nothing"), 3);
+	assert_true(ap_yaml_meta("__line__") && ap_yaml_meta("__lines__") && !ap_yaml_meta("list"));
 	json_decref(j);
+	ap_buf_free(&err);
+	/* the file's own key of the name ap_yaml_parse() adds is refused */
+	assert_null(parse("__lines__: 1\n", &err));
+	assert_string_equal(ap_buf_str(&err), "t.yaml:1:1: __line__ and __lines__ are keys "
+			    "the reader keeps for itself");
 	ap_buf_free(&err);
 }
 
