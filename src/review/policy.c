@@ -1,14 +1,169 @@
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/outcome.h"
 #include "base/yamldoc.h"
 #include "review/policy.h"
 
-/* The strings of the list a (none when it is not a list); an entry that is
- * not a string is other. 0 or -ENOMEM. */
-static int strings(const json_t *a, const char *other, const char ***v, size_t *n)
+/* What a key of a policy holds. */
+enum value { V_NAME, V_NAMES, V_FLAG, V_STATUSES, V_KINDS };
+
+static const struct key {
+	const char *key;
+	enum value value;
+} keys[] = {
+	{ "policy", V_NAME },          { "require_envs", V_NAMES },
+	{ "statuses", V_STATUSES },    { "require_kinds", V_KINDS },
+	{ "require_official", V_FLAG }, { "traces_agree", V_FLAG },
+	{ "require_signature", V_FLAG },
+};
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* Says why key of o is wrong, "where:LINE: key: why", and returns -1. */
+__attribute__((format(printf, 5, 6)))
+static int bad(struct ap_buf *err, const char *where, const json_t *o, const char *key,
+	       const char *fmt, ...)
+{
+	va_list ap;
+	ap_buf_addf(err, "%s:%d: %s: ", where, ap_yaml_key_line(o, key), key);
+	va_start(ap, fmt);
+	ap_buf_vaddf(err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* What v is, for a message: 'word' or "a list", "a mapping". */
+static const char *shape(const json_t *v, char *buf, size_t n)
+{
+	if (json_is_string(v))
+		snprintf(buf, n, "'%.60s'", json_string_value(v));
+	else
+		snprintf(buf, n, "%s", json_is_array(v) ? "a list" : "a mapping");
+	return buf;
+}
+
+/* Each of kinds, "probe|numeric": words of check kinds. */
+static int kind_words_ok(const char *kinds)
+{
+	char word[64];
+	for (const char *p = kinds;; p++) {
+		size_t n = strcspn(p, "|");
+		if (!n || n >= sizeof(word))
+			return 0;
+		memcpy(word, p, n);
+		word[n] = 0;
+		if (ap_check_kind_parse(word) == AP_KIND_UNKNOWN)
+			return 0;
+		p += n;
+		if (!*p)
+			return 1;
+	}
+}
+
+/* The list at key of o, every entry a string that ok() takes (NULL: any
+ * non-empty one). 0 or -1 with the reason in err. */
+static int check_list(const json_t *o, const char *key, const char *where,
+		      int (*ok)(const char *), const char *what, struct ap_buf *err)
+{
+	const json_t *a = json_object_get(o, key), *x;
+	char buf[80];
+	size_t i;
+	if (!json_is_array(a))
+		return bad(err, where, o, key, "a list of %s, not %s", what, shape(a, buf, sizeof(buf)));
+	json_array_foreach(a, i, x)
+		if (!json_is_string(x) || !*json_string_value(x) ||
+		    (ok && !ok(json_string_value(x))))
+			return bad(err, where, o, key, "%s is not %s", shape(x, buf, sizeof(buf)), what);
+	return 0;
+}
+
+static int status_word_ok(const char *w)
+{
+	return ap_status_parse(w) != AP_STATUS_UNKNOWN;
+}
+
+/* statuses: a mapping of check kinds to lists of statuses. */
+static int check_statuses(const json_t *doc, const char *where, struct ap_buf *err)
+{
+	const json_t *m = json_object_get(doc, "statuses"), *v;
+	const char *kind;
+	char buf[80];
+	if (!json_is_object(m))
+		return bad(err, where, doc, "statuses", "a mapping of check kinds to lists of "
+			   "statuses, not %s", shape(m, buf, sizeof(buf)));
+	json_object_foreach((json_t *)m, kind, v) {
+		if (ap_yaml_meta(kind))
+			continue;
+		if (ap_check_kind_parse(kind) == AP_KIND_UNKNOWN)
+			return bad(err, where, m, kind, "not a kind of check (probe, script, numeric, "
+				   "official, claim, signature, resolution, plan)");
+		if (check_list(m, kind, where, status_word_ok, "a status (PASS, FAIL, ERROR, "
+			       "CRASH, TIMEOUT, WARN, NOTRUN, SKIP)", err))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_key(const json_t *doc, const struct key *k, const char *where,
+		     struct ap_buf *err)
+{
+	const json_t *v = json_object_get(doc, k->key);
+	const char *w = json_string_value(v);
+	char buf[80];
+	switch (k->value) {
+	case V_NAME:
+		return w && *w ? 0 : bad(err, where, doc, k->key, "a name, not %s",
+					 w ? "''" : shape(v, buf, sizeof(buf)));
+	case V_NAMES:
+		return check_list(doc, k->key, where, NULL, "a name", err);
+	case V_FLAG:
+		if (w && (!strcmp(w, "yes") || !strcmp(w, "no") || !strcmp(w, "true") ||
+			  !strcmp(w, "false")))
+			return 0;
+		return bad(err, where, doc, k->key, "\"yes\" or \"no\", not %s",
+			   shape(v, buf, sizeof(buf)));
+	case V_STATUSES:
+		return check_statuses(doc, where, err);
+	default:
+		return check_list(doc, k->key, where, kind_words_ok,
+				  "kinds of check (probe, \"probe|numeric\")", err);
+	}
+}
+
+/* Every key of doc known and of its shape, statuses there. */
+static int policy_check(const json_t *doc, const char *where, struct ap_buf *err)
+{
+	const char *key;
+	const json_t *v;
+	if (!json_is_object(doc) || !json_is_object(json_object_get(doc, "statuses"))) {
+		ap_buf_addf(err, "%s:%d: a policy maps 'statuses' (kind: [STATUS...])", where,
+			    ap_yaml_line(doc));
+		return -1;
+	}
+	json_object_foreach((json_t *)doc, key, v) {
+		size_t i = 0;
+		while (i < NKEYS && strcmp(keys[i].key, key))
+			i++;
+		if (ap_yaml_meta(key))
+			continue;
+		if (i == NKEYS) {
+			bad(err, where, doc, key, "not a key of a policy (known: ");
+			for (size_t k = 0; k < NKEYS; k++)
+				ap_buf_addf(err, "%s%s", k ? ", " : "", keys[k].key);
+			return ap_buf_adds(err, ")"), -1;
+		}
+		if (check_key(doc, &keys[i], where, err))
+			return -1;
+	}
+	return 0;
+}
+
+/* The strings of the list a (none when it is not one). 0 or -ENOMEM. */
+static int strings(const json_t *a, const char ***v, size_t *n)
 {
 	size_t i;
 	json_t *x;
@@ -16,11 +171,11 @@ static int strings(const json_t *a, const char *other, const char ***v, size_t *
 	if (!(*v = calloc(*n ? *n : 1, sizeof(**v))))
 		return -ENOMEM;
 	json_array_foreach(a, i, x)
-		(*v)[i] = json_is_string(x) ? json_string_value(x) : other;
+		(*v)[i] = json_string_value(x);
 	return 0;
 }
 
-/* A flag: the string "yes" or "true". */
+/* A flag: "yes" or "true". */
 static int yes(const json_t *doc, const char *key)
 {
 	const char *v = json_string_value(json_object_get(doc, key));
@@ -35,10 +190,12 @@ static int read_kinds(const json_t *statuses, struct ap_policy *p)
 	if (!(p->kinds = calloc(json_object_size(statuses) + 1, sizeof(*p->kinds))))
 		return -ENOMEM;
 	json_object_foreach((json_t *)statuses, kind, list) {
+		if (ap_yaml_meta(kind))
+			continue;
 		struct ap_policy_kind *k = &p->kinds[i++];
 		p->nkinds = i;
 		k->kind = kind;
-		if (strings(list, "", &k->statuses, &k->nstatuses))
+		if (strings(list, &k->statuses, &k->nstatuses))
 			return -ENOMEM;
 	}
 	return 0;
@@ -47,13 +204,10 @@ static int read_kinds(const json_t *statuses, struct ap_policy *p)
 /* The policy of the tree doc (taken), where names it in messages. */
 static struct ap_policy *policy_read(json_t *doc, const char *where, struct ap_buf *err)
 {
-	const json_t *statuses = json_object_get(doc, "statuses");
 	struct ap_policy *p;
 	if (!doc)
 		return NULL;
-	if (!json_is_object(doc) || !json_is_object(statuses)) {
-		ap_buf_addf(err, "%s:%d: a policy maps 'statuses' (kind: [STATUS...])", where,
-			    ap_yaml_line(doc));
+	if (policy_check(doc, where, err)) {
 		json_decref(doc);
 		return NULL;
 	}
@@ -67,11 +221,9 @@ static struct ap_policy *policy_read(json_t *doc, const char *where, struct ap_b
 	p->require_official = yes(doc, "require_official");
 	p->traces_agree = yes(doc, "traces_agree");
 	p->require_signature = yes(doc, "require_signature");
-	if (read_kinds(statuses, p) ||
-	    strings(json_object_get(doc, "require_kinds"), NULL, &p->require_kinds,
-		    &p->nrequire_kinds) ||
-	    strings(json_object_get(doc, "require_envs"), NULL, &p->require_envs,
-		    &p->nrequire_envs)) {
+	if (read_kinds(json_object_get(doc, "statuses"), p) ||
+	    strings(json_object_get(doc, "require_kinds"), &p->require_kinds, &p->nrequire_kinds) ||
+	    strings(json_object_get(doc, "require_envs"), &p->require_envs, &p->nrequire_envs)) {
 		ap_policy_free(p);
 		ap_buf_addf(err, "%s: out of memory", where);
 		return NULL;

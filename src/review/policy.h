@@ -2,10 +2,12 @@
  *
  * A policy (policies/default.yaml is the built-in one) is read once, here,
  * into C fields; the review reads the fields, never the file's keys. The
- * reading is lenient, as it has always been: only a mapping with a mapping
- * 'statuses' is required; a key that is missing or of another shape reads as
- * empty (a list that is not a list has no entries, a flag that is not the
- * string "yes" or "true" is off), and unknown keys are ignored.
+ * reading is strict, since a policy that fails open accepts what it was
+ * written to refuse: a mapping with a mapping 'statuses' is required, and a
+ * key it does not know, or a value of another shape or word (a flag that is
+ * not "yes", "no", "true" or "false"; a kind of check or a status that is
+ * none; a list that is not a list of names) is an error naming the file and
+ * the key's line. A key left out reads as empty (no entries, flag off).
  */
 #ifndef AP_POLICY_H
 #define AP_POLICY_H
@@ -17,7 +19,7 @@
 /* The statuses a check of one kind may have. */
 struct ap_policy_kind {
 	const char *kind;
-	const char **statuses;  /* "" for an entry that is not a string */
+	const char **statuses;
 	size_t nstatuses;
 };
 
@@ -26,12 +28,11 @@ struct ap_policy {
 	struct ap_policy_kind *kinds;  /* 'statuses', in the file's order */
 	size_t nkinds;
 	/* 'require_kinds': where the target exists, a check of each of these
-	 * kinds ("probe|numeric": of either); NULL for an entry that is not a
-	 * string */
+	 * kinds ("probe|numeric": of either) */
 	const char **require_kinds;
 	size_t nrequire_kinds;
 	/* 'require_envs': environments that must be there, by name or by a word
-	 * of their label; NULL for an entry that is not a string */
+	 * of their label */
 	const char **require_envs;
 	size_t nrequire_envs;
 	int require_official;        /* official tests run, or NOTRUN with a reason */

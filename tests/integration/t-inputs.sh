@@ -3,7 +3,7 @@
 # an --out where evidence cannot be written, input files that are not regular
 # files. Needs no environment: each is refused before one is entered.
 . "$(dirname "$0")/lib.sh"
-plan 91
+plan 94
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 
 # Every option that takes a value, in every subcommand, says that it needs one.
@@ -74,6 +74,14 @@ contains "$err" "x.yaml: not a regular file$" fifo_as_spec_is_named
 run 4 fifo_as_policy_is_refused timeout 10 "$APIPARITY" verify --policy "$T/fifo.yaml" "$T"
 contains "$err" "fifo.yaml: not a regular file$" fifo_as_policy_is_named
 run 4 device_as_policy_is_refused timeout 10 "$APIPARITY" verify --policy /dev/zero "$T"
+# A policy fails closed: a misspelt key or a word it does not know is exit 4,
+# one line naming the file and the key's line, never "no".
+printf 'policy: p\nstatuses:\n  probe: [PASS]\nrequire_signatures: "yes"\n' > "$T/typo.yaml"
+run 4 misspelt_policy_key_is_refused "$APIPARITY" verify --policy "$T/typo.yaml" "$T"
+equals "$err" "apiparity: verify --policy: malformed configuration: $T/typo.yaml:4: require_signatures: not a key of a policy (known: policy, require_envs, statuses, require_kinds, require_official, traces_agree, require_signature)" \
+	misspelt_policy_key_is_named_with_its_line
+printf 'policy: p\nstatuses:\n  probe: [PASS]\nrequire_signature: YES\n' > "$T/yes.yaml"
+run 4 unknown_policy_word_is_refused "$APIPARITY" verify --policy "$T/yes.yaml" "$T"
 
 # verify: a bundle that cannot be read is a reason (exit 1); no submission at all is 4.
 mkdir -p "$T/sub/a2"; printf '{"schema": "apiparity.bundle/1",' > "$T/sub/a2/bundle.json"

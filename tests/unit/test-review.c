@@ -346,29 +346,81 @@ static void default_policy_allows_only_pass_for_probes(void **state)
 	assert_string_equal(ap_buf_str(&f->err), "");
 }
 
-/* As it always was: a key of another shape reads as empty, a flag is on only
- * as "yes" or "true", and an entry that is not a string matches no status
- * but the empty one. */
-static void policy_is_read_leniently(void **state)
+/* A policy fails closed: every key it does not know (a misspelling too),
+ * and every key with a value of another shape or word, is refused with the
+ * file, the key's line and what it takes; nothing reads as "no". */
+static void policy_refuses_every_key_it_does_not_know_and_every_wrong_value(void **state)
 {
 	struct fixture *f = *state;
-	static const char text[] = "statuses:\n  probe: [PASS, [x]]\n  numeric: PASS\n"
-				   "require_envs: A2\nrequire_kinds: [probe, {a: b}]\n"
-				   "traces_agree: \"on\"\nrequire_official: \"true\"\n"
-				   "require_signature: [yes]\n";
-	struct ap_policy *p = ap_policy_parse(text, sizeof(text) - 1, "lenient.yaml", &f->err);
+	static const struct {
+		const char *line, *why;
+	} bad[] = {
+		{ "require_signature: YES", "require_signature: \"yes\" or \"no\", not 'YES'" },
+		{ "require_signature: on", "require_signature: \"yes\" or \"no\", not 'on'" },
+		{ "require_signature: 1", "require_signature: \"yes\" or \"no\", not '1'" },
+		{ "require_signature: maybe", "require_signature: \"yes\" or \"no\", not 'maybe'" },
+		{ "require_signature: [yes]", "require_signature: \"yes\" or \"no\", not a list" },
+		{ "require_official: {a: b}", "require_official: \"yes\" or \"no\", not a mapping" },
+		{ "traces_agree: \"on\"", "traces_agree: \"yes\" or \"no\", not 'on'" },
+		{ "require_envs: A2", "require_envs: a list of a name, not 'A2'" },
+		{ "require_envs: [\"\"]", "require_envs: '' is not a name" },
+		{ "require_envs: [[A2]]", "require_envs: a list is not a name" },
+		{ "require_kinds: [probe, {a: b}]", "require_kinds: a mapping is not kinds of check (probe, \"probe|numeric\")" },
+		{ "require_kinds: [prob]", "require_kinds: 'prob' is not kinds of check (probe, \"probe|numeric\")" },
+		{ "require_kinds: [\"probe|\"]", "require_kinds: 'probe|' is not kinds of check (probe, \"probe|numeric\")" },
+		{ "policy: [a]", "policy: a name, not a list" },
+		{ "policy: \"\"", "policy: a name, not ''" },
+		{ "require_signatures: \"yes\"", "require_signatures: not a key of a policy (known: "
+		  "policy, require_envs, statuses, require_kinds, require_official, traces_agree, "
+		  "require_signature)" },
+	};
+	char path[8192];
+	snprintf(path, sizeof(path), "%s/policy.yaml", f->top);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ap_buf text = { 0 }, want = { 0 };
+		ap_buf_addf(&text, "# a policy\nstatuses:\n  probe: [PASS]\n%s\n", bad[i].line);
+		t_put(f->top, "policy.yaml", ap_buf_str(&text));
+		ap_buf_reset(&f->err);
+		assert_null(ap_policy_load(path, &f->err));
+		ap_buf_addf(&want, "%s:4: %s", path, bad[i].why);
+		assert_string_equal(ap_buf_str(&f->err), ap_buf_str(&want));
+		ap_buf_free(&text);
+		ap_buf_free(&want);
+	}
+	/* inside statuses: a kind that is none, a status that is none */
+	static const struct {
+		const char *text, *why;
+	} st[] = {
+		{ "statuses:\n  probe: [PASS]\n  probes: [PASS]\n",
+		  ":3: probes: not a kind of check (probe, script, numeric, official, claim, "
+		  "signature, resolution, plan)" },
+		{ "statuses:\n  probe: [PASS, pass]\n",
+		  ":2: probe: 'pass' is not a status (PASS, FAIL, ERROR, CRASH, TIMEOUT, WARN, "
+		  "NOTRUN, SKIP)" },
+		{ "statuses:\n  numeric: PASS\n", ":2: numeric: a list of a status (PASS, FAIL, "
+		  "ERROR, CRASH, TIMEOUT, WARN, NOTRUN, SKIP), not 'PASS'" },
+	};
+	for (size_t i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
+		struct ap_buf want = { 0 };
+		t_put(f->top, "policy.yaml", st[i].text);
+		ap_buf_reset(&f->err);
+		assert_null(ap_policy_load(path, &f->err));
+		ap_buf_addf(&want, "%s%s", path, st[i].why);
+		assert_string_equal(ap_buf_str(&f->err), ap_buf_str(&want));
+		ap_buf_free(&want);
+	}
+	/* the words it does know, each read as it says */
+	static const char good[] = "statuses:\n  probe: [PASS]\nrequire_signature: \"true\"\n"
+				   "traces_agree: \"no\"\nrequire_official: \"false\"\n"
+				   "require_kinds: [\"probe|numeric\", official]\n";
+	ap_buf_reset(&f->err);
+	struct ap_policy *p = ap_policy_parse(good, sizeof(good) - 1, "good.yaml", &f->err);
 	assert_non_null(p);
-	assert_null(p->name);
-	assert_true(ap_policy_allows(p, "probe", "PASS"));
-	assert_true(ap_policy_allows(p, "probe", ""));
-	assert_false(ap_policy_allows(p, "numeric", "PASS"));
-	assert_int_equal(p->nrequire_envs, 0);
-	assert_int_equal(p->nrequire_kinds, 2);
-	assert_string_equal(p->require_kinds[0], "probe");
-	assert_null(p->require_kinds[1]);
+	assert_true(p->require_signature);
 	assert_false(p->traces_agree);
-	assert_true(p->require_official);
-	assert_false(p->require_signature);
+	assert_false(p->require_official);
+	assert_int_equal(p->nrequire_kinds, 2);
+	assert_int_equal(p->nkinds, 1);
 	ap_policy_free(p);
 }
 
@@ -533,16 +585,6 @@ static void required_environment_is_matched_by_a_word_of_the_label_only(void **s
 	review(f);
 	assert_reasons(f, 1);
 	assert_reason(f, "environment A3 is required");
-}
-
-static void empty_required_environment_matches_none(void **state)
-{
-	struct fixture *f = *state;
-	policy_with(f, "require_envs: [\"\"]");
-	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
-	review(f);
-	assert_reasons(f, 1);
-	assert_reason(f, "is required by the policy and missing");
 }
 
 static void unknown_top_level_file_is_a_reason(void **state)
@@ -944,7 +986,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_tempdir, remove_tempdir)
 		T(default_policy_allows_only_pass_for_probes),
-		T(policy_is_read_leniently),
+		T(policy_refuses_every_key_it_does_not_know_and_every_wrong_value),
 		T(review_markdown_reason_cannot_add_a_line),
 		T(policy_without_statuses_is_rejected_naming_the_file),
 		T(policy_file_with_statuses_is_loaded),
@@ -959,7 +1001,6 @@ int main(void)
 		T(claimed_device_missing_from_the_fingerprint_is_a_reason),
 		T(required_environment_missing_is_a_reason),
 		T(required_environment_is_matched_by_a_word_of_the_label_only),
-		T(empty_required_environment_matches_none),
 		T(unknown_top_level_file_is_a_reason),
 		T(trace_difference_from_the_reference_is_a_reason),
 		T(file_changed_after_the_manifest_is_a_reason),
