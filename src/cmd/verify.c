@@ -58,7 +58,7 @@ int ap_cmd_verify(int argc, char **argv)
 	struct ap_buf err = { 0 }, out = { 0 };
 	struct ap_trust *trust = NULL;
 	struct ap_policy *policy = NULL;
-	json_t *reasons = NULL;
+	json_t *reasons = NULL, *met = NULL;
 	int rc = ap_cli_parse(&verify_set, argc, argv, &vo);
 	if (rc)
 		return rc < 0 ? AP_EXIT_OK : rc;
@@ -74,7 +74,7 @@ int ap_cmd_verify(int argc, char **argv)
 		rc = ap_fail(rc, "verify --trust", &err);
 		goto out;
 	}
-	struct ap_review_opts o = { policy, trust };
+	struct ap_review_opts o = { policy, trust, met = json_array() };
 	reasons = ap_review(argv[optind], &o, &err);
 	if (!reasons)
 		rc = ap_fail(-AP_ECONFIG, "verify", &err);
@@ -83,6 +83,7 @@ int ap_cmd_verify(int argc, char **argv)
 		rc = json_array_size(reasons) ? AP_EXIT_FAILED : AP_EXIT_OK;
 	}
 out:
+	json_decref(met);
 	ap_trust_free(trust);
 	ap_policy_free(policy);
 	json_decref(reasons);

@@ -10,7 +10,7 @@
 #include "review/policy.h"
 
 /* What a key of a policy holds. */
-enum value { V_NAME, V_NAMES, V_FLAG, V_STATUSES, V_KINDS };
+enum value { V_NAME, V_NAMES, V_FLAG, V_STATUSES, V_KINDS, V_FACTS };
 
 static const struct key {
 	const char *key;
@@ -19,7 +19,7 @@ static const struct key {
 	{ "policy", V_NAME },          { "require_envs", V_NAMES },
 	{ "statuses", V_STATUSES },    { "require_kinds", V_KINDS },
 	{ "require_official", V_FLAG }, { "traces_agree", V_FLAG },
-	{ "require_signature", V_FLAG },
+	{ "require_signature", V_FLAG }, { "require_facts", V_FACTS },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -108,6 +108,67 @@ static int check_statuses(const json_t *doc, const char *where, struct ap_buf *e
 	return 0;
 }
 
+static const char *const fact_keys[] = { "env", "device", "devices", "torch", "plugin", NULL };
+
+/* A version prefix: numbers and dots, "2.6". */
+static int version_ok(const char *v)
+{
+	size_t n = strspn(v, "0123456789.");
+	return n && !v[n] && v[0] != '.' && v[n - 1] != '.' && !strstr(v, "..");
+}
+
+/* One requirement of require_facts: a mapping of fact_keys, at least one,
+ * each a name ("devices" a count of 1 or more, "torch" a version). */
+static int check_fact(const json_t *m, const char *where, struct ap_buf *err)
+{
+	const char *key;
+	const json_t *v;
+	char buf[80];
+	int n = 0;
+	json_object_foreach((json_t *)m, key, v) {
+		size_t k = 0;
+		const char *w = json_string_value(v);
+		if (ap_yaml_meta(key))
+			continue;
+		while (fact_keys[k] && strcmp(fact_keys[k], key))
+			k++;
+		if (!fact_keys[k])
+			return bad(err, where, m, key, "not a fact a requirement names (env, device, "
+				   "devices, torch, plugin)");
+		if (!w || !*w || strlen(w) > 128)
+			return bad(err, where, m, key, "a name, not %s", shape(v, buf, sizeof(buf)));
+		if (!strcmp(key, "devices") && (strspn(w, "0123456789") != strlen(w) ||
+						 atol(w) < 1 || strlen(w) > 6))
+			return bad(err, where, m, key, "a count of 1 or more, not '%s'", w);
+		if (!strcmp(key, "torch") && !version_ok(w))
+			return bad(err, where, m, key, "a version (2.6, 2.6.0), not '%s'", w);
+		n++;
+	}
+	if (!n)
+		return bad(err, where, m, "require_facts", "a requirement names at least one fact "
+			   "(env, device, devices, torch, plugin)");
+	return 0;
+}
+
+/* require_facts: a list of requirements (check_fact). */
+static int check_facts(const json_t *doc, const char *where, struct ap_buf *err)
+{
+	const json_t *a = json_object_get(doc, "require_facts"), *x;
+	char buf[80];
+	size_t i;
+	if (!json_is_array(a))
+		return bad(err, where, doc, "require_facts", "a list of mappings (env, device, "
+			   "devices, torch, plugin), not %s", shape(a, buf, sizeof(buf)));
+	json_array_foreach(a, i, x) {
+		if (!json_is_object(x))
+			return bad(err, where, doc, "require_facts", "%s is not a mapping of facts",
+				   shape(x, buf, sizeof(buf)));
+		if (check_fact(x, where, err))
+			return -1;
+	}
+	return 0;
+}
+
 static int check_key(const json_t *doc, const struct key *k, const char *where,
 		     struct ap_buf *err)
 {
@@ -128,6 +189,8 @@ static int check_key(const json_t *doc, const struct key *k, const char *where,
 			   shape(v, buf, sizeof(buf)));
 	case V_STATUSES:
 		return check_statuses(doc, where, err);
+	case V_FACTS:
+		return check_facts(doc, where, err);
 	default:
 		return check_list(doc, k->key, where, kind_words_ok,
 				  "kinds of check (probe, \"probe|numeric\")", err);
@@ -201,6 +264,26 @@ static int read_kinds(const json_t *statuses, struct ap_policy *p)
 	return 0;
 }
 
+/* require_facts (checked) into p->require_facts. 0 or -ENOMEM. */
+static int read_facts(const json_t *a, struct ap_policy *p)
+{
+	size_t i;
+	json_t *x;
+	if (!(p->require_facts = calloc(json_array_size(a) + 1, sizeof(*p->require_facts))))
+		return -ENOMEM;
+	json_array_foreach(a, i, x) {
+		struct ap_policy_fact *f = &p->require_facts[p->nrequire_facts++];
+		const char *devices = json_string_value(json_object_get(x, "devices"));
+		f->env = json_string_value(json_object_get(x, "env"));
+		f->device = json_string_value(json_object_get(x, "device"));
+		f->torch = json_string_value(json_object_get(x, "torch"));
+		f->plugin = json_string_value(json_object_get(x, "plugin"));
+		f->devices = devices ? atol(devices) : 0;
+		f->line = ap_yaml_line(x);
+	}
+	return 0;
+}
+
 /* The policy of the tree doc (taken), where names it in messages. */
 static struct ap_policy *policy_read(json_t *doc, const char *where, struct ap_buf *err)
 {
@@ -221,7 +304,8 @@ static struct ap_policy *policy_read(json_t *doc, const char *where, struct ap_b
 	p->require_official = yes(doc, "require_official");
 	p->traces_agree = yes(doc, "traces_agree");
 	p->require_signature = yes(doc, "require_signature");
-	if (read_kinds(json_object_get(doc, "statuses"), p) ||
+	if (read_facts(json_object_get(doc, "require_facts"), p) ||
+	    read_kinds(json_object_get(doc, "statuses"), p) ||
 	    strings(json_object_get(doc, "require_kinds"), &p->require_kinds, &p->nrequire_kinds) ||
 	    strings(json_object_get(doc, "require_envs"), &p->require_envs, &p->nrequire_envs)) {
 		ap_policy_free(p);
@@ -268,6 +352,7 @@ void ap_policy_free(struct ap_policy *p)
 	free(p->kinds);
 	free(p->require_kinds);
 	free(p->require_envs);
+	free(p->require_facts);
 	json_decref(p->doc);
 	free(p);
 }

@@ -23,6 +23,18 @@ struct ap_policy_kind {
 	size_t nstatuses;
 };
 
+/* One of 'require_facts': an environment the submission must hold, named
+ * by facts of its own evidence (its bundle, its fingerprint), never by the
+ * folder it lies in; NULL (0) for a fact it does not name. */
+struct ap_policy_fact {
+	const char *env;     /* the bundle's environment name, or a word of its label */
+	const char *device;  /* a device type its fingerprint shows available */
+	long devices;        /* ... at least this many of them (device's, else any) */
+	const char *torch;   /* its torch's version starts with this one (2.6) */
+	const char *plugin;  /* a plugin its fingerprint says was loaded */
+	int line;            /* where the requirement is in the file */
+};
+
 struct ap_policy {
 	const char *name;            /* 'policy', NULL when not a string */
 	struct ap_policy_kind *kinds;  /* 'statuses', in the file's order */
@@ -35,6 +47,8 @@ struct ap_policy {
 	 * of their label */
 	const char **require_envs;
 	size_t nrequire_envs;
+	struct ap_policy_fact *require_facts;
+	size_t nrequire_facts;
 	int require_official;        /* official tests run, or NOTRUN with a reason */
 	int traces_agree;            /* every trace agrees with the reference's */
 	int require_signature;       /* every manifest signed by a trusted key */

@@ -693,6 +693,17 @@ static void review_signature(const struct env_review *v, const struct ap_trust *
 
 /* --- one environment ------------------------------------------------------ */
 
+/* A folder whose name is not its bundle's environment: the evidence names
+ * the environment, and a renamed folder would pass for another. */
+static void review_folder_name(const struct env_review *v, json_t *reasons)
+{
+	if (!v->f.failed && strcmp(v->e->name, v->f.env_name))
+		ap_reason_add(reasons, "%s: the folder is named %s, but its bundle is of environment "
+			      "%s: an environment is what its evidence says, not its folder's name",
+			      v->e->name, v->e->name, v->f.env_name);
+}
+
+
 static void review_env(const struct env_review *all, size_t n, size_t i,
 		       const struct env_review *ref, const struct ap_review_opts *o,
 		       json_t *reasons)
@@ -702,6 +713,7 @@ static void review_env(const struct env_review *all, size_t n, size_t i,
 	struct ap_bundle_facts judged;
 	review_manifest(e, reasons);
 	review_signature(v, o->trust, reasons);
+	review_folder_name(v, reasons);
 	json_array_extend(reasons, v->early);
 	if (v->f.failed)
 		ap_reason_add(reasons, "%s: the environment could not be used: %s", e->name,
@@ -721,13 +733,15 @@ static void review_env(const struct env_review *all, size_t n, size_t i,
 	json_decref(j);
 }
 
+/* Whether v's evidence names it want: its bundle's environment name (never
+ * the folder's), or a word of its label. */
 static int env_matches(const struct env_review *v, const char *want)
 {
 	const char *label = v->f.label;
 	size_t n = strlen(want);
 	if (!n)
 		return 0; /* and strstr(p + 1, "") below would walk past the label */
-	if (!strcmp(v->e->name, want))
+	if (!strcmp(v->f.env_name, want))
 		return 1;
 	for (const char *p = label ? strstr(label, want) : NULL; p; p = strstr(p + 1, want))
 		if ((p == label || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]))
@@ -746,6 +760,102 @@ static void review_required_envs(const struct env_review *v, size_t n,
 		if (!present)
 			ap_reason_add(reasons, "environment %s is required by the policy and missing",
 			       want);
+	}
+}
+
+/* Whether the version v starts with want at a component's end ("2.6" is
+ * 2.6.0+debian, not 2.60). */
+static int version_at(const char *v, const char *want)
+{
+	size_t n = strlen(want);
+	return v && !strncmp(v, want, n) && (!v[n] || v[n] == '.' || v[n] == '+' || v[n] == 'a' ||
+					     v[n] == 'b' || v[n] == 'r' || v[n] == 'd');
+}
+
+/* Whether v has every fact of q; the first it lacks, or the evidence of
+ * each it has, appended to why. */
+static int facts_met(const struct env_review *v, const struct ap_policy_fact *q, struct ap_buf *why)
+{
+	const struct ap_bundle_facts *f = &v->f;
+	if (q->env && !env_matches(v, q->env))
+		return ap_buf_addf(why, "its bundle names it %s, label '%s'", f->env_name,
+				   text(f->label)), 0;
+	if (q->env)
+		ap_buf_addf(why, "bundle env %s, label '%s'", f->env_name, text(f->label));
+	if (q->device || q->devices) {
+		const struct ap_fact_device *d = NULL;
+		for (size_t i = 0; i < f->ndevices && !d; i++)
+			if (f->devices[i].available && f->devices[i].count >= (q->devices ? q->devices : 1) &&
+			    (!q->device || !strcmp(f->devices[i].type, q->device)))
+				d = &f->devices[i];
+		if (!d)
+			return ap_buf_addf(why, "%sits fingerprint shows no %ld %s device%s available",
+					   why->len ? "; but " : "", q->devices ? q->devices : 1,
+					   q->device ? q->device : "accelerator", q->devices > 1 ? "s" : ""), 0;
+		ap_buf_addf(why, "%sfingerprint devices: %lld %s available", why->len ? ", " : "",
+			    d->count, d->type);
+	}
+	if (q->torch && !version_at(f->torch, q->torch))
+		return ap_buf_addf(why, "%sits fingerprint shows torch %s", why->len ? "; but " : "",
+				   text(f->torch)), 0;
+	if (q->torch)
+		ap_buf_addf(why, "%sfingerprint torch %s", why->len ? ", " : "", f->torch);
+	size_t k = 0;
+	while (q->plugin && k < f->nplugins && strcmp(f->plugins[k].name, q->plugin))
+		k++;
+	if (q->plugin && k == f->nplugins)
+		return ap_buf_addf(why, "%sits fingerprint shows no plugin %s loaded",
+				   why->len ? "; but " : "", q->plugin), 0;
+	if (q->plugin)
+		ap_buf_addf(why, "%sfingerprint plugin %s", why->len ? ", " : "", q->plugin);
+	return 1;
+}
+
+/* The facts q names, for a message: "env A2, device npu, devices 8". */
+static void facts_text(const struct ap_policy_fact *q, struct ap_buf *out)
+{
+	if (q->env)
+		ap_buf_addf(out, "env %s", q->env);
+	if (q->device)
+		ap_buf_addf(out, "%sdevice %s", out->len ? ", " : "", q->device);
+	if (q->devices)
+		ap_buf_addf(out, "%sdevices %ld", out->len ? ", " : "", q->devices);
+	if (q->torch)
+		ap_buf_addf(out, "%storch %s", out->len ? ", " : "", q->torch);
+	if (q->plugin)
+		ap_buf_addf(out, "%splugin %s", out->len ? ", " : "", q->plugin);
+}
+
+/* Each requirement of the policy's require_facts is met by an environment
+ * of the submission, by its own evidence: the one that meets it, with the
+ * fields that do, goes to met (when not NULL); none is a reason that says
+ * what each environment lacks. */
+static void review_required_facts(const struct env_review *v, size_t n,
+				  const struct ap_policy *policy, json_t *met, json_t *reasons)
+{
+	for (size_t k = 0; k < policy->nrequire_facts; k++) {
+		const struct ap_policy_fact *q = &policy->require_facts[k];
+		struct ap_buf facts = { 0 }, lacks = { 0 }, why = { 0 };
+		size_t i = 0;
+		facts_text(q, &facts);
+		for (; i < n; i++) {
+			ap_buf_reset(&why);
+			if (facts_met(&v[i], q, &why))
+				break;
+			if (i < 8)
+				ap_buf_addf(&lacks, "%s%s: %s", lacks.len ? "; " : "", v[i].e->name,
+					    ap_buf_str(&why));
+		}
+		if (i < n && met)
+			ap_reason_add(met, "requirement {%s} (policy line %d): met by %s (%s)",
+				      ap_buf_str(&facts), q->line, v[i].e->name, ap_buf_str(&why));
+		else if (i == n)
+			ap_reason_add(reasons, "the policy requires an environment with {%s} (line %d), "
+				      "and none has it: %s", ap_buf_str(&facts), q->line,
+				      lacks.len ? ap_buf_str(&lacks) : "no environment");
+		ap_buf_free(&facts);
+		ap_buf_free(&lacks);
+		ap_buf_free(&why);
 	}
 }
 
@@ -804,6 +914,7 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 		ap_reason_add(reasons, "%s: the bundle cannot be read, so nothing of this "
 			      "environment can be checked: %s", name, json_string_value(why));
 	review_required_envs(v, s.n, o->policy, reasons);
+	review_required_facts(v, s.n, o->policy, o->met, reasons);
 	review_top(dir, &s, reasons);
 	review_trust(o, reasons);
 	for (i = 0; i < s.n; i++) {
@@ -838,6 +949,15 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_
 			    "the journal recorded as measured and with the verdict its checks give, "
 			    "the fingerprints match what was measured, every required check is present "
 			    "in an allowed status, and the traces agree.\n");
+	if (ok && json_array_size(o->met)) {
+		ap_buf_adds(out, "\nThe policy's requirements, each met by an environment's own "
+			    "evidence:\n\n");
+		json_array_foreach(o->met, i, r) {
+			ap_buf_adds(out, "- ");
+			ap_escape_md(json_string_value(r), out);
+			ap_buf_adds(out, "\n");
+		}
+	}
 	if (ok && o->trust)
 		ap_buf_addf(out, "\nEvery environment's manifest is signed by a trusted key (%zu in "
 			    "the trust list).\n", ap_trust_count(o->trust));

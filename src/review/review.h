@@ -31,6 +31,9 @@ struct ap_trust;
 struct ap_review_opts {
 	const struct ap_policy *policy;  /* from ap_policy_load() */
 	const struct ap_trust *trust;  /* trusted keys (sign.h), or NULL: none */
+	json_t *met;   /* when not NULL, ap_review() appends a line per requirement of
+			* the policy's require_facts that an environment met: which,
+			* by which fields of its evidence */
 };
 
 /* Reviews the submission at dir. Returns a new array of reason strings (empty:

@@ -4,7 +4,7 @@
 # evidence: accepted with the trusted key, refused when the bundle and the
 # journal were edited together and resealed, required by a policy.
 . "$(dirname "$0")/lib.sh"
-plan 40
+plan 47
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 # fresh FROM TO: a copy of a submission to tamper with
 fresh() { rm -rf "$T/$2"; cp -a "$T/$1" "$T/$2"; }
@@ -138,6 +138,26 @@ run 1 unsigned_run_is_refused_with_trust "$APIPARITY" verify --policy "$T/signed
 contains "$out" "^- trixie: not signed \(no MANIFEST\.sha256\.sig\): only evidence signed by a trusted key is accepted$" \
 	unsigned_environment_is_named
 run 4 missing_trust_file_is_a_usage_error "$APIPARITY" verify --trust "$T/nonexistent.pem" "$T/signed"
+
+# Identity is the evidence's: sid's folder renamed bookworm, every signature
+# intact, does not satisfy a policy that requires bookworm; and a label does
+# not stand in for a device its fingerprint lacks.
+fresh signed renamed
+mv "$T/renamed/sid" "$T/renamed/bookworm"
+{ cat "$T/ci.yaml"; printf 'require_envs: [bookworm]\n'; } > "$T/bookworm.yaml"
+run 1 renamed_folder_is_refused_though_signed "$APIPARITY" verify --policy "$T/bookworm.yaml" --trust "$T/trusted.pem" "$T/renamed"
+contains "$out" "^- bookworm: the folder is named bookworm, but its bundle is of environment sid: " \
+	renamed_folder_is_named
+contains "$out" "^- environment bookworm is required by the policy and missing$" \
+	renamed_folder_does_not_meet_the_policy
+{ cat "$T/ci.yaml"; printf 'require_facts: [{env: trixie, device: npu}, {env: sid, torch: "2"}]\n'; } > "$T/npu.yaml"
+run 1 a_label_without_the_device_is_refused "$APIPARITY" verify --policy "$T/npu.yaml" --trust "$T/trusted.pem" "$T/signed"
+contains "$out" "^- the policy requires an environment with \\\{env trixie, device npu\\\} \(line 12\), and none has it: .*trixie: bundle env trixie, label '[^']*'; but its fingerprint shows no 1 npu device available" \
+	the_missing_device_is_named
+{ cat "$T/ci.yaml"; printf 'require_facts: [{env: sid, torch: "2"}]\n'; } > "$T/sid2.yaml"
+run 0 facts_the_evidence_has_are_met "$APIPARITY" verify --policy "$T/sid2.yaml" --trust "$T/trusted.pem" "$T/signed"
+contains "$out" "^- requirement \\\{env sid, torch 2\\\} \(policy line 12\): met by sid \(bundle env sid, label '[^']*', fingerprint torch 2\.[0-9]+" \
+	the_evidence_that_meets_a_requirement_is_said
 }
 if command -v openssl > /dev/null; then
 	needs trixie sid -- signed_evidence

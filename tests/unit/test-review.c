@@ -269,7 +269,7 @@ static json_t *check_named(json_t *b, const char *name)
 
 static void review(struct fixture *f)
 {
-	struct ap_review_opts o = { f->policy, f->trust };
+	struct ap_review_opts o = { f->policy, f->trust, NULL };
 	json_decref(f->reasons);
 	f->reasons = ap_review(f->top, &o, &f->err);
 	if (!f->reasons)
@@ -370,9 +370,21 @@ static void policy_refuses_every_key_it_does_not_know_and_every_wrong_value(void
 		{ "require_kinds: [\"probe|\"]", "require_kinds: 'probe|' is not kinds of check (probe, \"probe|numeric\")" },
 		{ "policy: [a]", "policy: a name, not a list" },
 		{ "policy: \"\"", "policy: a name, not ''" },
+		{ "require_facts: [{env: A2, colour: red}]", "colour: not a fact a requirement names "
+		  "(env, device, devices, torch, plugin)" },
+		{ "require_facts: [{device: npu, devices: \"0\"}]",
+		  "devices: a count of 1 or more, not '0'" },
+		{ "require_facts: [{devices: 8x}]", "devices: a count of 1 or more, not '8x'" },
+		{ "require_facts: [{torch: 2.x}]", "torch: a version (2.6, 2.6.0), not '2.x'" },
+		{ "require_facts: [{plugin: [a]}]", "plugin: a name, not a list" },
+		{ "require_facts: [{}]", "require_facts: a requirement names at least one fact "
+		  "(env, device, devices, torch, plugin)" },
+		{ "require_facts: [A2]", "require_facts: 'A2' is not a mapping of facts" },
+		{ "require_facts: {env: A2}", "require_facts: a list of mappings (env, device, devices, "
+		  "torch, plugin), not a mapping" },
 		{ "require_signatures: \"yes\"", "require_signatures: not a key of a policy (known: "
 		  "policy, require_envs, statuses, require_kinds, require_official, traces_agree, "
-		  "require_signature)" },
+		  "require_signature, require_facts)" },
 	};
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/policy.yaml", f->top);
@@ -471,7 +483,7 @@ static void clean_submission_is_accepted(void **state)
 	t_put(f->top, "report.md", "# report\n");
 	review(f);
 	assert_reasons(f, 0);
-	struct ap_review_opts o = { f->policy, f->trust };
+	struct ap_review_opts o = { f->policy, f->trust, NULL };
 	ap_review_markdown(f->top, f->reasons, &o, &f->out);
 	assert_true(!strncmp(ap_buf_str(&f->out), "## apiparity review: ACCEPT\n", 28));
 	assert_null(strstr(ap_buf_str(&f->out), "\n- "));
@@ -480,7 +492,7 @@ static void clean_submission_is_accepted(void **state)
 static void directory_without_bundles_is_not_a_submission(void **state)
 {
 	struct fixture *f = *state;
-	struct ap_review_opts o = { f->policy, NULL };
+	struct ap_review_opts o = { f->policy, NULL, NULL };
 	assert_null(ap_review(f->top, &o, &f->err));
 	assert_non_null(strstr(ap_buf_str(&f->err), "no bundles"));
 }
@@ -585,6 +597,67 @@ static void required_environment_is_matched_by_a_word_of_the_label_only(void **s
 	review(f);
 	assert_reasons(f, 1);
 	assert_reason(f, "environment A3 is required");
+}
+
+/* An environment is what its evidence says: a folder renamed to another
+ * environment's name is a reason, and does not satisfy a policy that
+ * requires that name. */
+static void a_renamed_folder_is_not_the_environment_it_is_named_after(void **state)
+{
+	struct fixture *f = *state;
+	policy_with(f, "require_envs: [bookworm]");
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	write_env_b(f, "bookworm", clean_bundle("sid", "Debian sid"));
+	review(f);
+	assert_reason(f, "bookworm: the folder is named bookworm, but its bundle is of environment "
+		      "sid: an environment is what its evidence says, not its folder's name");
+	assert_reason(f, "environment bookworm is required by the policy and missing");
+	/* the folder named as its bundle says: neither reason */
+	policy_with(f, "require_envs: [a2]");
+	review(f);
+	assert_reason(f, "bookworm: the folder is named bookworm");
+	for (size_t i = 0; i < json_array_size(f->reasons); i++)
+		assert_null(strstr(json_string_value(json_array_get(f->reasons, i)),
+				   "environment a2 is required"));
+}
+
+/* A policy requires facts of the evidence: a label cannot stand in for the
+ * hardware its fingerprint lacks; what is met is said, with the fields. */
+static void required_facts_are_met_by_evidence_not_labels(void **state)
+{
+	struct fixture *f = *state;
+	policy_with(f, "require_facts: [{env: A2, device: npu, devices: \"8\"}, "
+		       "{torch: \"2.1\", plugin: torch_npu}, {env: A3}]");
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2 (910B3)"));
+	json_t *met = json_array();
+	struct ap_review_opts o = { f->policy, NULL, met };
+	json_decref(f->reasons);
+	f->reasons = ap_review(f->top, &o, &f->err);
+	assert_non_null(f->reasons);
+	assert_reason(f, "the policy requires an environment with {env A2, device npu, devices 8} "
+		      "(line 17), and none has it: a2: bundle env a2, label 'Atlas A2 (910B3)'; but "
+		      "its fingerprint shows no 8 npu devices available");
+	assert_reason(f, "the policy requires an environment with {env A3} (line 17), and none has "
+		      "it: a2: its bundle names it a2, label 'Atlas A2 (910B3)'");
+	assert_int_equal(json_array_size(met), 1);
+	assert_string_equal(json_string_value(json_array_get(met, 0)),
+			    "requirement {torch 2.1, plugin torch_npu} (policy line 17): met by a2 "
+			    "(fingerprint torch 2.1.0, fingerprint plugin torch_npu)");
+	/* the same label on a CPU-only fingerprint meets no device requirement */
+	policy_with(f, "require_facts: [{env: A2, device: npu}, {torch: \"2.10\"}]");
+	json_t *b = clean_bundle("a2", "Atlas A2 (910B3)");
+	json_object_set_new(b, "fingerprint", fingerprint(0));
+	assert_int_equal(t_rmtree(env_dir(f, "a2")), 0);
+	write_env_b(f, "a2", b);
+	json_array_clear(met);
+	o.policy = f->policy;
+	json_decref(f->reasons);
+	f->reasons = ap_review(f->top, &o, &f->err);
+	assert_reason(f, "(line 17), and none has it: a2: bundle env a2, label 'Atlas A2 (910B3)'; "
+		      "but its fingerprint shows no 1 npu device available");
+	assert_reason(f, "{torch 2.10} (line 17), and none has it: a2: its fingerprint shows torch 2.1.0");
+	assert_int_equal(json_array_size(met), 0);
+	json_decref(met);
 }
 
 static void unknown_top_level_file_is_a_reason(void **state)
@@ -879,7 +952,7 @@ static void signed_submission_is_accepted_with_trust(void **state)
 	trust(f);
 	review(f);
 	assert_reasons(f, 0);
-	struct ap_review_opts o = { f->policy, f->trust };
+	struct ap_review_opts o = { f->policy, f->trust, NULL };
 	ap_review_markdown(f->top, f->reasons, &o, &f->out);
 	assert_non_null(strstr(ap_buf_str(&f->out), "signed by a trusted key (1 in the trust list)"));
 }
@@ -954,7 +1027,7 @@ static void review_markdown_lists_each_reason(void **state)
 	t_put(f->top, "notes.txt", "hi\n");
 	review(f);
 	assert_reasons(f, 2);
-	struct ap_review_opts o = { f->policy, f->trust };
+	struct ap_review_opts o = { f->policy, f->trust, NULL };
 	ap_review_markdown(f->top, f->reasons, &o, &f->out);
 	const char *md = ap_buf_str(&f->out);
 	assert_true(!strncmp(md, "## apiparity review: CHANGES-NEEDED\n", 36));
@@ -973,7 +1046,7 @@ static void review_markdown_reason_cannot_add_a_line(void **state)
 						  "FAIL", NULL));
 	write_env_b(f, "a2", b);
 	review(f);
-	struct ap_review_opts o = { f->policy, NULL };
+	struct ap_review_opts o = { f->policy, NULL, NULL };
 	ap_review_markdown(f->top, f->reasons, &o, &f->out);
 	const char *md = ap_buf_str(&f->out);
 	assert_null(strstr(md, "\n## apiparity review: ACCEPT"));
@@ -1001,6 +1074,8 @@ int main(void)
 		T(claimed_device_missing_from_the_fingerprint_is_a_reason),
 		T(required_environment_missing_is_a_reason),
 		T(required_environment_is_matched_by_a_word_of_the_label_only),
+		T(a_renamed_folder_is_not_the_environment_it_is_named_after),
+		T(required_facts_are_met_by_evidence_not_labels),
 		T(unknown_top_level_file_is_a_reason),
 		T(trace_difference_from_the_reference_is_a_reason),
 		T(file_changed_after_the_manifest_is_a_reason),
