@@ -12,9 +12,8 @@
 #include "base/fsutil.h"
 #include "review/html.h"
 #include "review/outputs.h"
-#include "review/png.h"
 #include "review/report.h"
-#include "review/svg.h"
+#include "evidence/manifest.h"
 #include "evidence/submission.h"
 
 static const char *const ap_formats[] = { "md", "html", "json", "junit", "png" };
@@ -85,88 +84,35 @@ static int report_write(const char *dir, const char *name, const struct ap_buf *
 	return r;
 }
 
-/* One PNG from an SVG picture, written as dir/name. */
-static int report_png(const char *dir, const char *name, const struct ap_buf *svg,
-		      const char *text)
+/* The outputs a format makes: its file names, into names (room for 2 +
+ * the environments). */
+static size_t format_names(const char *f, const struct ap_report *model, struct ap_buf *names)
 {
-	struct ap_buf png = { 0 }, err = { 0 };
-	int r = ap_png_from_svg(ap_buf_str(svg), svg->len, text, &png, &err);
-	if (r) {
-		struct ap_buf d = { 0 };
-		ap_buf_addf(&d, "%s/%s: %s", dir, name, ap_buf_str(&err));
-		r = ap_fail(r, "report --format png", &d);
-		ap_buf_free(&d);
-	} else
-		r = report_write(dir, name, &png);
-	ap_buf_free(&png);
-	ap_buf_free(&err);
-	return r;
+	static const char *const fixed[][2] = { { "md", "report.md" }, { "html", "report.html" },
+						{ "json", "report.json" }, { "junit", "junit.xml" } };
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (!strcmp(f, fixed[i][0]))
+			ap_buf_adds(&names[n++], fixed[i][1]);
+	if (strcmp(f, "png"))
+		return n;
+	for (size_t i = 0; i < model->nenvs; i++)
+		ap_output_card_name(model->envs[i].name, &names[n++]);
+	ap_buf_adds(&names[n++], "matrix.png");
+	return n;
 }
 
-/* The PNGs: an evidence card per environment (its text, the card's lines,
- * in the PNG too), then the matrix. */
-static int report_pngs(const char *dir, const struct ap_report *model, enum ap_lang l)
+/* Removes what this run wrote (names, n of them) and the report's
+ * manifest: no page is left that its manifest does not vouch for. */
+static void report_undo(const char *dir, struct ap_buf *names, size_t n)
 {
-	int rc = 0;
-	for (size_t i = 0; i < model->nenvs; i++) {
-		const struct ap_report_env *e = &model->envs[i];
-		struct ap_buf svg = { 0 }, name = { 0 }, text = { 0 };
-		struct ap_buf lines[AP_CARD_LINES] = { { 0 } };
-		ap_card_lines(model, e, lines);
-		for (size_t k = 0; k < AP_CARD_LINES; k++) {
-			ap_buf_addf(&text, "%s%s", k ? "\n" : "", ap_buf_str(&lines[k]));
-			ap_buf_free(&lines[k]);
-		}
-		ap_svg_card(model, e, &svg);
-		ap_output_card_name(e->name, &name);
-		rc = rc ? rc : report_png(dir, ap_buf_str(&name), &svg, ap_buf_str(&text));
-		ap_buf_free(&svg);
-		ap_buf_free(&name);
-		ap_buf_free(&text);
+	struct ap_buf path = { 0 };
+	for (size_t i = 0; i <= n; i++) {
+		ap_buf_reset(&path);
+		ap_buf_addf(&path, "%s/%s", dir, i < n ? ap_buf_str(&names[i]) : AP_MANIFEST_NAME);
+		unlink(ap_buf_str(&path));
 	}
-	struct ap_buf svg = { 0 };
-	ap_svg_matrix(model, l, &svg);
-	rc = rc ? rc : report_png(dir, "matrix.png", &svg, NULL);
-	ap_buf_free(&svg);
-	return rc;
-}
-
-static int report_render(const char *dir, const struct ap_report *model,
-			 const struct ap_report_opts *o)
-{
-	enum ap_lang l = strcmp(o->lang, "en") ? AP_LANG_ZH : AP_LANG_EN;
-	int rc = 0;
-	for (size_t i = 0; i < sizeof(ap_formats) / sizeof(ap_formats[0]) && !rc; i++) {
-		struct ap_buf out = { 0 };
-		const char *f = ap_formats[i], *name = NULL;
-		if (!has_word(o->formats, f))
-			continue;
-		if (!strcmp(f, "png")) {
-			rc = report_pngs(dir, model, l);
-			continue;
-		}
-		if (!strcmp(f, "md")) {
-			ap_report_markdown(model, l, &out);
-			name = "report.md";
-		} else if (!strcmp(f, "html")) {
-			ap_report_html(model, l, &out);
-			name = "report.html";
-		} else if (!strcmp(f, "json")) {
-			json_t *j = ap_report_json(model);
-			char *s = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
-			json_decref(j);
-			ap_buf_adds(&out, s ? s : "");
-			ap_buf_adds(&out, "\n");
-			free(s);
-			name = "report.json";
-		} else {
-			ap_report_junit(model, &out);
-			name = "junit.xml";
-		}
-		rc = report_write(dir, name, &out);
-		ap_buf_free(&out);
-	}
-	return rc;
+	ap_buf_free(&path);
 }
 
 /* The report's manifest, over what is there now (outputs.h). */
@@ -180,6 +126,46 @@ static int report_manifest(const char *dir, const struct ap_submission *s)
 		printf("%s/MANIFEST.sha256\n", dir);
 	ap_buf_free(&err);
 	return r;
+}
+
+/* Renders and writes each output of the formats asked for, then the
+ * report's manifest; on a failure (a full disk), what this run wrote is
+ * removed again. */
+static int report_render(const char *dir, const struct ap_submission *s,
+			 const struct ap_report *model, const struct ap_report_opts *o)
+{
+	enum ap_lang l = strcmp(o->lang, "en") ? AP_LANG_ZH : AP_LANG_EN;
+	size_t room = 4 + 2 + model->nenvs, n = 0;
+	struct ap_buf *names = calloc(room * (sizeof(ap_formats) / sizeof(ap_formats[0])),
+				      sizeof(*names));
+	int rc = names ? 0 : ap_fail(-ENOMEM, "report", NULL);
+	for (size_t i = 0; i < sizeof(ap_formats) / sizeof(ap_formats[0]) && !rc; i++) {
+		if (!has_word(o->formats, ap_formats[i]))
+			continue;
+		size_t from = n;
+		n += format_names(ap_formats[i], model, &names[n]);
+		for (size_t k = from; k < n && !rc; k++) {
+			struct ap_buf out = { 0 }, err = { 0 };
+			int r = ap_output_render(model, l, ap_buf_str(&names[k]), &out, &err);
+			if (r) {
+				struct ap_buf d = { 0 };
+				ap_buf_addf(&d, "%s/%s: %s", dir, ap_buf_str(&names[k]),
+					    err.len ? ap_buf_str(&err) : strerror(-r));
+				rc = ap_fail(r, "report", &d);
+				ap_buf_free(&d);
+			} else
+				rc = report_write(dir, ap_buf_str(&names[k]), &out);
+			ap_buf_free(&out);
+			ap_buf_free(&err);
+		}
+	}
+	rc = rc ? rc : report_manifest(dir, s);
+	if (rc && names)
+		report_undo(dir, names, n);
+	for (size_t i = 0; names && i < n; i++)
+		ap_buf_free(&names[i]);
+	free(names);
+	return rc;
 }
 
 int ap_cmd_report(int argc, char **argv)
@@ -205,8 +191,7 @@ int ap_cmd_report(int argc, char **argv)
 		if (!model)
 			rc = ap_fail(-ENOMEM, "report", NULL);
 		else
-			rc = report_render(dir, model, &o);
-		rc = rc ? rc : report_manifest(dir, &s);
+			rc = report_render(dir, &s, model, &o);
 		ap_report_free(model);
 	}
 	ap_docs_entries_free(&docs);

@@ -1101,6 +1101,70 @@ json_t *ap_docs_entry_json(const struct ap_docs_entry *e)
 	return o;
 }
 
+/* The index of word in names (n of them), or -1. */
+static int word_index(const char *const *names, size_t n, const char *word)
+{
+	for (size_t i = 0; word && i < n; i++)
+		if (!strcmp(names[i], word))
+			return (int)i;
+	return -1;
+}
+
+/* A copy of the string at key of o into *dst: NULL stays NULL (null or
+ * missing); -EINVAL when it is another type, -ENOMEM. */
+static int copy_str(const json_t *o, const char *key, char **dst)
+{
+	const json_t *v = json_object_get(o, key);
+	*dst = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return -EINVAL;
+	return (*dst = strdup(json_string_value(v))) ? 0 : -ENOMEM;
+}
+
+int ap_docs_entry_from_json(const json_t *o, struct ap_docs_entry *e)
+{
+	const json_t *ps = json_object_get(o, "products"), *p, *others = json_object_get(o, "others");
+	int kind = word_index(ap_kind_names, sizeof(ap_kind_names) / sizeof(*ap_kind_names),
+			      json_string_value(json_object_get(o, "kind")));
+	int format = word_index(ap_format_names, AP_DOCS_NFORMATS,
+				json_string_value(json_object_get(o, "format")));
+	size_t i;
+	memset(e, 0, sizeof(*e));
+	if (!json_is_object(o) || kind < 0 || format < 0 || !json_is_array(ps) ||
+	    !json_is_string(json_object_get(o, "api")) || !json_is_integer(json_object_get(o, "line")))
+		return -EINVAL;
+	e->kind = (enum ap_docs_kind)kind;
+	e->format = (enum ap_docs_format)format;
+	e->line = json_integer_value(json_object_get(o, "line"));
+	e->all_products = json_is_true(json_object_get(o, "all_products"));
+	e->others = json_is_boolean(others) ? json_is_true(others) : -1;
+	int r = copy_str(o, "api", &e->api);
+	r = r ? r : copy_str(o, "file", &e->file);
+	r = r ? r : copy_str(o, "doc_url", &e->doc_url);
+	r = r ? r : copy_str(o, "limits", &e->limits);
+	if (!r && json_array_size(ps) && !(e->products = calloc(json_array_size(ps), sizeof(*e->products))))
+		r = -ENOMEM;
+	json_array_foreach(ps, i, p) {
+		const char *name = json_string_value(json_object_get(p, "product"));
+		if (r || !name || !json_is_boolean(json_object_get(p, "supported"))) {
+			r = r ? r : -EINVAL;
+			break;
+		}
+		if (!(e->products[e->nproducts].product = strdup(name))) {
+			r = -ENOMEM;
+			break;
+		}
+		e->products[e->nproducts++].supported = json_is_true(json_object_get(p, "supported"));
+	}
+	if (r) {
+		docs_entry_free(e);
+		memset(e, 0, sizeof(*e));
+	}
+	return r;
+}
+
 /* ---- writing an entry ---- */
 
 /* s on one line: a newline inside would end the field and break the entry. */

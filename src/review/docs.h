@@ -149,6 +149,11 @@ const struct ap_docs_entry *ap_docs_find(const struct ap_docs_entries *entries, 
  * NULL when out of memory. */
 json_t *ap_docs_entry_json(const struct ap_docs_entry *e);
 
+/* The entry ap_docs_entry_json() wrote, read back into *e (its strings
+ * owned; free with ap_docs_entries_free() of a one-entry set, or as that
+ * does). 0, -EINVAL when o is not such an object, -ENOMEM. */
+int ap_docs_entry_from_json(const json_t *o, struct ap_docs_entry *e);
+
 /* Writes an entry for api in the list format of the pages, laid out as the
  * 2.10.0 pages are (a blank line between blocks, inside a <div>):
  *   ### api

@@ -60,7 +60,7 @@ const char *ap_report_text(const char *s)
 struct evidence_list {
 	struct ap_report *r;
 	struct ap_report_env *e;
-	const char *dir;
+	const char *env;  /* the folder the paths are under, in the submission */
 	size_t cap;
 };
 
@@ -79,19 +79,22 @@ static int evidence_add(void *ctx, const char *sha256, const char *rel)
 		l->cap = cap;
 	}
 	struct ap_buf path = { 0 };
-	ap_buf_addf(&path, "%s/%s", l->dir, rel);
+	ap_buf_addf(&path, "%s/%s", l->env, rel);
 	e->evidence[e->nevidence++] = (struct ap_report_file){ pstrdup(l->r, rel),
 		pstrdup(l->r, sha256), pstrdup(l->r, ap_buf_str(&path)) };
 	ap_buf_free(&path);
 	return 0;
 }
 
-/* The files the manifest of dir lists, none when there is no readable
- * manifest (verify names that). */
-static void env_evidence(struct ap_report *r, struct ap_report_env *e, const char *dir)
+/* The files the manifest of the environment s lists, none when there is
+ * no readable manifest (verify names that), each path relative to the
+ * submission: the report is a function of the evidence, wherever the
+ * submission lies (verify renders it again to compare). */
+static void env_evidence(struct ap_report *r, struct ap_report_env *e,
+			 const struct ap_sub_env *s)
 {
-	struct evidence_list l = { r, e, dir, 0 };
-	ap_manifest_list(dir, evidence_add, &l);
+	struct evidence_list l = { r, e, s->name, 0 };
+	ap_manifest_list(s->dir, evidence_add, &l);
 }
 
 /* The numeric checks summed per operator, dtype and comparison, in the
@@ -170,7 +173,7 @@ static void model_env(struct ap_report *r, struct ap_report_env *e, const struct
 		e->plugins[i] = pstrdup(r, ap_buf_str(&p));
 		ap_buf_free(&p);
 	}
-	env_evidence(r, e, s->dir);
+	env_evidence(r, e, s);
 	env_numeric(r, e);
 	env_limits(r, e);
 }

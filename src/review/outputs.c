@@ -6,10 +6,15 @@
 #include <unistd.h>
 
 #include "base/fsutil.h"
+#include "base/pool.h"
 #include "base/sha256.h"
 #include "check/verdict.h"
 #include "evidence/manifest.h"
+#include "review/docs.h"
+#include "review/html.h"
 #include "review/outputs.h"
+#include "review/png.h"
+#include "review/svg.h"
 
 /* A top-level manifest is a line per report output: a few hundred bytes. */
 #define AP_OUTPUT_MANIFEST_MAX (1 << 20)
@@ -94,6 +99,56 @@ int ap_output_manifest(const char *dir, const struct ap_submission *s, struct ap
 	return r;
 }
 
+/* The PNG card of environment e: its SVG drawn, with the card's lines as
+ * the picture's text. */
+static int render_card(const struct ap_report *model, const struct ap_report_env *e,
+		       struct ap_buf *out, struct ap_buf *err)
+{
+	struct ap_buf svg = { 0 }, text = { 0 };
+	struct ap_buf lines[AP_CARD_LINES] = { { 0 } };
+	ap_card_lines(model, e, lines);
+	for (size_t k = 0; k < AP_CARD_LINES; k++) {
+		ap_buf_addf(&text, "%s%s", k ? "\n" : "", ap_buf_str(&lines[k]));
+		ap_buf_free(&lines[k]);
+	}
+	ap_svg_card(model, e, &svg);
+	int r = ap_png_from_svg(ap_buf_str(&svg), svg.len, ap_buf_str(&text), out, err);
+	ap_buf_free(&svg);
+	ap_buf_free(&text);
+	return r;
+}
+
+int ap_output_render(const struct ap_report *model, enum ap_lang l, const char *name,
+		     struct ap_buf *out, struct ap_buf *err)
+{
+	if (!strcmp(name, "report.md") || !strcmp(name, "report.en.md"))
+		ap_report_markdown(model, strcmp(name, "report.md") ? AP_LANG_EN : l, out);
+	else if (!strcmp(name, "report.html"))
+		ap_report_html(model, l, out);
+	else if (!strcmp(name, "junit.xml"))
+		ap_report_junit(model, out);
+	else if (!strcmp(name, "report.json")) {
+		json_t *j = ap_report_json(model);
+		char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+		json_decref(j);
+		int r = text ? ap_buf_addf(out, "%s\n", text) : -ENOMEM;
+		free(text);
+		return r ? -ENOMEM : 0;
+	} else if (!strcmp(name, "matrix.png")) {
+		struct ap_buf svg = { 0 };
+		ap_svg_matrix(model, l, &svg);
+		int r = ap_png_from_svg(ap_buf_str(&svg), svg.len, NULL, out, err);
+		ap_buf_free(&svg);
+		return r;
+	} else {
+		for (size_t i = 0; i < model->nenvs; i++)
+			if (is_card_of(name, model->envs[i].name))
+				return render_card(model, &model->envs[i], out, err);
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* The names a manifest listed so far. */
 struct listed {
 	char **v;
@@ -150,6 +205,110 @@ static void verify_line(const char *dir, const struct ap_submission *s, const ch
 	ap_buf_free(&path);
 }
 
+/* A report's outputs are at most this large to be compared (report.html
+ * of a numeric check of many samples stays far below). */
+#define AP_OUTPUT_MAX (64u << 20)
+
+/* The docs entry DIR/report.json records (docs.entry) into docs, *given 1,
+ * when the report was made with --docs; *given 0 when it was not, or there
+ * is no report.json (then a report made with --docs does not render
+ * again, and verify says so). */
+static void recorded_docs(const char *dir, struct ap_docs_entries *docs, int *given)
+{
+	struct ap_buf path = { 0 }, text = { 0 };
+	*given = 0;
+	ap_buf_addf(&path, "%s/report.json", dir);
+	json_t *j = ap_read_file_limited(ap_buf_str(&path), AP_OUTPUT_MAX, &text) ? NULL :
+		    json_loadb(ap_buf_str(&text), text.len, 0, NULL);
+	const json_t *d = json_object_get(j, "docs"), *e = json_object_get(d, "entry");
+	if (json_is_true(json_object_get(d, "checked"))) {
+		*given = 1;
+		struct ap_docs_entry one;
+		if (json_is_object(e) && !ap_docs_entry_from_json(e, &one) &&
+		    (docs->v = calloc(1, sizeof(*docs->v)))) {
+			docs->v[0] = one;
+			docs->n = docs->cap = 1;
+		} else if (json_is_object(e))
+			*given = 0; /* unreadable: render without, and the page will differ */
+	}
+	json_decref(j);
+	ap_buf_free(&path);
+	ap_buf_free(&text);
+}
+
+/* Whether output name depends on the report's language. */
+static int has_lang(const char *name)
+{
+	return !strcmp(name, "report.md") || !strcmp(name, "report.html") ||
+	       !strcmp(name, "matrix.png");
+}
+
+/* One output compared: read, rendered again in each language it may be
+ * in, byte for byte. A job of its own (pictures take a while to draw). */
+struct compare {
+	const struct ap_report *const *models; /* with the recorded docs, without; NULL-ended */
+	const char *dir, *name;
+	int read;      /* 0, or the -errno reading it */
+	int same;
+};
+
+static void compare_one(void *item)
+{
+	struct compare *c = item;
+	struct ap_buf path = { 0 }, have = { 0 }, again = { 0 }, err = { 0 };
+	ap_buf_addf(&path, "%s/%s", c->dir, c->name);
+	c->read = ap_read_file_limited(ap_buf_str(&path), AP_OUTPUT_MAX, &have);
+	for (size_t m = 0; !c->read && !c->same && c->models[m]; m++)
+		for (int l = AP_LANG_ZH; !c->same &&
+		     l <= (has_lang(c->name) ? AP_LANG_EN : AP_LANG_ZH); l++) {
+			ap_buf_reset(&again);
+			ap_buf_reset(&err);
+			c->same = !ap_output_render(c->models[m], (enum ap_lang)l, c->name, &again,
+						    &err) &&
+				  again.len == have.len && !memcmp(again.data, have.data, have.len);
+		}
+	ap_buf_free(&path);
+	ap_buf_free(&have);
+	ap_buf_free(&again);
+	ap_buf_free(&err);
+}
+
+/* Each output present (names, n) is what the bundles of s give, rendered
+ * again as `report` renders it (all at once: a picture takes ~10 ms to
+ * draw), with the docs entry report.json records or without docs (a page
+ * may come from a run of `report` without --docs); one that is neither is
+ * a reason. */
+static void verify_rendered(const char *dir, const struct ap_submission *s, char **names,
+			    size_t n, json_t *reasons)
+{
+	struct ap_docs_entries docs = { 0 };
+	int given;
+	recorded_docs(dir, &docs, &given);
+	struct ap_report *plain = ap_report_model(s, NULL);
+	struct ap_report *with = given ? ap_report_model(s, &docs) : NULL;
+	const struct ap_report *models[] = { with ? with : plain, with ? plain : NULL, NULL };
+	struct compare *v = plain && (with || !given) ? calloc(n, sizeof(*v)) : NULL;
+	if (!v)
+		ap_reason_add(reasons, "out of memory rendering the report again");
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = (struct compare){ models, dir, names[i], 0, 0 };
+	if (v)
+		ap_pool_run(v, n, sizeof(*v), compare_one);
+	for (size_t i = 0; v && i < n; i++)
+		if (v[i].read)
+			ap_reason_add(reasons, "%s: cannot be read to compare: %s", names[i],
+				      strerror(-v[i].read));
+		else if (!v[i].same)
+			ap_reason_add(reasons, "%s: is not the report its bundles give%s (edited after "
+				      "it was written, or written from other evidence): write it again "
+				      "with `apiparity report`", names[i],
+				      given ? ", with the docs entry report.json records" : "");
+	free(v);
+	ap_report_free(plain);
+	ap_report_free(with);
+	ap_docs_entries_free(&docs);
+}
+
 void ap_output_verify(const char *dir, const struct ap_submission *s, json_t *reasons)
 {
 	struct ap_buf path = { 0 }, text = { 0 };
@@ -165,10 +324,15 @@ void ap_output_verify(const char *dir, const struct ap_submission *s, json_t *re
 		verify_line(dir, s, p, len, no + 1, &listed, reasons);
 		p += len + (p[len] == '\n');
 	}
-	char **v = r ? NULL : outputs_present(dir, s, &n);
+	char **v = r && r != -ENOENT ? NULL : outputs_present(dir, s, &n);
 	for (size_t i = 0; v && i < n; i++)
-		if (!listed_has(&listed, v[i]))
+		if (r == -ENOENT)
+			ap_reason_add(reasons, "%s: a report output with no %s at the top (written "
+				      "after the run, or cut short)", v[i], AP_MANIFEST_NAME);
+		else if (!listed_has(&listed, v[i]))
 			ap_reason_add(reasons, "%s: report output not listed in %s", v[i], AP_MANIFEST_NAME);
+	if (v)
+		verify_rendered(dir, s, v, n, reasons);
 	if (v)
 		ap_dir_free(v, n);
 	ap_dir_free(listed.v, listed.n);

@@ -36,7 +36,7 @@
 /* A file of an environment's manifest. */
 struct ap_report_file {
 	char *file, *sha256;
-	char *path; /* DIR/<env>/file */
+	char *path; /* <env>/file, relative to the submission */
 };
 
 /* The numeric checks of an environment summed per operator, dtype and

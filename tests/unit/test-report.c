@@ -238,7 +238,7 @@ static void probes_count_only_probe_and_script_checks_that_ran(void **state)
 	assert_int_equal(json_integer_value(json_object_get(p, "total")), 3);
 }
 
-static void evidence_lists_the_manifest_with_paths_in_the_env_dir(void **state)
+static void evidence_lists_the_manifest_with_paths_relative_to_the_submission(void **state)
 {
 	struct fixture *f = *state;
 	char want[8192];
@@ -249,7 +249,7 @@ static void evidence_lists_the_manifest_with_paths_in_the_env_dir(void **state)
 	assert_int_equal(json_array_size(ev), 1);
 	assert_string_equal(str(json_array_get(ev, 0), "file"), "run.log");
 	assert_string_equal(str(json_array_get(ev, 0), "sha256"), RUNLOG_SHA);
-	snprintf(want, sizeof(want), "%s/a3/run.log", f->top);
+	snprintf(want, sizeof(want), "a3/run.log");
 	assert_string_equal(str(json_array_get(ev, 0), "path"), want);
 }
 
@@ -304,7 +304,7 @@ static void markdown_zh_has_every_section_and_the_versions(void **state)
 	assert_contains(md, "gelu 与参考一致 (gelu_matches)");
 	assert_contains(md, "**inconsistent**");
 	assert_contains(md, "  - a3: why it is so\n");
-	snprintf(ev, sizeof(ev), "`%s/a2/run.log` sha256 `%s`", f->top, RUNLOG_SHA);
+	snprintf(ev, sizeof(ev), "`a2/run.log` sha256 `%s`", RUNLOG_SHA);
 	assert_contains(md, ev);
 	assert_null(strstr(md, "Backend adaptation conclusion"));
 }
@@ -905,7 +905,7 @@ int main(void)
 		T(consistent_and_unverified_envs_make_the_conclusion_consistent),
 		T(environments_are_copied_from_the_bundles),
 		T(probes_count_only_probe_and_script_checks_that_ran),
-		T(evidence_lists_the_manifest_with_paths_in_the_env_dir),
+		T(evidence_lists_the_manifest_with_paths_relative_to_the_submission),
 		T(scope_lists_each_probe_and_official_node_once),
 		T(scope_lists_a_check_repeated_in_one_env_once),
 		T(markdown_zh_has_every_section_and_the_versions),

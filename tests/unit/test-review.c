@@ -17,9 +17,12 @@
 #include <openssl/pem.h>
 
 #include "base/buf.h"
+#include "base/fsutil.h"
 #include "check/verdict.h"
 #include "evidence/manifest.h"
 #include "evidence/sign.h"
+#include "review/docs.h"
+#include "review/outputs.h"
 #include "review/review.h"
 #include "testutil.h"
 
@@ -473,6 +476,46 @@ static void missing_policy_file_is_an_error(void **state)
 	assert_non_null(strstr(ap_buf_str(&f->err), "nonexistent.yaml"));
 }
 
+/* Writes the report of the submission as `report` would: the outputs
+ * named (report.md in lang), then the top manifest; docs, when not NULL,
+ * the backend's page to compare with. */
+static void write_report(struct fixture *f, const char *const *names, enum ap_lang lang,
+			 const char *docs)
+{
+	struct ap_submission s;
+	struct ap_buf err = { 0 };
+	struct ap_docs_entries entries = { 0 };
+	assert_int_equal(ap_submission_load(&s, f->top, &err), 0);
+	if (docs)
+		assert_int_equal(ap_docs_parse(docs, strlen(docs), "torch-nn-functional.md", &entries), 0);
+	struct ap_report *model = ap_report_model(&s, docs ? &entries : NULL);
+	assert_non_null(model);
+	for (size_t i = 0; names[i]; i++) {
+		struct ap_buf out = { 0 }, path = { 0 };
+		assert_int_equal(ap_output_render(model, lang, names[i], &out, &err), 0);
+		ap_buf_addf(&path, "%s/%s", f->top, names[i]);
+		assert_int_equal(ap_write_atomic(ap_buf_str(&path), out.data, out.len), 0);
+		ap_buf_free(&out);
+		ap_buf_free(&path);
+	}
+	assert_int_equal(ap_output_manifest(f->top, &s, &err), 0);
+	ap_report_free(model);
+	ap_docs_entries_free(&entries);
+	ap_submission_free(&s);
+	ap_buf_free(&err);
+}
+
+/* The number of reasons that name a report output as not what the bundles
+ * give. */
+static size_t not_rendered(const struct fixture *f)
+{
+	size_t i, n = 0;
+	json_t *r;
+	json_array_foreach(f->reasons, i, r)
+		n += strstr(json_string_value(r), ": is not the report its bundles give") != NULL;
+	return n;
+}
+
 /* ------------------------------------------------------------ reviews */
 
 static void clean_submission_is_accepted(void **state)
@@ -480,7 +523,7 @@ static void clean_submission_is_accepted(void **state)
 	struct fixture *f = *state;
 	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2 (910B3)"));
 	write_env_b(f, "a3", clean_bundle("a3", "Atlas A3 (x)"));
-	t_put(f->top, "report.md", "# report\n");
+	write_report(f, (const char *const[]){ "report.md", NULL }, AP_LANG_ZH, NULL);
 	review(f);
 	assert_reasons(f, 0);
 	struct ap_review_opts o = { f->policy, f->trust, NULL };
@@ -660,12 +703,97 @@ static void required_facts_are_met_by_evidence_not_labels(void **state)
 	json_decref(met);
 }
 
+/* The report is part of the evidence: verify renders it again from the
+ * bundles (in either language; with --docs, from the docs entry report.json
+ * records) and a page edited and resealed, or left from other bundles, is
+ * a reason, whatever the top manifest says. */
+static void reports_are_rendered_again_and_must_match(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const all[] = { "report.md", "report.en.md", "report.html", "report.json",
+					   "junit.xml", "card-a2.png", "matrix.png", NULL };
+	static const char *const md[] = { "report.md", "report.json", NULL };
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	write_report(f, all, AP_LANG_ZH, NULL);
+	review(f);
+	assert_reasons(f, 0);
+	/* English is a language report.md may be in */
+	write_report(f, md, AP_LANG_EN, NULL);
+	review(f);
+	assert_reasons(f, 0);
+	/* edited, the top manifest sealed again */
+	char path[8300];
+	snprintf(path, sizeof(path), "%s/report.en.md", f->top);
+	FILE *fp = fopen(path, "a");
+	assert_non_null(fp);
+	fputs("\nEverything is consistent.\n", fp);
+	assert_int_equal(fclose(fp), 0);
+	struct ap_submission s;
+	struct ap_buf err = { 0 };
+	assert_int_equal(ap_submission_load(&s, f->top, &err), 0);
+	assert_int_equal(ap_output_manifest(f->top, &s, &err), 0);
+	ap_submission_free(&s);
+	review(f);
+	assert_reason(f, "report.en.md: is not the report its bundles give (edited after it was "
+		      "written, or written from other evidence): write it again with `apiparity report`");
+	assert_int_equal(not_rendered(f), 1);
+	/* from other bundles: the report stays, an environment is added */
+	write_report(f, all, AP_LANG_ZH, NULL);
+	write_env_b(f, "a3", clean_bundle("a3", "Atlas A3"));
+	review(f);
+	assert_reason(f, "report.md: is not the report its bundles give");
+	assert_reason(f, "matrix.png: is not the report its bundles give");
+	ap_buf_free(&err);
+}
+
+/* A report made with --docs renders again from the docs entry report.json
+ * records; that entry changed (and resealed) leaves the pages that quote it
+ * unmatched. */
+static void a_report_with_docs_renders_again_from_what_report_json_records(void **state)
+{
+	struct fixture *f = *state;
+	static const char *const names[] = { "report.md", "report.json", NULL };
+	static const char page[] = "# torch.nn.functional\n\n### " TARGET "\n\n"
+				   "**是否支持**：是\n\n**限制与说明**：-\n";
+	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
+	write_report(f, names, AP_LANG_ZH, page);
+	review(f);
+	assert_reasons(f, 0);
+	char path[8300];
+	snprintf(path, sizeof(path), "%s/report.json", f->top);
+	json_t *j = json_load_file(path, 0, NULL);
+	assert_non_null(j);
+	json_t *entry = json_object_get(json_object_get(j, "docs"), "entry");
+	assert_non_null(entry);
+	json_object_set_new(entry, "line", json_integer(99));
+	char *text = json_dumps(j, JSON_INDENT(2));
+	assert_non_null(text);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	fprintf(fp, "%s\n", text);
+	assert_int_equal(fclose(fp), 0);
+	free(text);
+	json_decref(j);
+	struct ap_submission s;
+	struct ap_buf err = { 0 };
+	assert_int_equal(ap_submission_load(&s, f->top, &err), 0);
+	assert_int_equal(ap_output_manifest(f->top, &s, &err), 0);
+	ap_submission_free(&s);
+	ap_buf_free(&err);
+	review(f);
+	assert_reason(f, "report.md: is not the report its bundles give, with the docs entry "
+		      "report.json records");
+	/* report.json itself renders again from what it records: the docs
+	 * entry is the page's word, not evidence */
+	assert_int_equal(not_rendered(f), 1);
+}
+
 static void unknown_top_level_file_is_a_reason(void **state)
 {
 	struct fixture *f = *state;
 	write_env_b(f, "a2", clean_bundle("a2", "Atlas A2"));
 	t_put(f->top, "notes.txt", "hi\n");
-	t_put(f->top, "junit.xml", "<testsuites/>\n");
+	write_report(f, (const char *const[]){ "junit.xml", NULL }, AP_LANG_ZH, NULL);
 	review(f);
 	assert_reasons(f, 1);
 	assert_reason(f, "notes.txt: unknown file or directory in the submission");
@@ -1076,6 +1204,8 @@ int main(void)
 		T(required_environment_is_matched_by_a_word_of_the_label_only),
 		T(a_renamed_folder_is_not_the_environment_it_is_named_after),
 		T(required_facts_are_met_by_evidence_not_labels),
+		T(reports_are_rendered_again_and_must_match),
+		T(a_report_with_docs_renders_again_from_what_report_json_records),
 		T(unknown_top_level_file_is_a_reason),
 		T(trace_difference_from_the_reference_is_a_reason),
 		T(file_changed_after_the_manifest_is_a_reason),
