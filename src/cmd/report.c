@@ -75,7 +75,8 @@ static int report_write(const char *dir, const char *name, const struct ap_buf *
 	ap_buf_addf(&path, "%s/%s", dir, name);
 	int r = ap_write_atomic(ap_buf_str(&path), text->data ? text->data : "", text->len);
 	if (r) {
-		ap_buf_addf(&d, "%s: %s", ap_buf_str(&path), strerror(-r));
+		ap_buf_addf(&d, "%s (what this run wrote is removed: no page is left without its "
+			    "manifest)", ap_buf_str(&path));
 		r = ap_fail(r, "report", &d);
 	} else
 		printf("%s\n", ap_buf_str(&path));

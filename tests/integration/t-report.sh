@@ -8,7 +8,7 @@ fresh() { rm -rf "$T/$1"; cp -a "$T/sub" "$T/$1"; }
 # reseal DIR ENV: rewrite ENV's manifest, as a careful forger would
 reseal() { (cd "$1/$2" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum > MANIFEST.sha256); }
 
-plan 74
+plan 83
 
 report_suite() {
 # trixie and sid labelled as two products of the docs pages
@@ -70,6 +70,38 @@ fresh gone; rm -rf "$T/gone/sid"
 printf 'policy: a2-a3\nrequire_envs: [A2, A3]\nstatuses:\n  probe: [PASS]\n  official: [PASS, SKIP, NOTRUN]\n  claim: [PASS]\n' > "$T/policy.yaml"
 run 1 removed_environment_is_refused "$APIPARITY" verify --policy "$T/policy.yaml" "$T/gone"
 contains "$out" "^- environment A3 is required by the policy and missing$" missing_environment_is_named
+
+# The report is evidence too: written or edited after the fact, with the top
+# manifest sealed again or gone, or left from another run, it is refused.
+sealtop() { (cd "$1" && ls report.md report.en.md report.html report.json junit.xml matrix.png card-*.png 2>/dev/null | xargs sha256sum > MANIFEST.sha256); }
+fresh edited; sed -i 's/consistent/inconsistent/' "$T/edited/report.md"; sealtop "$T/edited"
+run 1 report_edited_and_resealed_is_refused "$APIPARITY" verify "$T/edited"
+contains "$out" "^- report\.md: is not the report its bundles give, with the docs entry report\.json records \(edited after it was written, or written from other evidence\): write it again with " \
+	edited_report_is_named
+fresh unsealed; rm "$T/unsealed/MANIFEST.sha256"
+run 1 report_without_its_manifest_is_refused "$APIPARITY" verify "$T/unsealed"
+contains "$out" "^- junit\.xml: a report output with no MANIFEST\.sha256 at the top \(written after the run, or cut short\)$" \
+	output_without_manifest_is_named
+fresh copied; cp "$T/sub/report.html" "$T/copied/"; "$APIPARITY" report "$T/copied" --format md > /dev/null
+rm -rf "$T/copied/sid"; "$APIPARITY" report "$T/copied" --format json > /dev/null  # report.md and .html from trixie and sid
+run 1 report_of_other_evidence_is_refused "$APIPARITY" verify "$T/copied"
+contains "$out" "^- report\.html: is not the report its bundles give" report_of_other_evidence_is_named
+
+# A report cut short by a full disk leaves no page its manifest does not vouch for.
+mkdir -p "$T/full"
+if mount -t tmpfs -o size=512k tmpfs "$T/full" 2>/dev/null; then
+	cp -a "$T/sub/trixie" "$T/sub/sid" "$T/full/"
+	free=$(df -k "$T/full" | awk 'NR == 2 { print $4 }')
+	dd if=/dev/zero of="$T/full/filler" bs=1k count=$((free - 60)) 2> /dev/null
+	run 10 report_on_a_full_disk_fails "$APIPARITY" report "$T/full"
+	contains "$err" "^apiparity: report: No space left on device: $T/full/report\.[a-z]+ \(what this run wrote is removed: no page is left without its manifest\)$" \
+		full_disk_is_one_line
+	equals "$(cd "$T/full" && ls)" "$(printf 'filler\nsid\ntrixie')" full_disk_leaves_no_page_and_no_manifest
+	umount "$T/full"
+else
+	for t in report_on_a_full_disk_fails full_disk_is_one_line full_disk_leaves_no_page_and_no_manifest; do
+		skip "$t" "cannot mount a tmpfs here"; done
+fi
 
 fresh extra; echo hi > "$T/extra/trixie/notes.txt"
 run 1 extra_file_is_refused "$APIPARITY" verify "$T/extra"
