@@ -99,28 +99,48 @@ int ap_output_manifest(const char *dir, const struct ap_submission *s, struct ap
 	return r;
 }
 
-/* The PNG card of environment e: its SVG drawn, with the card's lines as
- * the picture's text. */
-static int render_card(const struct ap_report *model, const struct ap_report_env *e,
-		       struct ap_buf *out, struct ap_buf *err)
+/* The SVG of a picture output and the text it holds (none for the matrix):
+ * 1 when name is a picture of model, 0 when it is not a picture, -ENOENT
+ * when it is the card of no environment of model. */
+static int picture(const struct ap_report *model, enum ap_lang l, const char *name,
+		   struct ap_buf *svg, struct ap_buf *text, int *has_text)
 {
-	struct ap_buf svg = { 0 }, text = { 0 };
-	struct ap_buf lines[AP_CARD_LINES] = { { 0 } };
-	ap_card_lines(model, e, lines);
-	for (size_t k = 0; k < AP_CARD_LINES; k++) {
-		ap_buf_addf(&text, "%s%s", k ? "\n" : "", ap_buf_str(&lines[k]));
-		ap_buf_free(&lines[k]);
+	*has_text = 0;
+	if (!strcmp(name, "matrix.png")) {
+		ap_svg_matrix(model, l, svg);
+		return 1;
 	}
-	ap_svg_card(model, e, &svg);
-	int r = ap_png_from_svg(ap_buf_str(&svg), svg.len, ap_buf_str(&text), out, err);
-	ap_buf_free(&svg);
-	ap_buf_free(&text);
-	return r;
+	if (strncmp(name, "card-", 5))
+		return 0;
+	for (size_t i = 0; i < model->nenvs; i++) {
+		const struct ap_report_env *e = &model->envs[i];
+		struct ap_buf lines[AP_CARD_LINES] = { { 0 } };
+		if (!is_card_of(name, e->name))
+			continue;
+		ap_card_lines(model, e, lines);
+		for (size_t k = 0; k < AP_CARD_LINES; k++) {
+			ap_buf_addf(text, "%s%s", k ? "\n" : "", ap_buf_str(&lines[k]));
+			ap_buf_free(&lines[k]);
+		}
+		ap_svg_card(model, e, svg);
+		*has_text = 1;
+		return 1;
+	}
+	return -ENOENT;
 }
 
 int ap_output_render(const struct ap_report *model, enum ap_lang l, const char *name,
 		     struct ap_buf *out, struct ap_buf *err)
 {
+	struct ap_buf svg = { 0 }, text = { 0 };
+	int has_text, r = picture(model, l, name, &svg, &text, &has_text);
+	if (r > 0)
+		r = ap_png_from_svg(ap_buf_str(&svg), svg.len, has_text ? ap_buf_str(&text) : NULL,
+				    out, err);
+	ap_buf_free(&svg);
+	ap_buf_free(&text);
+	if (r)
+		return r;
 	if (!strcmp(name, "report.md") || !strcmp(name, "report.en.md"))
 		ap_report_markdown(model, strcmp(name, "report.md") ? AP_LANG_EN : l, out);
 	else if (!strcmp(name, "report.html"))
@@ -129,24 +149,28 @@ int ap_output_render(const struct ap_report *model, enum ap_lang l, const char *
 		ap_report_junit(model, out);
 	else if (!strcmp(name, "report.json")) {
 		json_t *j = ap_report_json(model);
-		char *text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
+		char *t = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 		json_decref(j);
-		int r = text ? ap_buf_addf(out, "%s\n", text) : -ENOMEM;
-		free(text);
+		r = t ? ap_buf_addf(out, "%s\n", t) : -ENOMEM;
+		free(t);
 		return r ? -ENOMEM : 0;
-	} else if (!strcmp(name, "matrix.png")) {
-		struct ap_buf svg = { 0 };
-		ap_svg_matrix(model, l, &svg);
-		int r = ap_png_from_svg(ap_buf_str(&svg), svg.len, NULL, out, err);
-		ap_buf_free(&svg);
-		return r;
-	} else {
-		for (size_t i = 0; i < model->nenvs; i++)
-			if (is_card_of(name, model->envs[i].name))
-				return render_card(model, &model->envs[i], out, err);
+	} else if (!out->len)
 		return -ENOENT;
-	}
 	return 0;
+}
+
+/* Whether have is output name of model in language l: rendered again and
+ * compared byte for byte (a PNG too: drawing and encoding it is
+ * deterministic, and it is the bytes a reader sees). */
+static int output_is(const struct ap_report *model, enum ap_lang l, const char *name,
+		     const struct ap_buf *have)
+{
+	struct ap_buf again = { 0 }, err = { 0 };
+	int same = !ap_output_render(model, l, name, &again, &err) && again.len == have->len &&
+		   !memcmp(again.data, have->data, have->len);
+	ap_buf_free(&again);
+	ap_buf_free(&err);
+	return same;
 }
 
 /* The names a manifest listed so far. */
@@ -255,27 +279,19 @@ struct compare {
 static void compare_one(void *item)
 {
 	struct compare *c = item;
-	struct ap_buf path = { 0 }, have = { 0 }, again = { 0 }, err = { 0 };
+	struct ap_buf path = { 0 }, have = { 0 };
 	ap_buf_addf(&path, "%s/%s", c->dir, c->name);
 	c->read = ap_read_file_limited(ap_buf_str(&path), AP_OUTPUT_MAX, &have);
 	for (size_t m = 0; !c->read && !c->same && c->models[m]; m++)
 		for (int l = AP_LANG_ZH; !c->same &&
-		     l <= (has_lang(c->name) ? AP_LANG_EN : AP_LANG_ZH); l++) {
-			ap_buf_reset(&again);
-			ap_buf_reset(&err);
-			c->same = !ap_output_render(c->models[m], (enum ap_lang)l, c->name, &again,
-						    &err) &&
-				  again.len == have.len && !memcmp(again.data, have.data, have.len);
-		}
+		     l <= (has_lang(c->name) ? AP_LANG_EN : AP_LANG_ZH); l++)
+			c->same = output_is(c->models[m], (enum ap_lang)l, c->name, &have);
 	ap_buf_free(&path);
 	ap_buf_free(&have);
-	ap_buf_free(&again);
-	ap_buf_free(&err);
 }
 
 /* Each output present (names, n) is what the bundles of s give, rendered
- * again as `report` renders it (all at once: a picture takes ~10 ms to
- * draw), with the docs entry report.json records or without docs (a page
+ * again as `report` renders it (the pictures beside the texts), with the docs entry report.json records or without docs (a page
  * may come from a run of `report` without --docs); one that is neither is
  * a reason. */
 static void verify_rendered(const char *dir, const struct ap_submission *s, char **names,

@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "base/fsutil.h"
+#include "base/pool.h"
 #include "base/jsonutil.h"
 #include "check/signature.h"
 #include "check/verdict.h"
@@ -83,7 +84,8 @@ static void review_manifest(const struct ap_sub_env *e, json_t *reasons)
 }
 
 /* The top level holds environment directories and report outputs only
- * (outputs.h), and the report's manifest, checked when it is there. */
+ * (outputs.h), and the report's manifest (the outputs are checked apart:
+ * review_concurrently()). */
 static void review_top(const char *dir, const struct ap_submission *s, json_t *reasons)
 {
 	char **names;
@@ -99,7 +101,6 @@ static void review_top(const char *dir, const struct ap_submission *s, json_t *r
 		}
 		ap_dir_free(names, n);
 	}
-	ap_output_verify(dir, s, reasons);
 }
 
 static void review_devices(const struct env_review *v, json_t *reasons)
@@ -890,6 +891,36 @@ static int reviews_read(const struct ap_submission *s, struct env_review *v)
 	return 0;
 }
 
+/* The two halves of a review that take time, run at once: the report's
+ * outputs drawn again (outputs.h), and every environment's evidence. Each
+ * has reasons of its own, told in that order. */
+struct half {
+	int outputs;                      /* this half: the outputs, else the environments */
+	const char *dir;
+	const struct ap_submission *s;
+	struct env_review *v;
+	const struct ap_review_opts *o;
+	json_t *reasons;
+};
+
+static void review_half(void *item)
+{
+	struct half *h = item;
+	size_t n = h->s->n;
+	if (h->outputs) {
+		ap_output_verify(h->dir, h->s, h->reasons);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		h->v[i].early = json_array();
+		load_journal(&h->v[i], h->v[i].early);
+		review_measured_checks(&h->v[i], h->v[i].early);
+	}
+	const struct env_review *ref = find_review(h->v, n, common_reference(h->v, n, h->reasons));
+	for (size_t i = 0; i < n; i++)
+		review_env(h->v, n, i, ref, h->o, h->reasons);
+}
+
 json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf *err)
 {
 	struct ap_submission s;
@@ -897,7 +928,6 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 		return NULL;
 	json_t *reasons = json_array();
 	struct env_review *v = calloc(s.n ? s.n : 1, sizeof(*v));
-	size_t i;
 	if (!v || !reasons || reviews_read(&s, v)) {
 		ap_buf_addf(err, "%s: out of memory", dir);
 		json_decref(reasons);
@@ -916,15 +946,13 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 	review_required_envs(v, s.n, o->policy, reasons);
 	review_required_facts(v, s.n, o->policy, o->met, reasons);
 	review_top(dir, &s, reasons);
+	struct half halves[2] = { { 1, dir, &s, v, o, json_array() }, { 0, dir, &s, v, o, json_array() } };
+	ap_pool_run(halves, 2, sizeof(*halves), review_half);
+	json_array_extend(reasons, halves[0].reasons);
 	review_trust(o, reasons);
-	for (i = 0; i < s.n; i++) {
-		v[i].early = json_array();
-		load_journal(&v[i], v[i].early);
-		review_measured_checks(&v[i], v[i].early);
-	}
-	const struct env_review *ref = find_review(v, s.n, common_reference(v, s.n, reasons));
-	for (i = 0; i < s.n; i++)
-		review_env(v, s.n, i, ref, o, reasons);
+	json_array_extend(reasons, halves[1].reasons);
+	json_decref(halves[0].reasons);
+	json_decref(halves[1].reasons);
 	reviews_free(v, s.n);
 	ap_submission_free(&s);
 	return reasons;
