@@ -69,13 +69,25 @@ enum ap_check_kind ap_check_kind(const json_t *c)
 	return ap_check_kind_parse(json_string_value(json_object_get(c, "kind")));
 }
 
-void ap_check_excuse(json_t *c, const char *name, const char *backend, const char *what,
-		     const char *limit_reason, const char *where, const char *reason)
+/* The length of s cut to at most max bytes at a UTF-8 character's start. */
+static size_t utf8_prefix(const char *s, size_t max)
 {
-	json_object_set_new(c, "limit", json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "name",
-						  name, "backend", backend, "what", what,
+	size_t n = strnlen(s, max);
+	while (n && s[n] && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+void ap_check_excuse(json_t *c, const char *name, const char *backend, const char *what,
+		     const char *limit_reason, const char *where, const char *raised,
+		     const char *message, const char *reason)
+{
+	json_object_set_new(c, "limit", json_pack("{s:s, s:s, s:s, s:s, s:s, s:O, s:s?, s:s%}",
+						  "name", name, "backend", backend, "what", what,
 						  "reason", limit_reason, "where", where, "seen",
-						  json_object_get(c, "reason")));
+						  json_object_get(c, "reason"), "raised", raised,
+						  "message", message ? message : "",
+						  message ? utf8_prefix(message, 4096) : (size_t)0));
 	ap_check_set_status(c, AP_NOTRUN);
 	json_object_set_new(c, "reason", json_string(reason));
 }
@@ -144,6 +156,13 @@ void ap_numeric_add_measure(json_t *c, const struct ap_measure *m)
 		"worst_ratio", real(m->worst_ratio), "rtol", real(m->rtol), "atol", real(m->atol),
 		"tol_source", m->tol_source, "digest", m->digest, "digest_expected",
 		m->digest_expected));
+	if (m->has_default)
+		json_object_set_new(json_array_get(json_object_get(c, "measurements"),
+						   json_array_size(json_object_get(c, "measurements")) - 1),
+				    "default", json_pack("{s:o, s:o, s:I, s:o}", "rtol",
+							 real(m->default_rtol), "atol", real(m->default_atol),
+							 "mismatches", (json_int_t)m->default_mismatches,
+							 "worst_ratio", real(m->default_worst_ratio)));
 }
 
 void ap_numeric_add_output(json_t *c, const char *output, const char *dtype, json_t *shape,

@@ -98,6 +98,12 @@ struct ap_measure {
 	double max_abs, max_rel, worst_ratio, rtol, atol;
 	const char *tol_source;             /* "default", or the overrides file's reason */
 	const char *digest, *digest_expected;
+	/* judged by another tolerance than the dtype's default (an override):
+	 * the same comparison under the default, so that a reviewer can judge
+	 * it as the built-in tolerances would (bundle.json's "default") */
+	int has_default;
+	double default_rtol, default_atol, default_worst_ratio;
+	unsigned long long default_mismatches;
 };
 
 /* Appends m to check c's measurements. */
@@ -119,10 +125,13 @@ const char *ap_check_reason(const json_t *c);
 enum ap_check_kind ap_check_kind(const json_t *c);
 
 /* Marks check c excused by a known limit of its backend (check/limits.h):
- * c.limit = {name, backend, what, reason, where, seen: c's reason until now},
- * c.status NOTRUN and c.reason the given one. */
+ * c.limit = {name, backend, what, reason, where, seen: c's reason until now,
+ * raised: the exception type the device raised, message: its message (at
+ * most 4 KiB of it), so that a reviewer can match the failure against the
+ * limits it accepts}, c.status NOTRUN and c.reason the given one. */
 void ap_check_excuse(json_t *c, const char *name, const char *backend, const char *what,
-		     const char *limit_reason, const char *where, const char *reason);
+		     const char *limit_reason, const char *where, const char *raised,
+		     const char *message, const char *reason);
 
 /* b's env record {name, label, device, where, order}, as the journal's
  * start record holds it (b's reference), and b's error message (NULL when

@@ -128,12 +128,16 @@ static void read_numeric(const json_t *c, struct ap_fact_check *k, int *oom)
 	k->against = str(c, "across") ? str(c, "across") : str(c, "against");
 	k->nmeasures = json_array_size(get(c, "measurements"));
 	k->measures = array(k->nmeasures, sizeof(*k->measures), oom);
-	json_array_foreach(get(c, "measurements"), i, m)
+	json_array_foreach(get(c, "measurements"), i, m) {
+		const json_t *d = get(m, "default");
 		if (k->measures)
 			k->measures[i] = (struct ap_fact_measure){
-				worst(get(m, "max_abs")), worst(get(m, "max_rel")),
+				str(m, "output"), worst(get(m, "max_abs")), worst(get(m, "max_rel")),
 				worst(get(m, "worst_ratio")), number(get(m, "rtol")),
-				number(get(m, "atol")) };
+				number(get(m, "atol")), str(m, "tol_source"), json_is_object(d),
+				number(get(d, "rtol")), number(get(d, "atol")),
+				number(get(d, "mismatches")), worst(get(d, "worst_ratio")) };
+	}
 }
 
 static void read_signature(const json_t *c, struct ap_fact_check *k, int *oom)
@@ -208,7 +212,8 @@ static void read_check(const json_t *c, struct ap_fact_check *k, int *oom)
 	const json_t *l = get(c, "limit");
 	k->has_limit = l != NULL;
 	k->limit = (struct ap_fact_limit){ str(l, "name"), str(l, "backend"), str(l, "what"),
-					   str(l, "reason"), str(l, "where") };
+					   str(l, "reason"), str(l, "where"), str(l, "raised"),
+					   str(l, "message") };
 	k->node = str(c, "node");
 	if (read_device_trace(get(c, "device_trace"), &k->device_trace))
 		*oom = 1;

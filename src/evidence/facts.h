@@ -51,8 +51,14 @@ struct ap_fact_step {
 /* One comparison of a numeric check: its worst errors (inf and nan read as
  * HUGE_VAL) and the tolerances it used. */
 struct ap_fact_measure {
+	const char *output;
 	double max_abs, max_rel, worst_ratio;
 	struct ap_number rtol, atol;
+	const char *tol_source;
+	/* judged by an override: the same comparison under the dtype's default */
+	int has_default;
+	struct ap_number default_rtol, default_atol, default_mismatches;
+	double default_worst_ratio;
 };
 
 /* What a signature check found (check/signature.h). */
@@ -84,6 +90,7 @@ struct ap_fact_check {
 	int has_limit;                   /* a known limit of the backend excused it */
 	struct ap_fact_limit {           /* which (check/limits.h), when has_limit */
 		const char *name, *backend, *what, *reason, *where;
+		const char *raised, *message; /* the device's failure it excused */
 	} limit;
 	/* a numeric check (kind numeric), with an operator or not: */
 	const char *across;              /* the environment whose CPU it was compared with */

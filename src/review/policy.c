@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <jansson.h>
@@ -6,11 +7,12 @@
 #include <string.h>
 
 #include "base/outcome.h"
+#include "check/compare.h"
 #include "base/yamldoc.h"
 #include "review/policy.h"
 
 /* What a key of a policy holds. */
-enum value { V_NAME, V_NAMES, V_FLAG, V_STATUSES, V_KINDS, V_FACTS };
+enum value { V_NAME, V_NAMES, V_FLAG, V_STATUSES, V_KINDS, V_FACTS, V_TOLERANCES, V_LIMITS };
 
 static const struct key {
 	const char *key;
@@ -20,6 +22,7 @@ static const struct key {
 	{ "statuses", V_STATUSES },    { "require_kinds", V_KINDS },
 	{ "require_official", V_FLAG }, { "traces_agree", V_FLAG },
 	{ "require_signature", V_FLAG }, { "require_facts", V_FACTS },
+	{ "accept_tolerances", V_TOLERANCES }, { "accept_limits", V_LIMITS },
 };
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
@@ -169,6 +172,99 @@ static int check_facts(const json_t *doc, const char *where, struct ap_buf *err)
 	return 0;
 }
 
+/* A number a tolerance may be: finite, not negative. */
+static int tolerance_ok(const char *w, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(w, &end);
+	return *w && !*end && !errno && isfinite(*out) && *out >= 0;
+}
+
+/* The mapping m of a list at key: every key of it one of want (NULL-ended),
+ * each there, each a non-empty string of at most 512 bytes. */
+static int check_entry(const json_t *m, const char *const *want, const char *where,
+		       struct ap_buf *err)
+{
+	const char *key;
+	const json_t *v;
+	char buf[80];
+	json_object_foreach((json_t *)m, key, v) {
+		size_t k = 0;
+		if (ap_yaml_meta(key))
+			continue;
+		while (want[k] && strcmp(want[k], key))
+			k++;
+		if (!want[k]) {
+			bad(err, where, m, key, "not a key of this entry (known: ");
+			for (k = 0; want[k]; k++)
+				ap_buf_addf(err, "%s%s", k ? ", " : "", want[k]);
+			return ap_buf_adds(err, ")"), -1;
+		}
+		if (!json_is_string(v) || !*json_string_value(v) || strlen(json_string_value(v)) > 512)
+			return bad(err, where, m, key, "a word, not %s", shape(v, buf, sizeof(buf)));
+	}
+	for (size_t k = 0; want[k]; k++)
+		if (!json_object_get(m, want[k]))
+			return bad(err, where, m, want[k], "missing from an entry that has %s",
+				   want[0]);
+	return 0;
+}
+
+static const char *const tolerance_keys[] = { "op", "dtype", "device", "rtol", "atol", NULL };
+static const char *const limit_keys[] = { "backend", "op", "raises", NULL };
+
+/* One accept_tolerances entry: its words and numbers as a tolerances file
+ * would take them. */
+static int check_tolerance(const json_t *m, const char *where, struct ap_buf *err)
+{
+	double x;
+	enum ap_dtype dt;
+	const char *dtype = json_string_value(json_object_get(m, "dtype"));
+	if (check_entry(m, tolerance_keys, where, err))
+		return -1;
+	if (strcmp(dtype, "*") && ap_dtype_parse(dtype, &dt))
+		return bad(err, where, m, "dtype", "a dtype (float32, bfloat16, ...) or *, not '%s'",
+			   dtype);
+	for (int k = 3; k < 5; k++)
+		if (!tolerance_ok(json_string_value(json_object_get(m, tolerance_keys[k])), &x))
+			return bad(err, where, m, tolerance_keys[k], "a number of 0 or more, not '%s'",
+				   json_string_value(json_object_get(m, tolerance_keys[k])));
+	return 0;
+}
+
+/* One accept_limits entry: raises is TYPE: TEXT. */
+static int check_limit(const json_t *m, const char *where, struct ap_buf *err)
+{
+	if (check_entry(m, limit_keys, where, err))
+		return -1;
+	const char *raises = json_string_value(json_object_get(m, "raises"));
+	const char *colon = strchr(raises, ':');
+	if (!colon || colon == raises || !colon[1 + strspn(colon + 1, " ")])
+		return bad(err, where, m, "raises", "TYPE: TEXT (the exception type the device "
+			   "raises and text of its message), not '%s'", raises);
+	return 0;
+}
+
+/* A list of mappings at key, each checked by one. */
+static int check_mappings(const json_t *doc, const char *key, const char *where,
+			  int (*one)(const json_t *, const char *, struct ap_buf *),
+			  struct ap_buf *err)
+{
+	const json_t *a = json_object_get(doc, key), *x;
+	char buf[80];
+	size_t i;
+	if (!json_is_array(a))
+		return bad(err, where, doc, key, "a list of mappings, not %s", shape(a, buf, sizeof(buf)));
+	json_array_foreach(a, i, x) {
+		if (!json_is_object(x))
+			return bad(err, where, doc, key, "%s is not a mapping", shape(x, buf, sizeof(buf)));
+		if (one(x, where, err))
+			return -1;
+	}
+	return 0;
+}
+
 static int check_key(const json_t *doc, const struct key *k, const char *where,
 		     struct ap_buf *err)
 {
@@ -191,6 +287,10 @@ static int check_key(const json_t *doc, const struct key *k, const char *where,
 		return check_statuses(doc, where, err);
 	case V_FACTS:
 		return check_facts(doc, where, err);
+	case V_TOLERANCES:
+		return check_mappings(doc, k->key, where, check_tolerance, err);
+	case V_LIMITS:
+		return check_mappings(doc, k->key, where, check_limit, err);
 	default:
 		return check_list(doc, k->key, where, kind_words_ok,
 				  "kinds of check (probe, \"probe|numeric\")", err);
@@ -284,6 +384,72 @@ static int read_facts(const json_t *a, struct ap_policy *p)
 	return 0;
 }
 
+/* "FILE:LINE" of a policy entry, for what it makes. */
+static char *entry_where(const char *where, const json_t *m)
+{
+	struct ap_buf b = { 0 };
+	if (ap_buf_addf(&b, "%s:%d", where, ap_yaml_line(m))) {
+		ap_buf_free(&b);
+		return NULL;
+	}
+	return b.data;
+}
+
+/* accept_tolerances (checked) as overrides. 0 or -ENOMEM. */
+static int read_tolerances(const json_t *a, const char *where, struct ap_tolerances *t)
+{
+	size_t i;
+	json_t *x;
+	if (!json_array_size(a))
+		return 0;
+	if (!(t->v = calloc(json_array_size(a), sizeof(*t->v))))
+		return -ENOMEM;
+	json_array_foreach(a, i, x) {
+		struct ap_tol_override *o = &t->v[t->n++];
+		const char *dtype = json_string_value(json_object_get(x, "dtype"));
+		o->op = strdup(json_string_value(json_object_get(x, "op")));
+		o->device = strdup(json_string_value(json_object_get(x, "device")));
+		o->any_dtype = !strcmp(dtype, "*");
+		if (!o->any_dtype)
+			ap_dtype_parse(dtype, &o->dtype);
+		o->rtol = strtod(json_string_value(json_object_get(x, "rtol")), NULL);
+		o->atol = strtod(json_string_value(json_object_get(x, "atol")), NULL);
+		o->equal_nan = 1;
+		o->where = entry_where(where, x);
+		if (!o->op || !o->device || !o->where)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* accept_limits (checked) as limits. 0 or -ENOMEM. */
+static int read_limits(const json_t *a, const char *where, struct ap_limits *l)
+{
+	size_t i;
+	json_t *x;
+	if (!json_array_size(a))
+		return 0;
+	if (!(l->v = calloc(json_array_size(a), sizeof(*l->v))))
+		return -ENOMEM;
+	json_array_foreach(a, i, x) {
+		struct ap_limit *o = &l->v[l->n++];
+		const char *raises = json_string_value(json_object_get(x, "raises"));
+		const char *colon = strchr(raises, ':');
+		o->where = entry_where(where, x);
+		o->name = strdup(o->where ? o->where : "");
+		o->backend = strdup(json_string_value(json_object_get(x, "backend")));
+		o->op = strdup(json_string_value(json_object_get(x, "op")));
+		o->exception = strndup(raises, (size_t)(colon - raises));
+		o->message = strdup(colon + 1 + strspn(colon + 1, " "));
+		o->what = strdup("accepted by the policy");
+		o->reason = strdup("accepted by the policy");
+		if (!o->where || !o->name || !o->backend || !o->op || !o->exception || !o->message ||
+		    !o->what || !o->reason)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The policy of the tree doc (taken), where names it in messages. */
 static struct ap_policy *policy_read(json_t *doc, const char *where, struct ap_buf *err)
 {
@@ -304,7 +470,9 @@ static struct ap_policy *policy_read(json_t *doc, const char *where, struct ap_b
 	p->require_official = yes(doc, "require_official");
 	p->traces_agree = yes(doc, "traces_agree");
 	p->require_signature = yes(doc, "require_signature");
-	if (read_facts(json_object_get(doc, "require_facts"), p) ||
+	if (read_tolerances(json_object_get(doc, "accept_tolerances"), where, &p->accept_tolerances) ||
+	    read_limits(json_object_get(doc, "accept_limits"), where, &p->accept_limits) ||
+	    read_facts(json_object_get(doc, "require_facts"), p) ||
 	    read_kinds(json_object_get(doc, "statuses"), p) ||
 	    strings(json_object_get(doc, "require_kinds"), &p->require_kinds, &p->nrequire_kinds) ||
 	    strings(json_object_get(doc, "require_envs"), &p->require_envs, &p->nrequire_envs)) {
@@ -353,6 +521,8 @@ void ap_policy_free(struct ap_policy *p)
 	free(p->require_kinds);
 	free(p->require_envs);
 	free(p->require_facts);
+	ap_tolerances_free(&p->accept_tolerances);
+	ap_limits_free(&p->accept_limits);
 	json_decref(p->doc);
 	free(p);
 }

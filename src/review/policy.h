@@ -15,6 +15,8 @@
 #include <stddef.h>
 
 #include "base/buf.h"
+#include "check/limits.h"
+#include "check/tolerances.h"
 
 /* The statuses a check of one kind may have. */
 struct ap_policy_kind {
@@ -49,6 +51,16 @@ struct ap_policy {
 	size_t nrequire_envs;
 	struct ap_policy_fact *require_facts;
 	size_t nrequire_facts;
+	/* 'accept_tolerances': the tolerance overrides the policy accepts
+	 * beyond the built-in ones, each {op, dtype, device, rtol, atol} (op,
+	 * dtype and device as specs/tolerances.ini has them, * for any): a
+	 * numeric check judged by a looser tolerance than these and the
+	 * built-in ones is a reason. 'accept_limits': the backend limits it
+	 * accepts beyond the built-in ones, each {backend, op, raises} as
+	 * specs/backend-limits.ini has them: a check excused by any other is a
+	 * reason. What the submitter chose is not evidence. */
+	struct ap_tolerances accept_tolerances;
+	struct ap_limits accept_limits;
 	int require_official;        /* official tests run, or NOTRUN with a reason */
 	int traces_agree;            /* every trace agrees with the reference's */
 	int require_signature;       /* every manifest signed by a trusted key */

@@ -12,6 +12,8 @@
 #include "base/pool.h"
 #include "base/jsonutil.h"
 #include "check/signature.h"
+#include "check/limits.h"
+#include "check/tolerances.h"
 #include "check/verdict.h"
 #include "evidence/bundle.h"
 #include "evidence/facts.h"
@@ -190,6 +192,124 @@ static void review_checks(const struct env_review *v, const struct ap_policy *po
 	}
 	if (f->found && policy->require_official && !official)
 		ap_reason_add(reasons, "%s: no official test result and no reason why none ran", name);
+}
+
+/* --- what may be relaxed: tolerances and limits ---------------------------- */
+
+/* The built-in tolerance overrides and backend limits, which the policy
+ * accepts without saying so. */
+struct builtins {
+	struct ap_tolerances tol;
+	struct ap_limits lim;
+};
+
+/* Whether tol is no looser than allowed. */
+static int within(double rtol, double atol, const struct ap_tolerance *allowed)
+{
+	return rtol <= allowed->rtol && atol <= allowed->atol;
+}
+
+/* The measurements of one environment judged by one tolerance the policy
+ * does not accept (its source and values), summed for one reason. */
+struct relaxed {
+	const char *source;
+	double rtol, atol;
+	size_t measures, failing, unknown;
+	struct ap_buf names;   /* the first checks that fail under the default */
+};
+
+/* Whether measurement m of check c was judged by a looser tolerance than
+ * the built-in one and every one the policy accepts; its values then. */
+static int too_loose(const char *op, const struct ap_fact_check *c,
+		     const struct ap_fact_measure *m, const struct ap_policy *policy,
+		     const struct builtins *b, double *rtol, double *atol)
+{
+	enum ap_dtype dt;
+	if (!c->dtype || ap_dtype_parse(c->dtype, &dt) || m->rtol.kind == AP_NUM_NONE ||
+	    m->atol.kind == AP_NUM_NONE)
+		return 0;
+	*rtol = m->rtol.kind == AP_NUM_INT ? (double)m->rtol.i : m->rtol.d;
+	*atol = m->atol.kind == AP_NUM_INT ? (double)m->atol.i : m->atol.d;
+	struct ap_tolerance bt = ap_tolerance_for(&b->tol, op, dt, c->device, NULL);
+	struct ap_tolerance pt = ap_tolerance_for(&policy->accept_tolerances, op, dt, c->device, NULL);
+	return !within(*rtol, *atol, &bt) && !within(*rtol, *atol, &pt);
+}
+
+/* Adds measurement m of c to the sums of its tolerance in rs (n of them,
+ * room for cap). */
+static void relaxed_add(struct relaxed *rs, size_t *n, size_t cap, const struct ap_fact_check *c,
+			const struct ap_fact_measure *m, double rtol, double atol)
+{
+	size_t k = 0;
+	while (k < *n && !(rs[k].rtol == rtol && rs[k].atol == atol &&
+			   !strcmp(rs[k].source, text(m->tol_source))))
+		k++;
+	if (k == *n && *n == cap)
+		k = cap - 1;  /* past the room: summed with the last */
+	else if (k == *n)
+		rs[(*n)++] = (struct relaxed){ text(m->tol_source), rtol, atol, 0, 0, 0, { 0 } };
+	struct relaxed *r = &rs[k];
+	long long bad = m->default_mismatches.kind == AP_NUM_INT ? m->default_mismatches.i : -1;
+	r->measures++;
+	r->unknown += !m->has_default;
+	if (m->has_default && bad != 0 && r->failing++ < 3)
+		ap_buf_addf(&r->names, "%s%s %s (%lld elements, %.3gx the allowance)",
+			    r->names.len ? "; " : "", text(c->name), text(m->output), bad,
+			    m->default_worst_ratio);
+}
+
+/* A check excused as NOTRUN by a limit that neither the built-in limits nor
+ * the policy's describe: a reason, with what the device did. */
+static void review_limit(const struct env_review *v, const struct ap_fact_check *c,
+			 const struct ap_policy *policy, const struct builtins *b, json_t *reasons)
+{
+	const struct ap_fact_limit *l = &c->limit;
+	const char *op = v->f.target;
+	if (ap_limit_match(&b->lim, c->device, op, l->raised, l->message) ||
+	    ap_limit_match(&policy->accept_limits, c->device, op, l->raised, l->message))
+		return;
+	struct ap_buf seen = { 0 };
+	if (l->raised)
+		ap_buf_addf(&seen, "%s raised %s (%s) where the CPU raised nothing", text(c->device),
+			    l->raised, text(l->message));
+	else
+		ap_buf_adds(&seen, "the bundle does not say what the device raised");
+	ap_reason_add(reasons, "%s: check %s: excused as NOTRUN by limit %s (%s), which neither the "
+		      "built-in limits nor the policy accept; without it the check FAILs: %s",
+		      v->e->name, text(c->name), text(l->name), text(l->where), ap_buf_str(&seen));
+	ap_buf_free(&seen);
+}
+
+/* What the submitter chose to relax, each numeric check's tolerance and
+ * each limit that excused one, against what the policy accepts: a reason
+ * per tolerance not accepted, with what the dtype's default gives (the
+ * bundle keeps that comparison for this), and one per limit. */
+static void review_relaxed(const struct env_review *v, const struct ap_policy *policy,
+			   const struct builtins *b, json_t *reasons)
+{
+	struct relaxed rs[8];
+	size_t n = 0;
+	double rtol, atol;
+	for (size_t i = 0; i < v->f.nchecks; i++) {
+		const struct ap_fact_check *c = &v->f.checks[i];
+		for (size_t k = 0; c->numeric && k < c->nmeasures; k++)
+			if (too_loose(v->f.target, c, &c->measures[k], policy, b, &rtol, &atol))
+				relaxed_add(rs, &n, 8, c, &c->measures[k], rtol, atol);
+		if (c->has_limit && c->status == AP_NOTRUN)
+			review_limit(v, c, policy, b, reasons);
+	}
+	for (size_t k = 0; k < n; k++) {
+		struct relaxed *r = &rs[k];
+		ap_reason_add(reasons, "%s: %zu measurement%s judged with rtol %.3g atol %.3g (%s), "
+			      "looser than the built-in tolerance and than any the policy accepts; "
+			      "under the dtype's default, %zu FAIL%s%s%s%s", v->e->name, r->measures,
+			      r->measures == 1 ? "" : "s", r->rtol, r->atol, r->source, r->failing,
+			      r->failing ? ": " : "", ap_buf_str(&r->names),
+			      r->failing > 3 ? ", ..." : "",
+			      r->unknown ? " (and the bundle keeps no comparison under the default "
+			      "for some)" : "");
+		ap_buf_free(&r->names);
+	}
 }
 
 /* --- against the journal: what was measured ------------------------------ */
@@ -707,7 +827,7 @@ static void review_folder_name(const struct env_review *v, json_t *reasons)
 
 static void review_env(const struct env_review *all, size_t n, size_t i,
 		       const struct env_review *ref, const struct ap_review_opts *o,
-		       json_t *reasons)
+		       const struct builtins *b, json_t *reasons)
 {
 	const struct env_review *v = &all[i];
 	const struct ap_sub_env *e = v->e;
@@ -722,6 +842,7 @@ static void review_env(const struct env_review *all, size_t n, size_t i,
 	review_fingerprint(v, reasons);
 	review_records(v, reasons);
 	review_checks(v, o->policy, reasons);
+	review_relaxed(v, o->policy, b, reasons);
 	review_official_log(v, reasons);
 	json_t *j = judge_again(all, n, i, ref);
 	if (ap_bundle_facts(j, &judged))
@@ -900,6 +1021,7 @@ struct half {
 	const struct ap_submission *s;
 	struct env_review *v;
 	const struct ap_review_opts *o;
+	const struct builtins *b;
 	json_t *reasons;
 };
 
@@ -918,7 +1040,7 @@ static void review_half(void *item)
 	}
 	const struct env_review *ref = find_review(h->v, n, common_reference(h->v, n, h->reasons));
 	for (size_t i = 0; i < n; i++)
-		review_env(h->v, n, i, ref, h->o, h->reasons);
+		review_env(h->v, n, i, ref, h->o, h->b, h->reasons);
 }
 
 json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf *err)
@@ -946,8 +1068,17 @@ json_t *ap_review(const char *dir, const struct ap_review_opts *o, struct ap_buf
 	review_required_envs(v, s.n, o->policy, reasons);
 	review_required_facts(v, s.n, o->policy, o->met, reasons);
 	review_top(dir, &s, reasons);
-	struct half halves[2] = { { 1, dir, &s, v, o, json_array() }, { 0, dir, &s, v, o, json_array() } };
+	struct builtins b = { { 0 }, { 0 } };
+	struct ap_buf berr = { 0 };
+	if (ap_tolerances_load(&b.tol, NULL, &berr) || ap_limits_load(&b.lim, NULL, &berr))
+		ap_reason_add(reasons, "the built-in tolerances or limits do not load: %s",
+			      ap_buf_str(&berr));
+	ap_buf_free(&berr);
+	struct half halves[2] = { { 1, dir, &s, v, o, &b, json_array() },
+				  { 0, dir, &s, v, o, &b, json_array() } };
 	ap_pool_run(halves, 2, sizeof(*halves), review_half);
+	ap_tolerances_free(&b.tol);
+	ap_limits_free(&b.lim);
 	json_array_extend(reasons, halves[0].reasons);
 	review_trust(o, reasons);
 	json_array_extend(reasons, halves[1].reasons);

@@ -78,7 +78,7 @@ run 4 device_as_policy_is_refused timeout 10 "$APIPARITY" verify --policy /dev/z
 # one line naming the file and the key's line, never "no".
 printf 'policy: p\nstatuses:\n  probe: [PASS]\nrequire_signatures: "yes"\n' > "$T/typo.yaml"
 run 4 misspelt_policy_key_is_refused "$APIPARITY" verify --policy "$T/typo.yaml" "$T"
-equals "$err" "apiparity: verify --policy: malformed configuration: $T/typo.yaml:4: require_signatures: not a key of a policy (known: policy, require_envs, statuses, require_kinds, require_official, traces_agree, require_signature, require_facts)" \
+equals "$err" "apiparity: verify --policy: malformed configuration: $T/typo.yaml:4: require_signatures: not a key of a policy (known: policy, require_envs, statuses, require_kinds, require_official, traces_agree, require_signature, require_facts, accept_tolerances, accept_limits)" \
 	misspelt_policy_key_is_named_with_its_line
 printf 'policy: p\nstatuses:\n  probe: [PASS]\nrequire_signature: YES\n' > "$T/yes.yaml"
 run 4 unknown_policy_word_is_refused "$APIPARITY" verify --policy "$T/yes.yaml" "$T"

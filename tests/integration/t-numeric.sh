@@ -3,7 +3,7 @@
 # environment, run on CPU and on every device of every environment, compared
 # in C (device against CPU, each environment's CPU against the reference's).
 . "$(dirname "$0")/lib.sh"
-plan 60
+plan 67
 
 # A bundle's numeric checks, as "STATUS:count" sorted.
 statuses() { field "$1" '" ".join(sorted(set("%s:%d" % (s, [c["status"] for c in b["checks"] if c["kind"] == "numeric"].count(s)) for s in [c["status"] for c in b["checks"] if c["kind"] == "numeric"])))'; }
@@ -136,6 +136,32 @@ faults() {
 		dtype_measures_the_output_dtype_and_a_right_gradient
 }
 needs trixie-openreg -- faults
+
+# What the submitter relaxed is evidence about the submitter: a tolerance
+# file that loosens every operator to 1e300 turns the device that is 205x out
+# of tolerance consistent, and a limits file of its own excuses a failure the
+# built-in limits do not; verify names both, with what the defaults give, and
+# a policy that accepts them by value lets them pass.
+relaxed() {
+	sed "s|@FIX@|$FIX|g" "$FIX/openreg.ini" > "$T/openreg.ini"
+	printf '[everything]\nop = *\ndtype = *\ndevice = *\nrtol = 1e300\natol = 1e300\nreason = it fails otherwise\n' > "$T/loose.ini"
+	printf '[gelu-float32]\nbackend = openreg\nop = *\nwhat = float32 gelu\nraises = RuntimeError: not implemented for float32\nreason = the device has no float32 gelu\n' > "$T/excuse.ini"
+	run 0 a_1e300_tolerance_hides_the_205x_device "$APIPARITY" check torch.nn.functional.gelu --envs "$T/openreg.ini" \
+		--env trixie-openreg --env openreg-gelu-off --env openreg-gelu-raise --samples 1 --no-official \
+		--tolerances "$T/loose.ini" --limits "$T/excuse.ini" --out "$T/r"
+	contains "$out" "^openreg-gelu-off .* consistent$" the_submitters_tolerance_made_it_consistent
+	contains "$out" "^  openreg-gelu-raise: 1 sample not run on openreg, known limit gelu-float32 \(float32 gelu\): the device has no float32 gelu$" \
+		the_submitters_limit_excused_the_raise
+	sed 's/^require_official: .*/require_official: "no"/' "$TOP/policies/default.yaml" > "$T/policy.yaml"
+	run 1 verify_refuses_what_the_submitter_relaxed "$APIPARITY" verify "$T/r" --policy "$T/policy.yaml"
+	contains "$out" "^- openreg-gelu-off: [0-9]+ measurements judged with rtol 1e\+300 atol 1e\+300 \($(rx "$T")/loose\.ini:1: it fails otherwise\), looser than the built-in tolerance and than any the policy accepts; under the dtype's default, 1 FAIL: nn\.functional\.gelu float32 sample.{1,2}0 openreg vs cpu out.{1,2}0.{1,2} \([0-9]+ elements, 2[0-9][0-9]x the allowance\)$" \
+		the_loose_tolerance_is_named_with_the_default_verdict
+	contains "$out" "^- openreg-gelu-raise: check nn\.functional\.gelu float32 sample.{1,2}0 openreg vs cpu: excused as NOTRUN by limit gelu-float32 \($(rx "$T")/excuse\.ini:1\), which neither the built-in limits nor the policy accept; without it the check FAILs: openreg raised RuntimeError \(gelu is not implemented for float32 on this device\) where the CPU raised nothing$" \
+		the_submitters_limit_is_named_with_the_failure
+	{ cat "$T/policy.yaml"; printf 'accept_tolerances:\n  - {op: torch.nn.functional.gelu, dtype: "*", device: "*", rtol: "1e300", atol: "1e300"}\naccept_limits:\n  - {backend: openreg, op: torch.nn.functional.gelu, raises: "RuntimeError: not implemented for float32"}\n'; } > "$T/accepting.yaml"
+	run 0 a_policy_that_accepts_them_by_value_passes "$APIPARITY" verify "$T/r" --policy "$T/accepting.yaml"
+}
+needs trixie-openreg -- relaxed
 
 usage() {
 	run 2 samples_must_be_a_count "$APIPARITY" check torch.matmul --samples 0

@@ -385,9 +385,23 @@ static void policy_refuses_every_key_it_does_not_know_and_every_wrong_value(void
 		{ "require_facts: [A2]", "require_facts: 'A2' is not a mapping of facts" },
 		{ "require_facts: {env: A2}", "require_facts: a list of mappings (env, device, devices, "
 		  "torch, plugin), not a mapping" },
+		{ "accept_tolerances: [{op: \"*\", dtype: \"*\", device: \"*\", rtol: \"-1\", atol: \"0\"}]",
+		  "rtol: a number of 0 or more, not '-1'" },
+		{ "accept_tolerances: [{op: \"*\", dtype: \"*\", device: \"*\", rtol: \"1\", atol: inf}]",
+		  "atol: a number of 0 or more, not 'inf'" },
+		{ "accept_tolerances: [{op: \"*\", dtype: float33, device: \"*\", rtol: \"1\", atol: \"1\"}]",
+		  "dtype: a dtype (float32, bfloat16, ...) or *, not 'float33'" },
+		{ "accept_tolerances: [{op: torch.abs}]", "dtype: missing from an entry that has op" },
+		{ "accept_tolerances: [torch.abs]", "accept_tolerances: 'torch.abs' is not a mapping" },
+		{ "accept_limits: [{backend: openreg, op: \"*\", raises: RuntimeError}]",
+		  "raises: TYPE: TEXT (the exception type the device raises and text of its message), "
+		  "not 'RuntimeError'" },
+		{ "accept_limits: [{backend: openreg, op: \"*\", raises: \"E: x\", what: y}]",
+		  "what: not a key of this entry (known: backend, op, raises)" },
+		{ "accept_limits: yes", "accept_limits: a list of mappings, not 'yes'" },
 		{ "require_signatures: \"yes\"", "require_signatures: not a key of a policy (known: "
 		  "policy, require_envs, statuses, require_kinds, require_official, traces_agree, "
-		  "require_signature, require_facts)" },
+		  "require_signature, require_facts, accept_tolerances, accept_limits)" },
 	};
 	char path[8192];
 	snprintf(path, sizeof(path), "%s/policy.yaml", f->top);
