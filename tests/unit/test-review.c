@@ -817,6 +817,66 @@ static void a_report_with_docs_renders_again_from_what_report_json_records(void 
 	assert_int_equal(not_rendered(f), 1);
 }
 
+/* A numeric check of TARGET on device npu, float32, judged with rtol and
+ * atol, with what the default gives (mismatches, worst); a limit excused it
+ * when limit is not NULL (then NOTRUN, raised with message). */
+static json_t *numeric_check(double rtol, double atol, int mismatches, const char *limit,
+			     const char *raised, const char *message)
+{
+	json_t *c = check("gelu float32 sample#0 npu vs cpu", "numeric", limit ? "NOTRUN" : "PASS",
+			  limit ? "known limit" : NULL);
+	json_object_update(c, json_pack("{s:s, s:s, s:s, s:s, s:n, s:[{s:s, s:f, s:f, s:s, s:{s:f, s:f, s:i, s:f}}]}",
+		"op", "nn.functional.gelu", "dtype", "float32", "device", "npu", "against", "cpu",
+		"across", "measurements", "output", "out[0]", "rtol", rtol, "atol", atol,
+		"tol_source", "mine.ini:1: it fails otherwise", "default", "rtol", 1.3e-6, "atol", 1e-5,
+		"mismatches", mismatches, "worst_ratio", mismatches ? 205.0 : 0.0));
+	if (limit)
+		json_object_set_new(c, "limit", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+			"name", limit, "backend", "npu", "what", "w", "reason", "r", "where",
+			"mine.ini:3", "seen", "s", "raised", raised, "message", message));
+	return c;
+}
+
+/* What the submitter relaxed is judged by the policy: a looser tolerance
+ * than the built-in one and every one the policy accepts is a reason with
+ * what the default gives; accepted by value, none; a limit of the
+ * submitter's a reason with the failure it hid; accepted by the policy's
+ * limits, none. */
+static void relaxed_tolerances_and_limits_are_the_policys_to_accept(void **state)
+{
+	struct fixture *f = *state;
+	json_t *b = clean_bundle("a2", "Atlas A2");
+	json_array_append_new(json_object_get(b, "checks"), numeric_check(1e300, 1e300, 3, NULL, NULL, NULL));
+	json_array_append_new(json_object_get(b, "checks"),
+			      numeric_check(1.3e-6, 1e-5, 0, "mine", "RuntimeError", "no float32 gelu"));
+	write_env_b(f, "a2", b);
+	review(f);
+	assert_reason(f, "a2: 1 measurement judged with rtol 1e+300 atol 1e+300 (mine.ini:1: it fails "
+		      "otherwise), looser than the built-in tolerance and than any the policy accepts; "
+		      "under the dtype's default, 1 FAIL: gelu float32 sample#0 npu vs cpu out[0] (3 "
+		      "elements, 205x the allowance)");
+	assert_reason(f, "a2: check gelu float32 sample#0 npu vs cpu: excused as NOTRUN by limit mine "
+		      "(mine.ini:3), which neither the built-in limits nor the policy accept; without it "
+		      "the check FAILs: npu raised RuntimeError (no float32 gelu) where the CPU raised "
+		      "nothing");
+	assert_reasons(f, 2);
+	/* a policy that accepts less than was used: still a reason */
+	policy_with(f, "accept_tolerances: [{op: " TARGET ", dtype: float32, device: npu, rtol: \"1e-3\", atol: \"1e300\"}]");
+	review(f);
+	assert_reason(f, "a2: 1 measurement judged with rtol 1e+300 atol 1e+300");
+	/* by value, for this op, dtype and device; the limit by its failure */
+	policy_with(f, "accept_tolerances: [{op: " TARGET ", dtype: float32, device: npu, rtol: \"1e300\", atol: \"1e300\"}]");
+	review(f);
+	assert_reasons(f, 1);
+	policy_with(f, "accept_limits: [{backend: npu, op: " TARGET ", raises: \"RuntimeError: no float32\"}]");
+	review(f);
+	assert_reasons(f, 1);
+	assert_reason(f, "a2: 1 measurement judged with rtol 1e+300 atol 1e+300");
+	policy_with(f, "accept_limits: [{backend: npu, op: " TARGET ", raises: \"TypeError: no float32\"}]");
+	review(f);
+	assert_reasons(f, 2);
+}
+
 static void unknown_top_level_file_is_a_reason(void **state)
 {
 	struct fixture *f = *state;
@@ -1235,6 +1295,7 @@ int main(void)
 		T(required_facts_are_met_by_evidence_not_labels),
 		T(reports_are_rendered_again_and_must_match),
 		T(a_report_with_docs_renders_again_from_what_report_json_records),
+		T(relaxed_tolerances_and_limits_are_the_policys_to_accept),
 		T(unknown_top_level_file_is_a_reason),
 		T(trace_difference_from_the_reference_is_a_reason),
 		T(file_changed_after_the_manifest_is_a_reason),
