@@ -45,14 +45,32 @@ void ap_print_warnings(const struct ap_buf *lines)
 	}
 }
 
+/* The longest usage message shown whole. */
+#define AP_USAGE_MAX 1024
+
 int ap_usage(const char *fmt, ...)
 {
+	/* What the user typed comes back in the message: escaped, so that it
+	 * can only be read, and bounded, so that a megabyte of it is not. */
+	struct ap_buf msg = { 0 };
 	va_list ap;
-	fputs("apiparity: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	ap_buf_vaddf(&msg, fmt, ap);
 	va_end(ap);
+	fputs("apiparity: ", stderr);
+	if (msg.len > AP_USAGE_MAX) {
+		size_t n = AP_USAGE_MAX;
+		while (n && ((unsigned char)msg.data[n] & 0xc0) == 0x80)
+			n--; /* not inside a UTF-8 character */
+		struct ap_buf cut = { 0 };
+		ap_buf_add(&cut, msg.data, n);
+		ap_text_fputs(ap_buf_str(&cut), AP_TEXT_LINE, stderr);
+		fprintf(stderr, "... (%zu bytes more)", msg.len - n);
+		ap_buf_free(&cut);
+	} else
+		ap_text_fputs(ap_buf_str(&msg), AP_TEXT_LINE, stderr);
 	fputs(" (see apiparity --help)\n", stderr);
+	ap_buf_free(&msg);
 	return AP_EXIT_USAGE;
 }
 

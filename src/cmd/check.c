@@ -40,10 +40,14 @@ struct ap_check_opts {
 	const char *limits;     /* --limits FILE; NULL: the built-in backend limits */
 };
 
+/* The longest TARGET: far past torch's longest name (about 100 bytes), and
+ * short enough to write into probe code, paths and messages. */
+#define AP_TARGET_MAX 256
+
 /* A dotted Python name: it is also written into probe code and paths. */
 static int target_ok(const char *t)
 {
-	return ap_dotted_name_ok(t, 256);
+	return ap_dotted_name_ok(t, AP_TARGET_MAX);
 }
 
 
@@ -122,6 +126,9 @@ static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 	if (argc - optind != 1)
 		return ap_usage("check: name exactly one TARGET, e.g. "
 				"torch.autograd.grad_mode.set_multithreading_enabled.clone");
+	if (strlen(argv[optind]) > AP_TARGET_MAX)
+		return ap_usage("check: a TARGET is a dotted Python name of at most %d bytes, not "
+				"one of %zu", AP_TARGET_MAX, strlen(argv[optind]));
 	if (!target_ok(argv[optind]))
 		return ap_usage("check: '%s' is not a dotted Python name", argv[optind]);
 	return 0;

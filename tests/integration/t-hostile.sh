@@ -4,7 +4,7 @@
 # conclusion reach the evidence intact and every report escaped; a result
 # frame that cannot be read costs only the probe that sent it.
 . "$(dirname "$0")/lib.sh"
-plan 29
+plan 36
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 ESC=$(printf '\033')
 
@@ -93,4 +93,15 @@ lacks "$out$err" "$ESC" dying_python_sends_no_escape_to_the_terminal
 equals "$(field "$T/bad/bad-stderr/bundle.json" 'b["error"]["message"].split(": ")[-1], b["verdict"]')" \
 	"('\\\\xff\\\\x1b[2J broken start', 'unverified')" bundle_keeps_the_reason_as_valid_json
 
+# What the user typed comes back escaped and bounded: a target holding an
+# escape sequence, one of 120 KB, an option's value of 5 KB.
+run 2 a_target_with_an_escape_is_a_usage_error "$APIPARITY" check "torch.${ESC}[31mred" --env trixie --out "$T/x"
+equals "$err" 'apiparity: check: '"'"'torch.\x1b[31mred'"'"' is not a dotted Python name (see apiparity --help)' \
+	the_target_is_echoed_escaped
+run 2 a_120_kb_target_is_a_usage_error "$APIPARITY" check "torch.$(head -c 120000 /dev/zero | tr '\0' a)" --env trixie --out "$T/x"
+equals "$err" "apiparity: check: a TARGET is a dotted Python name of at most 256 bytes, not one of 120006 (see apiparity --help)" \
+	the_long_target_is_not_echoed_and_its_maximum_is_said
+run 2 a_5_kb_option_value_is_a_usage_error "$APIPARITY" report "$T" --format "$(head -c 5000 /dev/zero | tr '\0' b)"
+equals "$(printf '%s' "$err" | wc -c)" 1079 the_usage_message_is_bounded
+contains "$err" "\.\.\. \([0-9]+ bytes more\) \(see apiparity --help\)$" the_cut_is_said
 done_testing
