@@ -20,6 +20,7 @@ static const struct {
 	{ AP_ENOSOURCE, "no test source", AP_EXIT_NOSOURCE },
 	{ AP_ENOTREG, "not a regular file", AP_EXIT_CONFIG },
 	{ AP_EUNVERIFIED, "nothing verified", AP_EXIT_UNVERIFIED },
+	{ AP_EINPUT, "malformed input", AP_EXIT_CONFIG },
 };
 
 const char *ap_strerror(int err)

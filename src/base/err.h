@@ -22,6 +22,7 @@ enum ap_err {
 	AP_ENOSOURCE,     /* no upstream test source for this version */
 	AP_ENOTREG,       /* an input that is not a regular file */
 	AP_EUNVERIFIED,   /* no environment could check the target */
+	AP_EINPUT,        /* an input file (a matrix, a sweep.json) that is not one */
 	AP_EMAX
 };
 
@@ -31,7 +32,7 @@ enum ap_exit {
 	AP_EXIT_FAILED = 1,      /* a check found an inconsistency */
 	AP_EXIT_USAGE = 2,       /* bad command line */
 	AP_EXIT_UNREACHABLE = 3, /* exec prefix or chroot failed */
-	AP_EXIT_CONFIG = 4,      /* malformed environments or spec file */
+	AP_EXIT_CONFIG = 4,      /* malformed input (environments, spec, policy, matrix ...) */
 	AP_EXIT_UNKNOWN_ENV = 5,
 	AP_EXIT_NOPYTHON = 6,
 	AP_EXIT_TORCH = 7,       /* torch failed to import */

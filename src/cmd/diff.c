@@ -34,7 +34,9 @@ static int side_load(struct side *s, const char *arg, const char *what)
 	}
 	int r = ap_matrix_read(s->path, &s->lines, &err);
 	if (r) {
-		r = ap_fail(r == -AP_EPROTO ? r : -AP_ECONFIG, what, &err);
+		/* a matrix is an input, not a worker's frame: garbage is malformed
+		 * input (exit 4), whatever the reader called it */
+		r = ap_fail(r == -ENOMEM ? r : r == -AP_EPROTO ? -AP_EINPUT : -AP_ECONFIG, what, &err);
 		ap_buf_free(&err);
 		return r;
 	}

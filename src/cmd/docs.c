@@ -95,7 +95,7 @@ static int load_sweep(const char *dir, struct ap_matrix *lines, struct ap_sweep_
 	if (r) {
 		ap_matrix_free(lines);
 		ap_sweep_meta_free(meta);
-		r = ap_fail(r == -AP_EPROTO || r == -ENOMEM ? r : -AP_ECONFIG, what, &err);
+		r = ap_fail(r == -ENOMEM ? r : r == -AP_EPROTO ? -AP_EINPUT : -AP_ECONFIG, what, &err);
 	}
 	ap_buf_free(&err);
 	return r;

@@ -3,7 +3,7 @@
 # an --out where evidence cannot be written, input files that are not regular
 # files. Needs no environment: each is refused before one is entered.
 . "$(dirname "$0")/lib.sh"
-plan 94
+plan 97
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 
 # Every option that takes a value, in every subcommand, says that it needs one.
@@ -82,6 +82,14 @@ equals "$err" "apiparity: verify --policy: malformed configuration: $T/typo.yaml
 	misspelt_policy_key_is_named_with_its_line
 printf 'policy: p\nstatuses:\n  probe: [PASS]\nrequire_signature: YES\n' > "$T/yes.yaml"
 run 4 unknown_policy_word_is_refused "$APIPARITY" verify --policy "$T/yes.yaml" "$T"
+
+# A matrix or a sweep that is garbage is malformed input (exit 4), not a dead
+# worker (8): one line naming the file and the line.
+mkdir -p "$T/garbage"; printf 'root:x:0:0\n' > "$T/garbage/matrix.jsonl"
+run 4 diff_of_garbage_is_malformed_input "$APIPARITY" diff "$T/garbage" "$T/garbage"
+equals "$err" "apiparity: diff A: malformed input: $T/garbage/matrix.jsonl:1: '[' or '{' expected near 'root'" \
+	diff_of_garbage_names_the_file_and_line
+run 4 docs_audit_of_a_garbage_sweep_is_malformed_input "$APIPARITY" docs audit "$T" "$T/garbage"
 
 # verify: a bundle that cannot be read is a reason (exit 1); no submission at all is 4.
 mkdir -p "$T/sub/a2"; printf '{"schema": "apiparity.bundle/1",' > "$T/sub/a2/bundle.json"
