@@ -51,7 +51,7 @@ static const struct {
 	{ AP_EXIT_FAILED, "a check found an inconsistency, or a probe failed, crashed or hung" },
 	{ AP_EXIT_USAGE, "usage error" },
 	{ AP_EXIT_UNREACHABLE, "environment unreachable (exec prefix or chroot failed)" },
-	{ AP_EXIT_CONFIG, "malformed environments or spec file" },
+	{ AP_EXIT_CONFIG, "malformed input: an environments, spec, policy, tolerances or limits file, a matrix or a sweep" },
 	{ AP_EXIT_UNKNOWN_ENV, "unknown environment" },
 	{ AP_EXIT_NOPYTHON, "python not found in the environment" },
 	{ AP_EXIT_TORCH, "torch failed to import" },
