@@ -1150,11 +1150,11 @@ void ap_docs_pages_text(const struct ap_docs_pages *pages, struct ap_buf *out)
 	for (size_t i = 0; i < pages->n; i++) {
 		const struct ap_docs_page *p = &pages->v[i];
 		struct ap_buf line = { 0 };
-		ap_buf_addf(&line, "%s: formats: ", p->file);
-		for (size_t k = 0; k < p->nformats; k++)
+		ap_buf_addf(&line, "%s: %s", p->file, p->not_read ? p->not_read : "formats: ");
+		for (size_t k = 0; !p->not_read && k < p->nformats; k++)
 			ap_buf_addf(&line, "%s%s %zu", k ? ", " : "", ap_docs_format_name(p->formats[k]),
 				    p->counts[k]);
-		if (!p->nformats)
+		if (!p->not_read && !p->nformats)
 			ap_buf_adds(&line, "none (no entry in a format this parser reads)");
 		ap_text_line(out, ap_buf_str(&line));
 		ap_buf_adds(out, "\n");

@@ -858,13 +858,17 @@ void ap_docs_entries_free(struct ap_docs_entries *e)
 
 void ap_docs_pages_free(struct ap_docs_pages *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		free(p->v[i].file);
+		free(p->v[i].not_read);
+	}
 	free(p->v);
 	memset(p, 0, sizeof(*p));
 }
 
 /* ---- a directory of pages ---- */
+
+#define AP_DOCS_PAGE_MAX (8u << 20)
 
 struct ap_paths {
 	char **v;
@@ -905,7 +909,8 @@ static int docs_walk(const char *top, const char *rel, struct ap_paths *ps,
 
 /* One directory entry: a page to read, or a directory to walk. Hidden names
  * are skipped (.git and the like hold no pages), and so are symbolic links to
- * directories, which could loop. */
+ * directories, which could loop; a page that is a link or not a regular
+ * file is listed, and load_page says it is not read. */
 static int walk_one(const char *top, const char *rel, const char *name,
 		       struct ap_paths *ps, struct ap_buf *err, int depth)
 {
@@ -919,7 +924,7 @@ static int walk_one(const char *top, const char *rel, const char *name,
 		r = -ENOMEM;
 	else if (lstat(full.data, &st) == 0 && S_ISDIR(st.st_mode))
 		r = docs_walk(top, sub.data, ps, err, depth + 1);
-	else if (is_md(name) && stat(full.data, &st) == 0 && S_ISREG(st.st_mode))
+	else if (is_md(name) && lstat(full.data, &st) == 0)
 		r = paths_add(ps, sub.data);
 	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");
@@ -946,9 +951,10 @@ static int docs_walk(const char *top, const char *rel, struct ap_paths *ps,
 	return r;
 }
 
-/* What the entries [from, n) of all, the page rel's, say of it. */
+/* What the entries [from, n) of all, the page rel's, say of it; not_read
+ * (NULL: it was read) why it was not. */
 static int page_summary(const char *rel, const struct ap_docs_entries *all, size_t from,
-			struct ap_docs_pages *pages)
+			const char *not_read, struct ap_docs_pages *pages)
 {
 	struct ap_docs_page pg = { .entries = all->n - from };
 	for (size_t i = from; i < all->n; i++) {
@@ -969,22 +975,35 @@ static int page_summary(const char *rel, const struct ap_docs_entries *all, size
 	}
 	if (!(pg.file = ustr(rel, strlen(rel))))
 		return -ENOMEM;
+	if (not_read && !(pg.not_read = strdup(not_read))) {
+		free(pg.file);
+		return -ENOMEM;
+	}
 	pages->v[pages->n++] = pg;
 	return 0;
 }
 
 /* Appends the entries of dir/rel to all, and its summary to pages (may be
- * NULL). */
+ * NULL). Only a regular file of the folder itself, of at most
+ * AP_DOCS_PAGE_MAX bytes, is read: a link may lead out of the folder, and a
+ * page is a few hundred kilobytes; another is listed as not read. */
 static int load_page(const char *dir, const char *rel, struct ap_docs_entries *all,
 		     struct ap_docs_pages *pages, struct ap_buf *err)
 {
 	struct ap_buf path = { 0 }, text = { 0 };
+	struct stat st;
 	size_t from = all->n;
+	const char *not_read = NULL;
 	int r = ap_buf_addf(&path, "%s/%s", dir, rel);
-	if (!r && (r = ap_read_all(path.data, &text)))
+	if (!r && (lstat(path.data, &st) || !S_ISREG(st.st_mode)))
+		not_read = "not read: not a regular file of the folder (a link, a device ...)";
+	else if (!r && (r = ap_read_file_limited(path.data, AP_DOCS_PAGE_MAX, &text)) == -EFBIG) {
+		not_read = "not read: larger than 8 MiB, which no page is";
+		r = 0;
+	} else if (r)
 		ap_buf_addf(err, "%s: %s", path.data, ap_strerror(r));
-	if (!r && (ap_docs_parse(ap_buf_str(&text), text.len, rel, all) ||
-		   (pages && page_summary(rel, all, from, pages))))
+	if (!r && ((!not_read && ap_docs_parse(ap_buf_str(&text), text.len, rel, all)) ||
+		   (pages && page_summary(rel, all, from, not_read, pages))))
 		r = -ENOMEM;
 	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");

@@ -105,6 +105,7 @@ struct ap_docs_entries {
  * listed all the same). */
 struct ap_docs_page {
 	char *file;
+	char *not_read;       /* why the page was not read (a link, too large), or NULL */
 	size_t entries;
 	enum ap_docs_format formats[AP_DOCS_NFORMATS];
 	size_t counts[AP_DOCS_NFORMATS];

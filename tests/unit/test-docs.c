@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -92,8 +93,9 @@ static json_t *pages_view(const struct ap_docs_pages *ps)
 		for (size_t k = 0; k < p->nformats; k++)
 			json_object_set_new(f, ap_docs_format_name(p->formats[k]),
 					    json_integer((json_int_t)p->counts[k]));
-		json_array_append_new(a, json_pack("{s:s, s:I, s:o}", "file", p->file, "entries",
-						   (json_int_t)p->entries, "formats", f));
+		json_array_append_new(a, json_pack("{s:s, s:I, s:o, s:s*}", "file", p->file, "entries",
+						   (json_int_t)p->entries, "formats", f, "not_read",
+						   p->not_read));
 	}
 	return a;
 }
@@ -746,6 +748,45 @@ static void load_pages_says_which_formats_each_page_is_in(void **state)
 	assert_int_equal(ap_rm_tree(dir), 0);
 }
 
+/* The audit stays inside its folder and reads pages of a page's size: a
+ * link (to a page outside, to a device) and a page of 50 MB are listed as
+ * not read, and the folder's own pages are read all the same. */
+static void pages_outside_the_folder_or_too_large_are_not_read(void **state)
+{
+	(void)state;
+	char dir[256], path[400];
+	const char *tmp = getenv("TMPDIR");
+	struct ap_buf err = { 0 };
+	json_t *pages = NULL;
+	snprintf(dir, sizeof(dir), "%s/test-docs.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	write_file(dir, "b.md", line_page);
+	snprintf(path, sizeof(path), "%s/out.md", dir);
+	assert_int_equal(symlink("/etc/passwd", path), 0);
+	snprintf(path, sizeof(path), "%s/zero.md", dir);
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	snprintf(path, sizeof(path), "%s/big.md", dir);
+	FILE *fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), 50 << 20), 0);
+	assert_int_equal(fclose(fp), 0);
+	json_t *a = load_pages_view(dir, &pages, &err);
+	assert_non_null(a);
+	char *s = json_dumps(pages, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(s, "[{\"entries\":4,\"file\":\"b.md\",\"formats\":{\"line\":4}},"
+			       "{\"entries\":0,\"file\":\"big.md\",\"formats\":{},\"not_read\":"
+			       "\"not read: larger than 8 MiB, which no page is\"},"
+			       "{\"entries\":0,\"file\":\"out.md\",\"formats\":{},\"not_read\":"
+			       "\"not read: not a regular file of the folder (a link, a device ...)\"},"
+			       "{\"entries\":0,\"file\":\"zero.md\",\"formats\":{},\"not_read\":"
+			       "\"not read: not a regular file of the folder (a link, a device ...)\"}]");
+	assert_int_equal(json_array_size(a), 4);
+	free(s);
+	json_decref(pages);
+	json_decref(a);
+	assert_int_equal(ap_rm_tree(dir), 0);
+}
+
 /* ---- what cannot be read ---- */
 
 static const char bad_page[] =
@@ -1165,6 +1206,7 @@ int main(void)
 		cmocka_unit_test(find_prefers_the_exact_entry_then_falls_back_to_the_class),
 		cmocka_unit_test(entry_is_written_in_the_list_format_of_the_pages),
 		cmocka_unit_test(member_entry_is_a_sub_entry_of_its_class),
+		cmocka_unit_test(pages_outside_the_folder_or_too_large_are_not_read),
 		cmocka_unit_test(written_entry_reads_back_the_same),
 		cmocka_unit_test(real_entry_round_trips_through_entry_and_parse),
 	};
