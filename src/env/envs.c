@@ -1,5 +1,6 @@
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,33 @@ static int set_path(char **dst, const char *val, const char *root)
 	if (ap_buf_adds(&b, val))
 		return ap_buf_free(&b), -ENOMEM;
 	*dst = b.data;
+	return 0;
+}
+
+/* Whether path has a ".." component. */
+static int climbs(const char *path)
+{
+	for (const char *p = path; *p; p += strcspn(p, "/"), p += *p == '/')
+		if (!strncmp(p, "..", 2) && (p[2] == '/' || !p[2]))
+			return 1;
+	return 0;
+}
+
+/* chroot = DIR: a relative DIR names a directory under the environments
+ * root and may not climb out of it; an absolute one is taken on purpose;
+ * neither may be the host's own root, which a chroot would not isolate. */
+static int chroot_set(struct ap_buf *err, struct ap_env *e, const char *val, const char *root)
+{
+	char real[PATH_MAX];
+	if (val[0] != '/' && climbs(val))
+		return ap_buf_addf(err, "[%s]: chroot '%s' leaves the environments root (a relative "
+				   "chroot names a directory under it; give an absolute path on "
+				   "purpose)", e->name, val), -1;
+	if (set_path(&e->chroot, val, root))
+		return ap_buf_adds(err, "out of memory"), -1;
+	if ((val[0] == '/' && !val[strspn(val, "/.")]) || (realpath(e->chroot, real) && !strcmp(real, "/")))
+		return ap_buf_addf(err, "[%s]: chroot '%s' is the host's own root, which a chroot "
+				   "does not isolate", e->name, val), -1;
 	return 0;
 }
 
@@ -162,7 +190,7 @@ static int env_set(struct ap_envs_parse *ps, struct ap_buf *err, struct ap_env *
 	else if (!strcmp(key, "device"))
 		r = (e->device = strdup(val)) ? 0 : -ENOMEM;
 	else if (!strcmp(key, "chroot"))
-		r = set_path(&e->chroot, val, ps->root);
+		return chroot_set(err, e, val, ps->root);
 	else if (!strcmp(key, "tests_root"))
 		return tests_root_set(err, e, val);
 	else if (!strcmp(key, "remote_shell"))

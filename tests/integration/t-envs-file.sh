@@ -1,12 +1,26 @@
 #!/bin/bash
 # Mistakes in the command line and the environments file: one line, own exit code.
 . "$(dirname "$0")/lib.sh"
-plan 35
+plan 40
 
 printf '[a]\nexec = ssh a --\n\n[b]\nchroot = x\ncolour = red\n' > "$T/bad-key.ini"
 run 4 unknown_key_is_a_config_error "$APIPARITY" env show --envs "$T/bad-key.ini" a
 equals "$err" "apiparity: environments file: malformed configuration: $T/bad-key.ini:6: unknown key 'colour' (known: label, device, chroot, exec, python, remote_shell, setenv, bind, plugins, tests_root)" \
 	unknown_key_names_file_and_line
+
+# A chroot isolates nothing when it is the host's root: one that climbs out
+# of the environments root, names /, or is a link to it is refused.
+printf '[evil]\nchroot = ../../../../\n' > "$T/climb.ini"
+run 4 a_chroot_that_climbs_out_of_the_root_is_refused "$APIPARITY" env show --envs "$T/climb.ini" evil
+equals "$err" "apiparity: environments file: malformed configuration: $T/climb.ini:2: [evil]: chroot '../../../../' leaves the environments root (a relative chroot names a directory under it; give an absolute path on purpose)" \
+	the_climbing_chroot_is_named
+printf '[evil]\nchroot = /.\n' > "$T/slash.ini"
+run 4 a_chroot_of_slash_is_refused "$APIPARITY" env show --envs "$T/slash.ini" evil
+ln -s / "$T/rootlink"
+printf '[evil]\nchroot = %s\n' "$T/rootlink" > "$T/link.ini"
+run 4 a_chroot_that_is_a_link_to_slash_is_refused "$APIPARITY" env show --envs "$T/link.ini" evil
+contains "$err" "chroot '$(rx "$T")/rootlink' is the host's own root, which a chroot does not isolate$" \
+	the_link_to_slash_is_named
 
 printf '[a]\nexec = ssh "a --\n' > "$T/quote.ini"
 run 4 unterminated_quote_is_a_config_error "$APIPARITY" env list --envs "$T/quote.ini"
