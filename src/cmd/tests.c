@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "evidence/manifest.h"
 #include "base/err.h"
 #include "env/fingerprint.h"
 #include "base/fsutil.h"
@@ -326,6 +327,9 @@ static int tests_tests_run(const struct ap_tests_opts *o, const char *file)
 	json_t *ran = NULL;
 	if (!o->env)
 		return ap_usage("tests run: name the environment with --env NAME");
+	if (!ap_path_is_safe(file))
+		return ap_usage("tests run: FILE is a path inside the environment's test tree "
+				"(test/test_autograd.py), not '%s'", file);
 	if (o->select && regcomp(&re, o->select, REG_EXTENDED | REG_NOSUB))
 		return ap_usage("tests run: -k '%s' is not an extended regular expression", o->select);
 	if (o->select)

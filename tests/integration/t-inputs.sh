@@ -3,7 +3,7 @@
 # an --out where evidence cannot be written, input files that are not regular
 # files. Needs no environment: each is refused before one is entered.
 . "$(dirname "$0")/lib.sh"
-plan 97
+plan 100
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 
 # Every option that takes a value, in every subcommand, says that it needs one.
@@ -82,6 +82,12 @@ equals "$err" "apiparity: verify --policy: malformed configuration: $T/typo.yaml
 	misspelt_policy_key_is_named_with_its_line
 printf 'policy: p\nstatuses:\n  probe: [PASS]\nrequire_signature: YES\n' > "$T/yes.yaml"
 run 4 unknown_policy_word_is_refused "$APIPARITY" verify --policy "$T/yes.yaml" "$T"
+
+# tests run takes only a file inside the environment's test tree.
+run 2 tests_run_of_a_file_outside_the_tree_is_a_usage_error "$APIPARITY" tests run ../../../../usr/lib/python3.13/this.py --env trixie
+equals "$err" "apiparity: tests run: FILE is a path inside the environment's test tree (test/test_autograd.py), not '../../../../usr/lib/python3.13/this.py' (see apiparity --help)" \
+	the_file_outside_is_named
+run 2 tests_run_of_an_absolute_path_is_a_usage_error "$APIPARITY" tests run /etc/passwd --env trixie
 
 # A matrix or a sweep that is garbage is malformed input (exit 4), not a dead
 # worker (8): one line naming the file and the line.
