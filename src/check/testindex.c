@@ -19,7 +19,7 @@
 #define AP_INDEX_MAGIC "apiparity-usage-index "
 /* 2: the indexer is named by the worker's indexer code alone (1: by the
  * whole worker), so no index that 1 wrote is trusted. */
-#define AP_INDEX_FORMAT 2
+#define AP_INDEX_FORMAT 3
 #define AP_INDEXER_BEGIN "\n# apiparity-indexer: begin\n"
 #define AP_INDEXER_END "\n# apiparity-indexer: end\n"
 #define AP_INDEX_MAX_DEPTH 32
@@ -169,17 +169,18 @@ void ap_testindex_path(const char *tree, struct ap_buf *out)
 	ap_buf_addf(out, "%s/.index/%.16s.idx", root, hex);
 }
 
-int ap_testindex_header(const char *sum, size_t body_len, struct ap_buf *out)
+int ap_testindex_header(const char *sum, const char *body, size_t body_len, struct ap_buf *out)
 {
-	char ind[AP_INDEXER_SIZE];
+	char ind[AP_INDEXER_SIZE], hex[AP_SHA256_HEX_SIZE];
 	indexer(ind);
-	return ap_buf_addf(out, "%s%s %s %zu\n", AP_INDEX_MAGIC, ind, sum, body_len);
+	ap_sha256_mem(body ? body : "", body_len, hex);
+	return ap_buf_addf(out, "%s%s %s %zu %s\n", AP_INDEX_MAGIC, ind, sum, body_len, hex);
 }
 
 /* Checks the header of the whole file in ix against sum and this indexer. */
 static int check_header(struct ap_testindex *ix, const char *sum)
 {
-	char want[32], ind[64], got[72];
+	char want[32], ind[64], got[72], bsum[72];
 	unsigned long long body;
 	const char *nl = memchr(ix->map, '\n', ix->len < AP_HEADER_MAX ? ix->len : AP_HEADER_MAX);
 	size_t ml = strlen(AP_INDEX_MAGIC);
@@ -187,13 +188,48 @@ static int check_header(struct ap_testindex *ix, const char *sum)
 		return -EBADMSG;
 	struct ap_buf line = { 0 };
 	ap_buf_add(&line, ix->map + ml, (size_t)(nl - ix->map) - ml);
-	int ok = sscanf(ap_buf_str(&line), "%63s %71s %llu", ind, got, &body) == 3;
+	int ok = sscanf(ap_buf_str(&line), "%63s %71s %llu %71s", ind, got, &body, bsum) == 4;
 	ap_buf_free(&line);
 	ix->body = (size_t)(nl - ix->map) + 1;
-	if (!ok || body != ix->len - ix->body || (body && ix->map[ix->len - 1] != '\n'))
+	if (!ok || body != ix->len - ix->body || (body && ix->map[ix->len - 1] != '\n') ||
+	    strlen(bsum) != AP_SHA256_HEX_LEN)
 		return -EBADMSG;
+	memcpy(ix->body_sum, bsum, AP_SHA256_HEX_SIZE);
 	indexer(want);
 	return strcmp(ind, want) || strcmp(got, sum) ? -ESTALE : 0;
+}
+
+/* The stamp of a file whose body was seen to match: "DEV INO SIZE MTIME
+ * CTIME BODY-SUM". */
+static void stamp_of(const struct stat *st, const char *body_sum, struct ap_buf *out)
+{
+	ap_buf_addf(out, "%llu %llu %lld %lld.%09ld %lld.%09ld %s\n", (unsigned long long)st->st_dev,
+		    (unsigned long long)st->st_ino, (long long)st->st_size,
+		    (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
+		    (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec, body_sum);
+}
+
+/* Whether the body of the index at path (ix, st) has the bytes its header
+ * names: by its stamp when the file is unchanged since one was written,
+ * else by hashing it (then stamping it). */
+static int body_intact(const char *path, const struct stat *st, const struct ap_testindex *ix)
+{
+	struct ap_buf sp = { 0 }, want = { 0 }, have = { 0 };
+	char hex[AP_SHA256_HEX_SIZE];
+	ap_buf_addf(&sp, "%s.ok", path);
+	stamp_of(st, ix->body_sum, &want);
+	int ok = !ap_read_file_limited(ap_buf_str(&sp), 512, &have) && have.len == want.len &&
+		 !memcmp(have.data, want.data, want.len);
+	if (!ok) {
+		ap_sha256_mem(ix->map + ix->body, ix->len - ix->body, hex);
+		ok = !strcmp(hex, ix->body_sum);
+		if (ok)
+			ap_write_atomic(ap_buf_str(&sp), want.data, want.len); /* a cache: best effort */
+	}
+	ap_buf_free(&sp);
+	ap_buf_free(&want);
+	ap_buf_free(&have);
+	return ok;
 }
 
 int ap_testindex_open(const char *path, const char *sum, struct ap_testindex *ix)
@@ -215,6 +251,8 @@ int ap_testindex_open(const char *path, const char *sum, struct ap_testindex *ix
 	}
 	close(fd);
 	r = r ? r : check_header(ix, sum);
+	if (!r && !body_intact(path, &st, ix))
+		r = -EBADMSG;
 	if (r)
 		ap_testindex_close(ix);
 	return r;
@@ -436,7 +474,7 @@ static int build(struct ap_worker *w, const char *root, const char *sum, struct 
 	if (r)
 		ap_buf_addf(detail, "cannot read the index the worker wrote at %s: %s",
 			    ap_buf_str(&host), strerror(-r));
-	r = r ? r : ap_testindex_header(sum, body.len, out);
+	r = r ? r : ap_testindex_header(sum, body.data, body.len, out);
 	r = r ? r : ap_buf_add(out, body.data ? body.data : "", body.len);
 	json_decref(res);
 	ap_buf_free(&host);

@@ -6,12 +6,16 @@
  * environment's Python (its tests_index op), stored as "KEY<tab>JSON" lines
  * sorted by key under one header line:
  *
- *   apiparity-usage-index INDEXER TREE-SUM BODY-BYTES
+ *   apiparity-usage-index INDEXER TREE-SUM BODY-BYTES BODY-SUM
  *
  * INDEXER names this apiparity's indexer (the format and the worker's
  * indexer code, ap_testindex_indexer), TREE-SUM the tree's test files (ap_testindex_tree_sum). An index
  * whose header names another tree or another indexer is rebuilt, never
- * trusted; one that does not parse is rebuilt with a warning. A lookup is a
+ * trusted; one that does not parse, or whose body's bytes are not those
+ * BODY-SUM (its SHA-256) names, is rebuilt with a warning. Hashing 80 MiB
+ * takes most of a second, so once a file's body was seen to match, a stamp
+ * beside it (usage.idx.ok: the file's device, inode, size, mtime and ctime)
+ * spares it until any of those change: a byte written changes its ctime. A lookup is a
  * binary search of the mapped file. The file is written through a unique
  * temporary file and a rename, under a lock beside it, so concurrent checks
  * build it once and never see half of it.
@@ -40,6 +44,7 @@
 struct ap_worker;
 
 struct ap_testindex {
+	char body_sum[AP_SHA256_HEX_SIZE]; /* its header's BODY-SUM */
 	char *map;        /* the whole file (mapped, or malloc'd when not stored) */
 	size_t len;
 	int mapped;
@@ -66,8 +71,8 @@ void ap_testindex_path(const char *tree, struct ap_buf *out);
 void ap_testindex_indexer(const char *src, size_t len, char out[AP_INDEXER_SIZE]);
 
 /* Appends the header line of this indexer's index of a tree with sum sum
- * and a body of body_len bytes. 0 or -ENOMEM. */
-int ap_testindex_header(const char *sum, size_t body_len, struct ap_buf *out);
+ * and the body body[0..body_len). 0 or -ENOMEM. */
+int ap_testindex_header(const char *sum, const char *body, size_t body_len, struct ap_buf *out);
 
 /* Opens the index at path when it is this indexer's index of a tree whose
  * sum is sum. 0; -ENOENT: there is none; -ESTALE: it is another tree's or

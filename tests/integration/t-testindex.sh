@@ -2,7 +2,7 @@
 # The usage index of a test tree: built once, trusted only for its own tree
 # and indexer, rebuilt with a warning when damaged, shared by concurrent runs.
 . "$(dirname "$0")/lib.sh"
-plan 21
+plan 25
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 export APIPARITY_TESTS_ROOT="$T/tests-root"
 mkdir -p "$T/src/test" "$APIPARITY_TESTS_ROOT"
@@ -57,6 +57,15 @@ EOF
 	contains "$err" "^apiparity: warning: the usage index .*\.idx was damaged; rebuilt it$" damaged_index_is_rebuilt_with_a_warning
 	contains "$out" "TestSmall::test_added" damaged_index_still_answers
 	whole "$idx" && ok rebuilt_index_is_whole || nok rebuilt_index_is_whole "$(head -1 "$idx")"
+
+	# A name changed in place, the size and inode kept: the body's sum in
+	# the header finds it (the stamp beside it no longer matches its ctime).
+	run 0 find_with_a_good_index_stamps_it find_it
+	at=$(grep -abo 'test_added' "$idx" | tail -1 | cut -d: -f1)
+	printf 'test_plant' | dd of="$idx" bs=1 seek="$at" conv=notrunc 2> /dev/null
+	run 0 find_with_a_changed_byte find_it
+	contains "$err" "^apiparity: warning: the usage index .*\.idx was damaged; rebuilt it$" changed_byte_is_found_and_rebuilt
+	lacks "$out" "test_plant" changed_byte_is_not_trusted
 
 	# Two checks at once and no index: one builds it, both use it.
 	rm -f "$idx"

@@ -61,7 +61,7 @@ static void put_index(const char *header_sum, const char *text, size_t len)
 {
 	struct ap_buf b = { 0 };
 	char path[4200];
-	ap_testindex_header(header_sum, len, &b);
+	ap_testindex_header(header_sum, text, len, &b);
 	ap_buf_add(&b, text, len);
 	snprintf(path, sizeof(path), "%s/usage.idx", dir);
 	FILE *f = fopen(path, "w");
@@ -117,8 +117,8 @@ static void index_of_another_indexer_is_stale(void **state)
 	(void)state;
 	struct ap_testindex ix;
 	char path[4200];
-	snprintf(path, sizeof(path), "apiparity-usage-index 0.0123456789abcdef %s %zu\n%s", SUM,
-		 strlen(body), body);
+	snprintf(path, sizeof(path), "apiparity-usage-index 0.0123456789abcdef %s %zu %s\n%s", SUM,
+		 strlen(body), SUM, body);
 	t_put(dir, "usage.idx", path);
 	assert_int_equal(open_index(SUM, &ix), -ESTALE);
 }
@@ -141,7 +141,7 @@ static void indexer_is_named_by_the_workers_indexer_code_alone(void **state)
 	assert_non_null(e);
 	assert_true(b < e && e + el < src + len - 2);
 	struct ap_buf h = { 0 };
-	ap_testindex_header(SUM, 0, &h);
+	ap_testindex_header(SUM, "", 0, &h);
 	assert_int_equal(strncmp(ap_buf_str(&h) + strlen("apiparity-usage-index "), real, strlen(real)), 0);
 	ap_buf_free(&h);
 
@@ -170,10 +170,35 @@ static void truncated_index_is_damaged(void **state)
 	(void)state;
 	struct ap_testindex ix;
 	struct ap_buf b = { 0 };
-	ap_testindex_header(SUM, strlen(body), &b);
+	ap_testindex_header(SUM, body, strlen(body), &b);
 	ap_buf_add(&b, body, strlen(body) - 10);
 	t_put(dir, "usage.idx", ap_buf_str(&b));
 	ap_buf_free(&b);
+	assert_int_equal(open_index(SUM, &ix), -EBADMSG);
+}
+
+/* A byte of the body changed, the size kept, is damage: before the file was
+ * ever opened, and after (its stamp then no longer matches its ctime). */
+static void a_body_changed_in_place_is_damaged(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	char path[4200], stamp[4300];
+	put_index(SUM, body, strlen(body));
+	snprintf(path, sizeof(path), "%s/usage.idx", dir);
+	snprintf(stamp, sizeof(stamp), "%s.ok", path);
+	assert_int_equal(open_index(SUM, &ix), 0);
+	ap_testindex_close(&ix);
+	assert_int_equal(access(stamp, F_OK), 0);
+	assert_int_equal(open_index(SUM, &ix), 0); /* by its stamp */
+	ap_testindex_close(&ix);
+	FILE *f = fopen(path, "r+");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, -5, SEEK_END), 0);
+	fputc('9', f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(open_index(SUM, &ix), -EBADMSG);
+	unlink(stamp);
 	assert_int_equal(open_index(SUM, &ix), -EBADMSG);
 }
 
@@ -389,6 +414,7 @@ int main(void)
 		T(index_of_another_indexer_is_stale),
 		T(indexer_is_named_by_the_workers_indexer_code_alone),
 		T(truncated_index_is_damaged),
+		T(a_body_changed_in_place_is_damaged),
 		T(garbage_is_damaged),
 		T(missing_index_is_enoent),
 		T(line_that_does_not_parse_is_damaged),
