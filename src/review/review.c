@@ -1107,7 +1107,18 @@ void ap_review_markdown(const char *dir, const json_t *reasons, const struct ap_
 		ap_buf_adds(out, "Every file matches its manifest, bundle.json agrees with what "
 			    "the journal recorded as measured and with the verdict its checks give, "
 			    "the fingerprints match what was measured, every required check is present "
-			    "in an allowed status, and the traces agree.\n");
+			    "in an allowed status, the traces agree, and every report output at the top "
+			    "is what the bundles give.\n");
+	if (ok) {
+		const struct ap_policy *p = o->policy;
+		ap_buf_addf(out, "\nPolicy: %zu environment%s required by name or label and %zu by facts "
+			    "of their evidence; signatures %s; %zu tolerance override%s and %zu backend "
+			    "limit%s accepted beyond the built-in ones (any other the submitter chose is "
+			    "a reason).\n", p->nrequire_envs, p->nrequire_envs == 1 ? "" : "s",
+			    p->nrequire_facts, p->require_signature ? "required" : "not required",
+			    p->accept_tolerances.n, p->accept_tolerances.n == 1 ? "" : "s",
+			    p->accept_limits.n, p->accept_limits.n == 1 ? "" : "s");
+	}
 	if (ok && json_array_size(o->met)) {
 		ap_buf_adds(out, "\nThe policy's requirements, each met by an environment's own "
 			    "evidence:\n\n");

@@ -544,6 +544,11 @@ static void clean_submission_is_accepted(void **state)
 	ap_review_markdown(f->top, f->reasons, &o, &f->out);
 	assert_true(!strncmp(ap_buf_str(&f->out), "## apiparity review: ACCEPT\n", 28));
 	assert_null(strstr(ap_buf_str(&f->out), "\n- "));
+	/* what the policy asked, said once */
+	assert_non_null(strstr(ap_buf_str(&f->out), "\nPolicy: 0 environments required by name or "
+			       "label and 0 by facts of their evidence; signatures not required; 0 "
+			       "tolerance overrides and 0 backend limits accepted beyond the built-in "
+			       "ones (any other the submitter chose is a reason).\n"));
 }
 
 static void directory_without_bundles_is_not_a_submission(void **state)
