@@ -1,6 +1,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/ini.h"
@@ -170,4 +171,91 @@ int ap_ini_load(const char *path, const char *what, const char *builtin, size_t 
 	}
 	ap_buf_free(&text);
 	return r;
+}
+
+/* --- records -------------------------------------------------------------- */
+
+struct records {
+	struct ap_ini_records *r;
+	const char *file;
+};
+
+/* The record of the section k is in, a new one at its header. */
+static struct ap_ini_record *record_of(struct records *rs, const struct ap_ini_key *k)
+{
+	struct ap_ini_records *r = rs->r;
+	char *at = r->v;
+	if (r->n && ((struct ap_ini_record *)(at + (r->n - 1) * r->size))->line == k->section_line)
+		return (struct ap_ini_record *)(at + (r->n - 1) * r->size);
+	if (!(at = realloc(r->v, (r->n + 1) * r->size)))
+		return NULL;
+	r->v = at;
+	struct ap_ini_record *rec = (struct ap_ini_record *)(at + r->n * r->size);
+	memset(rec, 0, r->size);
+	rec->line = k->section_line;
+	struct ap_buf w = { 0 };
+	if (!(rec->name = strdup(k->section)) || ap_buf_addf(&w, "%s:%d", rs->file, rec->line)) {
+		free(rec->name);
+		ap_buf_free(&w);
+		return NULL;
+	}
+	rec->where = w.data;
+	r->n++;
+	return rec;
+}
+
+static int record_key(void *ctx, struct ap_ini_key *k, struct ap_buf *err)
+{
+	struct records *rs = ctx;
+	if (!*k->section)
+		return ap_ini_fail(err, "'%s' outside of any [%s]", k->key, rs->r->what);
+	struct ap_ini_record *rec = record_of(rs, k);
+	if (!rec)
+		return ap_ini_fail(err, "out of memory");
+	int key = ap_ini_key_index(rs->r->keys, k, &rec->seen, err);
+	return key < 0 ? key : rs->r->set(rec, key, k->value, err);
+}
+
+/* Record i whole: every key there, its name its own. */
+static int record_finish(const struct ap_ini_records *r, const char *file, size_t i,
+			 struct ap_buf *err)
+{
+	const char *at = r->v;
+	const struct ap_ini_record *rec = (const struct ap_ini_record *)(at + i * r->size);
+	for (int k = 0; r->keys[k]; k++)
+		if (!(rec->seen & (1u << k))) {
+			ap_ini_fail(err, "%s:%d: [%s] has no %s%s", file, rec->line, rec->name,
+				    r->keys[k], r->hints && r->hints[k] ? r->hints[k] : "");
+			return -AP_ECONFIG;
+		}
+	for (size_t j = 0; j < i; j++) {
+		const struct ap_ini_record *o = (const struct ap_ini_record *)(at + j * r->size);
+		if (!strcmp(o->name, rec->name)) {
+			ap_ini_fail(err, "%s:%d: [%s] is named as the %s at line %d", file, rec->line,
+				    rec->name, r->what, o->line);
+			return -AP_ECONFIG;
+		}
+	}
+	return 0;
+}
+
+int ap_ini_records_parse(struct ap_ini_records *r, const char *text, size_t len, const char *file,
+			 struct ap_buf *err)
+{
+	struct records rs = { r, file };
+	struct ap_buf copy = { 0 };
+	int e = ap_buf_add(&copy, text, len) ? -ENOMEM : 0;
+	if (!e)
+		e = ap_ini_parse(copy.data ? copy.data : (char *)"", copy.len, file, record_key, &rs,
+				 err);
+	for (size_t i = 0; !e && i < r->n; i++)
+		e = record_finish(r, file, i, err);
+	ap_buf_free(&copy);
+	return e;
+}
+
+void ap_ini_record_free(struct ap_ini_record *rec)
+{
+	free(rec->name);
+	free(rec->where);
 }

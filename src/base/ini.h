@@ -46,6 +46,43 @@ int ap_ini_key_index(const char *const *keys, const struct ap_ini_key *k, unsign
 int ap_ini_parse(char *text, size_t len, const char *file, ap_ini_fn *fn, void *ctx,
 		 struct ap_buf *err);
 
+/* --- a file of records: one [section] each, its keys mandatory ------------ */
+
+/* The first member of a record: its section's name, where it is, and which
+ * of its keys were given. */
+struct ap_ini_record {
+	char *name;      /* the section */
+	char *where;     /* "FILE:LINE" of its header */
+	int line;
+	unsigned seen;   /* its keys, a bit each (keys[] order) */
+};
+
+/* What a file of records is and where they go. */
+struct ap_ini_records {
+	const char *what;             /* a record, in messages: "limit", "plugin" */
+	const char *const *keys;      /* NULL-ended; every one mandatory */
+	const char *const *hints;     /* NULL, or per key what to say when it is
+				       * missing (NULL: nothing) */
+	size_t size;                  /* bytes of one record (struct ap_ini_record first) */
+	/* sets key (its index in keys) of record rec to val (trimmed, maybe "");
+	 * 0, or -1 with the reason in err */
+	int (*set)(void *rec, int key, const char *val, struct ap_buf *err);
+	void *v;                      /* the records read, n of them */
+	size_t n;
+};
+
+/* Reads the len bytes at text (file names them in errors) as records into
+ * r->v (r->v, r->n zero before): a record per section, each key through
+ * r->set; then every record must have every key and a name of its own.
+ * 0, or -AP_ECONFIG with "file:line: why" in err, or -ENOMEM. On failure
+ * the records read so far stay in r->v (each struct ap_ini_record's
+ * strings too) for the caller to free with what else they hold. */
+int ap_ini_records_parse(struct ap_ini_records *r, const char *text, size_t len, const char *file,
+			 struct ap_buf *err);
+
+/* Frees the struct ap_ini_record strings of record rec. */
+void ap_ini_record_free(struct ap_ini_record *rec);
+
 /* Parses the len bytes at text, named name in its errors, into out. */
 typedef int ap_ini_parse_fn(void *out, const char *text, size_t len, const char *name,
 			    struct ap_buf *err);

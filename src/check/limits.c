@@ -18,15 +18,8 @@ enum { K_BACKEND, K_OP, K_WHAT, K_RAISES, K_REASON, K_COUNT };
 
 /* One limit while its section is read. */
 struct entry {
-	int line;
-	unsigned seen;   /* keys given, a bit each (keys[] order) */
+	struct ap_ini_record rec;
 	struct ap_limit l;
-};
-
-struct parse {
-	const char *file;
-	struct entry *v;
-	size_t n;
 };
 
 static void limit_free(struct ap_limit *l)
@@ -41,42 +34,26 @@ static void limit_free(struct ap_limit *l)
 	free(l->where);
 }
 
-static struct entry *current(struct parse *p, const struct ap_ini_key *k)
-{
-	if (p->n && p->v[p->n - 1].line == k->section_line)
-		return &p->v[p->n - 1];
-	struct entry *v = realloc(p->v, (p->n + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	p->v = v;
-	struct entry *e = &v[p->n];
-	memset(e, 0, sizeof(*e));
-	e->line = k->section_line;
-	if (!(e->l.name = strdup(k->section)))
-		return NULL;
-	p->n++;
-	return e;
-}
-
 /* raises = TYPE: TEXT (a type alone would excuse every failure of that type). */
-static int set_raises(struct entry *e, const char *val, struct ap_buf *err)
+static int set_raises(struct ap_limit *l, const char *val, struct ap_buf *err)
 {
 	const char *colon = strchr(val, ':');
 	size_t n = colon ? (size_t)(colon - val) : strlen(val);
 	const char *text = colon ? colon + 1 : "";
 	text += strspn(text, " \t");
-	e->l.exception = strndup(val, n);
-	e->l.message = strdup(text);
-	if (!e->l.exception || !e->l.message)
+	l->exception = strndup(val, n);
+	l->message = strdup(text);
+	if (!l->exception || !l->message)
 		return ap_ini_fail(err, "out of memory");
-	if (!ap_word_ok(e->l.exception) || !*e->l.message)
+	if (!ap_word_ok(l->exception) || !*l->message)
 		return ap_ini_fail(err, "raises: '%s' is not TYPE: TEXT (the exception type "
 				   "the device raises and text of its message)", val);
 	return 0;
 }
 
-static int set_key(struct entry *e, int key, const char *val, struct ap_buf *err)
+static int set_key(void *rec, int key, const char *val, struct ap_buf *err)
 {
+	struct ap_limit *l = &((struct entry *)rec)->l;
 	if (!*val)
 		return ap_ini_fail(err, "%s: empty%s", keys[key], key == K_REASON ?
 				   " (say why it is the backend's limit)" : "");
@@ -86,88 +63,40 @@ static int set_key(struct entry *e, int key, const char *val, struct ap_buf *err
 		if (!ap_word_ok(val))
 			return ap_ini_fail(err, "%s: '%s' is not a name%s", keys[key], val,
 					   key == K_OP ? " (or a pattern, or *)" : "");
-		if (!(*(key == K_OP ? &e->l.op : &e->l.backend) = strdup(val)))
+		if (!(*(key == K_OP ? &l->op : &l->backend) = strdup(val)))
 			return ap_ini_fail(err, "out of memory");
 		return 0;
 	case K_RAISES:
-		return set_raises(e, val, err);
+		return set_raises(l, val, err);
 	default:
-		if (!(*(key == K_WHAT ? &e->l.what : &e->l.reason) = strdup(val)))
+		if (!(*(key == K_WHAT ? &l->what : &l->reason) = strdup(val)))
 			return ap_ini_fail(err, "out of memory");
 		return 0;
 	}
-}
-
-static int on_key(void *ctx, struct ap_ini_key *k, struct ap_buf *err)
-{
-	struct parse *p = ctx;
-	if (!*k->section)
-		return ap_ini_fail(err, "'%s' outside of any [limit]", k->key);
-	struct entry *e = current(p, k);
-	if (!e)
-		return ap_ini_fail(err, "out of memory");
-	int key = ap_ini_key_index(keys, k, &e->seen, err);
-	return key < 0 ? key : set_key(e, key, k->value, err);
-}
-
-/* A whole section: every key there, its name its own. 0, -AP_ECONFIG with
- * the reason in err, or -ENOMEM. */
-static int entry_finish(struct parse *p, size_t i, struct ap_buf *err)
-{
-	struct entry *e = &p->v[i];
-	for (int k = 0; k < K_COUNT; k++)
-		if (!(e->seen & (1u << k))) {
-			ap_ini_fail(err, "%s:%d: [%s] has no %s%s", p->file, e->line, e->l.name,
-				    keys[k], k == K_REASON ? " (every limit says why it is the "
-				    "backend's)" : "");
-			return -AP_ECONFIG;
-		}
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(p->v[j].l.name, e->l.name)) {
-			ap_ini_fail(err, "%s:%d: [%s] is named as the limit at line %d", p->file,
-				    e->line, e->l.name, p->v[j].line);
-			return -AP_ECONFIG;
-		}
-	struct ap_buf w = { 0 };
-	if (ap_buf_addf(&w, "%s:%d", p->file, e->line)) {
-		ap_buf_free(&w);
-		return -ENOMEM;
-	}
-	e->l.where = w.data;
-	return 0;
-}
-
-static void parse_free(struct parse *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		limit_free(&p->v[i].l);
-	free(p->v);
 }
 
 int ap_limits_parse(struct ap_limits *l, const char *text, size_t len, const char *name,
 		    struct ap_buf *err)
 {
-	struct parse p = { .file = name };
-	struct ap_buf copy = { 0 };
+	static const char *const hints[] = { NULL, NULL, NULL, NULL,
+					     " (every limit says why it is the backend's)" };
+	struct ap_ini_records r = { "limit", keys, hints, sizeof(struct entry), set_key, NULL, 0 };
+	struct entry *v;
 	memset(l, 0, sizeof(*l));
-	int r = ap_buf_add(&copy, text, len) ? -ENOMEM : 0;
-	if (!r)
-		r = ap_ini_parse(copy.data ? copy.data : (char *)"", copy.len, name, on_key, &p,
-				 err);
-	for (size_t i = 0; !r && i < p.n; i++)
-		r = entry_finish(&p, i, err);
-	ap_buf_free(&copy);
-	if (!r && p.n && !(l->v = calloc(p.n, sizeof(*l->v))))
-		r = -ENOMEM;
-	if (r) {
-		parse_free(&p);
-		return r;
+	int e = ap_ini_records_parse(&r, text, len, name, err);
+	v = r.v;
+	if (!e && r.n && !(l->v = calloc(r.n, sizeof(*l->v))))
+		e = -ENOMEM;
+	for (size_t i = 0; i < r.n; i++) {
+		v[i].l.name = v[i].rec.name;   /* moved: the record keeps nothing */
+		v[i].l.where = v[i].rec.where;
+		if (e)
+			limit_free(&v[i].l);
+		else
+			l->v[l->n++] = v[i].l;
 	}
-	for (size_t i = 0; i < p.n; i++)
-		l->v[i] = p.v[i].l;   /* moved: the entries keep nothing */
-	l->n = p.n;
-	free(p.v);
-	return 0;
+	free(r.v);
+	return e;
 }
 
 /* ap_ini_load()'s view of ap_limits_parse(). */

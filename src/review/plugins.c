@@ -36,15 +36,8 @@ static const struct part {
 
 /* One plugin while its section is read. */
 struct entry {
-	int line;
-	unsigned seen;
+	struct ap_ini_record rec;
 	struct ap_plugin p;
-};
-
-struct parse {
-	const char *file;
-	struct entry *v;
-	size_t n;
 };
 
 static void plugin_free(struct ap_plugin *p)
@@ -53,21 +46,6 @@ static void plugin_free(struct ap_plugin *p)
 	free(p->backend);
 	free(p->where);
 	free(p->at);
-}
-
-static struct entry *current(struct parse *p, const struct ap_ini_key *k)
-{
-	if (p->n && p->v[p->n - 1].line == k->section_line)
-		return &p->v[p->n - 1];
-	struct entry *v = realloc(p->v, (p->n + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	p->v = v;
-	memset(&v[p->n], 0, sizeof(*v));
-	v[p->n].line = k->section_line;
-	if (!(v[p->n].p.package = strdup(k->section)))
-		return NULL;
-	return &v[p->n++];
 }
 
 /* generates = WORD... of parts[], or "none". */
@@ -88,8 +66,9 @@ static int set_generates(struct ap_plugin *p, const char *val, struct ap_buf *er
 	return 0;
 }
 
-static int set_key(struct ap_plugin *p, int key, const char *val, struct ap_buf *err)
+static int set_key(void *rec, int key, const char *val, struct ap_buf *err)
 {
+	struct ap_plugin *p = &((struct entry *)rec)->p;
 	if (!*val)
 		return ap_ini_fail(err, "%s: empty%s", keys[key], key == K_WHERE ?
 				   " (name the plugin's code that adds the names)" : "");
@@ -110,66 +89,27 @@ static int set_key(struct ap_plugin *p, int key, const char *val, struct ap_buf 
 	}
 }
 
-static int on_key(void *ctx, struct ap_ini_key *k, struct ap_buf *err)
-{
-	struct parse *p = ctx;
-	if (!*k->section)
-		return ap_ini_fail(err, "'%s' outside of any [plugin]", k->key);
-	struct entry *e = current(p, k);
-	if (!e)
-		return ap_ini_fail(err, "out of memory");
-	int key = ap_ini_key_index(keys, k, &e->seen, err);
-	return key < 0 ? key : set_key(&e->p, key, k->value, err);
-}
-
-/* A whole section: every key there, its name its own. */
-static int entry_finish(struct parse *p, size_t i, struct ap_buf *err)
-{
-	struct entry *e = &p->v[i];
-	for (int k = 0; k < K_COUNT; k++)
-		if (!(e->seen & (1u << k))) {
-			ap_ini_fail(err, "%s:%d: [%s] has no %s", p->file, e->line, e->p.package,
-				    keys[k]);
-			return -AP_ECONFIG;
-		}
-	for (size_t j = 0; j < i; j++)
-		if (!strcmp(p->v[j].p.package, e->p.package)) {
-			ap_ini_fail(err, "%s:%d: [%s] is named as the plugin at line %d", p->file,
-				    e->line, e->p.package, p->v[j].line);
-			return -AP_ECONFIG;
-		}
-	struct ap_buf at = { 0 };
-	if (ap_buf_addf(&at, "%s:%d", p->file, e->line)) {
-		ap_buf_free(&at);
-		return -ENOMEM;
-	}
-	e->p.at = at.data;
-	return 0;
-}
-
 int ap_plugins_parse(struct ap_plugins *out, const char *text, size_t len, const char *name,
 		     struct ap_buf *err)
 {
-	struct parse p = { .file = name };
-	struct ap_buf copy = { 0 };
+	static const char *const hints[] = { NULL, NULL, NULL,
+					     " (name the plugin's code that adds the names)" };
+	struct ap_ini_records r = { "plugin", keys, hints, sizeof(struct entry), set_key, NULL, 0 };
 	memset(out, 0, sizeof(*out));
-	int r = ap_buf_add(&copy, text, len) ? -ENOMEM : 0;
-	if (!r)
-		r = ap_ini_parse(copy.data ? copy.data : (char *)"", copy.len, name, on_key, &p,
-				 err);
-	for (size_t i = 0; !r && i < p.n; i++)
-		r = entry_finish(&p, i, err);
-	ap_buf_free(&copy);
-	if (!r && p.n && !(out->v = calloc(p.n, sizeof(*out->v))))
-		r = -ENOMEM;
-	for (size_t i = 0; i < p.n; i++) {
-		if (r)
-			plugin_free(&p.v[i].p);
+	int e = ap_ini_records_parse(&r, text, len, name, err);
+	struct entry *v = r.v;
+	if (!e && r.n && !(out->v = calloc(r.n, sizeof(*out->v))))
+		e = -ENOMEM;
+	for (size_t i = 0; i < r.n; i++) {
+		v[i].p.package = v[i].rec.name; /* moved: the record keeps nothing */
+		v[i].p.at = v[i].rec.where;
+		if (e)
+			plugin_free(&v[i].p);
 		else
-			out->v[out->n++] = p.v[i].p; /* moved: the entries keep nothing */
+			out->v[out->n++] = v[i].p;
 	}
-	free(p.v);
-	return r;
+	free(r.v);
+	return e;
 }
 
 /* ap_ini_load()'s view of ap_plugins_parse(). */

@@ -120,7 +120,7 @@ static void malformed_files_are_refused_with_their_line(void **state)
 		const char *text, *why;
 	} bad[] = {
 		{ "[p]\nbackend = npu\ngenerates = tensor\ndevice_module = yes\n",
-		  "plug.ini:1: [p] has no where" },
+		  "plug.ini:1: [p] has no where (name the plugin's code that adds the names)" },
 		{ "[p]\nbackend = npu\ngenerates = tensor gpu\ndevice_module = yes\nwhere = x\n",
 		  "plug.ini:3: generates: 'gpu' is none of tensor, module, storage, packed_sequence "
 		  "(or none alone)" },
