@@ -15,7 +15,7 @@
 #include "testutil.h"
 
 struct fixture {
-	char top[4096];
+	char top[4096], env_dir[4200];
 	struct ap_submission s;
 	struct ap_sub_env env;
 	json_t *reasons;
@@ -27,6 +27,8 @@ static int setup(void **state)
 	if (!f || t_tempdir(f->top, sizeof(f->top), "test-outputs"))
 		return -1;
 	f->env.name = "trixie";
+	snprintf(f->env_dir, sizeof(f->env_dir), "%s/trixie", f->top);
+	f->env.dir = f->env_dir;
 	f->s.v = &f->env;
 	f->s.n = 1;
 	f->s.broken = json_pack("{s:s}", "sid", "sid/bundle.json: not JSON");

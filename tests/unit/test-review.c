@@ -830,11 +830,13 @@ static json_t *numeric_check(double rtol, double atol, int mismatches, const cha
 {
 	json_t *c = check("gelu float32 sample#0 npu vs cpu", "numeric", limit ? "NOTRUN" : "PASS",
 			  limit ? "known limit" : NULL);
-	json_object_update(c, json_pack("{s:s, s:s, s:s, s:s, s:n, s:[{s:s, s:f, s:f, s:s, s:{s:f, s:f, s:i, s:f}}]}",
+	json_t *numeric = json_pack("{s:s, s:s, s:s, s:s, s:n, s:[{s:s, s:f, s:f, s:s, s:{s:f, s:f, s:i, s:f}}]}",
 		"op", "nn.functional.gelu", "dtype", "float32", "device", "npu", "against", "cpu",
 		"across", "measurements", "output", "out[0]", "rtol", rtol, "atol", atol,
 		"tol_source", "mine.ini:1: it fails otherwise", "default", "rtol", 1.3e-6, "atol", 1e-5,
-		"mismatches", mismatches, "worst_ratio", mismatches ? 205.0 : 0.0));
+		"mismatches", mismatches, "worst_ratio", mismatches ? 205.0 : 0.0);
+	json_object_update(c, numeric);
+	json_decref(numeric);
 	if (limit)
 		json_object_set_new(c, "limit", json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
 			"name", limit, "backend", "npu", "what", "w", "reason", "r", "where",
