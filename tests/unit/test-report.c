@@ -881,6 +881,23 @@ static void numeric_rows_sum_samples_and_keep_the_worst_error(void **state)
 	assert_contains(ap_buf_str(&f->out), "数值检查");
 }
 
+/* A row's tolerance is its first measured one: an operator whose outputs
+ * are a float and an integer (max with dim: values, indices) is compared
+ * with the float's tolerance, not the integers' exact 0/0 that follows. */
+static void numeric_row_takes_the_first_measured_tolerance(void **state)
+{
+	struct fixture *f = *state;
+	json_t *c = numeric("max", "float32", "PASS", 0.5);
+	json_array_append_new(json_object_get(c, "measurements"),
+			      json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "output", "out[1]", "max_abs",
+					0.0, "max_rel", 0.0, "worst_ratio", 0.0, "rtol", 0.0, "atol", 0.0));
+	add_env(f, "a2", "Atlas A2", TARGET, "consistent", json_pack("[o]", c));
+	build(f, NULL);
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
+	assert_contains(ap_buf_str(&f->out), "  - `max` float32, npu vs cpu: 1 samples: 1 passed, 0 failed, "
+			"0 not run; max_abs 5e-06, max_rel 5e-07, 0.5x the tolerance (rtol 1.3e-06, atol 1e-05)");
+}
+
 static void numeric_chart_marks_failures_and_escapes_names(void **state)
 {
 	struct fixture *f = *state;
@@ -931,6 +948,7 @@ int main(void)
 		T(no_data_value_adds_a_line_or_a_block_to_the_markdown),
 		T(no_data_value_opens_a_tag_in_html_or_junit),
 		T(numeric_rows_sum_samples_and_keep_the_worst_error),
+		T(numeric_row_takes_the_first_measured_tolerance),
 		T(numeric_chart_marks_failures_and_escapes_names),
 #undef T
 	};
