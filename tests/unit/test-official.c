@@ -10,10 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
+#include "base/fsutil.h"
 #include "check/official.h"
+#include "env/envs.h"
 
 #define AUTOGRAD "test/test_autograd.py"
 
@@ -159,7 +163,7 @@ struct hit_spec {
 	int uses_leaf;
 };
 
-static char *dup(const char *s)
+static char *dupstr(const char *s)
 {
 	char *d = s ? strdup(s) : NULL;
 	assert_true(!s || d);
@@ -172,16 +176,16 @@ static struct ap_official_found found_of(const struct hit_spec *s, size_t n)
 	assert_non_null(f.hits);
 	for (size_t i = 0; i < n; i++) {
 		struct ap_official_hit *h = &f.hits[i];
-		h->file = dup(s[i].file);
-		h->cls = dup(s[i].cls);
-		h->test = dup(s[i].test);
+		h->file = dupstr(s[i].file);
+		h->cls = dupstr(s[i].cls);
+		h->test = dupstr(s[i].test);
 		h->line = 42;
 		h->uses_leaf = s[i].uses_leaf;
 		h->matches = calloc(MAXM, sizeof(*h->matches));
 		assert_non_null(h->matches);
 		for (size_t k = 0; k < MAXM && s[i].hows[k]; k++)
 			h->matches[h->nmatches++] = (struct ap_official_match){ (long long)k + 1,
-										s[i].hows[k], dup(TEXT) };
+										s[i].hows[k], dupstr(TEXT) };
 	}
 	return f;
 }
@@ -912,9 +916,47 @@ static void deadline_covers_the_import_and_each_test_with_its_slack(void **state
 	assert_int_equal(ap_official_deadline_s(3, 30), AP_RUN_IMPORT_S + 3 * (30 + AP_TEST_SLACK_S));
 }
 
+/* --torch-src names a source tree (its test/ is the test tree) or the test
+ * tree itself: a path whose last part is "test" is taken as it is, even
+ * one that holds a test/ of its own, the relative "test" too. */
+static void torch_src_names_a_tree_or_its_test_directory(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *src, *tree;
+	} cases[] = {
+		{ "src", "src/test" }, { "src/", "src/test" }, { "src/test", "src/test" },
+		{ "test", "test" }, { "test/", "test" }, { "latest", "latest/test" },
+	};
+	char dir[256], cwd[4096];
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/test-official.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(dir), 0);
+	static const char *const dirs[] = { "src", "src/test", "test", "test/test", "latest",
+					    "latest/test" };
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		assert_int_equal(mkdir(dirs[i], 0755), 0);
+	struct ap_env env;
+	memset(&env, 0, sizeof(env));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 };
+		assert_int_equal(ap_official_root(&env, cases[i].src, NULL, &root, &tree, &why), 1);
+		assert_string_equal(ap_buf_str(&tree), cases[i].tree);
+		assert_string_equal(ap_buf_str(&root), cases[i].src);
+		ap_buf_free(&root);
+		ap_buf_free(&tree);
+		ap_buf_free(&why);
+	}
+	assert_int_equal(chdir(cwd), 0);
+	assert_int_equal(ap_rm_tree(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(torch_src_names_a_tree_or_its_test_directory),
 		cmocka_unit_test(class_node_id_parses_into_file_class_and_test),
 		cmocka_unit_test(module_level_node_id_parses_with_empty_class),
 		cmocka_unit_test(node_id_without_separator_is_rejected),
