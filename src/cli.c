@@ -59,9 +59,7 @@ int ap_usage(const char *fmt, ...)
 	va_end(ap);
 	fputs("apiparity: ", stderr);
 	if (msg.len > AP_USAGE_MAX) {
-		size_t n = AP_USAGE_MAX;
-		while (n && ((unsigned char)msg.data[n] & 0xc0) == 0x80)
-			n--; /* not inside a UTF-8 character */
+		size_t n = ap_utf8_prefix(msg.data, AP_USAGE_MAX);
 		struct ap_buf cut = { 0 };
 		ap_buf_add(&cut, msg.data, n);
 		ap_text_fputs(ap_buf_str(&cut), AP_TEXT_LINE, stderr);

@@ -95,3 +95,11 @@ int ap_word_ok(const char *s)
 			return 0;
 	return 1;
 }
+
+size_t ap_utf8_prefix(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max);
+	while (n && s[n] && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}

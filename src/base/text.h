@@ -24,6 +24,10 @@
  * forms, no surrogates, nothing above U+10FFFF), or 0 if there is none. */
 size_t ap_utf8_seq(const unsigned char *s, size_t n);
 
+/* The length of s cut to at most max bytes, at the start of a UTF-8
+ * character (never inside one). */
+size_t ap_utf8_prefix(const char *s, size_t max);
+
 /* Appends s[0..n) to out with each control byte (C0, DEL), each C1 control
  * character and each byte that is not part of well-formed UTF-8 written as
  * the four characters \xNN (C1 controls as \u00NN). Everything else,

@@ -69,15 +69,6 @@ enum ap_check_kind ap_check_kind(const json_t *c)
 	return ap_check_kind_parse(json_string_value(json_object_get(c, "kind")));
 }
 
-/* The length of s cut to at most max bytes at a UTF-8 character's start. */
-static size_t utf8_prefix(const char *s, size_t max)
-{
-	size_t n = strnlen(s, max);
-	while (n && s[n] && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
-	return n;
-}
-
 void ap_check_excuse(json_t *c, const char *name, const char *backend, const char *what,
 		     const char *limit_reason, const char *where, const char *raised,
 		     const char *message, const char *reason)
@@ -87,7 +78,7 @@ void ap_check_excuse(json_t *c, const char *name, const char *backend, const cha
 						  "reason", limit_reason, "where", where, "seen",
 						  json_object_get(c, "reason"), "raised", raised,
 						  "message", message ? message : "",
-						  message ? utf8_prefix(message, 4096) : (size_t)0));
+						  message ? ap_utf8_prefix(message, 4096) : (size_t)0));
 	ap_check_set_status(c, AP_NOTRUN);
 	json_object_set_new(c, "reason", json_string(reason));
 }

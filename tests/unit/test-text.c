@@ -115,9 +115,23 @@ static void words_have_no_space_or_control_byte(void **state)
 	assert_false(ap_word_ok("line\n"));
 }
 
+/* A cut at max bytes never splits a UTF-8 character: it moves back to the
+ * character's start; a shorter string is whole. */
+static void utf8_prefix_cuts_between_characters(void **state)
+{
+	(void)state;
+	assert_int_equal(ap_utf8_prefix("abc", 10), 3);
+	assert_int_equal(ap_utf8_prefix("abc", 2), 2);
+	assert_int_equal(ap_utf8_prefix("a\xe6\x94\xaf", 2), 1);  /* 支 is 3 bytes */
+	assert_int_equal(ap_utf8_prefix("a\xe6\x94\xaf", 3), 1);
+	assert_int_equal(ap_utf8_prefix("a\xe6\x94\xaf" "b", 4), 4);
+	assert_int_equal(ap_utf8_prefix("", 4), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(utf8_prefix_cuts_between_characters),
 		cmocka_unit_test(utf8_seq_accepts_well_formed_sequences_of_each_length),
 		cmocka_unit_test(utf8_seq_refuses_overlong_surrogate_truncated_and_stray_bytes),
 		cmocka_unit_test(term_shows_escape_and_control_bytes_instead_of_sending_them),
