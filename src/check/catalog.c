@@ -113,7 +113,8 @@ int ap_catalog_parse(struct ap_catalog *c, const char *text, size_t len, const c
 	}
 	free(copy);
 	if (!r) {
-		qsort(c->v, c->n, sizeof(*c->v), entry_cmp);
+		if (c->n) /* an empty catalog has no array: qsort's base must not be NULL */
+			qsort(c->v, c->n, sizeof(*c->v), entry_cmp);
 		r = check_unique(c, file, err);
 	}
 	if (r)

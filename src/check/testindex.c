@@ -138,7 +138,7 @@ int ap_testindex_tree_sum(const char *tree, char hex[AP_SHA256_HEX_SIZE])
 	size_t n = 0, cap = 0;
 	struct ap_buf all = { 0 };
 	int r = collect(tree, "", 0, &v, &n, &cap);
-	if (!r)
+	if (!r && n)
 		qsort(v, n, sizeof(*v), by_rel);
 	for (size_t i = 0; i < n; i++) {
 		if (!r)

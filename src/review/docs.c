@@ -1027,7 +1027,7 @@ int ap_docs_load_pages(const char *dir, struct ap_docs_entries *out, struct ap_d
 	int r = docs_walk(dir, "", &ps, err, 0);
 	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");
-	if (!r)
+	if (!r && ps.n)
 		qsort(ps.v, ps.n, sizeof(*ps.v), path_cmp);
 	for (size_t i = 0; !r && i < ps.n; i++)
 		r = load_page(dir, ps.v[i], out, pages, err);

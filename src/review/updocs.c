@@ -508,7 +508,7 @@ int ap_updocs_load(const char *dir, const char *version, struct ap_updocs *d,
 	int r = read_tree(&rd, dir, "", UPDOCS_DEPTH_MAX, err);
 	if (r == -ENOMEM && !err->len)
 		ap_buf_adds(err, "out of memory");
-	if (!r)
+	if (!r && d->n)
 		qsort(d->v, d->n, sizeof(*d->v), by_name);
 	else
 		ap_updocs_free(d);
