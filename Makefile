@@ -3,7 +3,9 @@
 # `make coverage` with --coverage in build-cov/, then reports what ran.
 
 CC      ?= cc
-PKGS    := jansson libcrypto yaml-0.1 librsvg-2.0 cairo
+PKGS    := jansson libcrypto yaml-0.1 libpng
+# Headers only: review/png.c loads librsvg (and cairo with it) when it draws.
+DL_PKGS := librsvg-2.0 cairo
 SANITIZE ?=
 COVERAGE ?=
 BUILD   := $(if $(SANITIZE),build-san,$(if $(COVERAGE),build-cov,build))
@@ -12,7 +14,7 @@ SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-re
 SANFLAGS := $(if $(SANITIZE),$(SAN))$(if $(COVERAGE),--coverage)
 CFLAGS  ?= $(if $(COVERAGE),-O0,-O2) -g
 CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
-           $(shell pkg-config --cflags $(PKGS)) -Isrc -I$(BUILD)
+           $(shell pkg-config --cflags $(PKGS) $(DL_PKGS)) -Isrc -I$(BUILD)
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -pthread
 LDFLAGS += $(SANFLAGS)
 VERSION := 0.1.0

@@ -6,6 +6,10 @@
  * The text the picture holds can be given too: it is stored in the PNG as an
  * iTXt "Description" chunk (UTF-8), so a bot or a test can read what the
  * picture says without OCR.
+ *
+ * librsvg (and with it cairo, pango, fontconfig) is loaded with dlopen when
+ * the first picture is drawn: only pictures need it, and loading it at
+ * start cost every command ~20 ms.
  */
 #ifndef AP_PNG_H
 #define AP_PNG_H
@@ -21,7 +25,7 @@
 /* Renders the SVG document svg[0..len) into out as PNG bytes, with
  * description (UTF-8, or NULL for none) as its iTXt "Description". 0, or
  * -EINVAL (not an SVG librsvg can draw, or without a size, or too big) /
- * -ENOMEM with err saying why. */
+ * -ENOMEM / -ENOSYS (librsvg cannot be loaded) with err saying why. */
 int ap_png_from_svg(const char *svg, size_t len, const char *description, struct ap_buf *out,
 		    struct ap_buf *err);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <png.h>
 
 #include "base/buf.h"
 #include "review/html.h"
@@ -202,6 +203,50 @@ static void png_of_an_svg_has_its_size_and_text(void **state)
 	ap_buf_free(&err);
 }
 
+/* The PNG's pixels as straight RGBA, decoded by libpng (its own reader,
+ * not png.c's writer); *type is the PNG's colour type. */
+static unsigned char *png_pixels(const struct ap_buf *png, int *type)
+{
+	png_image im = { .version = PNG_IMAGE_VERSION };
+	assert_true(png_image_begin_read_from_memory(&im, png->data, png->len));
+	*type = im.format & PNG_FORMAT_FLAG_ALPHA ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_RGB;
+	im.format = PNG_FORMAT_RGBA;
+	unsigned char *px = malloc(PNG_IMAGE_SIZE(im));
+	assert_non_null(px);
+	assert_true(png_image_finish_read(&im, NULL, px, 0, NULL));
+	return px;
+}
+
+static void png_pixels_are_the_svgs_colours(void **state)
+{
+	static const char opaque[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"4\" height=\"2\">"
+				     "<rect width=\"4\" height=\"2\" fill=\"#9a6700\"/></svg>";
+	/* Half-transparent red: cairo keeps it premultiplied (128, 0, 0, 128);
+	 * a PNG's alpha is straight, so the red is 255 again. */
+	static const char half[] = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"4\" height=\"2\">"
+				   "<rect width=\"4\" height=\"2\" fill=\"#ff0000\" fill-opacity=\"0.5\"/>"
+				   "<rect width=\"1\" height=\"1\" fill=\"#1a7f37\"/></svg>";
+	struct ap_buf png = { 0 }, err = { 0 };
+	int type;
+	(void)state;
+	assert_int_equal(ap_png_from_svg(opaque, strlen(opaque), NULL, &png, &err), 0);
+	unsigned char *px = png_pixels(&png, &type);
+	assert_int_equal(type, PNG_COLOR_TYPE_RGB);
+	assert_memory_equal(px + 4 * 7, "\x9a\x67\x00\xff", 4);
+	free(px);
+	ap_buf_reset(&png);
+	assert_int_equal(ap_png_from_svg(half, strlen(half), NULL, &png, &err), 0);
+	px = png_pixels(&png, &type);
+	assert_int_equal(type, PNG_COLOR_TYPE_RGBA);
+	assert_memory_equal(px, "\x1a\x7f\x37\xff", 4);
+	assert_int_equal(px[4 * 7 + 0], 255);
+	assert_int_equal(px[4 * 7 + 1], 0);
+	assert_in_range(px[4 * 7 + 3], 127, 128);
+	free(px);
+	ap_buf_free(&png);
+	ap_buf_free(&err);
+}
+
 static void png_of_what_is_no_svg_is_refused(void **state)
 {
 	struct ap_buf png = { 0 }, err = { 0 };
@@ -228,6 +273,7 @@ int main(void)
 		cmocka_unit_test(card_draws_the_verdict_in_its_colour),
 		cmocka_unit_test(matrix_svg_has_a_cell_per_check_and_environment),
 		cmocka_unit_test(png_of_an_svg_has_its_size_and_text),
+		cmocka_unit_test(png_pixels_are_the_svgs_colours),
 		cmocka_unit_test(png_of_what_is_no_svg_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
