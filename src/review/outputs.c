@@ -163,13 +163,13 @@ int ap_output_render(const struct ap_report *model, enum ap_lang l, const char *
  * compared byte for byte (a PNG too: drawing and encoding it is
  * deterministic, and it is the bytes a reader sees). */
 static int output_is(const struct ap_report *model, enum ap_lang l, const char *name,
-		     const struct ap_buf *have)
+		     const struct ap_buf *have, struct ap_buf *err)
 {
-	struct ap_buf again = { 0 }, err = { 0 };
-	int same = !ap_output_render(model, l, name, &again, &err) && again.len == have->len &&
+	struct ap_buf again = { 0 };
+	ap_buf_reset(err); /* the last try's reason is the one said */
+	int same = !ap_output_render(model, l, name, &again, err) && again.len == have->len &&
 		   !memcmp(again.data, have->data, have->len);
 	ap_buf_free(&again);
-	ap_buf_free(&err);
 	return same;
 }
 
@@ -274,6 +274,7 @@ struct compare {
 	const char *dir, *name;
 	int read;      /* 0, or the -errno reading it */
 	int same;
+	struct ap_buf unrendered; /* why it could not be rendered again, if so */
 };
 
 static void compare_one(void *item)
@@ -285,7 +286,8 @@ static void compare_one(void *item)
 	for (size_t m = 0; !c->read && !c->same && c->models[m]; m++)
 		for (int l = AP_LANG_ZH; !c->same &&
 		     l <= (has_lang(c->name) ? AP_LANG_EN : AP_LANG_ZH); l++)
-			c->same = output_is(c->models[m], (enum ap_lang)l, c->name, &have);
+			c->same = output_is(c->models[m], (enum ap_lang)l, c->name, &have,
+					    &c->unrendered);
 	ap_buf_free(&path);
 	ap_buf_free(&have);
 }
@@ -331,7 +333,7 @@ static void verify_rendered(const char *dir, const struct ap_submission *s, char
 	if (!v)
 		ap_reason_add(reasons, "out of memory rendering the report again");
 	for (size_t i = 0; v && i < n; i++)
-		v[i] = (struct compare){ models, dir, names[i], 0, 0 };
+		v[i] = (struct compare){ models, dir, names[i], 0, 0, { 0 } };
 	struct compare_group groups[3] = { { v, n, 0 }, { v, n, 1 }, { v, n, 2 } };
 	if (v)
 		ap_pool_run(groups, 3, sizeof(*groups), compare_group);
@@ -339,11 +341,17 @@ static void verify_rendered(const char *dir, const struct ap_submission *s, char
 		if (v[i].read)
 			ap_reason_add(reasons, "%s: cannot be read to compare: %s", names[i],
 				      strerror(-v[i].read));
+		else if (!v[i].same && v[i].unrendered.len)
+			ap_reason_add(reasons, "%s: cannot be rendered again to compare (so it is not "
+				      "shown to be what its bundles give): %s", names[i],
+				      ap_buf_str(&v[i].unrendered));
 		else if (!v[i].same)
 			ap_reason_add(reasons, "%s: is not the report its bundles give%s (edited after "
 				      "it was written, or written from other evidence): write it again "
 				      "with `apiparity report`", names[i],
 				      given ? ", with the docs entry report.json records" : "");
+	for (size_t i = 0; v && i < n; i++)
+		ap_buf_free(&v[i].unrendered);
 	free(v);
 	ap_report_free(plain);
 	ap_report_free(with);

@@ -56,14 +56,14 @@ static void draw_load(void)
 }
 
 /* Loads the drawing library, once per process (the other threads wait).
- * 0, or -ENOSYS with err saying why it cannot be loaded. */
+ * 0, or -ELIBACC with err saying why it cannot be loaded. */
 static int draw_ready(struct ap_buf *err)
 {
 	pthread_once(&draw_once, draw_load);
 	if (!draw.why[0])
 		return 0;
 	ap_buf_addf(err, "the drawing library cannot be loaded: %s", draw.why);
-	return -ENOSYS;
+	return -ELIBACC;
 }
 
 /* The pictures are flat colours and text: unfiltered rows at a low zlib
@@ -196,7 +196,7 @@ int ap_png_from_svg(const char *svg, size_t len, const char *description, struct
 {
 	GError *gerr = NULL;
 	if (draw_ready(err))
-		return -ENOSYS;
+		return -ELIBACC;
 	RsvgHandle *h = D(rsvg_handle_new_from_data)((const guint8 *)svg, len, &gerr);
 	gdouble w = 0, ht = 0;
 	int r = 0;

@@ -25,7 +25,7 @@
 /* Renders the SVG document svg[0..len) into out as PNG bytes, with
  * description (UTF-8, or NULL for none) as its iTXt "Description". 0, or
  * -EINVAL (not an SVG librsvg can draw, or without a size, or too big) /
- * -ENOMEM / -ENOSYS (librsvg cannot be loaded) with err saying why. */
+ * -ENOMEM / -ELIBACC (librsvg cannot be loaded) with err saying why. */
 int ap_png_from_svg(const char *svg, size_t len, const char *description, struct ap_buf *out,
 		    struct ap_buf *err);
 

@@ -10,7 +10,7 @@ PNG="$TOP/tests/tools/png.py"
 # Chromium's window: 1280 px wide, and the first screen 800 px high.
 WIDTH=1280 HEIGHT=800
 
-plan 46
+plan 50
 
 # browser OUT ARG... - headless Chromium with a profile of its own, killed
 # (its whole process group, by timeout) if it hangs; anything still running
@@ -196,6 +196,19 @@ echo x > "$T/en/card-nobody.png"
 run 1 changed_report_is_refused "$APIPARITY" verify "$T/en"
 contains "$out" "^- report\.html: sha256 does not match MANIFEST\.sha256 \(changed after the report\)$" changed_report_file_is_named
 contains "$out" "^- card-nobody\.png: unknown file or directory in the submission$" unknown_png_is_named
+
+# Where librsvg cannot be loaded (an empty file in its place first on the
+# library path): report says so in one line, with the code of results it
+# could not write; verify says the pictures cannot be drawn again to
+# compare, not that they are another report.
+mkdir -p "$T/nolib" && : > "$T/nolib/librsvg-2.so.2"
+py 'import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2])' "$T/sub" "$T/nodraw"
+run 1 verify_without_the_drawing_library_is_changes_needed env LD_LIBRARY_PATH="$T/nolib" "$APIPARITY" verify "$T/nodraw"
+contains "$out" "^- matrix\.png: cannot be rendered again to compare \(so it is not shown to be what its bundles give\): the drawing library cannot be loaded: .*librsvg-2\.so\.2: file too short$" \
+	verify_without_the_drawing_library_says_so
+run 10 report_without_the_drawing_library_is_an_io_error env LD_LIBRARY_PATH="$T/nolib" "$APIPARITY" report "$T/nodraw"
+contains "$err" "^apiparity: report: .*png: the drawing library cannot be loaded: .*file too short$" \
+	report_without_the_drawing_library_says_so_in_a_line
 }
 needs bookworm trixie -- html_suite
 done_testing
