@@ -43,17 +43,27 @@ need_env() {
 	done
 }
 
-# ms CMD... - runs CMD and prints how long it took in ms; exits 1 (so the
-# bench prints no figure) when CMD fails. Call it as v=$(ms ...) || exit 1.
-ms() {
+# us CMD... - runs CMD and prints how long it took in microseconds; exits 1
+# (so the bench prints no figure) when CMD fails. Call it as
+# v=$(us ...) || exit 1. The clock is bash's own (EPOCHREALTIME): a
+# $(date) on each side would add two forks, ~10 ms, to every figure.
+us() {
 	local s rc=0
-	s=$(date +%s%N)
+	s=${EPOCHREALTIME/[.,]/}
 	"$@" || rc=$?
+	local e=${EPOCHREALTIME/[.,]/}
 	if [ "$rc" != 0 ]; then
 		echo "bench/$bench_name: '$*' failed (exit $rc); no figure" >&2
 		exit 1
 	fi
-	echo $(( ($(date +%s%N) - s) / 1000000 ))
+	echo $(( e - s ))
+}
+
+# ms CMD... - as us, in milliseconds.
+ms() {
+	local v
+	v=$(us "$@") || exit 1
+	echo $(( v / 1000 ))
 }
 
 # warm CMD... - one untimed run of CMD before the timed ones (the page cache,
