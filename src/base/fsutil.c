@@ -32,6 +32,21 @@ int ap_mkdirs(const char *dir)
 	return r;
 }
 
+int ap_path_within(const char *dir, const char *rel)
+{
+	struct ap_buf p = { 0 };
+	ap_buf_addf(&p, "%s/%s", dir, rel);
+	char *d = realpath(dir, NULL), *f = d ? realpath(ap_buf_str(&p), NULL) : NULL;
+	int r = !f ? -errno : 0;
+	size_t n = d ? strlen(d) : 0;
+	if (f)
+		r = !strncmp(f, d, n) && (f[n] == '/' || (n == 1 && d[0] == '/'));
+	free(d);
+	free(f);
+	ap_buf_free(&p);
+	return r;
+}
+
 int ap_dir_writable(const char *dir)
 {
 	struct ap_buf probe = { 0 };

@@ -15,6 +15,12 @@ int ap_mkdirs(const char *dir);
  * be written. */
 int ap_dir_writable(const char *dir);
 
+/* Whether dir/rel, every link in it resolved, is inside dir (resolved too):
+ * 1 inside, 0 outside, or -errno when either cannot be resolved (rel does
+ * not exist). For a path a user names inside a tree, where a link could
+ * lead out of it. */
+int ap_path_within(const char *dir, const char *rel);
+
 /* Flags of ap_dir_list(). */
 #define AP_DIR_REGULAR 1  /* regular files only: a link to one is left out */
 #define AP_DIR_NODOT   2  /* no name that begins with '.' (hidden files) */

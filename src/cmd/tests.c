@@ -344,6 +344,11 @@ static int tests_tests_run(const struct ap_tests_opts *o, const char *file)
 				     &why))
 		rc = ap_fail(-AP_ENOSOURCE, ap_buf_str(&what), &why);
 	json_decref(pkg);
+	/* The name stays inside the tree (checked above); a link in the tree
+	 * must not lead out of it either, where the tree is on this machine. */
+	const char *base = o->torch_src ? o->torch_src : ap_buf_str(&tree);
+	if (!rc && *base && !ap_path_within(base, file))
+		rc = ap_usage("tests run: '%s' is a link that leads out of the test tree", file);
 	int r = 0;
 	if (!rc) {
 		int per = o->timeout_s ? o->timeout_s : 30;

@@ -275,6 +275,37 @@ static void empty_directory_lists_nothing(void **state)
 	ap_dir_free(names, n);
 }
 
+/* A tree with a file, a link inside it to that file, a link that climbs
+ * out to its sibling, and a name that climbs out without a link. */
+static void path_within_follows_links_out_of_the_tree(void **state)
+{
+	struct ap_buf tree = { 0 }, p = { 0 };
+	path_in(state, "tree/sub", &p);
+	assert_int_equal(ap_mkdirs(ap_buf_str(&p)), 0);
+	path_in(state, "tree", &tree);
+	path_in(state, "tree/sub/a.py", &p);
+	write_file(ap_buf_str(&p), "x", 1);
+	path_in(state, "outside.py", &p);
+	write_file(ap_buf_str(&p), "x", 1);
+	path_in(state, "tree/in.py", &p);
+	assert_int_equal(symlink("sub/a.py", ap_buf_str(&p)), 0);
+	path_in(state, "tree/out.py", &p);
+	assert_int_equal(symlink("../outside.py", ap_buf_str(&p)), 0);
+	path_in(state, "tree2", &p); /* a sibling whose name starts with the tree's */
+	assert_int_equal(ap_mkdirs(ap_buf_str(&p)), 0);
+	path_in(state, "tree2/b.py", &p);
+	write_file(ap_buf_str(&p), "x", 1);
+	const char *t = ap_buf_str(&tree);
+	assert_int_equal(ap_path_within(t, "sub/a.py"), 1);
+	assert_int_equal(ap_path_within(t, "in.py"), 1);
+	assert_int_equal(ap_path_within(t, "out.py"), 0);
+	assert_int_equal(ap_path_within(t, "../tree2/b.py"), 0);
+	assert_int_equal(ap_path_within(t, "missing.py"), -ENOENT);
+	assert_int_equal(ap_path_within("/", "etc"), 1);
+	ap_buf_free(&tree);
+	ap_buf_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +325,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(listing_at_a_descriptor_leaves_it_open_and_unmoved, setup, teardown),
 		cmocka_unit_test_setup_teardown(listing_what_is_no_directory_is_an_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(empty_directory_lists_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(path_within_follows_links_out_of_the_tree, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("fsutil", tests, NULL, NULL);
 }
