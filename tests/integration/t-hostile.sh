@@ -4,7 +4,7 @@
 # conclusion reach the evidence intact and every report escaped; a result
 # frame that cannot be read costs only the probe that sent it.
 . "$(dirname "$0")/lib.sh"
-plan 36
+plan 38
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 ESC=$(printf '\033')
 
@@ -80,6 +80,18 @@ hostile_worker() {
 	contains "$out" "^garble .* 8/10 +inconsistent$" summary_counts_the_lost_probes
 }
 needs trixie -- hostile_worker
+
+hostile_tree() {
+	# A link in the test tree that leads out of it is refused like a name
+	# that climbs out: nothing outside the tree is imported.
+	mkdir -p "$T/linked/test" && printf 'raise SystemExit("imported")\n' > "$T/outside.py"
+	ln -s ../../outside.py "$T/linked/test/test_out.py"
+	run 2 tests_run_of_a_link_out_of_the_tree_is_a_usage_error "$APIPARITY" tests run \
+		test/test_out.py --env trixie --torch-src "$T/linked"
+	contains "$err" "^apiparity: tests run: 'test/test_out.py' is a link that leads out of the test tree" \
+		tests_run_link_out_of_the_tree_is_named
+}
+needs trixie -- hostile_tree
 
 # A python that dies before its hello with bytes that are not UTF-8 and an
 # escape on stderr: its last line is the reason, escaped, in the bundle too.
