@@ -222,7 +222,7 @@ FUZZ_CC    := clang
 FUZZ_DIR   := build/fuzz
 FUZZ_SAN   := address,undefined
 FUZZ_CFLAGS := -g -O1 -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-sanitize-recover=all \
-              -Isrc $(shell pkg-config --cflags $(PKGS))
+              -Isrc $(shell pkg-config --cflags $(PKGS) $(DL_PKGS))
 FUZZ_OBJ   := $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(LIB_SRC)) \
               $(patsubst $(BUILD)/%.c,$(FUZZ_DIR)/obj/%.o,$(GEN_SRC))
 FUZZERS    := $(patsubst tests/fuzz/%.c,$(FUZZ_DIR)/%,$(wildcard tests/fuzz/fuzz-*.c))

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/err.h"
 #include "base/text.h"
@@ -18,6 +19,88 @@ const char *ap_envs_file(const char *opt)
 {
 	const char *e = getenv("APIPARITY_ENVS");
 	return opt ? opt : e && *e ? e : NULL;
+}
+
+int ap_user_envs_file(struct ap_buf *out)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *h = getenv("HOME");
+	if (x && *x == '/')
+		return ap_buf_addf(out, "%s/apiparity/envs.ini", x), 0;
+	if (h && *h)
+		return ap_buf_addf(out, "%s/.config/apiparity/envs.ini", h), 0;
+	return -ENOENT;
+}
+
+/* The --python environments of this run: an environments file of their
+ * own, written as the user would write it. */
+#define AP_CLI_MAX_PYTHONS 16
+static struct ap_buf cli_pythons;
+static char *cli_python_names[AP_CLI_MAX_PYTHONS];
+static size_t cli_npythons;
+
+/* An environment name from a path: its words joined by '-'
+ * ("/opt/venv/bin/python3": "opt-venv-bin-python3"). */
+static void name_from_path(const char *path, struct ap_buf *out)
+{
+	for (const char *p = path; *p; p++) {
+		int word = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			   (*p >= '0' && *p <= '9') || *p == '_' || *p == '.';
+		if (word)
+			ap_buf_add(out, p, 1);
+		else if (out->len && out->data[out->len - 1] != '-')
+			ap_buf_adds(out, "-");
+	}
+	while (out->len && out->data[out->len - 1] == '-')
+		out->data[--out->len] = '\0';
+}
+
+int ap_cli_python(const char *arg, const char **name, struct ap_buf *err)
+{
+	const char *eq = strchr(arg, '='), *path = eq && eq[1] == '/' ? eq + 1 : arg;
+	struct ap_buf n = { 0 };
+	if (path != arg)
+		ap_buf_add(&n, arg, (size_t)(eq - arg));
+	else
+		name_from_path(path, &n);
+	int bad = !ap_env_name_ok(ap_buf_str(&n)), ctl = 0;
+	for (const char *p = path; *p; p++)
+		ctl |= (unsigned char)*p < 0x20 || *p == 0x7f;
+	if (cli_npythons == AP_CLI_MAX_PYTHONS)
+		ap_buf_addf(err, "--python: at most %d", AP_CLI_MAX_PYTHONS);
+	else if (bad || ctl || !*path)
+		ap_buf_addf(err, "--python: '%s' is [NAME=]PATH, a path without control characters "
+			    "and a name of letters, digits, '.', '_' and '-'%s", arg,
+			    path == arg ? " (give NAME= where the path makes none)" : "");
+	if (err->len) {
+		ap_buf_free(&n);
+		return -EINVAL;
+	}
+	/* Single-quoted for the file's word splitting (base/argv.h). */
+	ap_buf_addf(&cli_pythons, "[%s]\npython = ", ap_buf_str(&n));
+	ap_shell_quote(&cli_pythons, path);
+	ap_buf_adds(&cli_pythons, "\n");
+	char *copy = strdup(ap_buf_str(&n));
+	ap_buf_free(&n);
+	if (!copy)
+		return ap_buf_adds(err, "out of memory"), -ENOMEM;
+	*name = cli_python_names[cli_npythons++] = copy;
+	return 0;
+}
+
+/* Loads the environments file at path (NULL: the built-in one) into
+ * extra and merges it into envs; a missing user file is no error. */
+static int merge_file(struct ap_envs *envs, const char *path, const char *text, const char *root,
+		      struct ap_buf *err)
+{
+	struct ap_envs extra;
+	int r = text ? ap_envs_parse(&extra, text, strlen(text), path, root, err) :
+		       ap_envs_load(&extra, path, root, err);
+	if (r)
+		return r; /* extra is empty */
+	if ((r = ap_envs_merge(envs, &extra)))
+		ap_buf_adds(err, "out of memory");
+	ap_envs_free(&extra);
+	return r;
 }
 
 int ap_fail(int err, const char *what, const struct ap_buf *detail)
@@ -108,10 +191,19 @@ int ap_cli_print_verbs(const struct ap_optset *const *sets)
 
 int ap_cli_load_envs(struct ap_envs *envs, const char *envs_opt, const char *root_opt)
 {
-	struct ap_buf err = { 0 };
-	int r = ap_envs_load(envs, ap_envs_file(envs_opt), ap_env_root(root_opt), &err);
+	struct ap_buf err = { 0 }, user = { 0 };
+	const char *file = ap_envs_file(envs_opt), *root = ap_env_root(root_opt);
+	struct stat st;
+	int r = ap_envs_load(envs, file, root, &err);
+	if (!r && !file && !ap_user_envs_file(&user) && !stat(ap_buf_str(&user), &st))
+		r = merge_file(envs, ap_buf_str(&user), NULL, root, &err);
+	if (!r && cli_npythons)
+		r = merge_file(envs, "--python", ap_buf_str(&cli_pythons), root, &err);
+	if (r && envs->path)
+		ap_envs_free(envs);
 	if (r)
 		r = ap_fail(r, "environments file", &err);
+	ap_buf_free(&user);
 	ap_buf_free(&err);
 	return r;
 }

@@ -21,6 +21,24 @@ const char *ap_env_root(const char *opt);
 /* The environments file: --envs, else $APIPARITY_ENVS, else NULL (built in). */
 const char *ap_envs_file(const char *opt);
 
+/* The user's own environments file, read after the built-in ones (when no
+ * --envs or $APIPARITY_ENVS names another) and written by `env add`:
+ * $XDG_CONFIG_HOME/apiparity/envs.ini, else $HOME/.config/apiparity/envs.ini,
+ * into out. 0, or -ENOENT when neither variable is set. */
+int ap_user_envs_file(struct ap_buf *out);
+
+/* --python [NAME=]PATH: a Python with torch on this machine, as an
+ * environment of its own for this run, named NAME or after PATH
+ * ("usr-bin-python3"); ap_cli_load_envs() adds it after the files (it
+ * takes the place of one of theirs of the same name). Its name in *name.
+ * 0, or -EINVAL with err saying why (a name that names no directory, a
+ * PATH with a control character, too many). */
+int ap_cli_python(const char *arg, const char **name, struct ap_buf *err);
+
+#define AP_CLI_OPT_PYTHON(fn)                                                   \
+	{ "python", "[NAME=]PATH", "a Python with torch to use as an environment "  \
+	  "(named NAME, else after PATH)", 0, fn, AP_OPT_REPEAT }
+
 /* Prints "apiparity: <what>: <error text>[: detail]" on stderr and returns the
  * exit code for err (negative). The one place an error reaches the user. */
 int ap_fail(int err, const char *what, const struct ap_buf *detail);
@@ -59,7 +77,9 @@ int ap_cli_print_verbs(const struct ap_optset *const *sets);
 	{ "timeout", "S", help, offsetof(type, timeout_s), ap_opt_seconds, 0 }
 
 /* Loads the environments file named by envs_opt/root_opt into envs (see
- * ap_env_root/ap_envs_file). 0, or the exit code after printing the error. */
+ * ap_env_root/ap_envs_file), the user's own file after the built-in one,
+ * and the --python environments after both. 0, or the exit code after
+ * printing the error. */
 int ap_cli_load_envs(struct ap_envs *envs, const char *envs_opt, const char *root_opt);
 
 /* Finds name in envs; NULL after printing "unknown environment" with the

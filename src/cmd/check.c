@@ -60,6 +60,15 @@ static int check_add_env(void *opts, const struct ap_opt *opt, const char *arg,
 	return ap_cli_push(o->names, &o->nnames, AP_MAX_ENVS, arg, "check", "environments", err);
 }
 
+/* --python [NAME=]PATH: an environment of its own, checked in. */
+static int check_add_python(void *opts, const struct ap_opt *opt, const char *arg,
+			    struct ap_buf *err)
+{
+	const char *name;
+	int r = ap_cli_python(arg, &name, err);
+	return r ? r : check_add_env(opts, opt, name, err);
+}
+
 /* --script FILE, once per script. */
 static int check_add_script(void *opts, const struct ap_opt *opt, const char *arg,
 			    struct ap_buf *err)
@@ -89,6 +98,7 @@ static const struct ap_opt check_opts[] = {
 	AP_CLI_OPT_ENVS(struct ap_check_opts),
 	{ "env", "NAME", "an environment to check in (default: every one of the file but local)",
 	  0, check_add_env, AP_OPT_REPEAT },
+	AP_CLI_OPT_PYTHON(check_add_python),
 	{ "reference", "NAME", "the environment the others are compared with (default: the "
 	  "first where the target exists)", AT(reference), NULL, 0 },
 	{ "out", "DIR", "where the evidence goes (default out/TARGET)", AT(out), NULL, 0 },

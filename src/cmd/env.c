@@ -8,12 +8,15 @@
 
 #include "cmd/cmd.h"
 #include "base/err.h"
+#include "base/fsutil.h"
 #include "env/fingerprint.h"
 #include "base/pool.h"
 #include "base/text.h"
 #include "check/testsrc.h"
 #include "env/provision.h"
 #include "env/worker.h"
+
+#define AP_SHOW_MAX_PYTHONS 16
 
 struct ap_env_opts {
 	const char *envs;
@@ -22,7 +25,22 @@ struct ap_env_opts {
 	const char *backend;
 	int json;
 	int timeout_s;
+	const char *python, *exec, *device; /* env add */
+	const char *pythons[AP_SHOW_MAX_PYTHONS]; /* env show --python: their names */
+	size_t npythons;
 };
+
+/* env show --python [NAME=]PATH: shown beside the named ones. */
+static int show_add_python(void *opts, const struct ap_opt *opt, const char *arg,
+			   struct ap_buf *err)
+{
+	struct ap_env_opts *o = opts;
+	const char *name;
+	(void)opt;
+	int r = ap_cli_python(arg, &name, err);
+	return r ? r : ap_cli_push(o->pythons, &o->npythons, AP_SHOW_MAX_PYTHONS, name,
+				   "env show", "--python", err);
+}
 
 /* One environment's measurement, filled in by a pool job. */
 struct ap_env_job {
@@ -43,8 +61,16 @@ static const struct ap_opt create_opts[] = {
 	  AT(backend), NULL, 0 },
 	AP_CLI_OPT_ROOT(struct ap_env_opts),
 };
+static const struct ap_opt add_opts[] = {
+	{ "python", "PATH", "the environment's Python (with torch)", AT(python), NULL,
+	  AP_OPT_REQUIRED },
+	{ "exec", "PREFIX", "a command prefix it runs under (ssh host --, env VAR=1)", AT(exec),
+	  NULL, 0 },
+	{ "device", "TYPE", "the device type it claims (npu, cuda, ...)", AT(device), NULL, 0 },
+};
 static const struct ap_opt show_opts[] = {
 	{ "json", NULL, "the fingerprints as JSON", AT(json), NULL, 0 },
+	AP_CLI_OPT_PYTHON(show_add_python),
 	AP_CLI_OPT_TIMEOUT(struct ap_env_opts, "seconds each environment may take to answer "
 			   "(default 120)"),
 	AP_CLI_OPT_ENVS(struct ap_env_opts), AP_CLI_OPT_ROOT(struct ap_env_opts),
@@ -62,7 +88,10 @@ static const struct ap_optset show_set = { "env show", "NAME...", "fingerprint e
 	AP_OPTS(show_opts) };
 static const struct ap_optset list_set = { "env list", "",
 	"list environments, reachable or not", AP_OPTS(list_opts) };
-const struct ap_optset *const ap_env_optsets[] = { &create_set, &show_set, &list_set, NULL };
+static const struct ap_optset add_set = { "env add", "NAME",
+	"add an environment to your own environments file", AP_OPTS(add_opts) };
+const struct ap_optset *const ap_env_optsets[] = { &create_set, &show_set, &list_set, &add_set,
+						   NULL };
 
 static void env_job_run(void *item)
 {
@@ -163,15 +192,19 @@ static int env_show(int argc, char **argv, struct ap_env_opts *o)
 {
 	struct ap_envs envs;
 	struct ap_env_job *jobs = NULL;
-	size_t n = (size_t)(argc - optind);
+	size_t n = (size_t)(argc - optind) + o->npythons;
 	int rc = AP_EXIT_OK;
+	char *names[AP_SHOW_MAX_PYTHONS + 64];
 
 	if (!n)
-		return ap_usage("env show: name at least one environment");
+		return ap_usage("env show: name at least one environment (or --python PATH)");
+	if (n > sizeof(names) / sizeof(names[0]))
+		return ap_usage("env show: at most %zu environments", sizeof(names) / sizeof(names[0]));
+	for (size_t i = 0; i < n; i++)
+		names[i] = i < o->npythons ? (char *)o->pythons[i] : argv[optind + i - o->npythons];
 	if ((rc = load(o, &envs)))
 		return rc;
-	if ((rc = jobs_for(&envs, argv + optind, n, 1, o->timeout_s ? o->timeout_s : 120,
-			      &jobs)))
+	if ((rc = jobs_for(&envs, names, n, 1, o->timeout_s ? o->timeout_s : 120, &jobs)))
 		goto out;
 	ap_pool_run(jobs, n, sizeof(*jobs), env_job_run);
 	show_print(jobs, n, o->json);
@@ -301,16 +334,76 @@ static int env_create(int argc, char **argv, struct ap_env_opts *o)
 	return rc;
 }
 
+/* Whether s has a control character (a newline would start another line
+ * of the file). */
+static int has_control(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* env add NAME --python PATH [--exec PREFIX] [--device TYPE]: appends the
+ * entry to the user's own environments file, which must still parse. */
+static int env_add(int argc, char **argv, struct ap_env_opts *o)
+{
+	struct ap_buf file = { 0 }, text = { 0 }, err = { 0 };
+	struct ap_envs envs = { 0 };
+	if (argc - optind != 1)
+		return ap_usage("env add: name exactly one environment");
+	const char *name = argv[optind];
+	if (!ap_env_name_ok(name) || !strcmp(name, "local"))
+		return ap_usage("env add: '%s' is not a name an environment can have", name);
+	if (has_control(o->python) || has_control(o->exec) || has_control(o->device))
+		return ap_usage("env add: --python, --exec and --device are one line each");
+	if (ap_user_envs_file(&file))
+		return ap_usage("env add: neither XDG_CONFIG_HOME nor HOME is set: no file of "
+				"yours to add to");
+	int r = ap_read_file_limited(ap_buf_str(&file), 1u << 20, &text);
+	if (r == -ENOENT)
+		r = 0;
+	if (text.len && text.data[text.len - 1] != '\n')
+		ap_buf_adds(&text, "\n");
+	ap_buf_addf(&text, "\n[%s]\npython = ", name);
+	ap_shell_quote(&text, o->python);
+	ap_buf_adds(&text, "\n");
+	if (o->exec)
+		ap_buf_addf(&text, "exec = %s\n", o->exec);
+	if (o->device)
+		ap_buf_addf(&text, "device = %s\n", o->device);
+	if (r)
+		ap_buf_addf(&err, "%s: %s", ap_buf_str(&file), ap_strerror(r));
+	else if (!(r = ap_envs_parse(&envs, ap_buf_str(&text), text.len, ap_buf_str(&file),
+				      ap_env_root(o->root), &err))) {
+		ap_envs_free(&envs);
+		char *slash = strrchr(file.data, '/');
+		*slash = '\0';
+		r = ap_mkdirs(file.data);
+		*slash = '/';
+		r = r ? r : ap_write_atomic(ap_buf_str(&file), text.data, text.len);
+		if (r)
+			ap_buf_addf(&err, "%s: %s", ap_buf_str(&file), ap_strerror(r));
+	}
+	int rc = r ? ap_fail(r == -ENOMEM ? r : -AP_ECONFIG, "env add", &err) : AP_EXIT_OK;
+	if (!r)
+		printf("%s: [%s] added\n", ap_buf_str(&file), name);
+	ap_buf_free(&file);
+	ap_buf_free(&text);
+	ap_buf_free(&err);
+	return rc;
+}
+
 int ap_cmd_env(int argc, char **argv)
 {
 	static const struct {
 		const struct ap_optset *set;
 		int (*run)(int argc, char **argv, struct ap_env_opts *o);
 	} verbs[] = { { &create_set, env_create }, { &show_set, env_show },
-		      { &list_set, env_list } };
+		      { &list_set, env_list }, { &add_set, env_add } };
 	struct ap_env_opts o = { 0 };
 	if (argc < 2)
-		return ap_usage("env: want create, show or list");
+		return ap_usage("env: want create, show, list or add");
 	if (ap_cli_wants_help(argv[1]))
 		return ap_cli_print_verbs(ap_env_optsets);
 	const char *sub = argv[1];

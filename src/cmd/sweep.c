@@ -77,10 +77,20 @@ static int sweep_add_env(void *opts, const struct ap_opt *opt, const char *arg,
 	return ap_cli_push(o->names, &o->nnames, AP_MAX_ENVS, arg, "sweep", "environments", err);
 }
 
+/* --python [NAME=]PATH: an environment of its own, swept. */
+static int sweep_add_python(void *opts, const struct ap_opt *opt, const char *arg,
+			    struct ap_buf *err)
+{
+	const char *name;
+	int r = ap_cli_python(arg, &name, err);
+	return r ? r : sweep_add_env(opts, opt, name, err);
+}
+
 #define AT(field) offsetof(struct sweep_opts, field)
 static const struct ap_opt sweep_opt_table[] = {
 	{ "env", "NAME", "an environment to sweep (default: every one of the file but local)", 0,
 	  sweep_add_env, AP_OPT_REPEAT },
+	AP_CLI_OPT_PYTHON(sweep_add_python),
 	{ "out", "DIR", "where the matrix and the journals go", AT(out), NULL, AP_OPT_REQUIRED },
 	{ "depth", "resolve|signature|probe|numeric", "how much to measure per API (default "
 	  "signature): probe also runs the family probes, numeric the OpInfo samples too",

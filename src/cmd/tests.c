@@ -34,10 +34,20 @@ struct ap_tests_opts {
 	int timeout_s;
 };
 
+/* --python [NAME=]PATH: the environment, a Python of this machine. */
+static int tests_python(void *opts, const struct ap_opt *opt, const char *arg,
+			struct ap_buf *err)
+{
+	(void)opt;
+	return ap_cli_python(arg, &((struct ap_tests_opts *)opts)->env, err);
+}
+
 #define AT(field) offsetof(struct ap_tests_opts, field)
 #define TORCH_SRC { "torch-src", "DIR", "a torch source tree, instead of the tests fetched " \
 		    "for the environment's torch", AT(torch_src), NULL, 0 }
-#define ENV { "env", "ENV", "the environment", AT(env), NULL, AP_OPT_REQUIRED }
+#define ENV { "env", "ENV", "the environment (or --python)", AT(env), NULL, 0 }, \
+	    { "python", "[NAME=]PATH", "a Python with torch to use as the environment", 0, \
+	      tests_python, 0 }
 static const struct ap_opt fetch_opts[] = {
 	AP_CLI_OPT_ENVS(struct ap_tests_opts), AP_CLI_OPT_ROOT(struct ap_tests_opts), TORCH_SRC,
 };
@@ -233,7 +243,7 @@ static int tests_find(const struct ap_tests_opts *o, const char *target)
 	struct ap_buf root = { 0 }, tree = { 0 }, why = { 0 }, what = { 0 }, warn = { 0 };
 	json_t *res = NULL, *found = NULL, *checks = json_array();
 	if (!o->env)
-		return ap_usage("tests find: name the environment with --env NAME");
+		return ap_usage("tests find: name the environment with --env NAME or --python PATH");
 	int rc = tests_start(o, o->env, &envs, &env, &w);
 	if (rc)
 		return rc;
@@ -326,7 +336,7 @@ static int tests_tests_run(const struct ap_tests_opts *o, const char *file)
 	regex_t re;
 	json_t *ran = NULL;
 	if (!o->env)
-		return ap_usage("tests run: name the environment with --env NAME");
+		return ap_usage("tests run: name the environment with --env NAME or --python PATH");
 	if (!ap_path_is_safe(file))
 		return ap_usage("tests run: FILE is a path inside the environment's test tree "
 				"(test/test_autograd.py), not '%s'", file);

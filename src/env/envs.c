@@ -321,6 +321,40 @@ int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 	return r;
 }
 
+static void env_free(struct ap_env *e)
+{
+	free(e->name);
+	free(e->label);
+	free(e->device);
+	free(e->chroot);
+	free(e->tests_root);
+	ap_argv_free(&e->exec);
+	ap_argv_free(&e->python);
+	ap_argv_free(&e->setenv);
+	ap_argv_free(&e->bind);
+	ap_argv_free(&e->plugins);
+}
+
+int ap_envs_merge(struct ap_envs *dst, struct ap_envs *src)
+{
+	struct ap_env *v = realloc(dst->v, (dst->n + src->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	dst->v = v;
+	for (size_t i = 0; i < src->n; i++) {
+		struct ap_env *same = (struct ap_env *)ap_envs_find(dst, src->v[i].name);
+		if (same) {
+			env_free(same);
+			*same = src->v[i];
+		} else
+			dst->v[dst->n++] = src->v[i];
+	}
+	free(src->v);
+	src->v = NULL;
+	src->n = 0;
+	return 0;
+}
+
 const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name)
 {
 	for (size_t i = 0; i < envs->n; i++)
@@ -347,19 +381,8 @@ void ap_env_describe(const struct ap_env *env, struct ap_buf *out)
 
 void ap_envs_free(struct ap_envs *envs)
 {
-	for (size_t i = 0; i < envs->n; i++) {
-		struct ap_env *e = &envs->v[i];
-		free(e->name);
-		free(e->label);
-		free(e->device);
-		free(e->chroot);
-		free(e->tests_root);
-		ap_argv_free(&e->exec);
-		ap_argv_free(&e->python);
-		ap_argv_free(&e->setenv);
-		ap_argv_free(&e->bind);
-		ap_argv_free(&e->plugins);
-	}
+	for (size_t i = 0; i < envs->n; i++)
+		env_free(&envs->v[i]);
 	free(envs->v);
 	free(envs->path);
 	memset(envs, 0, sizeof(*envs));

@@ -65,6 +65,12 @@ int ap_envs_load(struct ap_envs *envs, const char *path, const char *root,
 int ap_envs_parse(struct ap_envs *envs, const char *text, size_t len, const char *name,
 		  const char *root, struct ap_buf *err);
 
+/* Moves every environment of src into dst, after dst's own; one with the
+ * name of one of dst's takes its place (a later file is more specific:
+ * the user's own file after the built-in one, --python after both). src
+ * is left empty. 0 or -ENOMEM (then both are as they were). */
+int ap_envs_merge(struct ap_envs *dst, struct ap_envs *src);
+
 /* The environment called name; `local` always exists. NULL if unknown. */
 const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name);
 
