@@ -343,7 +343,11 @@ int ap_envs_merge(struct ap_envs *dst, struct ap_envs *src)
 	dst->v = v;
 	for (size_t i = 0; i < src->n; i++) {
 		struct ap_env *same = (struct ap_env *)ap_envs_find(dst, src->v[i].name);
-		if (same) {
+		/* Every file has a local; the later's own [local] only (a line
+		 * of its own) takes the place of the earlier's. */
+		if (same && !src->v[i].line && !strcmp(src->v[i].name, "local"))
+			env_free(&src->v[i]);
+		else if (same) {
 			env_free(same);
 			*same = src->v[i];
 		} else

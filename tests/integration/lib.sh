@@ -118,6 +118,18 @@ needs() {
 	done < <(count_tests "$@")
 }
 
+# unless WHY -- FUNC ARG... - runs FUNC ARG... when WHY is empty; otherwise
+# skips each test it would run, with WHY as the reason (a condition that is
+# not an environment: root, a tool, this machine's torch).
+unless() {
+	local why=$1 name
+	shift 2
+	if [ -z "$why" ]; then "$@"; return; fi
+	while IFS= read -r name; do
+		skip "${name:-(a test whose name is computed)}" "$why"
+	done < <(count_tests "$@")
+}
+
 # in_chroot NAME CMD... - runs CMD inside a reference chroot (for values the
 # test compares against, so they are read, not assumed).
 in_chroot() { local e=$1; shift; chroot "$ENV_ROOT/$e" "$@" 2>/dev/null; }

@@ -500,6 +500,30 @@ static void bind_paths_keep_blanks_quotes_and_dollars_as_written(void **state)
 	assert_string_equal(find(fx, "t")->bind.v[0], "/a b/$x `y`;\"q\" é:/run/apiparity/c d");
 }
 
+/* A later file's entry takes the place of the earlier one of its name,
+ * where it stood; a new name comes after; the later file is left empty. */
+static void merge_replaces_same_names_in_place_and_appends_new_ones(void **state)
+{
+	struct fixture *fx = *state;
+	struct ap_envs later;
+	load_ok(fx, "[a]\npython = pa\n[local]\npython = mine\n[b]\npython = pb\n");
+	static const char text[] = "[b]\npython = /opt/b\ndevice = npu\n[c]\npython = pc\n";
+	assert_int_equal(ap_envs_parse(&later, text, strlen(text), "later", "/r", &fx->err), 0);
+	assert_int_equal(ap_envs_merge(&fx->envs, &later), 0);
+	assert_int_equal(later.n, 0);
+	ap_envs_free(&later);
+	/* a, the earlier's own local (the later's implicit one does not
+	 * replace it), b, c */
+	assert_int_equal(fx->envs.n, 4);
+	assert_string_equal(fx->envs.v[0].name, "a");
+	assert_string_equal(find(fx, "local")->python.v[0], "mine");
+	assert_string_equal(fx->envs.v[2].name, "b");
+	assert_string_equal(fx->envs.v[2].python.v[0], "/opt/b");
+	assert_string_equal(fx->envs.v[2].device, "npu");
+	assert_string_equal(fx->envs.v[3].name, "c");
+	assert_ptr_equal(find(fx, "c"), &fx->envs.v[3]);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void)
@@ -545,6 +569,7 @@ int main(void)
 		T(bind_paths_keep_blanks_quotes_and_dollars_as_written),
 		T(built_in_reference_has_debian_chroots_under_the_root),
 		T(dash_path_also_means_the_built_in_reference),
+		T(merge_replaces_same_names_in_place_and_appends_new_ones),
 		cmocka_unit_test(env_names_are_limited_to_safe_directory_names),
 	};
 	return cmocka_run_group_tests_name("envs", tests, NULL, NULL);
