@@ -246,8 +246,34 @@ fuzz: deps
 	@$(MAKE) --no-print-directory $(GEN_SRC) $(FUZZERS)
 	@FUZZ_DIR=$(FUZZ_DIR) tests/run-fuzz $(FUZZERS)
 
+# Installs the binary (everything it needs is built into it), its manual
+# page, bash completion and the example environments file and policy;
+# PREFIX (default /usr/local) and DESTDIR as GNU's conventions have them.
+# INSTALL_BIN: the binary to install (default the one built here).
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+INSTALL_BIN ?= $(BUILD)/apiparity
+BINDIR      := $(PREFIX)/bin
+MAN1DIR     := $(PREFIX)/share/man/man1
+DATADIR     := $(PREFIX)/share/apiparity
+COMPDIR     := $(PREFIX)/share/bash-completion/completions
+INSTALLED   := $(BINDIR)/apiparity $(MAN1DIR)/apiparity.1 $(COMPDIR)/apiparity \
+               $(DATADIR)/envs.example.ini $(DATADIR)/policy.example.yaml
+
+install: $(INSTALL_BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(COMPDIR)
+	install -m 0755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/apiparity
+	install -m 0644 docs/apiparity.1 $(DESTDIR)$(MAN1DIR)/apiparity.1
+	install -m 0644 completion/apiparity.bash $(DESTDIR)$(COMPDIR)/apiparity
+	install -m 0644 envs/reference.ini $(DESTDIR)$(DATADIR)/envs.example.ini
+	install -m 0644 policies/default.yaml $(DESTDIR)$(DATADIR)/policy.example.yaml
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(DATADIR) 2> /dev/null
+
 clean:
 	rm -rf build build-san build-cov
 
-.PHONY: all deps envs check test coverage coverage-run mutants mutants-run mutants-sample flake demo demo-run bench \
+.PHONY: all install uninstall deps envs check test coverage coverage-run mutants mutants-run mutants-sample flake demo demo-run bench \
 	bench-smoke fuzz clean FORCE worker-modules

@@ -24,6 +24,7 @@ struct ap_env_opts {
 	const char *suite;
 	const char *backend;
 	int json;
+	int names;           /* env list --names */
 	int timeout_s;
 	const char *python, *exec, *device; /* env add */
 	const char *pythons[AP_SHOW_MAX_PYTHONS]; /* env show --python: their names */
@@ -76,6 +77,8 @@ static const struct ap_opt show_opts[] = {
 	AP_CLI_OPT_ENVS(struct ap_env_opts), AP_CLI_OPT_ROOT(struct ap_env_opts),
 };
 static const struct ap_opt list_opts[] = {
+	{ "names", NULL, "only the names, a line each, none reached (for completion)",
+	  AT(names), NULL, 0 },
 	AP_CLI_OPT_TIMEOUT(struct ap_env_opts, "seconds each environment may take to start "
 			   "(default 30)"),
 	AP_CLI_OPT_ENVS(struct ap_env_opts), AP_CLI_OPT_ROOT(struct ap_env_opts),
@@ -234,6 +237,14 @@ static int env_list(int argc, char **argv, struct ap_env_opts *o)
 	int rc = load(o, &envs);
 	if (rc)
 		return rc;
+	if (o->names) {
+		for (size_t i = 0; i < envs.n; i++) {
+			ap_text_fputs(envs.v[i].name, AP_TEXT_LINE, stdout);
+			putchar('\n');
+		}
+		ap_envs_free(&envs);
+		return AP_EXIT_OK;
+	}
 	jobs = calloc(envs.n ? envs.n : 1, sizeof(*jobs));
 	for (size_t i = 0; jobs && i < envs.n; i++)
 		jobs[i] = (struct ap_env_job){ .env = &envs.v[i],
