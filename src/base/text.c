@@ -103,3 +103,11 @@ size_t ap_utf8_prefix(const char *s, size_t max)
 		n--;
 	return n;
 }
+
+size_t ap_utf8_width(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}

@@ -28,6 +28,10 @@ size_t ap_utf8_seq(const unsigned char *s, size_t n);
  * character (never inside one). */
 size_t ap_utf8_prefix(const char *s, size_t max);
 
+/* The characters of the UTF-8 string s (a continuation byte is not one):
+ * its width on a terminal, wide characters aside. */
+size_t ap_utf8_width(const char *s);
+
 /* Appends s[0..n) to out with each control byte (C0, DEL), each C1 control
  * character and each byte that is not part of well-formed UTF-8 written as
  * the four characters \xNN (C1 controls as \u00NN). Everything else,

@@ -63,11 +63,12 @@ static void session_add(struct ap_run_session *s, json_t *c)
 
 /* Runs one probe (or script) in the worker and records it as a check. */
 static int session_probe(struct ap_run_session *s, struct ap_worker *worker, const char *name,
-			const char *kind, const char *code, json_t *bind, const json_t *says)
+			 const char *kind, size_t k, size_t n, const char *code, json_t *bind,
+			 const json_t *says)
 {
 	json_t *req = ap_probe_request(name, code, bind, s->run->o->timeout_s);
 	json_t *res = NULL;
-	ap_statusline_set(s->run->status, s->idx, "%s %s ...", kind, name);
+	ap_statusline_set(s->run->status, s->idx, "%s %zu/%zu %s ...", kind, k + 1, n, name);
 	int r = req ? ap_worker_call(worker, req, &res) : -ENOMEM;
 	json_t *c = NULL;
 	json_decref(req);
@@ -92,7 +93,7 @@ static int session_probe(struct ap_run_session *s, struct ap_worker *worker, con
 		json_object_set(res, "says", (json_t *)says);
 	ap_bundle_add_check(s->bundle, res);
 	session_journal(s, "check", res);
-	ap_statusline_set(s->run->status, s->idx, "%s %s %s", kind, name,
+	ap_statusline_set(s->run->status, s->idx, "%s %zu/%zu %s %s", kind, k + 1, n, name,
 		      ap_status_name(ap_check_status(res)));
 	json_decref(res);
 	return 0;
@@ -125,7 +126,8 @@ static int session_family(struct ap_run_session *s, struct ap_worker *worker,
 			session_add(s, c);
 			ap_buf_free(&why);
 		} else
-			r = session_probe(s, worker, p->name, "probe", p->code, bind, says);
+			r = session_probe(s, worker, p->name, "probe", i, f->nprobes, p->code, bind,
+					  says);
 		json_decref(says);
 	}
 	json_decref(bind);
@@ -143,7 +145,7 @@ static int session_script(struct ap_run_session *s, struct ap_worker *worker, si
 	json_t *bind = json_pack("[[s,s]]", "TARGET", ap_buf_str(&expr));
 	json_t *says = json_pack("{s:s, s:s}", "en", "the user's focused assertions",
 				 "zh", "用户提供的专项断言");
-	int r = session_probe(s, worker, ap_buf_str(&name), "script",
+	int r = session_probe(s, worker, ap_buf_str(&name), "script", k, s->run->o->nscripts,
 			      ap_buf_str(&s->run->o->scripts[k]), bind, says);
 	json_decref(bind);
 	json_decref(says);
@@ -342,7 +344,7 @@ static void on_numeric_frame(void *ctx, json_t *frame)
 	ap_numeric_frame_judge(frame);
 	json_array_set(s->frames, (size_t)k, frame);
 	session_judge_frame(s, (size_t)k, frame);
-	ap_statusline_set(s->run->status, s->idx, "numeric: %ld of %zu samples", k + 1,
+	ap_statusline_set(s->run->status, s->idx, "numeric: sample %ld/%zu", k + 1,
 			  json_array_size(s->samples));
 }
 
@@ -390,7 +392,7 @@ static void session_numeric_run(struct ap_run_session *s)
 	}
 	if (r)
 		session_fail(s, r, &s->worker.detail);
-	ap_statusline_set(s->run->status, s->idx, r ? "failed" : "done");
+	ap_statusline_set(s->run->status, s->idx, r ? "numeric failed" : "numeric done");
 }
 
 /* The index of the reference session (ap_bundle_pick_reference), or -1. */
@@ -570,7 +572,7 @@ static void session_run(void *item)
 		session_fail(s, r, &s->worker.detail);
 	else {
 		s->live = !session_measure(s, &s->worker);
-		ap_statusline_set(s->run->status, s->idx, s->live ? "done" : "failed");
+		ap_statusline_set(s->run->status, s->idx, s->live ? "measured" : "failed");
 	}
 	meet_the_others(s, AP_MEET_SAMPLES, numeric_plan);
 	s->samples = s->run->meeting.samples;

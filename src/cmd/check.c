@@ -18,6 +18,7 @@
 #include "check/spec.h"
 #include "check/tolerances.h"
 #include "cmd/cmd.h"
+#include "evidence/facts.h"
 #include "evidence/sign.h"
 #include "review/checksummary.h"
 
@@ -35,6 +36,7 @@ struct ap_check_opts {
 	int timeout_s;        /* per probe */
 	int answer_s;         /* per worker answer (import, resolve) */
 	int require_present;
+	int verbose;          /* -v: the transcript, a line per step, on a terminal too */
 	int samples;          /* --samples: per OpInfo entry, dtype and kind */
 	const char *tolerances; /* --tolerances FILE; NULL: the built-in overrides */
 	const char *limits;     /* --limits FILE; NULL: the built-in backend limits */
@@ -121,6 +123,8 @@ static const struct ap_opt check_opts[] = {
 	{ "limits", "FILE", "the known backend limits (default: the built-in ones)", AT(limits),
 	  NULL, 0 },
 	AP_CLI_OPT_ROOT(struct ap_check_opts),
+	{ "v", NULL, "the transcript, a line per step, instead of a live line per environment",
+	  AT(verbose), NULL, 0 },
 };
 #undef AT
 
@@ -247,19 +251,36 @@ static struct ap_run_opts run_opts(const struct ap_check_opts *o, const char *ta
 	return ro;
 }
 
-/* Runs the check: measured with a status line, the warnings, sealed,
+/* Each environment's last status line: its verdict, once sealed. */
+static void status_verdicts(struct ap_statusline *st, const struct ap_run *run)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		struct ap_bundle_facts b;
+		ap_bundle_facts(run->s[i].bundle, &b);
+		ap_statusline_finish(st, i, "done: %s", run->s[i].io_err ? "no-evidence" :
+				     b.verdict_word ? b.verdict_word : "?");
+		ap_bundle_facts_free(&b);
+	}
+}
+
+/* Runs the check: measured with a status line, sealed, the warnings,
  * summed up; the exit code. */
-static int check_run(struct ap_run *run, const struct ap_signer *signer, int require_present)
+static int check_run(struct ap_run *run, const struct ap_signer *signer, int require_present,
+		     int verbose)
 {
 	const char *names[AP_MAX_ENVS];
 	for (size_t i = 0; i < run->n; i++)
 		names[i] = run->s[i].env->name;
-	struct ap_statusline *st = ap_statusline_new(names, run->n, stderr);
+	struct ap_statusline *st = ap_statusline_new(names, run->n, stderr,
+						     verbose ? AP_STATUS_PLAIN : 0);
 	ap_run_measure(run, st);
+	ap_run_seal(run, signer);
+	/* Live lines end on the verdict; below them, nothing more is redrawn. */
+	if (ap_statusline_live(st))
+		status_verdicts(st, run);
 	ap_statusline_free(st);
 	for (size_t i = 0; i < run->n; i++)
 		ap_print_warnings(&run->s[i].warn);
-	ap_run_seal(run, signer);
 	ap_checksummary_print(stdout, run);
 	fflush(stdout);
 	return ap_run_exit_code(run, require_present, ap_fail);
@@ -295,7 +316,7 @@ int ap_cmd_check(int argc, char **argv)
 		goto out;
 	struct ap_run_opts ro = run_opts(&o, target, scripts, &specs, &tols, &limits);
 	if (!(rc = check_open(&run, &ro, checked, o.nnames)))
-		rc = check_run(&run, signer, o.require_present);
+		rc = check_run(&run, signer, o.require_present, o.verbose);
 	ap_run_free(&run);
 out:
 	ap_signer_free(signer);

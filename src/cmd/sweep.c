@@ -350,7 +350,7 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	int io = sweep_meta(o, cat, shard, e, o->nnames, AP_SWEEP_RUNNING, &meta);
 	io = io ? io : write_meta(dir, &meta, &err);
 	ap_sweep_meta_free(&meta);
-	g.st = ap_statusline_new(o->names, o->nnames, stderr);
+	g.st = ap_statusline_new(o->names, o->nnames, stderr, 0);
 	if (!io)
 		ap_pool_run(e, o->nnames, sizeof(e[0]), ap_sweep_env_run);
 	ap_statusline_free(g.st);
