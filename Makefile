@@ -3,17 +3,21 @@
 # `make coverage` with --coverage in build-cov/, then reports what ran.
 
 CC      ?= cc
-PKGS    := jansson libcrypto yaml-0.1 libpng
+# PNG=0 builds without the PNG pictures (no librsvg, cairo or libpng): a
+# server that only checks and verifies never draws one.
+PNG     ?= 1
+NOPNG   := $(filter 0,$(PNG))
+PKGS    := jansson libcrypto yaml-0.1 $(if $(NOPNG),,libpng)
 # Headers only: review/png.c loads librsvg (and cairo with it) when it draws.
-DL_PKGS := librsvg-2.0 cairo
+DL_PKGS := $(if $(NOPNG),,librsvg-2.0 cairo)
 SANITIZE ?=
 COVERAGE ?=
-BUILD   := $(if $(SANITIZE),build-san,$(if $(COVERAGE),build-cov,build))
+BUILD   := $(if $(SANITIZE),build-san,$(if $(COVERAGE),build-cov,build))$(if $(NOPNG),-nopng)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Coverage unoptimised, so that a line's count is that line's.
 SANFLAGS := $(if $(SANITIZE),$(SAN))$(if $(COVERAGE),--coverage)
 CFLAGS  ?= $(if $(COVERAGE),-O0,-O2) -g
-CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) \
+CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) -DAP_PNG=$(if $(NOPNG),0,1) \
            $(shell pkg-config --cflags $(PKGS) $(DL_PKGS)) -Isrc -I$(BUILD)
 LDLIBS  += $(shell pkg-config --libs $(PKGS)) -lm -pthread
 LDFLAGS += $(SANFLAGS)
@@ -273,7 +277,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR) 2> /dev/null
 
 clean:
-	rm -rf build build-san build-cov
+	rm -rf build build-san build-cov build-nopng build-san-nopng build-cov-nopng
 
 .PHONY: all install uninstall deps envs check test coverage coverage-run mutants mutants-run mutants-sample flake demo demo-run bench \
 	bench-smoke fuzz clean FORCE worker-modules

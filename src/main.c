@@ -8,6 +8,7 @@
 #include "base/version.h"
 #include "cmd/cmd.h"
 #include "env/ssh.h"
+#include "review/png.h"
 
 static const struct {
 	const char *name;
@@ -72,6 +73,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("apiparity %s (%s)\n", ap_version, ap_commit);
+		printf("pictures: %s\n", ap_png_built_in ? "PNG (librsvg, loaded when one is drawn)" :
+		       "none (built with make PNG=0)");
 		return AP_EXIT_OK;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)

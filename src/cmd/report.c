@@ -12,6 +12,7 @@
 #include "base/fsutil.h"
 #include "review/html.h"
 #include "review/outputs.h"
+#include "review/png.h"
 #include "review/report.h"
 #include "evidence/manifest.h"
 #include "evidence/submission.h"
@@ -37,6 +38,17 @@ static const struct ap_optset report_set = { "report", "DIR",
 	"the acceptance report of a submission", AP_OPTS(report_opts) };
 const struct ap_optset *const ap_report_optsets[] = { &report_set, NULL };
 
+/* Whether the comma-separated list has word. */
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strcspn(p, ",") == n && !strncmp(p, word, n))
+			return 1;
+	}
+	return 0;
+}
+
 static int report_parse(int argc, char **argv, struct ap_report_opts *o)
 {
 	int r = ap_cli_parse(&report_set, argc, argv, o);
@@ -51,21 +63,13 @@ static int report_parse(int argc, char **argv, struct ap_report_opts *o)
 			return ap_usage("report: --format takes md, html, json, junit, png (comma-separated), not '%.*s'",
 					(int)n, p);
 	}
+	if (!ap_png_built_in && has_word(o->formats, "png"))
+		return ap_usage("report: --format png: PNG pictures are not built into this "
+				"apiparity (built with make PNG=0)");
 	if (strcmp(o->lang, "zh") && strcmp(o->lang, "en"))
 		return ap_usage("report: --lang is zh or en, not '%s'", o->lang);
 	if (argc - optind != 1)
 		return ap_usage("report: name the directory that check --out wrote");
-	return 0;
-}
-
-/* Whether the comma-separated list has word. */
-static int has_word(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-		if (strcspn(p, ",") == n && !strncmp(p, word, n))
-			return 1;
-	}
 	return 0;
 }
 
@@ -171,7 +175,9 @@ static int report_render(const char *dir, const struct ap_submission *s,
 
 int ap_cmd_report(int argc, char **argv)
 {
-	struct ap_report_opts o = { "zh", NULL, "md,html,json,junit,png" };
+	/* All the outputs this apiparity can write, by default. */
+	struct ap_report_opts o = { "zh", NULL,
+				    ap_png_built_in ? "md,html,json,junit,png" : "md,html,json,junit" };
 	struct ap_submission s;
 	struct ap_buf err = { 0 };
 	struct ap_docs_entries docs = { 0 };

@@ -7,11 +7,19 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "review/png.h"
+
+#ifndef AP_PNG
+#define AP_PNG 1
+#endif
+
+#if AP_PNG
+
+const int ap_png_built_in = 1;
+
 #include <cairo.h>
 #include <librsvg/rsvg.h>
 #include <png.h>
-
-#include "review/png.h"
 
 /* librsvg's soname: it has been 2 since librsvg 2.x began, and the -dev
  * package's headers (pkg-config librsvg-2.0) describe it. */
@@ -220,3 +228,20 @@ int ap_png_from_svg(const char *svg, size_t len, const char *description, struct
 	D(g_object_unref)(h);
 	return r;
 }
+
+#else /* built with make PNG=0 */
+
+const int ap_png_built_in = 0;
+
+int ap_png_from_svg(const char *svg, size_t len, const char *description, struct ap_buf *out,
+		    struct ap_buf *err)
+{
+	(void)svg;
+	(void)len;
+	(void)description;
+	(void)out;
+	ap_buf_adds(err, "PNG pictures are not built into this apiparity (built with make PNG=0)");
+	return -ENOTSUP;
+}
+
+#endif

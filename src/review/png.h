@@ -18,6 +18,10 @@
 
 #include "base/buf.h"
 
+/* Whether this apiparity draws PNG pictures (0: built with make PNG=0;
+ * then ap_png_from_svg() says so, with -ENOTSUP). */
+extern const int ap_png_built_in;
+
 /* The largest side of a picture, in pixels (cairo's image surfaces stop at
  * 32767); a bigger SVG is refused, not scaled. */
 #define AP_PNG_MAX_SIDE 32767

@@ -32,6 +32,11 @@ ENV_ROOT=${APIPARITY_ENV_ROOT:-/var/cache/apiparity/envs}
 export APIPARITY_ENV_ROOT="$ENV_ROOT"
 PYTHON=/usr/bin/python3
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+# Why the tests of the PNG pictures cannot run (empty: they can): a build
+# without them (make PNG=0) says so in --version.
+PNG_WHY=""
+"$APIPARITY" --version 2> /dev/null | grep -q '^pictures: PNG' ||
+	PNG_WHY="PNG pictures are not built into this apiparity (make PNG=0)"
 n=0 planned="" out="" err="" rc=0
 
 # plan N - declares the number of tests, before the first one.

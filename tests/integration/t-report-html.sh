@@ -67,20 +67,12 @@ for kind, name in sorted(keys):
         print("cell", kind, name, e, cls.get(st, "st-other") if st else "st-none")' "$@"
 }
 
-html_suite() {
-printf '[bookworm]\nchroot = bookworm\n[trixie]\nchroot = trixie\nlabel = Atlas A2 (trixie)\n[stub]\nchroot = trixie\nlabel = Atlas A3 (stub)\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' \
-	"$FIX/stub-state" > "$T/envs.ini"
-"$APIPARITY" check $TARGET --envs "$T/envs.ini" --env bookworm --env trixie --env stub --no-official \
-	--out "$T/sub" > /dev/null 2>&1
-run 0 report_writes_the_page_and_the_pictures "$APIPARITY" report "$T/sub"
-for f in report.html matrix.png card-bookworm.png card-trixie.png card-stub.png; do
-	contains "$out" "^$(rx "$T/sub/$f")$" "report_names_$f"
+# The pictures (not in a build without them: make PNG=0).
+pictures() {
+for f in matrix.png card-bookworm.png card-trixie.png card-stub.png; do
+	contains "$report_out" "^$(rx "$T/sub/$f")$" "report_names_$f"
 done
-(cd "$T/sub" && sha256sum --quiet --strict -c MANIFEST.sha256 > /dev/null 2>&1) \
-	&& ok report_manifest_checks_with_sha256sum || nok report_manifest_checks_with_sha256sum
 equals "$(cut -d' ' -f3 "$T/sub/MANIFEST.sha256" | grep -c '\.png$')" 4 manifest_lists_every_png
-py 'import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2])' "$T/sub" "$T/en"
-"$APIPARITY" report "$T/en" --lang en --format html > /dev/null
 
 # The PNG cards: they decode, are the size of the SVG card of the page, show
 # the verdict in its colour (unverified in neither consistent's nor
@@ -117,6 +109,34 @@ for st in 1a7f37 cf222e 9a6700; do
 	lacks "$("$PYTHON" "$PNG" bbox "$T/sub/matrix.png" "$st")" "^none$" matrix_png_has_cells_of_colour_$st
 done
 
+
+# Where librsvg cannot be loaded (an empty file in its place first on the
+# library path): report says so in one line, with the code of results it
+# could not write; verify says the pictures cannot be drawn again to
+# compare, not that they are another report.
+mkdir -p "$T/nolib" && : > "$T/nolib/librsvg-2.so.2"
+py 'import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2])' "$T/sub" "$T/nodraw"
+run 1 verify_without_the_drawing_library_is_changes_needed env LD_LIBRARY_PATH="$T/nolib" "$APIPARITY" verify "$T/nodraw"
+contains "$out" "^- matrix\.png: cannot be rendered again to compare \(so it is not shown to be what its bundles give\): the drawing library cannot be loaded: .*librsvg-2\.so\.2: file too short$" \
+	verify_without_the_drawing_library_says_so
+run 10 report_without_the_drawing_library_is_an_io_error env LD_LIBRARY_PATH="$T/nolib" "$APIPARITY" report "$T/nodraw"
+contains "$err" "^apiparity: report: .*png: the drawing library cannot be loaded: .*file too short$" \
+	report_without_the_drawing_library_says_so_in_a_line
+}
+
+html_suite() {
+printf '[bookworm]\nchroot = bookworm\n[trixie]\nchroot = trixie\nlabel = Atlas A2 (trixie)\n[stub]\nchroot = trixie\nlabel = Atlas A3 (stub)\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' \
+	"$FIX/stub-state" > "$T/envs.ini"
+"$APIPARITY" check $TARGET --envs "$T/envs.ini" --env bookworm --env trixie --env stub --no-official \
+	--out "$T/sub" > /dev/null 2>&1
+run 0 report_writes_the_page_and_the_pictures "$APIPARITY" report "$T/sub"
+contains "$out" "^$(rx "$T/sub/report.html")$" "report_names_report.html"
+(cd "$T/sub" && sha256sum --quiet --strict -c MANIFEST.sha256 > /dev/null 2>&1) \
+	&& ok report_manifest_checks_with_sha256sum || nok report_manifest_checks_with_sha256sum
+py 'import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2])' "$T/sub" "$T/en"
+"$APIPARITY" report "$T/en" --lang en --format html > /dev/null
+report_out=$out
+unless "$PNG_WHY" -- pictures
 # The page as Chromium renders it.
 why=$(browser_unusable)
 if [ -z "$why" ]; then
@@ -197,18 +217,6 @@ run 1 changed_report_is_refused "$APIPARITY" verify "$T/en"
 contains "$out" "^- report\.html: sha256 does not match MANIFEST\.sha256 \(changed after the report\)$" changed_report_file_is_named
 contains "$out" "^- card-nobody\.png: unknown file or directory in the submission$" unknown_png_is_named
 
-# Where librsvg cannot be loaded (an empty file in its place first on the
-# library path): report says so in one line, with the code of results it
-# could not write; verify says the pictures cannot be drawn again to
-# compare, not that they are another report.
-mkdir -p "$T/nolib" && : > "$T/nolib/librsvg-2.so.2"
-py 'import shutil, sys; shutil.copytree(sys.argv[1], sys.argv[2])' "$T/sub" "$T/nodraw"
-run 1 verify_without_the_drawing_library_is_changes_needed env LD_LIBRARY_PATH="$T/nolib" "$APIPARITY" verify "$T/nodraw"
-contains "$out" "^- matrix\.png: cannot be rendered again to compare \(so it is not shown to be what its bundles give\): the drawing library cannot be loaded: .*librsvg-2\.so\.2: file too short$" \
-	verify_without_the_drawing_library_says_so
-run 10 report_without_the_drawing_library_is_an_io_error env LD_LIBRARY_PATH="$T/nolib" "$APIPARITY" report "$T/nodraw"
-contains "$err" "^apiparity: report: .*png: the drawing library cannot be loaded: .*file too short$" \
-	report_without_the_drawing_library_says_so_in_a_line
 }
 needs bookworm trixie -- html_suite
 done_testing

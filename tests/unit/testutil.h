@@ -17,6 +17,19 @@
 
 #include <cmocka.h>
 
+/* A test that needs the PNG pictures, in a build without them (make PNG=0):
+ * skipped, by its name, with why. Put AP_PNG_SKIP(); first in its body. */
+#if defined(AP_PNG) && !AP_PNG
+#define AP_PNG_SKIP()                                                                 \
+	do {                                                                          \
+		print_message("[  SKIP    ] %s: PNG pictures are not built in (make "   \
+			      "PNG=0)\n", __func__);                                     \
+		skip();                                                               \
+	} while (0)
+#else
+#define AP_PNG_SKIP() ((void)0)
+#endif
+
 /* Makes a fresh directory $TMPDIR/name.XXXXXX (/tmp when TMPDIR is unset or
  * empty) and leaves its path in buf (n bytes). 0, or -1 when it cannot. */
 static inline int t_tempdir(char *buf, size_t n, const char *name)
