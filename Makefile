@@ -50,10 +50,10 @@ $(BUILD)/libap.a: $(LIB_OBJ)
 
 $(BUILD)/%.o: src/%.c $(HDRS) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/gen-%.o: $(BUILD)/gen-%.c
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/embed: tools/embed.c | $(BUILD)
 	$(CC) -O2 -o $@ $<
