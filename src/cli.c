@@ -35,7 +35,7 @@ int ap_user_envs_file(struct ap_buf *out)
  * own, written as the user would write it. */
 #define AP_CLI_MAX_PYTHONS 16
 static struct ap_buf cli_pythons;
-static char *cli_python_names[AP_CLI_MAX_PYTHONS];
+static char cli_python_names[AP_CLI_MAX_PYTHONS][AP_ENV_NAME_MAX + 1];
 static size_t cli_npythons;
 
 /* An environment name from a path: its words joined by '-'
@@ -79,11 +79,10 @@ int ap_cli_python(const char *arg, const char **name, struct ap_buf *err)
 	ap_buf_addf(&cli_pythons, "[%s]\npython = ", ap_buf_str(&n));
 	ap_shell_quote(&cli_pythons, path);
 	ap_buf_adds(&cli_pythons, "\n");
-	char *copy = strdup(ap_buf_str(&n));
+	char *kept = cli_python_names[cli_npythons++];
+	snprintf(kept, sizeof(cli_python_names[0]), "%s", ap_buf_str(&n)); /* checked above */
 	ap_buf_free(&n);
-	if (!copy)
-		return ap_buf_adds(err, "out of memory"), -ENOMEM;
-	*name = cli_python_names[cli_npythons++] = copy;
+	*name = kept;
 	return 0;
 }
 

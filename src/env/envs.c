@@ -24,9 +24,6 @@ struct ap_envs_parse {
 	unsigned seen;       /* keys set in the current section, a bit each */
 };
 
-/* An environment's name is a directory and a socket's path component: a
- * short word keeps both far from their limits. */
-#define AP_ENV_NAME_MAX 64
 /* A plugin module's dotted name, longer than any Python package's. */
 #define AP_MODULE_NAME_MAX 256
 

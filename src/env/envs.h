@@ -74,7 +74,14 @@ int ap_envs_merge(struct ap_envs *dst, struct ap_envs *src);
 /* The environment called name; `local` always exists. NULL if unknown. */
 const struct ap_env *ap_envs_find(const struct ap_envs *envs, const char *name);
 
-/* Whether name is usable as an environment name (it names directories). */
+/* The longest environment name, in bytes: a name is a directory and a
+ * socket's path component, and a short word keeps both far from their
+ * limits. */
+#define AP_ENV_NAME_MAX 64
+
+/* Whether name is usable as an environment name (it names directories):
+ * letters, digits, '.', '_' and '-', not starting with '.', at most
+ * AP_ENV_NAME_MAX bytes. */
 int ap_env_name_ok(const char *name);
 
 /* Whether env's commands go to a shell on another machine (an exec prefix

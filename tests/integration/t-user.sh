@@ -6,7 +6,7 @@
 # `nobody`, entered with setpriv(1), with a copy of the binary and a home of
 # its own under $T.
 . "$(dirname "$0")/lib.sh"
-plan 17
+plan 19
 TARGET=torch.autograd.grad_mode.set_grad_enabled
 U="$T/user"
 
@@ -26,6 +26,13 @@ as_nobody() {
 	run 0 user_reports as_user "$U/apiparity" report "$U/home/sub" --format md,json
 	run 0 user_verifies as_user "$U/apiparity" verify "$U/home/sub"
 	contains "$out" "^## apiparity review: ACCEPT$" user_submission_is_accepted
+
+	# A sweep, as the user, of one catalog entry.
+	printf 'torch.autograd.grad_mode module\n' > "$U/home/catalog.txt"
+	run 0 user_sweeps as_user "$U/apiparity" sweep --python /usr/bin/python3 \
+		--catalog "$U/home/catalog.txt" --out "$U/home/sweep"
+	contains "$(cat "$U/home/sweep/matrix.jsonl")" '"api": ?"torch\.autograd\.grad_mode\.set_grad_enabled"' \
+		user_sweep_lists_the_entrys_apis
 
 	# NAME=PATH names the environment.
 	run 0 named_python_is_checked as_user "$U/apiparity" check $TARGET \
