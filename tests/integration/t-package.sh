@@ -7,7 +7,7 @@
 # Each builds its own binary, unsanitized: a sanitizer run (make check
 # SANITIZE=1) leaves them to the plain one.
 . "$(dirname "$0")/lib.sh"
-plan 13
+plan 12
 TARGET=torch.autograd.grad_mode.set_multithreading_enabled.clone
 SRC="$T/src/apiparity"
 DEB="$T/src/apiparity_0.1.0_$(dpkg --print-architecture 2> /dev/null)"
