@@ -6,7 +6,7 @@
 # `nobody`, entered with setpriv(1), with a copy of the binary and a home of
 # its own under $T.
 . "$(dirname "$0")/lib.sh"
-plan 19
+plan 22
 TARGET=torch.autograd.grad_mode.set_grad_enabled
 U="$T/user"
 
@@ -46,6 +46,11 @@ as_nobody() {
 	run 0 user_env_list_has_the_added_environment as_user "$U/apiparity" env list --timeout 20
 	contains "$out" "^mine +reachable +python [0-9.]+; /usr/bin/python3$" added_environment_is_reachable
 	contains "$out" "^trixie " built_in_environments_are_still_listed
+	run 0 env_add_takes_an_exec_prefix as_user "$U/apiparity" env add wrapped \
+		--python /usr/bin/python3 --exec "env APIPARITY_T=1"
+	run 0 user_env_show_reaches_the_prefixed_environment as_user "$U/apiparity" env list --timeout 20
+	contains "$out" "^wrapped +reachable +python [0-9.]+; env APIPARITY_T=1 /usr/bin/python3$" \
+		added_prefix_is_how_it_runs
 	run 4 env_add_of_a_name_taken_is_a_config_error as_user "$U/apiparity" env add mine \
 		--python /usr/bin/python3
 	contains "$err" "envs.ini:[0-9]+: environment \[mine\] defined twice$" name_taken_is_said_with_its_line
