@@ -1,7 +1,7 @@
 #!/bin/bash
 # Mistakes in the command line and the environments file: one line, own exit code.
 . "$(dirname "$0")/lib.sh"
-plan 40
+plan 49
 
 printf '[a]\nexec = ssh a --\n\n[b]\nchroot = x\ncolour = red\n' > "$T/bad-key.ini"
 run 4 unknown_key_is_a_config_error "$APIPARITY" env show --envs "$T/bad-key.ini" a
@@ -74,6 +74,18 @@ contains "$err" "unknown option '--colour'" unknown_option_is_named
 run 2 bad_timeout_is_a_usage_error "$APIPARITY" env show --timeout soon trixie
 run 2 create_without_suite_is_a_usage_error "$APIPARITY" env create x
 run 2 create_with_path_name_is_a_usage_error "$APIPARITY" env create ../x --suite sid
+# --python and the user's own file, as root (t-user does it as nobody).
+run 0 python_path_is_an_environment_of_its_own "$APIPARITY" env show --python /usr/bin/python3 --timeout 60
+contains "$out" "^python +[0-9.]+" python_environment_is_fingerprinted
+run 2 python_without_a_name_it_can_have_is_a_usage_error "$APIPARITY" env show --python 'bad name=/usr/bin/python3'
+contains "$err" "^apiparity: --python: 'bad name=/usr/bin/python3' is \[NAME=\]PATH" python_bad_name_is_said
+run 0 env_add_writes_the_xdg_file env XDG_CONFIG_HOME="$T/xdg" "$APIPARITY" env add mine --python /usr/bin/python3
+run 0 names_list_the_built_in_then_the_users env XDG_CONFIG_HOME="$T/xdg" "$APIPARITY" env list --names
+equals "$(printf '%s\n' "$out" | tr '\n' ' ')" "bookworm trixie sid trixie-openreg local mine " \
+	names_are_the_built_in_then_the_users
+run 0 explicit_envs_file_leaves_the_users_out env XDG_CONFIG_HOME="$T/xdg" "$APIPARITY" env list --names \
+	--envs "$TOP/envs/reference.ini"
+lacks "$out" "^mine$" explicit_envs_file_is_the_whole_list
 run 0 help_documents_exit_codes "$APIPARITY" --help
 contains "$out" "9  worker stopped answering" help_lists_exit_codes
 done_testing
