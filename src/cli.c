@@ -62,9 +62,7 @@ int ap_cli_python(const char *arg, const char **name, struct ap_buf *err)
 		ap_buf_add(&n, arg, (size_t)(eq - arg));
 	else
 		name_from_path(path, &n);
-	int bad = !ap_env_name_ok(ap_buf_str(&n)), ctl = 0;
-	for (const char *p = path; *p; p++)
-		ctl |= (unsigned char)*p < 0x20 || *p == 0x7f;
+	int bad = !ap_env_name_ok(ap_buf_str(&n)), ctl = ap_text_has_control(path);
 	if (cli_npythons == AP_CLI_MAX_PYTHONS)
 		ap_buf_addf(err, "--python: at most %d", AP_CLI_MAX_PYTHONS);
 	else if (bad || ctl || !*path)

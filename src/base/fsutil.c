@@ -32,6 +32,17 @@ int ap_mkdirs(const char *dir)
 	return r;
 }
 
+int ap_mkdirs_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return 0;
+	struct ap_buf dir = { 0 };
+	int r = ap_buf_add(&dir, path, (size_t)(slash - path)) ? -ENOMEM : ap_mkdirs(ap_buf_str(&dir));
+	ap_buf_free(&dir);
+	return r;
+}
+
 int ap_path_within(const char *dir, const char *rel)
 {
 	struct ap_buf p = { 0 };

@@ -9,6 +9,10 @@
 /* Creates dir and its missing parents (mode 0755). 0 or -errno. */
 int ap_mkdirs(const char *dir);
 
+/* Creates the directory that path's last component sits in, and its
+ * missing parents (nothing for a name without a '/'). 0 or -errno. */
+int ap_mkdirs_parent(const char *path);
+
 /* Makes dir (and its missing parents) a directory that evidence can be
  * written into, proven by creating and removing a file in it. 0, or -errno:
  * -ENOTDIR when dir is a file or a device, -EACCES or -EROFS when it cannot

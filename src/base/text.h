@@ -28,6 +28,10 @@ size_t ap_utf8_seq(const unsigned char *s, size_t n);
  * character (never inside one). */
 size_t ap_utf8_prefix(const char *s, size_t max);
 
+/* Whether s holds a control byte (C0 or DEL): a value that would start
+ * another line, or act on a terminal, where it is written. */
+int ap_text_has_control(const char *s);
+
 /* The characters of the UTF-8 string s (a continuation byte is not one):
  * its width on a terminal, wide characters aside. */
 size_t ap_utf8_width(const char *s);

@@ -486,16 +486,13 @@ static int build(struct ap_worker *w, const char *root, const char *sum, struct 
  * the directory cannot hold one (then each builds its own). */
 static int lock_beside(const char *path)
 {
-	struct ap_buf lk = { 0 }, dir = { 0 };
-	const char *slash = strrchr(path, '/');
-	ap_buf_add(&dir, path, slash ? (size_t)(slash - path) : 0);
-	ap_mkdirs(ap_buf_str(&dir));
+	struct ap_buf lk = { 0 };
+	ap_mkdirs_parent(path);
 	ap_buf_addf(&lk, "%s.lock", path);
 	int fd = open(ap_buf_str(&lk), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	while (fd >= 0 && flock(fd, LOCK_EX) && errno == EINTR)
 		;
 	ap_buf_free(&lk);
-	ap_buf_free(&dir);
 	return fd;
 }
 

@@ -345,16 +345,6 @@ static int env_create(int argc, char **argv, struct ap_env_opts *o)
 	return rc;
 }
 
-/* Whether s has a control character (a newline would start another line
- * of the file). */
-static int has_control(const char *s)
-{
-	for (; s && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
-	return 0;
-}
-
 /* env add NAME --python PATH [--exec PREFIX] [--device TYPE]: appends the
  * entry to the user's own environments file, which must still parse. */
 static int env_add(int argc, char **argv, struct ap_env_opts *o)
@@ -366,7 +356,8 @@ static int env_add(int argc, char **argv, struct ap_env_opts *o)
 	const char *name = argv[optind];
 	if (!ap_env_name_ok(name) || !strcmp(name, "local"))
 		return ap_usage("env add: '%s' is not a name an environment can have", name);
-	if (has_control(o->python) || has_control(o->exec) || has_control(o->device))
+	if (ap_text_has_control(o->python) || ap_text_has_control(o->exec) ||
+	    ap_text_has_control(o->device))
 		return ap_usage("env add: --python, --exec and --device are one line each");
 	if (ap_user_envs_file(&file))
 		return ap_usage("env add: neither XDG_CONFIG_HOME nor HOME is set: no file of "
@@ -388,10 +379,7 @@ static int env_add(int argc, char **argv, struct ap_env_opts *o)
 	else if (!(r = ap_envs_parse(&envs, ap_buf_str(&text), text.len, ap_buf_str(&file),
 				      ap_env_root(o->root), &err))) {
 		ap_envs_free(&envs);
-		char *slash = strrchr(file.data, '/');
-		*slash = '\0';
-		r = ap_mkdirs(file.data);
-		*slash = '/';
+		r = ap_mkdirs_parent(ap_buf_str(&file));
 		r = r ? r : ap_write_atomic(ap_buf_str(&file), text.data, text.len);
 		if (r)
 			ap_buf_addf(&err, "%s: %s", ap_buf_str(&file), ap_strerror(r));

@@ -465,19 +465,16 @@ static int backend_file(struct ap_run_ctx *c, const struct ap_backend *b,
 			const struct ap_pinned *f, const char *tree, struct ap_buf *listing,
 			struct ap_buf *err)
 {
-	struct ap_buf dst = { 0 }, dir = { 0 }, text = { 0 };
+	struct ap_buf dst = { 0 }, text = { 0 };
 	ap_buf_addf(&dst, "%s%s/%s", tree, b->dest, f->path);
 	int r = backend_read(c, b, f, &text, listing, err);
 	if (!r && !strcmp(f->path, "setup.py"))
 		r = drop_werror(&text, err);
-	const char *slash = strrchr(ap_buf_str(&dst), '/');
-	ap_buf_add(&dir, ap_buf_str(&dst), slash ? (size_t)(slash - dst.data) : 0);
-	r = r ? r : ap_mkdirs(ap_buf_str(&dir));
+	r = r ? r : ap_mkdirs_parent(ap_buf_str(&dst));
 	r = r ? r : ap_write_atomic(ap_buf_str(&dst), text.data, text.len);
 	if (r && !err->len)
 		ap_buf_addf(err, "cannot write %s: %s", ap_buf_str(&dst), ap_strerror(r));
 	ap_buf_free(&dst);
-	ap_buf_free(&dir);
 	ap_buf_free(&text);
 	return r;
 }

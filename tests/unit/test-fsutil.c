@@ -302,6 +302,13 @@ static void path_within_follows_links_out_of_the_tree(void **state)
 	assert_int_equal(ap_path_within(t, "../tree2/b.py"), 0);
 	assert_int_equal(ap_path_within(t, "missing.py"), -ENOENT);
 	assert_int_equal(ap_path_within("/", "etc"), 1);
+	path_in(state, "made/deep/file.ini", &p);
+	assert_int_equal(ap_mkdirs_parent(ap_buf_str(&p)), 0);
+	path_in(state, "made/deep", &p);
+	struct stat st;
+	assert_int_equal(stat(ap_buf_str(&p), &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(ap_mkdirs_parent("file.ini"), 0);
 	ap_buf_free(&tree);
 	ap_buf_free(&p);
 }

@@ -128,9 +128,20 @@ static void utf8_prefix_cuts_between_characters(void **state)
 	assert_int_equal(ap_utf8_prefix("", 4), 0);
 }
 
+static void control_bytes_are_found_and_nothing_else(void **state)
+{
+	(void)state;
+	assert_false(ap_text_has_control("/opt/venv/bin/python3 é"));
+	assert_false(ap_text_has_control(NULL));
+	assert_true(ap_text_has_control("a\nb"));
+	assert_true(ap_text_has_control("\x1b[2J"));
+	assert_true(ap_text_has_control("del\x7f"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(control_bytes_are_found_and_nothing_else),
 		cmocka_unit_test(utf8_prefix_cuts_between_characters),
 		cmocka_unit_test(utf8_seq_accepts_well_formed_sequences_of_each_length),
 		cmocka_unit_test(utf8_seq_refuses_overlong_surrogate_truncated_and_stray_bytes),
