@@ -49,9 +49,45 @@ class _NoTrace(object):
         return False
 
 
-def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
-    """Runs one sample on device: {status: "ok", outputs, grads} or
-    {status: "raised", exception, message}. The forward runs inside trace()
+def _is_same(r, t):
+    """Whether result r is the tensor t (the same object, or its memory)."""
+    import torch
+    return r is t or (isinstance(r, torch.Tensor) and isinstance(t, torch.Tensor) and
+                      r.device == t.device and r.data_ptr() == t.data_ptr() and
+                      r.shape == t.shape)
+
+
+def _out_like(v):
+    """What to pass as out= for a result v (a tensor or a tuple of them):
+    new tensors like it, filled with what no kernel leaves by chance (NaN,
+    else 0), so that one that does not write its out= is seen."""
+    import torch
+    if isinstance(v, (tuple, list)) and v and all(isinstance(t, torch.Tensor) for t in v):
+        return tuple(_out_like(t) for t in v)
+    if not isinstance(v, torch.Tensor):
+        raise TypeError("no out= form: the function returns %s" % type(v).__name__)
+    return torch.empty_like(v).fill_(float("nan") if v.is_floating_point() or v.is_complex()
+                                      else 0)
+
+
+def _call(fn, first, args, kwargs, form):
+    """One form of the call: (what it returned, the outputs to compare,
+    whether it wrote into the tensor it was given, or None where no form
+    does: in place, into first; out=, into the out tensors)."""
+    if form != "out":
+        out = fn(first, *args, **kwargs)
+        return out, out, _is_same(out, first) if form == "inplace" else None
+    given = _out_like(fn(first, *args, **kwargs))
+    out = fn(first, *args, out=given, **kwargs)
+    pairs = list(zip(_flat(out, []), _flat(given, [])))
+    return out, given, len(pairs) == len(_flat(given, [])) and all(
+        _is_same(r, t) for r, t in pairs)
+
+
+def _run_side(fn, s, device, inplace, grad, trace=_NoTrace, form=None):
+    """Runs one sample on device: {status: "ok", outputs, grads[, alias]}
+    or {status: "raised", exception, message}; form is the sample's (see
+    op_samples: None, the target's own call). The forward runs inside trace()
     (a device trace's TorchDispatchMode), the backward outside it: the
     autograd engine carries a dispatch mode into its device thread, and
     there, when an operator of the backward raises, upstream's openreg
@@ -63,6 +99,7 @@ def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
     inp = _untag(s["input"], device)
     args = _untag(s["args"], device)
     kwargs = _untag(s["kwargs"], device)
+    alias = None
     try:
         params = []
         if "module" in s:  # fn is the class: the module is the sample's
@@ -70,10 +107,13 @@ def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
         leaves = _leaves([inp, args, kwargs], []) + params if grad else []
         first = inp.clone() if inplace and isinstance(inp, torch.Tensor) else inp
         with trace():
-            out = fn(*args, **kwargs) if "module" in s else fn(first, *args, **kwargs)
-        outs = _flat(out, [])
+            if "module" in s:
+                out = fn(*args, **kwargs)
+            else:
+                out, shown, alias = _call(fn, first, args, kwargs, form)
+        outs = _flat(out if "module" in s else shown, [])
         grads = []
-        diff = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
+        diff = [o for o in _flat(out, []) if isinstance(o, torch.Tensor) and o.requires_grad]
         if leaves and diff:
             before = _backward_raised[0]
             _backward_raised[0] = before or device != "cpu"  # until grad returns
@@ -83,8 +123,11 @@ def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
             grads = [g if g is not None else None for g in got]
     except Exception as e:
         return {"status": "raised", "exception": type(e).__name__, "message": _text(str(e))[:500]}
-    return {"status": "ok", "outputs": [_tag(o, spanned=False) for o in outs],
+    part = {"status": "ok", "outputs": [_tag(o, spanned=False) for o in outs],
             "grads": [_tag(g, spanned=False) for g in grads]}
+    if alias is not None:
+        part["alias"] = bool(alias)
+    return part
 
 
 # Whether a device's backward raised in this sample (set by _run_side until
@@ -94,9 +137,11 @@ def _run_side(fn, s, device, inplace, grad, trace=_NoTrace):
 _backward_raised = [False]
 
 
-def _run_sample(fn, sample, devices, notrun):
+def _run_sample(fn, sample, devices, notrun, w=None, k=None):
     """One sample on CPU and each device: the part of each side. notrun:
-    the sides apiparity said not to run it on, each with its reason."""
+    the sides apiparity said not to run it on, each with its reason. With
+    w, the CPU's time is sent once it is known ({"type": "cpu", "i": k,
+    "s"}): the devices' limit for this sample is derived from it."""
     import torch
     parts = {}
     _backward_raised[0] = False
@@ -106,11 +151,14 @@ def _run_sample(fn, sample, devices, notrun):
             continue
         dt = _DeviceTrace(torch) if dev != "cpu" else None
         trace = dt.mode if dt is not None and dt.mode is not None else _NoTrace
+        t0 = time.monotonic()
         try:
             parts[dev] = _run_side(fn, sample["sample"], dev, sample["inplace"],
-                                   sample["grad"], trace)
+                                   sample["grad"], trace, sample.get("form"))
         except Exception as e:  # the harness, not the operator: decoding, shipping
             parts[dev] = {"status": "error", "reason": _exc_text(e)}
+        if dev == "cpu" and w is not None:
+            send(w, {"type": "cpu", "i": k, "s": time.monotonic() - t0})
         if dt is not None:
             parts[dev]["device_trace"] = dt.result()
     return parts
@@ -135,13 +183,24 @@ def _sample_runner(target, samples, start, devices, notrun, w):
     thread, while this one would go on, and pytorch_openreg's driver, used
     from both threads at once, aborts ("Failed to free memory pointer") or
     hangs under load. The next runner starts the device afresh."""
-    fn = _walk(target)[0]
+    fns = {None: _walk(target)[0]}
     # Devices start here, before the first sample's clock: a backend's
     # start (a daemon that imports torch) is not a sample's time.
     send(w, {"type": "ready", "devices": dict((d, _device_works(d)) for d in devices)})
     for k in range(start, len(samples)):
         send(w, {"type": "begin", "i": k})
-        parts = _run_sample(fn, samples[k], devices, notrun[k] if k < len(notrun) else {})
+        call = samples[k].get("call")
+        if call not in fns:
+            try:
+                fns[call] = _walk(call)[0]
+            except Exception as e:
+                fns[call] = e
+        if isinstance(fns[call], Exception):
+            why = "%s does not resolve here: %s" % (call, _exc_text(fns[call]))
+            parts = dict((d, {"status": "error", "reason": why}) for d in ["cpu"] + devices)
+        else:
+            parts = _run_sample(fns[call], samples[k], devices,
+                                notrun[k] if k < len(notrun) else {}, w, k)
         send(w, {"type": "sample", "i": k, "parts": parts})
         cpu_raised = parts.get("cpu", {}).get("status") == "raised"
         raised = [d for d, p in parts.items()
@@ -150,17 +209,66 @@ def _sample_runner(target, samples, start, devices, notrun, w):
             return
 
 
-def _stream(pid, rfd, timeout, start_s, on_frame):
+def _children(pid):
+    """The pids of pid's children, from /proc (a device's daemons, once the
+    runner is ready)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            st = _proc_stat(int(name))
+            if st is not None and st[1] == pid:
+                out.append(int(name))
+    return out
+
+
+def _proc_stat(pid):
+    """(state, ppid, exit code or None) of pid from /proc/PID/stat, or None
+    when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            text = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2:].split()
+    code = int(fields[49]) if len(fields) > 49 and fields[0] in "ZX" else None
+    return fields[0], int(fields[1]), code
+
+
+def _dead(pids):
+    """The first of pids that has died, as facts {pid, signal, exit_status}
+    (what its zombie says; both None once it is reaped), or None."""
+    import signal
+    for p in pids:
+        st = _proc_stat(p)
+        if st is not None and st[0] not in "ZX":
+            continue
+        code = st[2] if st is not None else None
+        sig = code & 0x7f if code is not None else 0
+        return {"pid": p, "signal": signal.Signals(sig).name if sig else None,
+                "exit_status": (code >> 8) & 0xff if code is not None and not sig else None}
+    return None
+
+
+def _stream(pid, rfd, lim, on_frame):
     """Reads the runner's frames as they come, giving each sample's to
-    on_frame; the runner has start_s to be "ready", then each "begin"
-    restarts the per-sample clock. Returns (the index of the sample begun and
-    not finished or None, wait status or None on timeout)."""
+    on_frame; the runner has lim["start_s"] to be "ready", then each "begin"
+    restarts the per-sample clock at lim["timeout_s"], and the CPU's time
+    ("cpu") cuts it to lim["floor_s"] + lim["factor"] x that time (never
+    above timeout_s): a device that hangs costs its sample's own limit. The
+    runner's children when it is ready (a device's daemons) are watched: one
+    that dies ends the runner after a second's grace, if it has not ended of
+    itself. Returns {current: the index of the sample begun and not
+    finished or None, status: the wait status or None when stopped here,
+    limit_s: the limit then running, cpu_s: the CPU's time of the current
+    sample or None, daemon: the daemon that died (see _dead) or None}."""
     import select
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pidfd = None
-    buf, current, deadline, eof = b"", None, time.monotonic() + start_s, False
+    res = {"current": None, "status": None, "limit_s": lim["start_s"], "cpu_s": None,
+           "daemon": None}
+    buf, deadline, eof, watched, grace = b"", time.monotonic() + lim["start_s"], False, [], None
     try:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -168,21 +276,36 @@ def _stream(pid, rfd, timeout, start_s, on_frame):
                 buf += b"" if eof else _drain(rfd)
             frames, used = _frames_used(buf)
             buf = buf[used:]
+            now = time.monotonic()
             for f in frames:
-                if f.get("type") in ("begin", "ready"):
-                    current, deadline = f.get("i"), time.monotonic() + timeout
-                elif f.get("type") == "sample":
-                    current = None
+                kind = f.get("type")
+                if kind == "ready":
+                    watched = _children(pid)
+                if kind in ("begin", "ready"):
+                    res.update(current=f.get("i"), limit_s=lim["timeout_s"], cpu_s=None)
+                    deadline = now + lim["timeout_s"]
+                elif kind == "cpu" and isinstance(f.get("s"), (int, float)):
+                    cut = min(lim["timeout_s"], lim["floor_s"] + lim["factor"] * f["s"])
+                    res.update(limit_s=cut, cpu_s=f["s"])
+                    deadline = now + cut
+                elif kind == "sample":
+                    res["current"] = None
                     on_frame(f)
             if done:
                 _end_child(pid, status)
-                return current, status
-            left = deadline - time.monotonic()
+                res["status"] = status
+                return res
+            if res["daemon"] is None and watched:
+                res["daemon"] = _dead(watched)
+                if res["daemon"] is not None:
+                    grace = now + 1.0
+            left = min(deadline, grace or deadline) - now
             if left <= 0:
                 _end_child(pid, None)
-                return current, None
+                return res
             fds = ([] if eof else [rfd]) + ([] if pidfd is None else [pidfd])
-            ready, _, _ = select.select(fds, [], [], min(left, 0.05) if pidfd is None else left)
+            wait = min(left, 0.25) if watched or pidfd is None else left
+            ready, _, _ = select.select(fds, [], [], wait)
             if rfd in ready:
                 chunk = os.read(rfd, 1 << 20)
                 buf += chunk
@@ -208,12 +331,14 @@ def _frames_used(buf):
 _reply_fd = [None]
 
 
-def _lost(phase, status, limit_s):
+def _lost(phase, res):
     """What became of a sample during which the runner ended, as facts
     (apiparity decides the status): in the sample itself or before the
-    runner's first sample began (phase "sample" or "start"), and how the
-    runner ended (see _ended), under the limit of that phase."""
-    return dict(_ended(status, limit_s), phase=phase)
+    runner's first sample began (phase "sample" or "start"), how the runner
+    ended (see _ended) under the limit then running, the CPU's time that
+    limit was derived from, and the device daemon that died, if one did."""
+    return dict(_ended(res["status"], res["limit_s"]), phase=phase, cpu_s=res["cpu_s"],
+                daemon=res["daemon"])
 
 
 def op_run(req):
@@ -221,14 +346,13 @@ def op_run(req):
     on each device named, but not on the sides notrun names for a sample
     (apiparity's choice: the part says notrun, with apiparity's reason), in
     a runner child forked here (devices start in it, never in this
-    process), each sample within timeout_s. Each sample's
+    process), each sample within its limit (see _stream). Each sample's
     result is sent as its own frame ({"type": "sample", "i", "parts"} or
     {"type": "sample", "i", "lost"}: how the runner ended, see _lost) as it
     ends; after a sample that crashes or hangs the runner, a new runner goes
     on with the next."""
     import tempfile
-    timeout = _limit(req, "timeout_s")
-    start_s = _limit(req, "start_s")
+    lim = dict((k, _limit(req, k)) for k in ("timeout_s", "start_s", "floor_s", "factor"))
     samples, devices, target = req["samples"], list(req.get("devices", [])), req["target"]
     notrun = req["notrun"]
     opinfo = {"available": True}
@@ -251,14 +375,14 @@ def op_run(req):
         pid, r = _spawn_child(lambda w: _sample_runner(target, samples, start, devices,
                                                        notrun, w), log.fileno())
         try:
-            current, status = _stream(pid, r, timeout, start_s, forward)
+            res = _stream(pid, r, lim, forward)
         finally:
             os.close(r)
-        if current is not None:
-            forward({"i": current, "lost": _lost("sample", status, timeout)})
+        if res["current"] is not None:
+            forward({"i": res["current"], "lost": _lost("sample", res)})
         elif state["next"] == start:  # it ended before its first sample began
             for k in range(start, len(samples)):
-                forward({"i": k, "lost": _lost("start", status, start_s)})
+                forward({"i": k, "lost": _lost("start", res)})
     log.seek(0)
     return {"ok": True, "data": {"sent": state["sent"], "runners": runners, "opinfo": opinfo,
                                  "log": log.read(65536).decode("utf-8", "replace")}}

@@ -202,13 +202,27 @@ def _sample_tag(s):
     return {"input": _tag(s.input), "args": _tag(tuple(s.args)), "kwargs": _tag(dict(s.kwargs))}
 
 
+def _empty_input(s):
+    import torch
+    return any(isinstance(t, torch.Tensor) and t.numel() == 0
+               for t in [s.input] + list(s.args) + list(s.kwargs.values()))
+
+
+_EXTRA_MAX = 1 << 16  # bytes of a sample taken beyond the limit (broadcast, empty)
+
+
 def _take(gen, limit, seen, skipped, base):
-    """Up to limit samples of gen not seen before (as data), serialized."""
+    """Up to limit samples of gen not seen before (as data), serialized, as
+    (sample, SampleInput) pairs; then, from the next 64, the first that
+    broadcasts its input and the first with an empty tensor, when none
+    taken did (and is small): the shapes a kernel most often gets wrong."""
     import itertools
-    out = []
+    out, want = [], {"broadcasts": True, "empty": True}
     for k, s in enumerate(itertools.islice(gen, limit + 64)):
-        if len(out) == limit:
-            break
+        extra = [w for w, test in (("broadcasts", getattr(s, "broadcasts_input", False)),
+                                   ("empty", _empty_input(s))) if test and want[w]]
+        if len(out) >= limit and not extra:
+            continue
         if base.get("inplace") and getattr(s, "broadcasts_input", False):
             skipped.append(dict(base, index=k, why="broadcasts its input: no in-place form"))
             continue
@@ -218,18 +232,144 @@ def _take(gen, limit, seen, skipped, base):
             skipped.append(dict(base, index=k, why="unserializable: %s" % e))
             continue
         key = json.dumps(tagged, sort_keys=True)
-        if key in seen:
+        if key in seen or (len(out) >= limit and len(key) > _EXTRA_MAX):
             continue
         seen.add(key)
-        out.append(dict(base, index=k, sample=tagged))
+        for w in extra:
+            want[w] = False
+        out.append((dict(base, index=k, sample=tagged), s))
+        if len(out) >= limit and not any(want.values()):
+            break
     return out
+
+
+# The forms a sample runs in (test_ops' test_variant_consistency_eager,
+# test_out, test_noncontiguous_samples): besides the call the target names,
+# each other callable its OpInfo entry has (function, method, in place), the
+# out= form of the function, and the same call on noncontiguous copies of
+# its tensors. Each is a sample of its own, "form" naming it and "call" the
+# callable (a dotted name this worker walks to) where it is not the target.
+
+def _callable_path(op, f):
+    """A dotted name that walks to f, or None."""
+    import torch
+    name = getattr(f, "__name__", None)
+    if not name:
+        return None
+    mod = op.name.rsplit(".", 1)[0] if "." in op.name else None
+    for path in ["torch.Tensor." + name, "torch." + name] + \
+            (["torch.%s.%s" % (mod, name)] if mod else []):
+        try:
+            if _walk(path)[0] is f:
+                return path
+        except Exception:
+            pass
+    return None
+
+
+def _no_grad(tagged):
+    """tagged with no tensor requiring grad (an out= call cannot have one)."""
+    if isinstance(tagged, list):
+        return [_no_grad(x) for x in tagged]
+    if not isinstance(tagged, dict):
+        return tagged
+    if set(tagged) == {"$tensor"}:
+        return {"$tensor": dict(tagged["$tensor"], requires_grad=False)}
+    return dict((k, _no_grad(x)) for k, x in tagged.items())
+
+
+def _noncontiguous(s):
+    """s with each tensor a noncontiguous copy (same values, every other
+    element of a buffer twice its size), as test_ops' noncontiguous_like."""
+    import torch
+
+    def nc(t):
+        if not isinstance(t, torch.Tensor) or t.numel() == 0 or t.dim() == 0:
+            return t
+        wide = torch.repeat_interleave(t.detach().contiguous(), 2, dim=-1)
+        return wide[..., ::2].requires_grad_(t.requires_grad)
+
+    def walk(v):
+        if isinstance(v, (list, tuple)):
+            return type(v)(walk(x) for x in v)
+        if isinstance(v, dict):
+            return dict((k, walk(x)) for k, x in v.items())
+        return nc(v)
+    return {"input": _tag(walk(s.input)), "args": _tag(walk(tuple(s.args))),
+            "kwargs": _tag(walk(dict(s.kwargs)))}
+
+
+def _skip(sample, form, why):
+    """What the skipped list says of sample's form that is not made."""
+    return dict(dict((k, v) for k, v in sample.items() if k != "sample"), form=form, why=why)
+
+
+_FORMS_MAX = 1 << 20  # bytes of a sample made in its other forms too
+
+
+def _forms(op, obj, sample, s, skipped):
+    """The samples of the other forms of sample (s its SampleInput), for a
+    sample under _FORMS_MAX bytes as data: a large one (reference_inputs'
+    1024 x 1024) would take five times its room for what a small one shows."""
+    out = []
+    if sample["kind"] not in ("sample", "reference"):
+        return out
+    size = len(json.dumps(sample["sample"]))
+    if size > _FORMS_MAX:
+        skipped.append(_skip(sample, "*", "%d bytes as data: its other forms are made "
+                             "only for samples under %d" % (size, _FORMS_MAX)))
+        return out
+    calls = [("function", op.op, False), ("method", op.method_variant, False),
+             ("inplace", op.inplace_variant, True)]
+    for form, f, inplace in calls:
+        if f is None or f is obj:
+            continue
+        if inplace and getattr(s, "broadcasts_input", False):
+            continue
+        path = _callable_path(op, f)
+        if path is None:
+            skipped.append(_skip(sample, form, "its %s variant has no dotted name here" % form))
+            continue
+        out.append(dict(sample, form=form, call=path, inplace=inplace))
+    fpath = _callable_path(op, op.op) if op.op is not None else None
+    if getattr(op, "supports_out", False) and fpath is not None:
+        out.append(dict(sample, form="out", call=fpath, inplace=False, grad=False,
+                        sample=_no_grad(sample["sample"])))
+    try:
+        out.append(dict(sample, form="noncontiguous", sample=_noncontiguous(s)))
+    except Unserializable as e:
+        skipped.append(_skip(sample, "noncontiguous", "unserializable: %s" % e))
+    return out
+
+
+def _dtype_sample(op, name, seed, skipped):
+    """The first sample of a dtype op's OpInfo does not claim on CPU (kind
+    "dtype"): whether each side accepts it is what test_dtypes checks."""
+    import itertools
+    import torch
+    torch.manual_seed(seed)
+    base = {"op": op.name, "variant": op.variant_test_name, "dtype": name, "kind": "dtype",
+            "grad": False, "inplace": False}
+    try:
+        for k, s in enumerate(itertools.islice(op.sample_inputs("cpu", getattr(torch, name)),
+                                               8)):
+            try:
+                return [dict(base, index=k, sample=_sample_tag(s))]
+            except Unserializable:
+                continue
+    except Exception as e:
+        skipped.append(dict(base, index=-1, why=_exc_text(e)))
+    return []
 
 
 def op_samples(req):
     """The samples of the target's OpInfo entries in this torch, for the
     dtypes asked that CPU supports: at most max_samples each of
-    sample_inputs and reference_inputs per dtype, and of error_inputs, each
-    made after torch.manual_seed(seed)."""
+    sample_inputs and reference_inputs per dtype (and one that broadcasts
+    and one empty where the next few have them), each in every form
+    (_forms); one sample of each dtype asked that CPU does not support
+    (_dtype_sample); and error_inputs; each made after
+    torch.manual_seed(seed)."""
     import torch
     target, limit, seed = req["target"], int(req["max_samples"]), int(req["seed"])
     obj = _walk(target)[0]
@@ -247,6 +387,7 @@ def op_samples(req):
             bw = []
         for name in req["dtypes"]:
             if name not in cpu:
+                samples += _dtype_sample(op, name, seed, skipped)
                 continue
             dt = getattr(torch, name)
             grad = name in bw
@@ -260,7 +401,8 @@ def op_samples(req):
                 try:
                     gen = (op.sample_inputs if kind == "sample" else op.reference_inputs)(
                         "cpu", dt, requires_grad=grad)
-                    samples += _take(gen, limit, seen, skipped, base)
+                    for sample, s in _take(gen, limit, seen, skipped, base):
+                        samples += [sample] + _forms(op, obj, sample, s, skipped)
                 except Exception as e:
                     skipped.append(dict(base, index=-1, why=_exc_text(e)))
         if getattr(op, "error_inputs_func", None) is None:

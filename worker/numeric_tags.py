@@ -99,18 +99,18 @@ def _tag(v, spanned=True):
 
 def _untensor(d, device):
     """A tensor from its tag, on device, with the strides it was sent with
-    (on CPU; a device keeps them where .to() does)."""
+    (a noncontiguous input stays noncontiguous on the device too)."""
     import torch
     dt = getattr(torch, d["dtype"], None)
     if d["dtype"] not in _TENSOR_DTYPES or not isinstance(dt, torch.dtype):
         raise Unserializable("dtype %r" % d["dtype"])
     raw = bytearray(base64.b64decode(d["data"]))
     shape, strides = [int(n) for n in d["shape"]], [int(s) for s in d["strides"]]
-    if raw:
-        t = torch.frombuffer(raw, dtype=torch.uint8).view(dt).as_strided(shape, strides, 0)
+    if raw:  # the span, moved whole, then viewed: .to() of a view with gaps packs it
+        flat = torch.frombuffer(raw, dtype=torch.uint8).view(dt)
+        t = flat.to(device).as_strided(shape, strides, 0)
     else:
-        t = torch.empty_strided(shape, strides, dtype=dt)
-    t = t.to(device)
+        t = torch.empty_strided(shape, strides, dtype=dt).to(device)
     if d.get("requires_grad"):
         t.requires_grad_(True)
     return t

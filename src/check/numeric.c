@@ -102,7 +102,9 @@ static int runs_on(const json_t *opinfo, const struct ap_proto_sample *s, const 
 {
 	const char *dt = s->dtype;
 	struct ap_proto_opinfo_op op;
-	if (!dt || !entry_of(opinfo, s, &op) || ap_proto_opinfo_claims(&op, side, dt))
+	/* A dtype sample is there to see who accepts what is not claimed. */
+	if (!dt || s->kind == AP_SAMPLE_DTYPE || !entry_of(opinfo, s, &op) ||
+	    ap_proto_opinfo_claims(&op, side, dt))
 		return 1;
 	ap_buf_addf(why, "dtype %s is not supported on %s by this torch's OpInfo for %s", dt, side,
 		    txt(s->op));
@@ -137,9 +139,9 @@ json_t *ap_numeric_run_request(const char *target, const json_t *samples, const 
 			       const char *devices, int timeout_s, int start_s)
 {
 	json_t *notrun = ap_numeric_notrun(samples, opinfo, devices);
-	return notrun ? ap_proto_run(target, samples, device_array(devices), notrun, timeout_s,
-				     start_s)
-		      : NULL;
+	struct ap_proto_run_limits lim = { timeout_s, start_s, AP_NUMERIC_DEVICE_FLOOR_S,
+					   AP_NUMERIC_DEVICE_FACTOR };
+	return notrun ? ap_proto_run(target, samples, device_array(devices), notrun, &lim) : NULL;
 }
 
 static void sample_id(const struct ap_proto_sample *s, struct ap_buf *id)
@@ -149,6 +151,8 @@ static void sample_id(const struct ap_proto_sample *s, struct ap_buf *id)
 	if (s->dtype)
 		ap_buf_addf(id, " %s", s->dtype);
 	ap_buf_addf(id, " %s#%lld", s->kind_word, s->index);
+	if (s->form != AP_FORM_TARGET)
+		ap_buf_addf(id, " %s", ap_proto_form_name(s->form));
 }
 
 json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why)
@@ -193,6 +197,18 @@ long ap_numeric_frame_index(const json_t *frame, const json_t *samples)
 /* The status of a sample the worker says was lost (l), its reason in why. */
 static enum ap_status lost_status(const struct ap_proto_lost *l, struct ap_buf *why)
 {
+	/* The runner stopped by the worker a second after its device's daemon
+	 * died: the daemon's death is the crash. (A runner that ended itself,
+	 * as a driver aborts when it loses its device, says so below.) */
+	if (l->daemon_died && l->ended.timed_out) {
+		ap_buf_addf(why, "the device's daemon (pid %lld) died", l->daemon_pid);
+		if (l->daemon_signal)
+			ap_buf_addf(why, " of %s", l->daemon_signal);
+		else if (l->daemon_has_exit)
+			ap_buf_addf(why, " with status %lld", l->daemon_exit);
+		ap_buf_adds(why, "; the runner, waiting on it, was stopped");
+		return AP_CRASH;
+	}
 	if (l->before_start) {
 		if (l->ended.timed_out) {
 			ap_buf_addf(why, "the devices did not start within %g s", l->ended.limit_s);
@@ -202,6 +218,9 @@ static enum ap_status lost_status(const struct ap_proto_lost *l, struct ap_buf *
 		return AP_ERROR;
 	}
 	enum ap_status st = ap_child_end(&l->ended, why);
+	if (st == AP_TIMEOUT && l->has_cpu_s)
+		ap_buf_addf(why, " (%g s + %g x the CPU's %.3g s)", AP_NUMERIC_DEVICE_FLOOR_S,
+			    AP_NUMERIC_DEVICE_FACTOR, l->cpu_s);
 	if (st != AP_STATUS_UNKNOWN)
 		return st;
 	if (!l->ended.has_exit_status) {
@@ -440,21 +459,42 @@ static void say_raised(const struct ap_proto_part *p, const char *where, struct 
 		ap_buf_addf(out, " (%.200s)", p->message);
 }
 
-/* Compares part a (where) against part e (against) into check c: sets its
- * status and reason. */
+/* Whether part a, as against e, did not write into the tensor it was given
+ * (in place, or out=) where e did; why says so. */
+static int alias_differs(const struct ap_proto_part *a, const struct ap_proto_part *e,
+			 const struct ap_proto_sample *s, const char *where, const char *against,
+			 struct ap_buf *why)
+{
+	if (!a->has_alias || !e->has_alias || a->alias == e->alias)
+		return 0;
+	ap_buf_addf(why, "%sthe %s form returned %s on %s, %s on %s", why->len ? "; " : "",
+		    ap_proto_form_name(s->form),
+		    a->alias ? "the tensor it was given" : "a new tensor", where,
+		    e->alias ? "the tensor it was given" : "a new tensor", against);
+	return 1;
+}
+
+/* Compares part a (where) against part e (against) of sample s into check
+ * c: sets its status and reason. A dtype sample (one the CPU's OpInfo does
+ * not claim) asks only who accepts it: raising on both sides, of any type,
+ * agrees; one side alone is a dtype its OpInfo claims wrongly. */
 static void compare_parts(const struct ap_numeric_ctx *ctx, json_t *c,
-			  const struct ap_proto_part *a, const struct ap_proto_part *e,
-			  const char *where, const char *against)
+			  const struct ap_proto_sample *s, const struct ap_proto_part *a,
+			  const struct ap_proto_part *e, const char *where, const char *against)
 {
 	struct ap_buf why = { 0 };
 	enum ap_status st = AP_PASS;
 	int ra = a->status == AP_PART_RAISED, re = e->status == AP_PART_RAISED, errors = 0;
+	int dtype = s->kind == AP_SAMPLE_DTYPE;
 	if (ra || re) {
 		const char *xa = ra ? txt(a->exception) : NULL;
 		const char *xe = re ? txt(e->exception) : NULL;
 		ap_numeric_set_exception(c, xa, xe);
-		if (!ra || !re || strcmp(xa, xe)) {
+		if (!ra || !re || (!dtype && strcmp(xa, xe))) {
 			st = AP_FAIL;
+			if (dtype)
+				ap_buf_addf(&why, "dtype %s, which OpInfo does not claim for %s: ",
+					    txt(s->dtype), txt(s->op));
 			say_raised(a, where, &why);
 			ap_buf_adds(&why, ", ");
 			say_raised(e, against, &why);
@@ -468,6 +508,7 @@ static void compare_parts(const struct ap_numeric_ctx *ctx, json_t *c,
 				       &errors, &why);
 		bad += measure_list(ctx, c, "grads", "grad", where, a->grads, e->grads, &errors,
 				    &why);
+		bad += alias_differs(a, e, s, where, against, &why);
 		st = errors ? AP_ERROR : bad ? AP_FAIL : AP_PASS;
 	}
 	ap_check_set_status(c, st);
@@ -505,6 +546,7 @@ static void meta_of(const struct ap_proto_sample *s, long seed, struct ap_numeri
 	m->variant = txt(s->variant);
 	m->dtype = s->dtype;
 	m->kind = txt(s->kind_word);
+	m->form = s->form == AP_FORM_TARGET ? NULL : ap_proto_form_name(s->form);
 	m->index = s->index;
 	m->seed = seed;
 	m->input_digest = txt(s->input_digest);
@@ -609,7 +651,7 @@ void ap_numeric_device_checks(const struct ap_numeric_ctx *ctx, const json_t *sa
 			break;
 		if (!not_compared(c, &f, &p, dev, &cpu, "cpu")) {
 			if (n) {
-				compare_parts(ctx, c, &p, &cpu, dev, "cpu");
+				compare_parts(ctx, c, &s, &p, &cpu, dev, "cpu");
 				apply_limit(ctx, c, &p, &cpu, dev);
 			} else
 				cpu_alone(c, &s, &cpu);
@@ -645,7 +687,7 @@ json_t *ap_numeric_cross_check(const struct ap_numeric_ctx *ctx, const json_t *s
 		ap_check_set_status(c, AP_NOTRUN);
 		json_object_set_new(c, "reason", json_string("the sample was lost in the reference"));
 	} else if (c && !not_compared(c, &f, &a, "cpu", &e, ap_buf_str(&ref)))
-		compare_parts(ctx, c, &a, &e, "cpu", ap_buf_str(&ref));
+		compare_parts(ctx, c, &s, &a, &e, "cpu", ap_buf_str(&ref));
 	ap_buf_free(&name);
 	ap_buf_free(&ref);
 	return c;

@@ -44,6 +44,13 @@
 #define AP_NUMERIC_SAMPLES 4   /* --samples: per OpInfo entry, dtype and kind */
 #define AP_NUMERIC_SAMPLES_MAX 64
 #define AP_NUMERIC_SEED 0
+/* A sample's limit on the devices, once the CPU has run it: this floor plus
+ * this many times the CPU's time (never more than the timeout). A device
+ * that hangs then costs its sample about the floor, not the whole timeout;
+ * the floor is for a backend's slow first call (openreg's goes to a daemon
+ * per operator). */
+#define AP_NUMERIC_DEVICE_FLOOR_S 15.0
+#define AP_NUMERIC_DEVICE_FACTOR 50.0
 
 /* The opinfo request: the OpInfo entries of target in an environment, with
  * the dtypes each supports on CPU and on each device of devices (a string
@@ -74,7 +81,9 @@ json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why);
 json_t *ap_numeric_notrun(const json_t *samples, const json_t *opinfo, const char *devices);
 
 /* The run request: samples (as prepared) on CPU and devices (as above),
- * each within timeout_s, once the devices have started (within start_s),
+ * each within timeout_s (the devices' part within AP_NUMERIC_DEVICE_FLOOR_S
+ * + AP_NUMERIC_DEVICE_FACTOR x the CPU's time, if less), once the devices
+ * have started (within start_s),
  * except where opinfo (the environment's opinfo answer) says a sample's
  * dtype does not run (ap_numeric_notrun). */
 json_t *ap_numeric_run_request(const char *target, const json_t *samples, const json_t *opinfo,
@@ -91,7 +100,10 @@ long ap_numeric_frame_index(const json_t *frame, const json_t *samples);
  * with status N during the sample"); before the runner's first sample:
  * TIMEOUT ("the devices did not start within LIMIT s") or ERROR ("the
  * runner ended before the sample began"). A frame that says no loss is left
- * as it is. 0, or -ENOMEM. Every frame is judged so before its checks. */
+ * as it is. A runner the worker stopped because its device's daemon died
+ * makes it CRASH ("the device's daemon (pid N) died of SIGNAL; ..."); a
+ * limit derived from the CPU's time says so. 0, or -ENOMEM.
+ * Every frame is judged so before its checks. */
 int ap_numeric_frame_judge(json_t *frame);
 
 /* A frame, judged, that says sample k was lost (its frame never came, or

@@ -178,11 +178,12 @@ json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, lo
 }
 
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
-		     json_t *notrun, int timeout_s, int start_s)
+		     json_t *notrun, const struct ap_proto_run_limits *lim)
 {
-	return json_pack("{s:s, s:s, s:O, s:o, s:o, s:i, s:i}", "op", ops[AP_OP_RUN].name,
-			 "target", target, "samples", samples, "devices", devices, "notrun",
-			 notrun, "timeout_s", timeout_s, "start_s", start_s);
+	return json_pack("{s:s, s:s, s:O, s:o, s:o, s:i, s:i, s:f, s:f}", "op",
+			 ops[AP_OP_RUN].name, "target", target, "samples", samples, "devices",
+			 devices, "notrun", notrun, "timeout_s", lim->timeout_s, "start_s",
+			 lim->start_s, "floor_s", lim->floor_s, "factor", lim->factor);
 }
 
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude)
@@ -479,8 +480,18 @@ int ap_proto_frame_lost(const json_t *frame, struct ap_proto_lost *l)
 	memset(l, 0, sizeof(*l));
 	if (!phase)
 		return 0;
+	const json_t *cpu = json_object_get(lost, "cpu_s");
+	const json_t *d = json_object_get(lost, "daemon");
+	const json_t *pid = json_object_get(d, "pid"), *code = json_object_get(d, "exit_status");
 	l->before_start = !strcmp(phase, "start");
 	ap_proto_ended_read(lost, &l->ended);
+	l->has_cpu_s = json_is_number(cpu);
+	l->cpu_s = json_number_value(cpu);
+	l->daemon_died = json_is_integer(pid);
+	l->daemon_pid = (long long)json_integer_value(pid);
+	l->daemon_signal = json_string_value(json_object_get(d, "signal"));
+	l->daemon_has_exit = json_is_integer(code);
+	l->daemon_exit = (long long)json_integer_value(code);
 	return 1;
 }
 
@@ -545,6 +556,16 @@ static const char *const sample_kinds[AP_SAMPLE_KIND_COUNT] = {
 	[AP_SAMPLE_SAMPLE] = "sample",
 	[AP_SAMPLE_REFERENCE] = "reference",
 	[AP_SAMPLE_ERROR] = "error",
+	[AP_SAMPLE_DTYPE] = "dtype",
+};
+
+static const char *const forms[AP_FORM_COUNT] = {
+	[AP_FORM_TARGET] = "",
+	[AP_FORM_FUNCTION] = "function",
+	[AP_FORM_METHOD] = "method",
+	[AP_FORM_INPLACE] = "inplace",
+	[AP_FORM_OUT] = "out",
+	[AP_FORM_NONCONTIGUOUS] = "noncontiguous",
 };
 
 static const char *const part_statuses[AP_PART_STATUS_COUNT] = {
@@ -571,6 +592,16 @@ const char *ap_proto_sample_kind_name(enum ap_proto_sample_kind kind)
 enum ap_proto_sample_kind ap_proto_sample_kind_parse(const char *word)
 {
 	return (enum ap_proto_sample_kind)word_index(sample_kinds, AP_SAMPLE_KIND_COUNT, word);
+}
+
+const char *ap_proto_form_name(enum ap_proto_form form)
+{
+	return form >= 0 && form < AP_FORM_COUNT ? forms[form] : NULL;
+}
+
+enum ap_proto_form ap_proto_form_parse(const char *word)
+{
+	return word ? (enum ap_proto_form)word_index(forms, AP_FORM_COUNT, word) : AP_FORM_TARGET;
 }
 
 const char *ap_proto_part_status_name(enum ap_proto_part_status status)
@@ -606,8 +637,10 @@ void ap_proto_sample_read(const json_t *sample, struct ap_proto_sample *s)
 	s->input = json_object_get(sample, "sample");
 	s->id = str_of(sample, "id");
 	s->input_digest = str_of(sample, "input_digest");
+	s->form = ap_proto_form_parse(str_of(sample, "form"));
+	s->call = str_of(sample, "call");
 	s->ok = json_is_object(sample) && s->op && s->variant &&
-		s->kind != AP_SAMPLE_KIND_UNKNOWN &&
+		s->kind != AP_SAMPLE_KIND_UNKNOWN && s->form != AP_FORM_UNKNOWN &&
 		(s->dtype || (json_is_null(dt) && s->kind == AP_SAMPLE_ERROR)) &&
 		json_is_integer(index) && json_is_object(s->input);
 }
@@ -651,6 +684,8 @@ void ap_proto_run_frame_part(const struct ap_proto_run_frame *f, const char *sid
 	p->outputs = json_object_get(x, "outputs");
 	p->grads = json_object_get(x, "grads");
 	p->device_trace = json_object_get(x, "device_trace");
+	p->has_alias = json_is_boolean(json_object_get(x, "alias"));
+	p->alias = json_is_true(json_object_get(x, "alias"));
 }
 
 int ap_proto_frame_set_lost(json_t *frame, const char *status, const char *reason,

@@ -121,12 +121,19 @@ json_t *ap_proto_opinfo(const char *target, json_t *devices);
 /* Up to max_samples sample inputs of target per dtype, drawn with seed. */
 json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, long seed);
 
-/* Runs samples of target on devices: each bounded by timeout_s, a device's
- * start by start_s. notrun (taken): for each sample, an object naming the
- * sides ("cpu" or a device) not to run it on, each with the reason its part
- * then gives. */
+/* The limits of a run: each sample within timeout_s, and once the CPU
+ * has run it, within floor_s + factor x the CPU's time (never more than
+ * timeout_s); the devices' start within start_s. */
+struct ap_proto_run_limits {
+	int timeout_s, start_s;
+	double floor_s, factor;
+};
+
+/* Runs samples of target on devices, within lim. notrun (taken): for each
+ * sample, an object naming the sides ("cpu" or a device) not to run it on,
+ * each with the reason its part then gives. */
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
-		     json_t *notrun, int timeout_s, int start_s);
+		     json_t *notrun, const struct ap_proto_run_limits *lim);
 
 /* One catalog entry of a sweep_begin: what to walk, what not. */
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude);
@@ -370,10 +377,20 @@ void ap_proto_ended_read(const json_t *ended, struct ap_proto_ended *e);
 
 /* A numeric run's frame that says its sample was lost, as the worker's
  * facts: how the runner ended, during the sample or before its first
- * sample began (before_start; then under the devices' start limit). */
+ * sample began (before_start; then under the devices' start limit), the
+ * CPU's time when the limit was derived from it, and the device daemon
+ * (a child of the runner when it was ready) that died, if one did: the
+ * runner is stopped a second after. */
 struct ap_proto_lost {
 	int before_start;
 	struct ap_proto_ended ended;
+	int has_cpu_s;        /* the devices' limit was derived from the CPU's time */
+	double cpu_s;
+	int daemon_died;      /* a child of the runner (a device's daemon) died */
+	long long daemon_pid;
+	const char *daemon_signal; /* NULL: unknown, or it exited */
+	int daemon_has_exit;
+	long long daemon_exit;
 };
 
 /* 1 with l filled when frame says its sample was lost (as facts), else 0. */
@@ -440,6 +457,7 @@ enum ap_proto_sample_kind {
 	AP_SAMPLE_SAMPLE,
 	AP_SAMPLE_REFERENCE,
 	AP_SAMPLE_ERROR,
+	AP_SAMPLE_DTYPE, /* a dtype the CPU's OpInfo does not claim: who accepts it */
 	AP_SAMPLE_KIND_COUNT,
 	AP_SAMPLE_KIND_UNKNOWN = -1,
 };
@@ -447,6 +465,26 @@ enum ap_proto_sample_kind {
 /* kind's word in the frames; the kind a word names, or ..._UNKNOWN. */
 const char *ap_proto_sample_kind_name(enum ap_proto_sample_kind kind);
 enum ap_proto_sample_kind ap_proto_sample_kind_parse(const char *word);
+
+/* The form a sample calls its operator in (the worker's "form"): the call
+ * the target names (no "form"), or another of its OpInfo entry's: the
+ * function, the method, in place, the function with out=, or the target's
+ * call on noncontiguous copies of its tensors. */
+enum ap_proto_form {
+	AP_FORM_TARGET,
+	AP_FORM_FUNCTION,
+	AP_FORM_METHOD,
+	AP_FORM_INPLACE,
+	AP_FORM_OUT,
+	AP_FORM_NONCONTIGUOUS,
+	AP_FORM_COUNT,
+	AP_FORM_UNKNOWN = -1,
+};
+
+/* form's word in the frames ("" for the target's own); the form a word
+ * names (NULL: the target's), or ..._UNKNOWN. */
+const char *ap_proto_form_name(enum ap_proto_form form);
+enum ap_proto_form ap_proto_form_parse(const char *word);
 
 /* A samples reply: its samples (an array, NULL when it holds none), how
  * many, and those it skipped (as sent, NULL when absent). */
@@ -461,13 +499,16 @@ void ap_proto_samples_read(const json_t *reply, struct ap_proto_samples *r);
  * its id and input digest added by ap_proto_sample_prepared): its OpInfo
  * entry's name and variant, its dtype (NULL for an error sample), its kind
  * (the word as sent, and parsed), its index among its kind, the exception
- * type an error sample expects, the sample itself (tagged inputs). ok says
- * whether it is as the worker makes samples (each field of its type; a null
- * dtype only for an error sample). Absent fields are NULL (index 0). */
+ * type an error sample expects, the sample itself (tagged inputs), its
+ * form and the callable that form calls. ok says whether it is as the
+ * worker makes samples (each field of its type; a null dtype only for an
+ * error sample; a form the worker names). Absent fields are NULL (index 0). */
 struct ap_proto_sample {
 	int ok;
 	const char *op, *variant, *dtype, *kind_word, *error_type;
 	enum ap_proto_sample_kind kind;
+	enum ap_proto_form form;
+	const char *call; /* the callable of a form other than the target's */
 	long long index;
 	const json_t *input;
 	const char *id, *input_digest;
@@ -501,6 +542,7 @@ struct ap_proto_part {
 	enum ap_proto_part_status status;
 	const char *status_word, *exception, *message, *reason;
 	const json_t *outputs, *grads, *device_trace;
+	int has_alias, alias; /* in place and out=: whether it wrote into the tensor given */
 };
 
 /* A frame of the run's stream: the index of its sample (has_index 0 when

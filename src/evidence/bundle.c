@@ -113,9 +113,9 @@ json_t *ap_numeric_check_new(const char *name, enum ap_status status, const char
 			     const char *against, const char *across, int same_torch)
 {
 	json_t *c = ap_check_new(name, "numeric", status, reason);
-	json_t *more = json_pack("{s:s, s:s, s:s?, s:s, s:I, s:I, s:s, s:s, s:s?, s:s?, s:b,"
+	json_t *more = json_pack("{s:s, s:s, s:s?, s:s, s:s?, s:I, s:I, s:s, s:s, s:s?, s:s?, s:b,"
 				 " s:[], s:[], s:n}", "op", m->op, "variant", m->variant ? m->variant : "",
-				 "dtype", m->dtype, "sample_kind", m->kind, "sample_index",
+				 "dtype", m->dtype, "sample_kind", m->kind, "form", m->form, "sample_index",
 				 (json_int_t)m->index, "seed", (json_int_t)m->seed, "input_digest",
 				 m->input_digest, "device", device, "against", against, "across",
 				 across, "same_torch", same_torch, "outputs", "measurements",

@@ -77,6 +77,7 @@ json_t *ap_check_new(const char *name, const char *kind, enum ap_status status,
 /* What a numeric check is about: one OpInfo sample. */
 struct ap_numeric_meta {
 	const char *op, *variant, *dtype, *kind; /* dtype NULL: an error input */
+	const char *form; /* NULL: the call the target names (protocol.h's forms) */
 	long long index, seed;
 	const char *input_digest;
 };

@@ -305,6 +305,106 @@ static void a_lost_sample_is_judged_from_how_the_runner_ended(void **state)
 	expect_lost("{\"phase\": \"start\", \"timed_out\": false, \"signal\": \"SIGKILL\", "
 		    "\"exit_status\": null, \"limit_s\": 120}", "ERROR",
 		    "the sample was lost: the runner ended before the sample began");
+	/* a limit cut from the CPU's time says how it was derived */
+	expect_lost("{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
+		    "\"exit_status\": null, \"limit_s\": 15.1, \"cpu_s\": 0.002}", "TIMEOUT",
+		    "the sample was lost: no result within 15.1 s (15 s + 50 x the CPU's 0.002 s)");
+	/* the runner the worker stopped because the device's daemon died */
+	expect_lost("{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
+		    "\"exit_status\": null, \"limit_s\": 15, \"daemon\": {\"pid\": 42, "
+		    "\"signal\": \"SIGKILL\", \"exit_status\": null}}", "CRASH",
+		    "the sample was lost: the device's daemon (pid 42) died of SIGKILL; the "
+		    "runner, waiting on it, was stopped");
+	expect_lost("{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
+		    "\"exit_status\": null, \"limit_s\": 15, \"daemon\": {\"pid\": 42, "
+		    "\"signal\": null, \"exit_status\": 1}}", "CRASH",
+		    "the sample was lost: the device's daemon (pid 42) died with status 1; the "
+		    "runner, waiting on it, was stopped");
+	/* a runner that ended of itself after its daemon died: as it ended */
+	expect_lost("{\"phase\": \"sample\", \"timed_out\": false, \"signal\": \"SIGABRT\", "
+		    "\"exit_status\": null, \"limit_s\": 15, \"daemon\": {\"pid\": 42, "
+		    "\"signal\": null, \"exit_status\": null}}", "CRASH",
+		    "the sample was lost: SIGABRT");
+}
+
+/* The other forms of a sample: named in its id; in place and out=, the
+ * tensor written is compared too; a dtype sample runs everywhere and asks
+ * only who accepts it. */
+static void forms_are_named_and_alias_is_compared(void **state)
+{
+	(void)state;
+	json_t *s = sample("float32", "sample");
+	json_object_del(s, "id");
+	json_object_set_new(s, "form", json_string("inplace"));
+	json_object_set_new(s, "call", json_string("torch.Tensor.abs_"));
+	json_t *answer = json_pack("{s:[O]}", "samples", s);
+	struct ap_buf why = { 0 };
+	json_t *p = ap_numeric_prepare(answer, &why);
+	assert_non_null(p);
+	assert_string_equal(text(json_array_get(p, 0), "id"),
+			    "nn.functional.gelu float32 sample#0 inplace");
+	json_t *cpu = ok_part(ONE_TWO), *dev = ok_part(ONE_TWO);
+	json_object_set_new(cpu, "alias", json_true());
+	json_object_set_new(dev, "alias", json_false());
+	json_t *f = frame2(cpu, dev), *c = one_check(json_array_get(p, 0), f, "npu");
+	assert_string_equal(text(c, "status"), "FAIL");
+	assert_string_equal(text(c, "form"), "inplace");
+	assert_string_equal(text(c, "reason"), "the inplace form returned a new tensor on npu, "
+			    "the tensor it was given on cpu");
+	json_decref(c);
+	json_object_set_new(dev, "alias", json_true());
+	c = one_check(json_array_get(p, 0), f, "npu");
+	assert_string_equal(text(c, "status"), "PASS");
+	json_decref(c);
+	json_decref(f);
+	/* a form the worker does not make is not a sample */
+	json_object_set_new(s, "form", json_string("sideways"));
+	json_decref(p);
+	p = ap_numeric_prepare(answer, &why);
+	assert_null(p);
+	json_decref(answer);
+	json_decref(s);
+	ap_buf_free(&why);
+}
+
+static void a_dtype_sample_asks_who_accepts_it(void **state)
+{
+	(void)state;
+	json_t *s = sample("int64", "dtype");
+	json_t *opinfo = json_pack("{s:[{s:s, s:s, s:{s:[s], s:[s]}}]}", "ops", "name",
+				   "nn.functional.gelu", "variant", "", "dtypes", "cpu", "float32",
+				   "npu", "float32");
+	json_t *samples = json_pack("[O]", s);
+	json_t *n = ap_numeric_notrun(samples, opinfo, "npu");
+	char *got = json_dumps(n, JSON_COMPACT);
+	assert_string_equal(got, "[{}]"); /* run everywhere, claimed or not */
+	free(got);
+	/* refused on both sides, whatever the type: they agree */
+	json_t *f = frame2(raised("RuntimeError", "not implemented for 'Long'"),
+			   raised("NotImplementedError", "no kernel")), *c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), "PASS");
+	json_decref(c);
+	json_decref(f);
+	/* accepted by the device alone */
+	f = frame2(raised("RuntimeError", "not implemented for 'Long'"), ok_part(ONE_TWO));
+	c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), "FAIL");
+	assert_string_equal(text(c, "reason"), "dtype int64, which OpInfo does not claim for "
+			    "nn.functional.gelu: did not raise on npu, raised RuntimeError on cpu "
+			    "(not implemented for 'Long')");
+	json_decref(c);
+	json_decref(f);
+	/* the same exceptions of different types in an ordinary sample differ */
+	json_object_set_new(s, "kind", json_string("sample"));
+	f = frame2(raised("RuntimeError", "x"), raised("NotImplementedError", "x"));
+	c = one_check(s, f, "npu");
+	assert_string_equal(text(c, "status"), "FAIL");
+	json_decref(c);
+	json_decref(f);
+	json_decref(n);
+	json_decref(samples);
+	json_decref(opinfo);
+	json_decref(s);
 }
 
 static void notrun_is_chosen_here_from_the_dtypes_opinfo_claims(void **state)
@@ -403,6 +503,8 @@ int main(void)
 		cmocka_unit_test(cpu_alone_keeps_the_digests),
 		cmocka_unit_test(cross_check_compares_cpu_with_the_reference),
 		cmocka_unit_test(prepare_names_and_digests_each_sample),
+		cmocka_unit_test(forms_are_named_and_alias_is_compared),
+		cmocka_unit_test(a_dtype_sample_asks_who_accepts_it),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
