@@ -140,8 +140,9 @@ _backward_raised = [False]
 def _run_sample(fn, sample, devices, notrun, w=None, k=None):
     """One sample on CPU and each device: the part of each side. notrun:
     the sides apiparity said not to run it on, each with its reason. With
-    w, the CPU's time is sent once it is known ({"type": "cpu", "i": k,
-    "s"}): the devices' limit for this sample is derived from it."""
+    w, the CPU's part and time are sent as soon as they are known ({"type":
+    "cpu", "i": k, "s", "part"}): the devices' limit for this sample is
+    derived from it, and a sample lost on a device keeps what the CPU did."""
     import torch
     parts = {}
     _backward_raised[0] = False
@@ -158,7 +159,7 @@ def _run_sample(fn, sample, devices, notrun, w=None, k=None):
         except Exception as e:  # the harness, not the operator: decoding, shipping
             parts[dev] = {"status": "error", "reason": _exc_text(e)}
         if dev == "cpu" and w is not None:
-            send(w, {"type": "cpu", "i": k, "s": time.monotonic() - t0})
+            send(w, {"type": "cpu", "i": k, "s": time.monotonic() - t0, "part": parts[dev]})
         if dt is not None:
             parts[dev]["device_trace"] = dt.result()
     return parts
@@ -213,7 +214,11 @@ def _children(pid):
     """The pids of pid's children, from /proc (a device's daemons, once the
     runner is ready)."""
     out = []
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:  # no /proc here: nothing to watch
+        return out
+    for name in names:
         if name.isdigit():
             st = _proc_stat(int(name))
             if st is not None and st[1] == pid:
@@ -259,15 +264,16 @@ def _stream(pid, rfd, lim, on_frame):
     that dies ends the runner after a second's grace, if it has not ended of
     itself. Returns {current: the index of the sample begun and not
     finished or None, status: the wait status or None when stopped here,
-    limit_s: the limit then running, cpu_s: the CPU's time of the current
-    sample or None, daemon: the daemon that died (see _dead) or None}."""
+    limit_s: the limit then running, cpu_s and cpu_part: the CPU's time and
+    part of the current sample or None, daemon: the daemon that died (see
+    _dead) or None}."""
     import select
     try:
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pidfd = None
     res = {"current": None, "status": None, "limit_s": lim["start_s"], "cpu_s": None,
-           "daemon": None}
+           "cpu_part": None, "daemon": None}
     buf, deadline, eof, watched, grace = b"", time.monotonic() + lim["start_s"], False, [], None
     try:
         while True:
@@ -282,11 +288,12 @@ def _stream(pid, rfd, lim, on_frame):
                 if kind == "ready":
                     watched = _children(pid)
                 if kind in ("begin", "ready"):
-                    res.update(current=f.get("i"), limit_s=lim["timeout_s"], cpu_s=None)
+                    res.update(current=f.get("i"), limit_s=lim["timeout_s"], cpu_s=None,
+                               cpu_part=None)
                     deadline = now + lim["timeout_s"]
                 elif kind == "cpu" and isinstance(f.get("s"), (int, float)):
                     cut = min(lim["timeout_s"], lim["floor_s"] + lim["factor"] * f["s"])
-                    res.update(limit_s=cut, cpu_s=f["s"])
+                    res.update(limit_s=cut, cpu_s=f["s"], cpu_part=f.get("part"))
                     deadline = now + cut
                 elif kind == "sample":
                     res["current"] = None
@@ -379,7 +386,10 @@ def op_run(req):
         finally:
             os.close(r)
         if res["current"] is not None:
-            forward({"i": res["current"], "lost": _lost("sample", res)})
+            lost = {"i": res["current"], "lost": _lost("sample", res)}
+            if res["cpu_part"] is not None:  # what the CPU did stands
+                lost["parts"] = {"cpu": res["cpu_part"]}
+            forward(lost)
         elif state["next"] == start:  # it ended before its first sample began
             for k in range(start, len(samples)):
                 forward({"i": k, "lost": _lost("start", res)})

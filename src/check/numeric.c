@@ -239,7 +239,9 @@ int ap_numeric_frame_judge(json_t *frame)
 	if (!ap_proto_frame_lost(frame, &l))
 		return 0;
 	enum ap_status st = lost_status(&l, &why);
-	int r = ap_proto_frame_set_lost(frame, ap_status_name(st), ap_buf_str(&why), why.len);
+	int exited = l.daemon_died && l.ended.timed_out && !l.daemon_signal && l.daemon_has_exit;
+	int r = ap_proto_frame_set_lost(frame, ap_status_name(st), ap_buf_str(&why), why.len,
+					exited ? l.daemon_exit : -1);
 	ap_buf_free(&why);
 	return r ? -ENOMEM : 0;
 }
@@ -571,7 +573,7 @@ static int not_compared(json_t *c, const struct ap_proto_run_frame *f,
 	enum ap_status st = AP_STATUS_UNKNOWN;
 	struct ap_buf why = { 0 };
 	const char *reason;
-	if (f->lost) {
+	if (f->lost && (!a->present || !e->present)) { /* a part that came stands */
 		enum ap_status s = ap_status_parse(f->lost_status);
 		st = s == AP_CRASH || s == AP_TIMEOUT ? s : AP_ERROR;
 		ap_buf_addf(&why, "the sample was lost: %s", txt(f->lost_reason));
@@ -616,6 +618,33 @@ static void apply_limit(const struct ap_numeric_ctx *ctx, json_t *c,
 	ap_buf_free(&why);
 }
 
+/* Check c of a sample lost on device, where the CPU raised (e) and the
+ * device's daemon then exited of itself: a backend whose daemon cannot
+ * survive an operator's error cannot say that it raised too. A limit of the
+ * backend that names that failure (raises = DaemonExit: TEXT; the message
+ * matched is "exited with status N where the CPU raised TYPE") makes it
+ * NOTRUN, as apply_limit does. */
+static void apply_exit_limit(const struct ap_numeric_ctx *ctx, json_t *c,
+			     const struct ap_proto_run_frame *f, const struct ap_proto_part *e,
+			     const char *device)
+{
+	if (ap_check_status(c) != AP_CRASH || f->lost_daemon_exit < 0 ||
+	    e->status != AP_PART_RAISED)
+		return;
+	struct ap_buf msg = { 0 }, why = { 0 };
+	ap_buf_addf(&msg, "exited with status %lld where the CPU raised %s", f->lost_daemon_exit,
+		    txt(e->exception));
+	const struct ap_limit *l = ap_limit_match(ctx->limits, device, ctx_op(ctx), "DaemonExit",
+						  ap_buf_str(&msg));
+	if (l) {
+		ap_buf_addf(&why, "known limit of %s: %s", l->backend, l->reason);
+		ap_check_excuse(c, l->name, l->backend, l->what, l->reason, l->where,
+				"DaemonExit", ap_buf_str(&msg), ap_buf_str(&why));
+	}
+	ap_buf_free(&msg);
+	ap_buf_free(&why);
+}
+
 /* The CPU part alone (no device): what it raised against what the sample
  * expects, or its outputs kept. */
 static void cpu_alone(json_t *c, const struct ap_proto_sample *s, const struct ap_proto_part *cpu)
@@ -655,7 +684,8 @@ void ap_numeric_device_checks(const struct ap_numeric_ctx *ctx, const json_t *sa
 				apply_limit(ctx, c, &p, &cpu, dev);
 			} else
 				cpu_alone(c, &s, &cpu);
-		}
+		} else if (n)
+			apply_exit_limit(ctx, c, &f, &cpu, dev);
 		if (p.device_trace)
 			json_object_set(c, "device_trace", (json_t *)p.device_trace);
 		json_array_append_new(out, c);
@@ -683,7 +713,7 @@ json_t *ap_numeric_cross_check(const struct ap_numeric_ctx *ctx, const json_t *s
 	ap_buf_addf(&ref, "cpu of %s", ref_env);
 	json_t *c = ap_numeric_check_new(ap_buf_str(&name), AP_PASS, NULL, &m, "cpu", "cpu",
 					 ref_env, same_torch);
-	if (c && rf.lost && !f.lost) {
+	if (c && rf.lost && !e.present && !(f.lost && !a.present)) {
 		ap_check_set_status(c, AP_NOTRUN);
 		json_object_set_new(c, "reason", json_string("the sample was lost in the reference"));
 	} else if (c && !not_compared(c, &f, &a, "cpu", &e, ap_buf_str(&ref)))

@@ -665,6 +665,9 @@ void ap_proto_run_frame_read(const json_t *frame, struct ap_proto_run_frame *f)
 	f->lost = lost != NULL;
 	f->lost_status = str_of(lost, "status");
 	f->lost_reason = str_of(lost, "reason");
+	f->lost_daemon_exit = json_is_integer(json_object_get(lost, "daemon_exit"))
+				      ? (long long)json_integer_value(json_object_get(lost, "daemon_exit"))
+				      : -1;
 }
 
 void ap_proto_run_frame_part(const struct ap_proto_run_frame *f, const char *side,
@@ -689,10 +692,15 @@ void ap_proto_run_frame_part(const struct ap_proto_run_frame *f, const char *sid
 }
 
 int ap_proto_frame_set_lost(json_t *frame, const char *status, const char *reason,
-			    size_t reason_len)
+			    size_t reason_len, long long daemon_exit)
 {
-	return json_object_set_new(frame, "lost", json_pack("{s:s, s:s%}", "status", status,
-							    "reason", reason, reason_len));
+	json_t *lost = json_pack("{s:s, s:s%}", "status", status, "reason", reason, reason_len);
+	if (lost && daemon_exit >= 0 &&
+	    json_object_set_new(lost, "daemon_exit", json_integer((json_int_t)daemon_exit))) {
+		json_decref(lost);
+		lost = NULL;
+	}
+	return json_object_set_new(frame, "lost", lost);
 }
 
 json_t *ap_proto_lost_frame(long long i, const char *status, const char *reason)

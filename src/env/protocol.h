@@ -557,6 +557,7 @@ struct ap_proto_run_frame {
 	const json_t *parts;
 	int lost;
 	const char *lost_status, *lost_reason;
+	long long lost_daemon_exit; /* the device's daemon exited with it; -1: not so */
 };
 void ap_proto_run_frame_read(const json_t *frame, struct ap_proto_run_frame *f);
 
@@ -565,9 +566,11 @@ void ap_proto_run_frame_part(const struct ap_proto_run_frame *f, const char *sid
 			     struct ap_proto_part *p);
 
 /* Replaces what frame says of its loss with the judgement: status (a
- * status word) and reason (reason_len bytes). 0, or -1 when out of memory. */
+ * status word) and reason (reason_len bytes), and the status the device's
+ * daemon exited with (daemon_exit; -1: it did not exit of itself), which a
+ * backend limit may excuse. 0, or -1 when out of memory. */
 int ap_proto_frame_set_lost(json_t *frame, const char *status, const char *reason,
-			    size_t reason_len);
+			    size_t reason_len, long long daemon_exit);
 
 /* A frame for sample i that says it was lost, judged: status, reason. */
 json_t *ap_proto_lost_frame(long long i, const char *status, const char *reason);

@@ -488,6 +488,60 @@ static void prepare_names_and_digests_each_sample(void **state)
 	ap_buf_free(&why);
 }
 
+
+/* A sample lost on the device after the CPU raised, because the device's
+ * daemon exited of itself: the CPU's part stands (the cross check compares
+ * it), the device's check is CRASH unless a limit names that failure. */
+static void a_daemon_that_exits_where_the_cpu_raised(void **state)
+{
+	(void)state;
+	static const char ini[] = "[npu-errors]\nbackend = npu\nop = *\n"
+				  "what = errors on the device\n"
+				  "raises = DaemonExit: where the CPU raised\n"
+				  "reason = its daemon dies of an error\n";
+	struct ap_limits l = { 0 };
+	struct ap_buf err = { 0 };
+	json_error_t jerr;
+	assert_int_equal(ap_limits_parse(&l, ini, sizeof(ini) - 1, "lim.ini", &err), 0);
+	json_t *s = sample("int64", "dtype");
+	const char *facts = "{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
+			    "\"exit_status\": null, \"limit_s\": 15, \"daemon\": {\"pid\": 9, "
+			    "\"signal\": null, \"exit_status\": 1}}";
+	json_t *f = json_pack("{s:s, s:i, s:o, s:{s:o}}", "type", "sample", "i", 0, "lost",
+			      json_loads(facts, 0, &jerr), "parts", "cpu",
+			      raised("RuntimeError", "not implemented for 'Long'"));
+	assert_int_equal(ap_numeric_frame_judge(f), 0);
+	const struct ap_numeric_ctx with = { NULL, &l, "torch.nn.functional.gelu" };
+	json_t *c = one_check_in(&with, s, f, "npu");
+	assert_string_equal(text(c, "status"), "NOTRUN");
+	assert_string_equal(text(c, "reason"), "known limit of npu: its daemon dies of an error");
+	assert_string_equal(text(json_object_get(c, "limit"), "message"),
+			    "exited with status 1 where the CPU raised RuntimeError");
+	json_decref(c);
+	c = one_check(s, f, "npu"); /* no limit: the crash it is */
+	assert_string_equal(text(c, "status"), "CRASH");
+	json_decref(c);
+	/* killed, not exited: no limit of this kind excuses it */
+	json_t *k = json_deep_copy(f);
+	json_object_del(json_object_get(k, "lost"), "daemon_exit");
+	c = one_check_in(&with, s, k, "npu");
+	assert_string_equal(text(c, "status"), "CRASH");
+	json_decref(c);
+	json_decref(k);
+	/* the CPU's part came: it is compared with the reference's */
+	json_t *ref = json_pack("{s:s, s:i, s:{s:o}}", "type", "sample", "i", 0, "parts", "cpu",
+				raised("RuntimeError", "not implemented for 'Long'"));
+	const struct ap_numeric_ctx none = { 0 };
+	c = ap_numeric_cross_check(&none, s, f, ref, "trixie", 1, 0);
+	assert_string_equal(text(c, "status"), "PASS");
+	json_decref(c);
+	json_decref(ref);
+	json_decref(f);
+	json_decref(s);
+	ap_limits_free(&l);
+	ap_buf_free(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +559,7 @@ int main(void)
 		cmocka_unit_test(prepare_names_and_digests_each_sample),
 		cmocka_unit_test(forms_are_named_and_alias_is_compared),
 		cmocka_unit_test(a_dtype_sample_asks_who_accepts_it),
+		cmocka_unit_test(a_daemon_that_exits_where_the_cpu_raised),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -532,11 +532,15 @@ static void a_run_frame_is_read_side_by_side(void **state)
 	assert_string_equal(text, "{\"exception\":null,\"lost\":null,\"outputs\":[],\"status\":\"ok\"}");
 	free(text);
 	json_decref(keep);
-	assert_int_equal(ap_proto_frame_set_lost(r, "CRASH", "SIGSEGV", 7), 0);
+	assert_int_equal(ap_proto_frame_set_lost(r, "CRASH", "SIGSEGV", 7, -1), 0);
 	ap_proto_run_frame_read(r, &f);
 	assert_true(f.lost);
 	assert_string_equal(f.lost_status, "CRASH");
 	assert_string_equal(f.lost_reason, "SIGSEGV");
+	assert_int_equal(f.lost_daemon_exit, -1);
+	assert_int_equal(ap_proto_frame_set_lost(r, "CRASH", "daemon", 6, 3), 0);
+	ap_proto_run_frame_read(r, &f);
+	assert_int_equal(f.lost_daemon_exit, 3);
 	json_decref(r);
 	r = ap_proto_lost_frame(5, "ERROR", "unreadable result frame");
 	ap_proto_run_frame_read(r, &f);

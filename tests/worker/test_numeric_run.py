@@ -1,6 +1,7 @@
 # Unit tests of worker/numeric_run.py: what runs the samples (see
 # tests/worker/workertest.py).
 
+import os
 import unittest
 
 from workertest import W, exit_status, frame, torch_or_none as _torch
@@ -14,15 +15,124 @@ class Stream(unittest.TestCase):
         self.assertEqual(W._frames_used(b"\x00\x00"), ([], 0))
 
     def test_a_sample_the_runner_ended_in_is_told_as_facts_not_a_status(self):
-        self.assertEqual(W._lost("sample", None, 2.5),
+        res = {"status": None, "limit_s": 2.5, "cpu_s": 0.01, "daemon": None}
+        self.assertEqual(W._lost("sample", res),
                          {"phase": "sample", "timed_out": True, "signal": None,
-                          "exit_status": None, "limit_s": 2.5})
-        self.assertEqual(W._lost("sample", exit_status("SIGKILL"), 2.5),
-                         {"phase": "sample", "timed_out": False, "signal": "SIGKILL",
-                          "exit_status": None, "limit_s": 2.5})
-        self.assertEqual(W._lost("start", exit_status(3), 60),
+                          "exit_status": None, "limit_s": 2.5, "cpu_s": 0.01, "daemon": None})
+        res.update(status=exit_status("SIGKILL"), cpu_s=None)
+        self.assertEqual(W._lost("sample", res)["signal"], "SIGKILL")
+        res.update(status=exit_status(3), limit_s=60)
+        self.assertEqual(W._lost("start", res),
                          {"phase": "start", "timed_out": False, "signal": None,
-                          "exit_status": 3, "limit_s": 60})
+                          "exit_status": 3, "limit_s": 60, "cpu_s": None, "daemon": None})
+
+
+def _runner(daemon, then):
+    """A runner (as op_run forks one) with one child of its own, a device's
+    daemon that does daemon() (sleeping by default), ready once the daemon
+    is there; then it does then(w) and hangs. Returns (pid, read end, the
+    daemon's pid, the log)."""
+    import tempfile
+    import time
+    log = tempfile.TemporaryFile()
+    r, w = os.pipe()
+
+    def run(out):
+        child = os.fork()
+        if child == 0:
+            os.close(r)
+            daemon()
+            time.sleep(60)
+            os._exit(0)
+        os.write(w, b"%d\n" % child)
+        W.send(out, {"type": "ready", "devices": {}})
+        then(out)
+        time.sleep(60)
+    pid, rfd = W._spawn_child(run, log.fileno())
+    os.close(w)
+    daemon_pid = int(os.read(r, 64).split()[0])
+    os.close(r)
+    return pid, rfd, daemon_pid, log
+
+
+@unittest.skipUnless(os.path.exists("/proc/self/stat"), "no /proc here")
+class Watch(unittest.TestCase):
+    """The runner's limits and its device's daemon, as _stream watches them:
+    each test waits on the event, bounded by a limit far above it."""
+    LIM = {"start_s": 30, "timeout_s": 30, "floor_s": 0.3, "factor": 1.0}
+
+    def stream(self, pid, rfd, lim):
+        import time
+        t0 = time.monotonic()
+        try:
+            res = W._stream(pid, rfd, lim, lambda f: None)
+        finally:
+            os.close(rfd)
+        return res, time.monotonic() - t0
+
+    def test_a_daemon_that_dies_stops_its_runner_within_two_seconds(self):
+        import signal
+        pid, rfd, daemon, log = _runner(lambda: None, lambda w: W.send(w, {"type": "begin", "i": 4}))
+        os.kill(daemon, signal.SIGKILL)
+        res, took = self.stream(pid, rfd, self.LIM)
+        # about a second (the poll, then a second's grace): far below the
+        # 30-s limit; bounded loosely, a busy machine is slow
+        self.assertLess(took, 10.0)
+        self.assertEqual(res["current"], 4)
+        self.assertIsNone(res["status"])  # stopped here, not ended by itself
+        self.assertEqual(res["daemon"]["pid"], daemon)
+        self.assertEqual(res["daemon"]["signal"], "SIGKILL")
+        self.assertEqual(W._lost("sample", res)["daemon"]["signal"], "SIGKILL")
+
+    def test_a_daemon_that_exits_is_told_by_its_status(self):
+        pid, rfd, daemon, log = _runner(lambda: os._exit(1),
+                                        lambda w: W.send(w, {"type": "begin", "i": 0}))
+        res, took = self.stream(pid, rfd, self.LIM)
+        self.assertLess(took, 10.0)
+        self.assertEqual((res["daemon"]["signal"], res["daemon"]["exit_status"]), (None, 1))
+
+    def test_the_cpus_time_cuts_the_devices_limit(self):
+        def then(w):
+            W.send(w, {"type": "begin", "i": 2})
+            W.send(w, {"type": "cpu", "i": 2, "s": 0.2})
+        pid, rfd, daemon, log = _runner(lambda: None, then)
+        res, took = self.stream(pid, rfd, self.LIM)
+        # 0.3 s + 1 x 0.2 s, not the 30-s timeout; the daemon lives on
+        self.assertLess(took, 10.0)
+        self.assertEqual((res["current"], res["limit_s"], res["cpu_s"], res["daemon"]),
+                         (2, 0.5, 0.2, None))
+        lim = dict(self.LIM, timeout_s=0.4)  # never above the timeout
+        pid, rfd, daemon, log = _runner(lambda: None, then)
+        res, took = self.stream(pid, rfd, lim)
+        self.assertEqual(res["limit_s"], 0.4)
+
+    def test_without_proc_there_is_nothing_to_watch(self):
+        real = os.listdir
+
+        def gone(path):
+            raise FileNotFoundError(path)
+        os.listdir = gone
+        try:
+            self.assertEqual(W._children(os.getpid()), [])
+        finally:
+            os.listdir = real
+
+    def test_proc_stat_reads_a_zombies_exit_code(self):
+        child = os.fork()
+        if child == 0:
+            os._exit(7)
+        import time
+        for _ in range(200):  # until it is a zombie
+            st = W._proc_stat(child)
+            if st is not None and st[0] == "Z":
+                break
+            time.sleep(0.01)
+        self.assertEqual(W._dead([child]), {"pid": child, "signal": None, "exit_status": 7})
+        self.assertIn(child, W._children(os.getpid()))
+        os.waitpid(child, 0)
+        self.assertIsNone(W._proc_stat(child))
+        self.assertEqual(W._dead([child]), {"pid": child, "signal": None, "exit_status": None})
+        self.assertIsNone(W._dead([os.getpid()]))
 
 
 @unittest.skipUnless(_torch() is not None, "no torch in this Python")
@@ -40,6 +150,27 @@ class Tensors(unittest.TestCase):
         self.assertEqual([type(x).__name__ for x in W._flat((a, [1, (b,)]), [])],
                          ["Tensor", "int", "Tensor"])
         self.assertEqual([x.shape[0] for x in W._leaves({"x": [a, b], "y": (c,)}, [])], [1, 3])
+
+    def test_each_form_is_called_as_upstream_calls_it(self):
+        torch = _torch()
+        x = torch.tensor([-1.0, 2.0, -3.0])
+        out, shown, alias = W._call(torch.abs, x, (), {}, None)
+        self.assertEqual((shown.tolist(), alias), ([1.0, 2.0, 3.0], None))
+        first = x.clone()
+        out, shown, alias = W._call(torch.Tensor.abs_, first, (), {}, "inplace")
+        self.assertIs(out, first)
+        self.assertEqual((first.tolist(), alias), ([1.0, 2.0, 3.0], True))
+        out, shown, alias = W._call(torch.abs, x, (), {}, "out")
+        self.assertEqual((shown.tolist(), alias), ([1.0, 2.0, 3.0], True))
+        # an in-place form that answers with a new tensor, an out= that
+        # writes elsewhere: both seen
+        self.assertFalse(W._call(lambda t: t.abs(), x, (), {}, "inplace")[2])
+        self.assertFalse(W._call(lambda t, out=None: t.abs(), x, (), {}, "out")[2])
+        # what out= is given shows a kernel that leaves it alone
+        self.assertTrue(W._out_like(x).isnan().all())
+        self.assertEqual(W._out_like(torch.ones(2, dtype=torch.int64)).tolist(), [0, 0])
+        with self.assertRaises(TypeError):
+            W._out_like(3)
 
 
 if __name__ == "__main__":
