@@ -151,6 +151,24 @@ class Tensors(unittest.TestCase):
                          ["Tensor", "int", "Tensor"])
         self.assertEqual([x.shape[0] for x in W._leaves({"x": [a, b], "y": (c,)}, [])], [1, 3])
 
+    def test_the_runner_calls_each_samples_own_callable(self):
+        torch = _torch()
+        x = W._tag(torch.tensor([-1.0, 2.0]))
+        base = {"grad": False, "inplace": False,
+                "sample": {"input": x, "args": {"$tuple": []}, "kwargs": {}}}
+        samples = [dict(base), dict(base, form="method", call="torch.Tensor.neg"),
+                   dict(base, form="inplace", call="torch.Tensor.neg_", inplace=True)]
+        r, w = os.pipe()
+        W._sample_runner("torch.abs", samples, 0, [], [], w)
+        os.close(w)
+        frames, _ = W._frames_used(os.read(r, 1 << 20))
+        os.close(r)
+        got = [W._untag(f["parts"]["cpu"]["outputs"][0], "cpu").tolist()
+               for f in frames if f["type"] == "sample"]
+        self.assertEqual(got, [[1.0, 2.0], [1.0, -2.0], [1.0, -2.0]])
+        self.assertEqual([f["parts"]["cpu"].get("alias") for f in frames
+                          if f["type"] == "sample"], [None, None, True])
+
     def test_each_form_is_called_as_upstream_calls_it(self):
         torch = _torch()
         x = torch.tensor([-1.0, 2.0, -3.0])
@@ -165,7 +183,9 @@ class Tensors(unittest.TestCase):
         # an in-place form that answers with a new tensor, an out= that
         # writes elsewhere: both seen
         self.assertFalse(W._call(lambda t: t.abs(), x, (), {}, "inplace")[2])
-        self.assertFalse(W._call(lambda t, out=None: t.abs(), x, (), {}, "out")[2])
+        out, shown, alias = W._call(lambda t, out=None: t.abs(), x, (), {}, "out")
+        self.assertFalse(alias)
+        self.assertTrue(shown.isnan().all())  # what it was to write: what is compared
         # what out= is given shows a kernel that leaves it alone
         self.assertTrue(W._out_like(x).isnan().all())
         self.assertEqual(W._out_like(torch.ones(2, dtype=torch.int64)).tolist(), [0, 0])
