@@ -27,9 +27,12 @@ def _dtype_name(dt):
 
 
 def _tensor_bytes(t):
-    """The bytes of a contiguous CPU tensor."""
+    """The bytes of a contiguous CPU tensor (one whose dimensions of size 1
+    keep another stride, as a noncontiguous input's may, counts: copied
+    into a flat one first, which views as bytes)."""
     import torch
-    u8 = t.reshape(-1).view(torch.uint8) if t.numel() else t.new_empty(0).view(torch.uint8)
+    flat = torch.empty(t.numel(), dtype=t.dtype).copy_(t.reshape(-1))
+    u8 = flat.view(torch.uint8)
     try:
         return u8.numpy().tobytes()
     except Exception:  # no numpy in this environment

@@ -50,7 +50,7 @@
  * the floor is for a backend's slow first call (openreg's goes to a daemon
  * per operator). */
 #define AP_NUMERIC_DEVICE_FLOOR_S 15.0
-#define AP_NUMERIC_DEVICE_FACTOR 50.0
+#define AP_NUMERIC_DEVICE_FACTOR 200.0
 
 /* The opinfo request: the OpInfo entries of target in an environment, with
  * the dtypes each supports on CPU and on each device of devices (a string

@@ -13,7 +13,7 @@ across_envs() {
 	contains "$out" "^trixie .* consistent$" gelu_trixie_consistent
 	contains "$out" "^sid .* consistent$" gelu_sid_consistent
 	b="$T/g/sid/bundle.json"
-	equals "$(field "$b" 'sum(1 for c in b["checks"] if c["kind"] == "numeric" and c["across"] == "trixie" and c["status"] == "PASS" and c["dtype"])')" 8 \
+	equals "$(field "$b" 'sum(1 for c in b["checks"] if c["kind"] == "numeric" and c["across"] == "trixie" and c["status"] == "PASS" and c["dtype"] and not c.get("form") and c["sample_kind"] != "dtype")')" 8 \
 		gelu_sid_cpu_compared_with_trixie_on_8_float_samples
 	equals "$(py 'import json,sys
 r = {c["name"].rsplit(" cpu", 1)[0]: c["input_digest"] for c in json.load(open(sys.argv[1]))["checks"] if c["kind"] == "numeric"}
@@ -37,14 +37,16 @@ print(len(r) >= 8 and r == s)' "$T/g/trixie/bundle.json" "$b")" True gelu_same_i
 
 	for t in torch.Tensor.index_add_ torch.matmul torch.nn.functional.relu; do
 		run 0 "${t##*.}_is_consistent" "$APIPARITY" check $t --env trixie --env sid --no-official --out "$T/t"
-		contains "$out" "^sid .* consistent$" "${t##*.}_sid_consistent"
+		# matmul's float16 on noncontiguous inputs moved between torch 2.6
+		# and 2.14 (a change between versions, said, not counted)
+		contains "$out" "^sid .* consistent(-with-limits)?$" "${t##*.}_sid_consistent"
 		equals "$(field "$T/t/sid/bundle.json" 'sum(1 for c in b["checks"] if c["kind"] == "numeric" and c["across"] == "trixie" and c["status"] == "PASS") >= 8')" \
 			True "${t##*.}_sid_compared_with_trixie_on_8_samples"
 	done
 	equals "$(field "$T/t/trixie/bundle.json" 'b["verdict"], b["operators"]["opinfo"]["ops"][0]["name"]')" \
 		"('consistent', 'nn.functional.relu')" relu_no_longer_unverified
 	run 0 samples_bounds_the_samples "$APIPARITY" check torch.nn.functional.relu --env trixie --samples 1 --no-official --out "$T/s1"
-	equals "$(field "$T/s1/trixie/bundle.json" 'max(__import__("collections").Counter((c["dtype"], c["sample_kind"]) for c in b["checks"] if c["kind"] == "numeric").values())')" \
+	equals "$(field "$T/s1/trixie/bundle.json" 'max(__import__("collections").Counter((c["dtype"], c["sample_kind"], c.get("form")) for c in b["checks"] if c["kind"] == "numeric").values())')" \
 		1 samples_1_takes_one_of_each_kind_per_dtype
 	equals "$(field "$T/t/sid/bundle.json" 'b["operators"]["opinfo"]["inplace"], b["operators"]["opinfo"]["ops"][0]["name"]')" \
 		"(False, 'nn.functional.relu')" relu_is_not_inplace
@@ -134,8 +136,9 @@ faults() {
 		crash_keeps_what_the_runner_said_in_numeric_log
 	contains "$(cat "$T/f1/openreg-gelu-crash/MANIFEST.sha256")" "^[0-9a-f]{64}  numeric\.log$" \
 		numeric_log_is_in_the_manifest
-	equals "$(test -e "$T/f1/trixie-openreg/numeric.log" && echo kept || echo none)" none \
-		a_quiet_run_keeps_no_numeric_log
+	# openreg's daemon says why it exited (the dtype samples): kept as data
+	contains "$(cat "$T/f1/trixie-openreg/numeric.log")" "^RuntimeError: \"GeluKernelImpl\" not implemented for 'Long'$" \
+		a_daemons_last_words_are_kept_in_numeric_log
 	run 1 gelu_faults_close_and_dtype "$APIPARITY" check torch.nn.functional.gelu --envs "$T/openreg.ini" \
 		--env trixie-openreg --env openreg-gelu-close --env openreg-gelu-dtype --samples 1 --no-official --out "$T/f2"
 	contains "$out" "^openreg-gelu-close .* consistent$" close_is_consistent
@@ -144,11 +147,12 @@ faults() {
 	contains "$out" "^openreg-gelu-dtype .* inconsistent$" dtype_is_inconsistent
 	# The float32 sample fails on its output's dtype, not by a timeout (the
 	# fixture's backward takes the float64 grad_output: see its module), and
-	# only it fails.
+	# only float32 samples fail: its out= form, given the float64 out its
+	# wrong result asks for, kills openreg's daemon (a CRASH of the fault).
 	contains "$out" "^  openreg-gelu-dtype: check nn\.functional\.gelu float32 sample#0 openreg vs cpu: FAIL: out\[0\]: dtype float64, expected float32$" \
 		dtype_names_the_dtype_mismatch
 	equals "$(field "$T/f2/openreg-gelu-dtype/bundle.json" 'sorted(set((c["status"], c["dtype"] or "-") for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg" and c["sample_kind"] != "dtype"))')" \
-		"[('FAIL', 'float32'), ('PASS', '-'), ('PASS', 'bfloat16'), ('PASS', 'float16'), ('PASS', 'float32'), ('PASS', 'float64')]" \
+		"[('CRASH', 'float32'), ('FAIL', 'float32'), ('PASS', '-'), ('PASS', 'bfloat16'), ('PASS', 'float16'), ('PASS', 'float64')]" \
 		dtype_fails_float32_samples_only
 	equals "$(field "$T/f2/openreg-gelu-dtype/bundle.json" '[(m["output"], m["dtype"], m["dtype_expected"], m["dtype_match"]) for c in b["checks"] if c["status"] == "FAIL" and c.get("form") is None for m in c["measurements"]]')" \
 		"[('out[0]', 'float64', 'float32', False), ('grad[0]', 'float32', 'float32', True)]" \
@@ -196,16 +200,19 @@ needs trixie-openreg -- forms
 relaxed() {
 	sed "s|@FIX@|$FIX|g" "$FIX/openreg.ini" > "$T/openreg.ini"
 	printf '[everything]\nop = *\ndtype = *\ndevice = *\nrtol = 1e300\natol = 1e300\nreason = it fails otherwise\n' > "$T/loose.ini"
-	printf '[gelu-float32]\nbackend = openreg\nop = *\nwhat = float32 gelu\nraises = RuntimeError: not implemented for float32\nreason = the device has no float32 gelu\n' > "$T/excuse.ini"
+	# the submitter's own limit, then the built-in ones (a limits file
+	# replaces them: openreg's daemon errors would crash otherwise)
+	{ printf '[gelu-float32]\nbackend = openreg\nop = *\nwhat = float32 gelu\nraises = RuntimeError: not implemented for float32\nreason = the device has no float32 gelu\n\n'
+	  cat "$TOP/specs/backend-limits.ini"; } > "$T/excuse.ini"
 	run 0 a_1e300_tolerance_hides_the_205x_device "$APIPARITY" check torch.nn.functional.gelu --envs "$T/openreg.ini" \
 		--env openreg-gelu-off --env openreg-gelu-raise --samples 1 --no-official \
 		--tolerances "$T/loose.ini" --limits "$T/excuse.ini" --out "$T/r"
 	contains "$out" "^openreg-gelu-off .* consistent$" the_submitters_tolerance_made_it_consistent
-	contains "$out" "^  openreg-gelu-raise: 1 sample not run on openreg, known limit gelu-float32 \(float32 gelu\): the device has no float32 gelu$" \
+	contains "$out" "^  openreg-gelu-raise: 3 samples not run on openreg, known limit gelu-float32 \(float32 gelu\): the device has no float32 gelu$" \
 		the_submitters_limit_excused_the_raise
 	sed 's/^require_official: .*/require_official: "no"/' "$TOP/policies/default.yaml" > "$T/policy.yaml"
 	run 1 verify_refuses_what_the_submitter_relaxed "$APIPARITY" verify "$T/r" --policy "$T/policy.yaml"
-	contains "$out" "^- openreg-gelu-off: [0-9]+ measurements judged with rtol 1e\+300 atol 1e\+300 \($(rx "$T")/loose\.ini:1: it fails otherwise\), looser than the built-in tolerance and than any the policy accepts; under the dtype's default, 1 FAIL: nn\.functional\.gelu float32 sample.{1,2}0 openreg vs cpu out.{1,2}0.{1,2} \([0-9]+ elements, 2[0-9][0-9]x the allowance\)$" \
+	contains "$out" "^- openreg-gelu-off: [0-9]+ measurements judged with rtol 1e\+300 atol 1e\+300 \($(rx "$T")/loose\.ini:1: it fails otherwise\), looser than the built-in tolerance and than any the policy accepts; under the dtype's default, 2 FAIL: nn\.functional\.gelu float32 sample.{1,2}0 openreg vs cpu out.{1,2}0.{1,2} \([0-9]+ elements, 2[0-9][0-9]x the allowance\); nn\.functional\.gelu float32 sample.{1,2}0 noncontiguous openreg vs cpu out.{1,2}0.{1,2} \([0-9]+ elements, 2[0-9][0-9]x the allowance\)$" \
 		the_loose_tolerance_is_named_with_the_default_verdict
 	contains "$out" "^- openreg-gelu-raise: check nn\.functional\.gelu float32 sample.{1,2}0 openreg vs cpu: excused as NOTRUN by limit gelu-float32 \($(rx "$T")/excuse\.ini:1\), which neither the built-in limits nor the policy accept; without it the check FAILs: openreg raised RuntimeError \(gelu is not implemented for float32 on this device\) where the CPU raised nothing$" \
 		the_submitters_limit_is_named_with_the_failure

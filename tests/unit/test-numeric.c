@@ -308,7 +308,7 @@ static void a_lost_sample_is_judged_from_how_the_runner_ended(void **state)
 	/* a limit cut from the CPU's time says how it was derived */
 	expect_lost("{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
 		    "\"exit_status\": null, \"limit_s\": 15.1, \"cpu_s\": 0.002}", "TIMEOUT",
-		    "the sample was lost: no result within 15.1 s (15 s + 50 x the CPU's 0.002 s)");
+		    "the sample was lost: no result within 15.1 s (15 s + 200 x the CPU's 0.002 s)");
 	/* the runner the worker stopped because the device's daemon died */
 	expect_lost("{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
 		    "\"exit_status\": null, \"limit_s\": 15, \"daemon\": {\"pid\": 42, "

@@ -63,7 +63,7 @@ static json_t *sample(enum ap_op op)
 	case AP_OP_RUN:
 		req = ap_proto_run("torch.add", bind, strings("cpu", NULL),
 				   json_pack("[{s:s}]", "npu", "dtype"),
-				   &(struct ap_proto_run_limits){ 10, 60, 15, 50 });
+				   &(struct ap_proto_run_limits){ 10, 60, 15, 200 });
 		break;
 	case AP_OP_SWEEP_BEGIN:
 		req = ap_proto_sweep_begin(strings("torch_npu", NULL), json_array(), bind);
@@ -186,7 +186,7 @@ static void requests_are_the_frames_the_worker_is_sent(void **state)
 		     "\"dtypes\":[\"float32\"],\"max_samples\":4,\"seed\":1}");
 	expect_frame(sample(AP_OP_RUN), "{\"op\":\"run\",\"target\":\"torch.add\",\"samples\":"
 		     "{\"x\":1},\"devices\":[\"cpu\"],\"notrun\":[{\"npu\":\"dtype\"}],"
-		     "\"timeout_s\":10,\"start_s\":60,\"floor_s\":15.0,\"factor\":50.0}");
+		     "\"timeout_s\":10,\"start_s\":60,\"floor_s\":15.0,\"factor\":200.0}");
 	expect_frame(sample(AP_OP_SWEEP_BEGIN),
 		     "{\"op\":\"sweep_begin\",\"plugins\":[\"torch_npu\"],\"entries\":[],"
 		     "\"surface\":{\"x\":1}}");
