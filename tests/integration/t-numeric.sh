@@ -3,7 +3,7 @@
 # environment, run on CPU and on every device of every environment, compared
 # in C (device against CPU, each environment's CPU against the reference's).
 . "$(dirname "$0")/lib.sh"
-plan 79
+plan 85
 
 # A bundle's numeric checks, as "STATUS:count" sorted.
 statuses() { field "$1" '" ".join(sorted(set("%s:%d" % (s, [c["status"] for c in b["checks"] if c["kind"] == "numeric"].count(s)) for s in [c["status"] for c in b["checks"] if c["kind"] == "numeric"])))'; }
@@ -47,7 +47,7 @@ print(len(r) >= 8 and r == s)' "$T/g/trixie/bundle.json" "$b")" True gelu_same_i
 		"('consistent', 'nn.functional.relu')" relu_no_longer_unverified
 	run 0 samples_bounds_the_samples "$APIPARITY" check torch.nn.functional.relu --env trixie --samples 1 --no-official --out "$T/s1"
 	equals "$(field "$T/s1/trixie/bundle.json" 'max(__import__("collections").Counter((c["dtype"], c["sample_kind"], c.get("form")) for c in b["checks"] if c["kind"] == "numeric").values())')" \
-		1 samples_1_takes_one_of_each_kind_per_dtype
+		2 samples_1_takes_one_of_each_kind_per_dtype_and_the_first_empty_one
 	equals "$(field "$T/t/sid/bundle.json" 'b["operators"]["opinfo"]["inplace"], b["operators"]["opinfo"]["ops"][0]["name"]')" \
 		"(False, 'nn.functional.relu')" relu_is_not_inplace
 	run 0 index_add__runs_in_place "$APIPARITY" check torch.Tensor.index_add_ --env sid --samples 1 --no-official --out "$T/ia"
@@ -163,15 +163,16 @@ needs trixie-openreg -- faults
 # Every form of a sample (fixtures openreg_neg_*: neg wrong in one form
 # only): each fault fails its own form and no other, naming it; the clean
 # backend passes them all. The limit is generous (a bound on a hang: five
-# environments share the machine), the derived one cuts it.
+# environments share the machine, and neg's float64 reference sample moves
+# 8 MB through openreg's pipe each way), the derived one cuts it.
 forms() {
 	sed "s|@FIX@|$FIX|g" "$FIX/openreg.ini" > "$T/openreg.ini"
-	run 1 neg_in_every_form "$APIPARITY" check torch.neg --envs "$T/openreg.ini" --timeout 120 \
+	run 1 neg_in_every_form "$APIPARITY" check torch.neg --envs "$T/openreg.ini" --timeout 300 \
 		--env trixie-openreg --env openreg-neg-noncontiguous --env openreg-neg-out \
 		--env openreg-neg-inplace --env openreg-neg-bool --samples 1 --no-official --out "$T/n1"
 	failed='sorted(set((c.get("form") or c["sample_kind"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg" and c["status"] != "PASS" and c["status"] != "NOTRUN"))'
-	equals "$(field "$T/n1/trixie-openreg/bundle.json" "b['verdict'], $failed")" "('consistent', [])" \
-		clean_openreg_passes_neg_in_every_form
+	equals "$(field "$T/n1/trixie-openreg/bundle.json" "b['verdict'], [(c['name'], c['reason']) for c in b['checks'] if c['kind'] == 'numeric' and c['status'] not in ('PASS', 'NOTRUN')]")" \
+		"('consistent', [])" clean_openreg_passes_neg_in_every_form
 	equals "$(field "$T/n1/trixie-openreg/bundle.json" 'sorted(set(c.get("form") or "-" for c in b["checks"] if c["kind"] == "numeric" and c["status"] == "PASS"))')" \
 		"['-', 'inplace', 'method', 'noncontiguous', 'out']" each_form_of_neg_runs
 	equals "$(field "$T/n1/openreg-neg-noncontiguous/bundle.json" "$failed")" "['noncontiguous']" \
