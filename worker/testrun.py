@@ -4,8 +4,48 @@
 # after another, each within its timeout, and streams one frame per test; a
 # crash or a hang costs only its test, and a fresh child runs the rest.
 
+# The adapter apiparity supplies to a backend whose device module lacks
+# what upstream's PrivateUse1TestBase needs: in torch 2.6,
+# instantiate_device_type_tests adds that base only when
+# torch.<backend>.is_available() exists and is true, and its setUpClass
+# calls current_device() (device_count() for multi-device tests). Applied in
+# the test runner only, when apiparity asks for it (setenv
+# APIPARITY_TEST_ADAPTER=privateuse1), before the test module is imported;
+# each function is added only where the module lacks it, and what was added
+# is said on stderr (the run's log). apiparity states the same in the bundle
+# (ap_official_adapter), so keep the two in step.
+_ADAPTER_ENV = "APIPARITY_TEST_ADAPTER"
+
+
+def _privateuse1_adapter():
+    """Adds is_available, device_count and current_device to the
+    PrivateUse1 backend's device module where it lacks them, answered by
+    torch.accelerator (True, 1 and 0 where torch has none). Returns the
+    names added."""
+    import torch
+    name = torch._C._get_privateuse1_backend_name()
+    mod = getattr(torch, name, None)
+    if mod is None or name == "privateuseone":
+        return []
+    acc = getattr(torch, "accelerator", None)
+    count = acc.device_count if acc is not None else (lambda: 1)
+    fill = {"is_available": lambda: count() > 0, "device_count": count,
+            "current_device": acc.current_device_index if acc is not None else (lambda: 0)}
+    added = []
+    for attr, fn in fill.items():
+        if not hasattr(mod, attr):
+            setattr(mod, attr, fn)
+            added.append(attr)
+    if added:
+        sys.stderr.write("apiparity adapter: added to torch.%s for upstream's "
+                         "PrivateUse1TestBase: %s\n" % (name, ", ".join(added)))
+    return added
+
+
 def _load_test_module(path, root):
     import importlib.util
+    if os.environ.get(_ADAPTER_ENV) == "privateuse1":
+        _privateuse1_adapter()
     fdir = os.path.dirname(path)
     for d in (root, fdir):
         if d not in sys.path:

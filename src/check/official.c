@@ -9,6 +9,7 @@
 
 #include "env/envs.h"
 #include "check/official.h"
+#include "check/testgen.h"
 #include "check/testsrc.h"
 #include "base/jsonutil.h"
 #include "env/protocol.h"
@@ -52,6 +53,8 @@ static int how_score(const char *how)
 static int official_score(const struct ap_official_hit *h, const char *cls_name)
 {
 	int best = 0;
+	if (h->generated)
+		return h->score; /* scored by what generated it (ap_testgen_score) */
 	for (size_t i = 0; i < h->nmatches; i++) {
 		int s = how_score(h->matches[i].how);
 		best = s > best ? s : best;
@@ -99,6 +102,7 @@ static void hit_free(struct ap_official_hit *h)
 	free(h->cls);
 	free(h->test);
 	free(h->node);
+	free(h->notrun);
 }
 
 void ap_official_found_free(struct ap_official_found *f)
@@ -129,10 +133,11 @@ json_t *ap_official_found_json(const struct ap_official_found *f)
 	json_t *out = json_array();
 	for (size_t i = 0; out && i < f->n; i++) {
 		const struct ap_official_hit *h = &f->hits[i];
-		json_t *t = json_pack("{s:s, s:s?, s:s, s:I, s:o?, s:b, s:s?, s:i}", "file", h->file,
-				      "class", h->cls, "test", h->test, "line", (json_int_t)h->line,
-				      "matches", matches_json(h), "uses_leaf", h->uses_leaf,
-				      "node", h->node, "score", h->score);
+		json_t *t = json_pack("{s:s, s:s?, s:s, s:I, s:o?, s:b, s:s?, s:i, s:b, s:s?}",
+				      "file", h->file, "class", h->cls, "test", h->test,
+				      "line", (json_int_t)h->line, "matches", matches_json(h),
+				      "uses_leaf", h->uses_leaf, "node", h->node, "score", h->score,
+				      "generated", h->generated, "notrun", h->notrun);
 		if (json_array_append_new(out, t)) {
 			json_decref(out);
 			return NULL;
@@ -693,14 +698,54 @@ static int official_claim(struct ap_testindex *ix, const struct ap_official_opts
 	return r;
 }
 
+/* The environment's device, as the tests name it: the first of o->device
+ * ("cpu" when none), into out. */
+static const char *official_device(const struct ap_official_opts *o, struct ap_buf *out)
+{
+	const char *d = o->device && *o->device ? o->device : "cpu";
+	ap_buf_add(out, d, strcspn(d, ", "));
+	return ap_buf_str(out);
+}
+
 /* The environment a test file is imported with: on a device, only that
- * device's instantiations of device-generic tests. */
+ * device's instantiations of device-generic tests; on a PrivateUse1
+ * backend's, with the adapter (ap_official_adapter) applied first. */
 static json_t *official_setenv(const struct ap_official_opts *o)
 {
+	struct ap_buf dev = { 0 };
+	const char *d = official_device(o, &dev);
 	json_t *env = json_object();
-	if (o->device && strcmp(o->device, "cpu"))
-		json_object_set_new(env, "PYTORCH_TESTING_DEVICE_ONLY_FOR", json_string(o->device));
+	if (strcmp(d, "cpu"))
+		json_object_set_new(env, "PYTORCH_TESTING_DEVICE_ONLY_FOR", json_string(d));
+	if (ap_testgen_is_privateuse1(d))
+		json_object_set_new(env, AP_ADAPTER_ENV, json_string("privateuse1"));
+	ap_buf_free(&dev);
 	return env;
+}
+
+json_t *ap_official_adapter(const struct ap_official_opts *o)
+{
+	struct ap_buf dev = { 0 }, mod = { 0 };
+	const char *d = official_device(o, &dev);
+	json_t *out = NULL;
+	if (ap_testgen_is_privateuse1(d)) {
+		ap_buf_addf(&mod, "torch.%s", d);
+		out = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s}", "name",
+				"privateuse1-test-base", "module", ap_buf_str(&mod), "why",
+				"upstream's instantiate_device_type_tests adds PrivateUse1TestBase only "
+				"when the backend's device module has is_available() returning True, "
+				"and its setUpClass calls current_device()",
+				"where", "the official test runner only, before the test file is "
+				"imported; each function only where the module lacks it (the runner's "
+				"log says which it added)",
+				"adds", "is_available", "torch.accelerator.device_count() > 0",
+				"device_count", "torch.accelerator.device_count()",
+				"current_device", "torch.accelerator.current_device_index()",
+				"setenv", AP_ADAPTER_ENV "=privateuse1");
+	}
+	ap_buf_free(&dev);
+	ap_buf_free(&mod);
+	return out;
 }
 
 /* Asks the worker what the group's file needs into *pre. When the check
@@ -872,10 +917,17 @@ static int official_select(struct ap_official_plan *p, const struct ap_nodeid *c
 		return -ENOMEM;
 	if (claim)
 		r = select_add(p, claim->file, *claim->cls ? claim->cls : NULL, claim->test);
-	for (size_t i = 0; !r && i < p->found.n; i++) {
+	for (size_t i = 0, left_out = 0; !r && i < p->found.n; i++) {
 		const struct ap_official_hit *h = &p->found.hits[i];
 		if (taken == AP_OFFICIAL_MAX || h->score < AP_SCORE_RUN)
 			break;
+		if (h->notrun) { /* said, never run as if it could pass */
+			if (left_out++ < AP_OFFICIAL_MAX)
+				json_array_append_new(p->checks, official_check_new(
+					h->file, h->cls, h->test, AP_NOTRUN, h->notrun,
+					json_integer(0), NULL));
+			continue;
+		}
 		r = select_add(p, h->file, h->cls, h->test);
 		taken++;
 	}
@@ -1259,6 +1311,29 @@ int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *c
 	return r;
 }
 
+/* Adds the tests generated for the target (check/testgen.h), and says why
+ * of each test found that cannot run in this environment. */
+static int official_generated(struct ap_worker *w, struct ap_testindex *ix,
+			      const struct ap_proto_resolution *res,
+			      const struct ap_official_opts *o, struct ap_official_plan *p)
+{
+	struct ap_buf dev = { 0 }, why = { 0 };
+	const char *device = official_device(o, &dev);
+	int onnx = 0;
+	int r = res->target ? ap_testgen_find(w, ix, res->target, device, &p->found, &onnx, &why)
+			    : 0;
+	for (size_t i = 0; !r && i < p->found.n; i++) {
+		struct ap_official_hit *h = &p->found.hits[i];
+		if (!h->notrun)
+			h->notrun = ap_testgen_file_skip(h->file, device, onnx);
+	}
+	if (why.len)
+		ap_buf_addf(&p->log, "=== %s\n", ap_buf_str(&why));
+	ap_buf_free(&dev);
+	ap_buf_free(&why);
+	return r;
+}
+
 /* The claim, the tests found and the selection, from the index. */
 static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const json_t *resj,
 			   const struct ap_official_opts *o, struct ap_official_plan *p)
@@ -1276,6 +1351,7 @@ static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const j
 	if (run_claim && ap_nodeid_parse(o->claimed, &claim))
 		run_claim = 0;
 	r = r ? r : cls ? ap_official_find(w, ix, cls, leaf, &p->found) : 0;
+	r = r ? r : official_generated(w, ix, &res, o, p);
 	r = r ? r : ap_official_rank(&p->found, short_name);
 	r = r ? r : official_select(p, run_claim ? &claim : NULL);
 	if (!r)

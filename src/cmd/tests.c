@@ -223,6 +223,8 @@ static void print_found(const json_t *found, const json_t *checks)
 		fprintf(stderr, "apiparity: tests find: out of memory\n");
 	for (size_t i = 0; i < nf; i++) {
 		printf("%3lld  %s\n", f[i].score, f[i].node);
+		if (f[i].notrun)
+			printf("       not run here: %s\n", f[i].notrun);
 		for (size_t k = 0; k < f[i].nuses && k < FOUND_USES_SHOWN; k++)
 			printf("       %lld: %s\n", f[i].uses[k].line, f[i].uses[k].text);
 	}
