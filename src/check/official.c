@@ -738,9 +738,11 @@ json_t *ap_official_adapter(const struct ap_official_opts *o)
 				"where", "the official test runner only, before the test file is "
 				"imported; each function only where the module lacks it (the runner's "
 				"log says which it added)",
-				"adds", "is_available", "torch.accelerator.device_count() > 0",
-				"device_count", "torch.accelerator.device_count()",
-				"current_device", "torch.accelerator.current_device_index()",
+				"adds", "is_available", "True (the device is not asked: asking "
+				"would start it in the runner, where the tests forked from it could "
+				"not use it)", "device_count", "torch.accelerator.device_count(), asked once in a "
+				"child of the runner (so the device starts there, not in the runner)",
+				"current_device", "0 (not asked, as is_available)",
 				"setenv", AP_ADAPTER_ENV "=privateuse1");
 	}
 	ap_buf_free(&dev);
