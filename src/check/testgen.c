@@ -326,7 +326,7 @@ static int gen_hit(const struct gen_tpl *t, const json_t *name, const char *devi
 	h->matches = calloc(1, sizeof(*h->matches));
 	if (not_for) {
 		struct ap_buf why = { 0 };
-		ap_buf_addf(&why, "no-device: %s leaves %s out", not_for, device);
+		ap_buf_addf(&why, "no-device: not instantiated for %s: %s", device, not_for);
 		h->notrun = why.data;
 	} else
 		h->notrun = ap_testgen_device_skip(t->devices, device);
