@@ -670,11 +670,27 @@ static int is_file(const char *base, const char *rel)
 	return ok;
 }
 
+/* The generated test of found whose node id is claimed, or NULL. */
+static const struct ap_official_hit *generated_node(const struct ap_official_found *found,
+						    const char *claimed)
+{
+	for (size_t i = 0; i < found->n; i++) {
+		const struct ap_official_hit *h = &found->hits[i];
+		struct ap_buf id = { 0 };
+		ap_nodeid_format(h->file, h->cls, h->test, &id);
+		int same = h->generated && !strcmp(ap_buf_str(&id), claimed);
+		ap_buf_free(&id);
+		if (same)
+			return h;
+	}
+	return NULL;
+}
+
 /* The claimed node id, checked against every test of that name. Sets *run
  * when the claim should run with the found tests: it exists, or its file is
  * missing (then the preflight names the file). */
 static int official_claim(struct ap_testindex *ix, const struct ap_official_opts *o,
-			     json_t *checks, int *run)
+			  const struct ap_official_found *found, json_t *checks, int *run)
 {
 	struct ap_nodeid n;
 	struct claim_nodes nodes;
@@ -682,6 +698,13 @@ static int official_claim(struct ap_testindex *ix, const struct ap_official_opts
 	if (ap_nodeid_parse(o->claimed, &n)) {
 		json_array_append_new(checks, ap_check_new("claimed", "claim", AP_WARN,
 			"not a node id (want test/FILE.py::Class::test)"));
+		return 0;
+	}
+	const struct ap_official_hit *gen = generated_node(found, o->claimed);
+	if (gen) { /* a test generated for the device: the index has its template */
+		struct ap_official_node g = { gen->file, gen->cls, gen->test };
+		*run = 1;
+		json_array_append_new(checks, ap_claim_check(o->claimed, &g, 1, o->version));
 		return 0;
 	}
 	int r = index_nodes(ix, &n, &nodes);
@@ -1349,11 +1372,12 @@ static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const j
 	json_t *mine = json_array();
 	struct ap_nodeid claim;
 	int run_claim = 0;
-	int r = o->claimed ? official_claim(ix, o, mine, &run_claim) : 0;
+	int r = cls ? ap_official_find(w, ix, cls, leaf, &p->found) : 0;
+	r = r ? r : official_generated(w, ix, &res, o, p);
+	/* after the generated tests are known: a claim may name one of them */
+	r = r ? r : o->claimed ? official_claim(ix, o, &p->found, mine, &run_claim) : 0;
 	if (run_claim && ap_nodeid_parse(o->claimed, &claim))
 		run_claim = 0;
-	r = r ? r : cls ? ap_official_find(w, ix, cls, leaf, &p->found) : 0;
-	r = r ? r : official_generated(w, ix, &res, o, p);
 	r = r ? r : ap_official_rank(&p->found, short_name);
 	r = r ? r : official_select(p, run_claim ? &claim : NULL);
 	if (!r)

@@ -340,24 +340,34 @@ static int gen_hit(const struct gen_tpl *t, const json_t *name, const char *devi
 	return h->nmatches ? 0 : -ENOMEM;
 }
 
-/* The hits of the worker's answer to g. */
+/* The hits of the worker's answer to g; the templates it could not
+ * evaluate are counted into why, with the first one's error. */
 static int gen_hits(const struct gen_req *g, const json_t *reply, const char *device,
-		    struct ap_official_found *found)
+		    struct ap_official_found *found, struct ap_buf *why)
 {
 	struct ap_proto_generated gr;
 	ap_proto_tests_generated_read(reply, &gr);
 	int r = 0;
+	size_t failed = 0;
+	struct ap_buf first = { 0 };
 	for (size_t i = 0; !r && i < g->n; i++) {
 		struct ap_proto_generated_template t;
 		const json_t *name;
 		size_t k;
 		ap_proto_generated_template(&gr, i, &t);
+		if (t.error && !failed++)
+			ap_buf_addf(&first, "%s::%s::%s: %s", g->v[i].file, g->v[i].cls, g->v[i].test,
+				    t.error);
 		json_array_foreach(t.names, k, name) {
 			r = gen_hit(&g->v[i], name, device, t.not_for_device, found);
 			if (r)
 				break;
 		}
 	}
+	if (failed)
+		ap_buf_addf(why, "%zu of %zu test templates could not be evaluated here (the "
+			    "first: %s)", failed, g->n, ap_buf_str(&first));
+	ap_buf_free(&first);
 	return r;
 }
 
@@ -380,9 +390,8 @@ int ap_testgen_find(struct ap_worker *w, struct ap_testindex *ix, const char *ta
 		ap_proto_tests_generated_read(reply, &gr);
 		*onnxruntime = ap_proto_generated_present(&gr, "onnxruntime");
 		if (gr.error)
-			ap_buf_addf(why, "the tests generated from OpInfo are not known here: %s",
-				    gr.error);
-		r = gen_hits(&g, reply, device, found);
+			ap_buf_addf(why, "no tests generated from OpInfo: %s", gr.error);
+		r = gen_hits(&g, reply, device, found, why);
 	}
 	json_decref(reply);
 	json_decref(modules);

@@ -5,7 +5,7 @@
 # adapter); tests for a device or dependency the environment lacks are
 # listed with why and never run.
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 21
 GELU=torch.nn.functional.gelu
 SRC="$FIX/official-generated"
 F=test/test_fake_ops.py
@@ -31,6 +31,13 @@ generated_on_cpu() {
 		mps_file_is_listed_as_for_mps
 	contains "$out" "not run here: missing-dependency: test/onnx/test_onnx_gelu\.py is an ONNX test, and onnxruntime does not import in this environment" \
 		onnx_test_is_listed_as_needing_onnxruntime
+
+	CLAIM=$F::TestFakeOpsCPU::test_no_dtype_nn_functional_gelu_cpu
+	run 0 claim_of_a_generated_id_passes "$APIPARITY" tests find $GELU --env trixie --torch-src "$SRC" \
+		--claimed $CLAIM
+	contains "$out" "^PASS claimed:$(rx "$CLAIM")$" generated_id_is_a_test_that_exists
+	run 1 claim_of_an_id_upstream_does_not_generate_warns "$APIPARITY" tests find $GELU --env trixie \
+		--torch-src "$SRC" --claimed ${CLAIM}_float32
 
 	run 0 check_runs_the_generated_tests_on_cpu "$APIPARITY" check $GELU --env trixie --torch-src "$SRC" --out "$T/c"
 	equals "$(official "$T/c/trixie/bundle.json")" \
