@@ -1336,6 +1336,241 @@ int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *c
 	return r;
 }
 
+/* ---- generated tests: the index's templates, evaluated by the worker (see
+ * check/testgen.h for the policy) ---- */
+
+/* The templates of the tree as the worker is asked about them, and what
+ * each stands for here. */
+struct gen_tpl {
+	const char *file, *cls, *test, *source;
+	long long line, def_line;
+	const json_t *devices;
+};
+
+/* A file of the templates: its id and record. */
+struct gen_file {
+	long long fid;
+	struct ap_index_rec rec;
+};
+
+struct gen_req {
+	json_t *templates, *facts;  /* the request's */
+	size_t n, nfiles;
+	struct gen_tpl *v;
+	struct gen_file *files;     /* in the order met (the index's "D" is by file) */
+	struct ap_index_rec gens;
+};
+
+static void gen_req_free(struct gen_req *g)
+{
+	for (size_t i = 0; i < g->nfiles; i++)
+		ap_index_rec_free(&g->files[i].rec);
+	free(g->files);
+	free(g->v);
+	ap_index_rec_free(&g->gens);
+	json_decref(g->templates);
+	json_decref(g->facts);
+}
+
+/* The facts of file fid for the worker: its decorators' assigns and
+ * instantiations, and its bindings. */
+static int file_facts(struct ap_testindex *ix, long long fid, const struct ap_index_rec *f,
+		      json_t **out)
+{
+	struct ap_index_rec g;
+	int r = ap_testindex_gen_facts(ix, fid, &g);
+	*out = r ? NULL : g.found ? json_deep_copy(g.doc) : json_object();
+	if (*out)
+		json_object_set(*out, "bindings", json_object_get(f->doc, "bindings"));
+	ap_index_rec_free(&g);
+	return r ? r : *out ? 0 : -ENOMEM;
+}
+
+/* The record of file fid (named file), read when it is not the last one. */
+static int gen_file(struct ap_testindex *ix, struct gen_req *g, long long fid, const char *file,
+		    const struct ap_index_rec **out)
+{
+	json_t *facts = NULL;
+	if (g->nfiles && g->files[g->nfiles - 1].fid == fid) {
+		*out = &g->files[g->nfiles - 1].rec;
+		return 0;
+	}
+	struct gen_file *f = &g->files[g->nfiles++];
+	f->fid = fid;
+	int r = ap_testindex_file_rec(ix, file, &f->rec);
+	r = r ? r : !f->rec.found ? -EBADMSG : file_facts(ix, fid, &f->rec, &facts);
+	if (!r && json_object_set_new(g->facts, file, facts))
+		r = -ENOMEM;
+	*out = &f->rec;
+	return r;
+}
+
+/* Adds template i of the index (gens.gens[i]) to the request. */
+static int gen_add(struct ap_testindex *ix, struct gen_req *g, size_t i)
+{
+	const struct ap_index_gen *x = &g->gens.gens[i];
+	const struct ap_index_rec *f;
+	const char *file = ap_testindex_file(ix, x->fid);
+	int r = file ? gen_file(ix, g, x->fid, file, &f) : -EBADMSG;
+	if (r)
+		return r;
+	if (f->error || x->ti < 0 || (size_t)x->ti >= f->ntests || !f->tests[x->ti].cls ||
+	    !x->source)
+		return 0; /* module-level, or too long to evaluate: no device class */
+	const struct ap_index_test *t = &f->tests[x->ti];
+	g->v[g->n++] = (struct gen_tpl){ file, t->cls, t->name, x->source, x->line, t->line,
+					 x->devices };
+	return json_array_append_new(g->templates, json_pack("[s,s,s,s]", file, t->cls, t->name,
+							     x->source)) ? -ENOMEM : 0;
+}
+
+/* The request for every template of the index, into g (release it
+ * whatever is returned). */
+static int gen_request(struct ap_testindex *ix, struct gen_req *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->templates = json_array();
+	g->facts = json_object();
+	int r = g->templates && g->facts ? ap_testindex_gens(ix, &g->gens) : -ENOMEM;
+	size_t n = g->gens.ngens;
+	if (!r && n) {
+		g->v = calloc(n, sizeof(*g->v));
+		g->files = calloc(n, sizeof(*g->files));
+		r = g->v && g->files ? 0 : -ENOMEM;
+	}
+	for (size_t i = 0; !r && i < n; i++)
+		r = gen_add(ix, g, i);
+	return r;
+}
+
+/* The decorator's source on one line, after "@". */
+static char *decorator_line(const char *source)
+{
+	struct ap_buf out = { 0 };
+	int space = 0;
+	ap_buf_adds(&out, "@");
+	for (const char *p = source; *p; p++) {
+		int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+		if (ws && !space && out.len > 1)
+			ap_buf_add(&out, " ", 1);
+		else if (!ws)
+			ap_buf_add(&out, p, 1);
+		space = ws;
+	}
+	return out.data;
+}
+
+/* found grown by one hit, zeroed; NULL when memory is short. */
+static struct ap_official_hit *found_add(struct ap_official_found *found)
+{
+	struct ap_official_hit *v = realloc(found->hits, (found->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	found->hits = v;
+	memset(&v[found->n], 0, sizeof(*v));
+	return &v[found->n++];
+}
+
+/* A hit for the generated test [class, test, dtype] of template t. */
+static int gen_hit(const struct gen_tpl *t, const json_t *name, const char *device,
+		   const char *not_for, struct ap_official_found *found)
+{
+	const char *cls = json_string_value(json_array_get(name, 0));
+	const char *test = json_string_value(json_array_get(name, 1));
+	const char *dtype = json_string_value(json_array_get(name, 2));
+	if (!cls || !test)
+		return -EBADMSG;
+	struct ap_official_hit *h = found_add(found);
+	if (!h)
+		return -ENOMEM;
+	h->file = strdup(t->file);
+	h->cls = strdup(cls);
+	h->test = strdup(test);
+	h->line = t->def_line;
+	h->generated = 1;
+	h->score = ap_testgen_score(t->file, t->cls, dtype);
+	h->matches = calloc(1, sizeof(*h->matches));
+	if (not_for) {
+		struct ap_buf why = { 0 };
+		ap_buf_addf(&why, "no-device: not instantiated for %s: %s", device, not_for);
+		h->notrun = why.data;
+	} else
+		h->notrun = ap_testgen_device_skip(t->devices, device);
+	if (h->notrun) /* listed after the ones that run here, above any mention */
+		h->score -= AP_SCORE_GENERATED / 2;
+	if (!h->file || !h->cls || !h->test || !h->matches)
+		return -ENOMEM;
+	h->matches[0] = (struct ap_official_match){ t->line, "generated",
+						    decorator_line(t->source) };
+	h->nmatches = h->matches[0].text ? 1 : 0;
+	return h->nmatches ? 0 : -ENOMEM;
+}
+
+/* The hits of the worker's answer to g; the templates it could not
+ * evaluate are counted into why, with the first one's error. */
+static int gen_hits(const struct gen_req *g, const json_t *reply, const char *device,
+		    struct ap_official_found *found, struct ap_buf *why)
+{
+	struct ap_proto_generated gr;
+	ap_proto_tests_generated_read(reply, &gr);
+	int r = 0;
+	size_t failed = 0;
+	struct ap_buf first = { 0 };
+	for (size_t i = 0; !r && i < g->n; i++) {
+		struct ap_proto_generated_template t;
+		const json_t *name;
+		size_t k;
+		ap_proto_generated_template(&gr, i, &t);
+		if (t.error && !failed++)
+			ap_buf_addf(&first, "%s::%s::%s: %s", g->v[i].file, g->v[i].cls, g->v[i].test,
+				    t.error);
+		json_array_foreach(t.names, k, name) {
+			r = gen_hit(&g->v[i], name, device, t.not_for_device, found);
+			if (r)
+				break;
+		}
+	}
+	if (failed)
+		ap_buf_addf(why, "%zu of %zu test templates could not be evaluated here (the "
+			    "first: %s)", failed, g->n, ap_buf_str(&first));
+	ap_buf_free(&first);
+	return r;
+}
+
+/* Appends to found the tests that the tree's decorated templates generate
+ * for target on device, each a hit with generated set, its score, and
+ * notrun where a device decorator or its instantiation leaves the device
+ * out; sets *onnxruntime to whether onnxruntime imports there. 0 (also when
+ * the index has no template, or the worker could not import OpInfo: then
+ * nothing is added and why says so), -EBADMSG, -ENOMEM or a worker error. */
+static int generated_find(struct ap_worker *w, struct ap_testindex *ix, const char *target,
+			  const char *device, struct ap_official_found *found, int *onnxruntime,
+			  struct ap_buf *why)
+{
+	struct gen_req g = { 0 };
+	json_t *reply = NULL, *modules = json_pack("[s]", "onnxruntime");
+	device = device ? device : "cpu";
+	*onnxruntime = 0;
+	int r = modules ? gen_request(ix, &g) : -ENOMEM;
+	if (!r && g.n) {
+		json_t *req = ap_proto_tests_generated(target, device, g.templates, g.facts, modules);
+		r = req ? ap_worker_call(w, req, &reply) : -ENOMEM;
+		json_decref(req);
+	}
+	if (!r && reply) {
+		struct ap_proto_generated gr;
+		ap_proto_tests_generated_read(reply, &gr);
+		*onnxruntime = ap_proto_generated_present(&gr, "onnxruntime");
+		if (gr.error)
+			ap_buf_addf(why, "no tests generated from OpInfo: %s", gr.error);
+		r = gen_hits(&g, reply, device, found, why);
+	}
+	json_decref(reply);
+	json_decref(modules);
+	gen_req_free(&g);
+	return r;
+}
+
 /* Adds the tests generated for the target (check/testgen.h), and says why
  * of each test found that cannot run in this environment. */
 static int official_generated(struct ap_worker *w, struct ap_testindex *ix,
@@ -1345,7 +1580,7 @@ static int official_generated(struct ap_worker *w, struct ap_testindex *ix,
 	struct ap_buf dev = { 0 }, why = { 0 };
 	const char *device = official_device(o, &dev);
 	int onnx = 0;
-	int r = res->target ? ap_testgen_find(w, ix, res->target, device, &p->found, &onnx, &why)
+	int r = res->target ? generated_find(w, ix, res->target, device, &p->found, &onnx, &why)
 			    : 0;
 	for (size_t i = 0; !r && i < p->found.n; i++) {
 		struct ap_official_hit *h = &p->found.hits[i];

@@ -7,7 +7,8 @@
  * operator. The usage index holds each decorator's source ("D", "G FID");
  * the worker evaluates it in the environment's own Python with upstream's
  * own parametrizer, narrowed to the target's OpInfo entries, so the names
- * are exactly upstream's; here is the policy: which device decorators and
+ * are exactly upstream's (official.c asks it, and makes the hits); here is
+ * the policy: which device decorators and
  * which files leave a test out on a device (it is then listed with why,
  * never run as if it could pass), and how the generated tests rank (above
  * any test that merely mentions the name).
@@ -17,13 +18,8 @@
 
 #include <jansson.h>
 
-#include "check/official.h"
-#include "check/testindex.h"
-
 /* The least score of a generated test; a text match scores 7 at most. */
 #define AP_SCORE_GENERATED 20
-
-struct ap_worker;
 
 /* Whether device (an environment's: "cpu", "openreg") is a PrivateUse1
  * backend's: none of the device types upstream's tests know by name. */
@@ -50,16 +46,5 @@ char *ap_testgen_file_skip(const char *file, const char *device, int onnxruntime
  * test/test_ops.py, for its TestCommon templates, and for float32 or no
  * dtype (the instance upstream's any_one picks first). */
 int ap_testgen_score(const char *file, const char *generic_cls, const char *dtype);
-
-/* Appends to found the tests that the tree's decorated templates generate
- * for target on device (NULL: cpu), each a hit with generated set, its
- * score, and notrun where a device decorator or its instantiation leaves
- * the device out; sets *onnxruntime to whether onnxruntime imports there.
- * 0 (also when the index has no template, or the worker could not import
- * OpInfo: then nothing is added and why says so), -EBADMSG, -ENOMEM or a
- * worker error. */
-int ap_testgen_find(struct ap_worker *w, struct ap_testindex *ix, const char *target,
-		    const char *device, struct ap_official_found *found, int *onnxruntime,
-		    struct ap_buf *why);
 
 #endif
