@@ -5,7 +5,7 @@
 # adapter); tests for a device or dependency the environment lacks are
 # listed with why and never run.
 . "$(dirname "$0")/lib.sh"
-plan 21
+plan 23
 GELU=torch.nn.functional.gelu
 SRC="$FIX/official-generated"
 F=test/test_fake_ops.py
@@ -27,6 +27,9 @@ generated_on_cpu() {
 	[ -n "$mention" ] && [ -n "$last_gen" ] && [ "$mention" -gt "$last_gen" ] &&
 		ok a_mere_mention_ranks_below_every_generated_test ||
 		nok a_mere_mention_ranks_below_every_generated_test "mention at $mention, last generated at $last_gen"
+	lacks "$out" $'\x1b' an_escape_byte_of_a_test_file_never_reaches_the_terminal
+	contains "$out" "not run here: no-device: upstream runs it only on \"\\\\x1b\[2Jmps\" \(@onlyOn\)" \
+		a_device_decorators_argument_is_shown_escaped
 	contains "$out" "not run here: no-device: test/test_mps_gelu\.py is for mps only; this environment's device is cpu" \
 		mps_file_is_listed_as_for_mps
 	contains "$out" "not run here: missing-dependency: test/onnx/test_onnx_gelu\.py is an ONNX test, and onnxruntime does not import in this environment" \
@@ -41,7 +44,7 @@ generated_on_cpu() {
 
 	run 0 check_runs_the_generated_tests_on_cpu "$APIPARITY" check $GELU --env trixie --torch-src "$SRC" --out "$T/c"
 	equals "$(official "$T/c/trixie/bundle.json")" \
-		"[('test/onnx/test_onnx_gelu.py::TestOnnxGelu::test_export_gelu', 'NOTRUN'), ('$F::TestCpuOnlyOpsCPU::test_cpu_class_nn_functional_gelu_cpu_float32', 'PASS'), ('$F::TestFakeOpsCPU::test_cuda_only_nn_functional_gelu_cpu_float32', 'NOTRUN'), ('$F::TestFakeOpsCPU::test_matches_cpu_nn_functional_gelu_cpu_float32', 'PASS'), ('$F::TestFakeOpsCPU::test_matches_cpu_nn_functional_gelu_cpu_float64', 'PASS'), ('$F::TestFakeOpsCPU::test_mentions_gelu_cpu', 'PASS'), ('$F::TestFakeOpsCPU::test_no_dtype_nn_functional_gelu_cpu', 'PASS'), ('$F::TestFakeOpsCPU::test_through_alias_nn_functional_gelu_cpu_float32', 'PASS'), ('test/test_mps_gelu.py::TestMPSGelu::test_gelu_on_mps', 'NOTRUN')]" \
+		"[('test/onnx/test_onnx_gelu.py::TestOnnxGelu::test_export_gelu', 'NOTRUN'), ('$F::TestCpuOnlyOpsCPU::test_cpu_class_nn_functional_gelu_cpu_float32', 'PASS'), ('$F::TestFakeOpsCPU::test_cuda_only_nn_functional_gelu_cpu_float32', 'NOTRUN'), ('$F::TestFakeOpsCPU::test_hostile_device_nn_functional_gelu_cpu_float32', 'NOTRUN'), ('$F::TestFakeOpsCPU::test_matches_cpu_nn_functional_gelu_cpu_float32', 'PASS'), ('$F::TestFakeOpsCPU::test_matches_cpu_nn_functional_gelu_cpu_float64', 'PASS'), ('$F::TestFakeOpsCPU::test_mentions_gelu_cpu', 'PASS'), ('$F::TestFakeOpsCPU::test_no_dtype_nn_functional_gelu_cpu', 'PASS'), ('$F::TestFakeOpsCPU::test_through_alias_nn_functional_gelu_cpu_float32', 'PASS'), ('test/test_mps_gelu.py::TestMPSGelu::test_gelu_on_mps', 'NOTRUN')]" \
 		generated_tests_run_by_their_ids_and_the_unrunnable_are_notrun
 	equals "$(field "$T/c/trixie/bundle.json" "b['official'].get('adapter')")" "None" cpu_needs_no_adapter
 	equals "$(field "$T/c/trixie/bundle.json" "[f['generated'] for f in b['official']['found']][:5]")" \
