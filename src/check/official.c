@@ -103,6 +103,7 @@ static void hit_free(struct ap_official_hit *h)
 	free(h->test);
 	free(h->node);
 	free(h->notrun);
+	free(h->generic);
 }
 
 void ap_official_found_free(struct ap_official_found *f)
@@ -133,11 +134,12 @@ json_t *ap_official_found_json(const struct ap_official_found *f)
 	json_t *out = json_array();
 	for (size_t i = 0; out && i < f->n; i++) {
 		const struct ap_official_hit *h = &f->hits[i];
-		json_t *t = json_pack("{s:s, s:s?, s:s, s:I, s:o?, s:b, s:s?, s:i, s:b, s:s?}",
+		json_t *t = json_pack("{s:s, s:s?, s:s, s:I, s:o?, s:b, s:s?, s:i, s:b, s:s?, s:s?}",
 				      "file", h->file, "class", h->cls, "test", h->test,
 				      "line", (json_int_t)h->line, "matches", matches_json(h),
 				      "uses_leaf", h->uses_leaf, "node", h->node, "score", h->score,
-				      "generated", h->generated, "notrun", h->notrun);
+				      "generated", h->generated, "notrun", h->notrun,
+				      "generic", h->generic);
 		if (json_array_append_new(out, t)) {
 			json_decref(out);
 			return NULL;
@@ -823,8 +825,32 @@ static void official_notrun(const struct ap_official_group *g, const char *why, 
 }
 
 /* The results of a test run into checks, and its log. */
-static void official_ran(const char *file, const struct ap_proto_tests_ran *ran, json_t *checks,
-			 struct ap_buf *log)
+/* The generated test of found that is file's cls.test, or NULL. */
+static const struct ap_official_hit *generated_hit(const struct ap_official_found *found,
+						   const char *file, const char *cls,
+						   const char *test)
+{
+	for (size_t i = 0; found && cls && test && i < found->n; i++) {
+		const struct ap_official_hit *h = &found->hits[i];
+		if (h->generic && !strcmp(h->file, file) && !strcmp(h->cls, cls) &&
+		    !strcmp(h->test, test))
+			return h;
+	}
+	return NULL;
+}
+
+/* c with the generic id of its test, when found generated it. */
+static json_t *with_generic(json_t *c, const struct ap_official_found *found, const char *file,
+			    const char *cls, const char *test)
+{
+	const struct ap_official_hit *h = generated_hit(found, file, cls, test);
+	if (c && h)
+		json_object_set_new(c, "generic", json_string(h->generic));
+	return c;
+}
+
+static void official_ran(const char *file, const struct ap_proto_tests_ran *ran,
+			 const struct ap_official_found *found, json_t *checks, struct ap_buf *log)
 {
 	ap_buf_addf(log, "=== %s: import %s (%lld ms)\n%s", file, ran->import.ok ? "ok" : "FAILED",
 		    ran->import.ms, ran->log);
@@ -832,7 +858,7 @@ static void official_ran(const char *file, const struct ap_proto_tests_ran *ran,
 		struct ap_proto_test t;
 		struct ap_buf node = { 0 };
 		ap_proto_tests_ran_test(ran, i, &t);
-		json_t *c = ap_official_check(file, &t);
+		json_t *c = with_generic(ap_official_check(file, &t), found, file, t.cls, t.test);
 		ap_nodeid_format(file, t.cls, t.test, &node);
 		ap_buf_addf(log, "=== begin %s\n%s=== end %s: %s\n", ap_buf_str(&node), t.output,
 			    ap_buf_str(&node), ap_status_name(ap_check_status(c)));
@@ -845,7 +871,8 @@ static void official_ran(const char *file, const struct ap_proto_tests_ran *ran,
  * preflights it first). */
 static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 			    const struct ap_official_opts *o, const struct ap_official_group *g,
-			    json_t *pre, json_t *checks, struct ap_buf *log)
+			    const struct ap_official_found *found, json_t *pre, json_t *checks,
+			    struct ap_buf *log)
 {
 	json_t *ran = NULL, *ans = NULL;
 	struct ap_proto_preflighted p = { 0 };
@@ -873,7 +900,7 @@ static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 	if (ran) {
 		struct ap_proto_tests_ran tr;
 		ap_proto_tests_run_read(ran, &tr);
-		official_ran(g->file, &tr, checks, log);
+		official_ran(g->file, &tr, found, checks, log);
 		if (tr.import.present)
 			p.import = tr.import;
 		free(why);
@@ -948,9 +975,9 @@ static int official_select(struct ap_official_plan *p, const struct ap_nodeid *c
 			break;
 		if (h->notrun) { /* said, never run as if it could pass */
 			if (left_out++ < AP_OFFICIAL_MAX)
-				json_array_append_new(p->checks, official_check_new(
+				json_array_append_new(p->checks, with_generic(official_check_new(
 					h->file, h->cls, h->test, AP_NOTRUN, h->notrun,
-					json_integer(0), NULL));
+					json_integer(0), NULL), &p->found, h->file, h->cls, h->test));
 			continue;
 		}
 		r = select_add(p, h->file, h->cls, h->test);
@@ -1471,6 +1498,26 @@ static struct ap_official_hit *found_add(struct ap_official_found *found)
 	return &v[found->n++];
 }
 
+/* The id of generated test test (of template t) on no device: the
+ * template's class, and test without its last "_DEVICE" (a new string, or
+ * NULL when memory is short). */
+static char *generic_id(const struct gen_tpl *t, const char *test, const char *device)
+{
+	struct ap_buf out = { 0 }, dev = { 0 };
+	ap_buf_addf(&dev, "_%s", device);
+	const char *at = NULL;
+	for (const char *p = strstr(test, ap_buf_str(&dev)); p; p = strstr(p + 1, ap_buf_str(&dev)))
+		if (p[dev.len] == '_' || !p[dev.len])
+			at = p;
+	if (at)
+		ap_buf_addf(&out, "%s::%s::%.*s%s", t->file, t->cls, (int)(at - test), test,
+			    at + dev.len);
+	else
+		ap_buf_addf(&out, "%s::%s::%s", t->file, t->cls, test);
+	ap_buf_free(&dev);
+	return out.data;
+}
+
 /* A hit for the generated test [class, test, dtype] of template t. */
 static int gen_hit(const struct gen_tpl *t, const json_t *name, const char *device,
 		   const char *not_for, struct ap_official_found *found)
@@ -1488,6 +1535,7 @@ static int gen_hit(const struct gen_tpl *t, const json_t *name, const char *devi
 	h->test = strdup(test);
 	h->line = t->def_line;
 	h->generated = 1;
+	h->generic = generic_id(t, test, device);
 	h->score = ap_testgen_score(t->file, t->cls, dtype);
 	h->matches = calloc(1, sizeof(*h->matches));
 	if (not_for) {
@@ -1498,7 +1546,7 @@ static int gen_hit(const struct gen_tpl *t, const json_t *name, const char *devi
 		h->notrun = ap_testgen_device_skip(t->devices, device);
 	if (h->notrun) /* listed after the ones that run here, above any mention */
 		h->score -= AP_SCORE_GENERATED / 2;
-	if (!h->file || !h->cls || !h->test || !h->matches)
+	if (!h->file || !h->cls || !h->test || !h->matches || !h->generic)
 		return -ENOMEM;
 	h->matches[0] = (struct ap_official_match){ t->line, "generated",
 						    decorator_line(t->source) };
@@ -1686,7 +1734,8 @@ int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
 	for (size_t i = 0; i < p->nselected; i++) {
 		int mine = i == 0 && p->started;
 		if (!r)
-			r = official_file(w, &p->ix, o, &p->selected[i], mine ? p->pre : NULL, checks,
+			r = official_file(w, &p->ix, o, &p->selected[i], &p->found, mine ? p->pre : NULL,
+					  checks,
 					  log);
 		if (mine)
 			p->pre = NULL; /* official_file took it */

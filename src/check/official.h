@@ -64,6 +64,10 @@ struct ap_official_hit {
 	size_t order; /* its place among the hits before ranking, for ties */
 	int generated; /* made by a generator (check/testgen.h): score preset */
 	char *notrun;  /* why it cannot run in this environment (owned; NULL: it can) */
+	char *generic; /* a generated test's id on no device: its template's class,
+			* its name without the device ("test/test_ops.py::TestCommon::
+			* test_out_nn_functional_gelu_float32"), the same in every
+			* environment (owned; NULL: not generated) */
 };
 
 /* The tests found, in order (the test tree's, or best first once ranked). */

@@ -5,7 +5,7 @@
 # adapter); tests for a device or dependency the environment lacks are
 # listed with why and never run.
 . "$(dirname "$0")/lib.sh"
-plan 23
+plan 25
 GELU=torch.nn.functional.gelu
 SRC="$FIX/official-generated"
 F=test/test_fake_ops.py
@@ -46,6 +46,8 @@ generated_on_cpu() {
 	equals "$(official "$T/c/trixie/bundle.json")" \
 		"[('test/onnx/test_onnx_gelu.py::TestOnnxGelu::test_export_gelu', 'NOTRUN'), ('$F::TestCpuOnlyOpsCPU::test_cpu_class_nn_functional_gelu_cpu_float32', 'PASS'), ('$F::TestFakeOpsCPU::test_cuda_only_nn_functional_gelu_cpu_float32', 'NOTRUN'), ('$F::TestFakeOpsCPU::test_hostile_device_nn_functional_gelu_cpu_float32', 'NOTRUN'), ('$F::TestFakeOpsCPU::test_matches_cpu_nn_functional_gelu_cpu_float32', 'PASS'), ('$F::TestFakeOpsCPU::test_matches_cpu_nn_functional_gelu_cpu_float64', 'PASS'), ('$F::TestFakeOpsCPU::test_mentions_gelu_cpu', 'PASS'), ('$F::TestFakeOpsCPU::test_no_dtype_nn_functional_gelu_cpu', 'PASS'), ('$F::TestFakeOpsCPU::test_through_alias_nn_functional_gelu_cpu_float32', 'PASS'), ('test/test_mps_gelu.py::TestMPSGelu::test_gelu_on_mps', 'NOTRUN')]" \
 		generated_tests_run_by_their_ids_and_the_unrunnable_are_notrun
+	equals "$(field "$T/c/trixie/bundle.json" "[c.get('generic') for c in b['checks'] if c['name'].endswith('test_no_dtype_nn_functional_gelu_cpu')]")" \
+		"['$F::TestFakeOps::test_no_dtype_nn_functional_gelu']" the_id_on_no_device_is_the_same_on_cpu
 	equals "$(field "$T/c/trixie/bundle.json" "b['official'].get('adapter')")" "None" cpu_needs_no_adapter
 	equals "$(field "$T/c/trixie/bundle.json" "[f['generated'] for f in b['official']['found']][:5]")" \
 		"[True, True, True, True, True]" bundle_marks_the_generated_tests
@@ -59,6 +61,9 @@ generated_on_openreg() {
 	equals "$(field "$b" "sorted(c['name'] for c in b['checks'] if c['kind'] == 'official' and c['status'] == 'PASS')")" \
 		"['$F::TestFakeOpsPRIVATEUSE1::test_matches_cpu_nn_functional_gelu_openreg_float32', '$F::TestFakeOpsPRIVATEUSE1::test_matches_cpu_nn_functional_gelu_openreg_float64', '$F::TestFakeOpsPRIVATEUSE1::test_mentions_gelu_openreg', '$F::TestFakeOpsPRIVATEUSE1::test_no_dtype_nn_functional_gelu_openreg', '$F::TestFakeOpsPRIVATEUSE1::test_through_alias_nn_functional_gelu_openreg_float32']" \
 		device_class_of_the_privateuse1_base_runs_and_passes
+	equals "$(field "$b" "sorted(c['generic'] for c in b['checks'] if c['kind'] == 'official' and c['status'] == 'PASS' and 'generic' in c)")" \
+		"['$F::TestFakeOps::test_matches_cpu_nn_functional_gelu_float32', '$F::TestFakeOps::test_matches_cpu_nn_functional_gelu_float64', '$F::TestFakeOps::test_no_dtype_nn_functional_gelu', '$F::TestFakeOps::test_through_alias_nn_functional_gelu_float32']" \
+		a_generated_test_carries_its_id_on_no_device
 	equals "$(field "$b" "sorted(b['official']['adapter']['adds'])")" \
 		"['current_device', 'device_count', 'is_available']" bundle_names_what_the_adapter_adds
 	equals "$(field "$b" "b['official']['adapter']['module']")" "torch.openreg" adapter_names_the_device_module
