@@ -66,7 +66,7 @@ $(BUILD)/embed: tools/embed.c | $(BUILD)
 # loop and the program's entry). `make worker-modules` prints the list (the
 # tests read it there).
 WORKER_PY := $(addprefix worker/,protocol.py fingerprint.py resolve.py probe.py \
-             testindex.py testpreflight.py testrun.py sweep.py \
+             testindex.py testpreflight.py testrun.py testgen.py sweep.py \
              numeric_tags.py numeric_samples.py numeric_run.py main.py)
 
 $(BUILD)/apiparity_worker.py: $(WORKER_PY) | $(BUILD)

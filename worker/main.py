@@ -6,7 +6,7 @@
 OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
        "package": op_package, "tests_index": op_tests_index, "same_object": op_same_object,
        "tests_preflight": op_tests_preflight, "tests_import": op_tests_import,
-       "tests_run": op_tests_run,
+       "tests_run": op_tests_run, "tests_generated": op_tests_generated,
        "opinfo": op_opinfo, "samples": op_samples, "run": op_run,
        "sweep_begin": op_sweep_begin, "sweep_walk": op_sweep_walk}
 

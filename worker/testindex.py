@@ -114,11 +114,115 @@ def _index_source(text, path, fid, keys):
     for _, local, full in binds:
         bound.setdefault(local, []).append(full.rsplit(".", 1)[-1])
     tests = []
+    gens, decs = _generator_names(tree), []
     for owner, fn in _test_functions(tree):
         keys.setdefault("t " + fn.name, []).append([fid, len(tests)])
         _index_uses(fn, fid, len(tests), lines, bound, keys)
+        _index_generated(fn, fid, len(tests), text, gens, decs, keys)
         tests.append([owner, fn.name, fn.lineno])
+    if decs:
+        keys["G %d" % fid] = _generator_facts(tree, text, decs)
     return {"tests": tests, "imports": _module_imports(tree), "bindings": binds}
+
+
+# Tests generated from OpInfo and ModuleInfo: upstream parametrizes a test
+# template by its @ops(LIST, dtypes=..., allowed_dtypes=...) or @modules(LIST)
+# decorator, and instantiate_device_type_tests makes one class per device
+# (TestCommonCPU) whose tests are named TEMPLATE_OP_DEVICE_DTYPE. What the
+# index keeps of them is text (the decorator's source, the device
+# decorators', the module-level assignments it refers to); the environment's
+# Python evaluates it (see testgen.py) and apiparity judges it.
+
+_GENERATORS = ("ops", "modules")
+
+# Decorators that decide on which devices a template runs, by their name's
+# start: onlyCPU, onlyCUDA, onlyNativeDeviceTypes, onlyOn(...),
+# deviceCountAtLeast(n), skipMeta, skipCUDAIf(...) ...
+_DEVICE_DECORATORS = ("only", "deviceCountAtLeast", "skip")
+
+_TEXT_MAX = 2000
+
+
+def _callee(node):
+    """The last name of what a decorator or call calls (or is), else None."""
+    import ast
+    d = _dotted(node.func if isinstance(node, ast.Call) else node)
+    return d.rsplit(".", 1)[-1] if d else None
+
+
+def _generator_names(tree):
+    """ops, modules, and each module-level name bound to them or to a
+    functools.partial of them (test_ops' _variant_ops)."""
+    import ast
+    out = set(_GENERATORS)
+    for node in tree.body:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0], ast.Name)):
+            continue
+        v = node.value
+        if isinstance(v, ast.Call) and _callee(v) == "partial" and v.args:
+            v = v.args[0]
+        if _callee(v) in out:
+            out.add(node.targets[0].id)
+    return out
+
+
+def _src(text, node):
+    """node's source as written (None where longer than _TEXT_MAX)."""
+    import ast
+    seg = ast.get_source_segment(text, node) or ""
+    return seg if len(seg) <= _TEXT_MAX else None
+
+
+def _index_generated(fn, fid, ti, text, gens, decs, keys):
+    """Files test ti of file fid under "D" when a generator decorates it:
+    [file id, test index, line, generator (as called), decorator source
+    (None: too long to keep), [device decorators' source]]; adds the
+    decorator to decs."""
+    import ast
+    dec = next((d for d in fn.decorator_list
+                if isinstance(d, ast.Call) and _callee(d) in gens), None)
+    if dec is None:
+        return
+    devs = [_src(text, d) for d in fn.decorator_list
+            if d is not dec and (_callee(d) or "").startswith(_DEVICE_DECORATORS)]
+    decs.append(dec)
+    keys.setdefault("D", []).append([fid, ti, dec.lineno, _callee(dec), _src(text, dec),
+                                     [d for d in devs if d is not None]])
+
+
+def _generator_facts(tree, text, decs):
+    """What evaluating a file's generator decorators (decs) needs: its
+    module-level assignments and plain functions ({name: [line, source]},
+    [line, source, "def"] for a function; those the decorators name, and
+    theirs in turn) and its instantiate_device_type_tests calls
+    ([[class, source]])."""
+    import ast
+    assigns, inst = {}, []
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, (ast.If, ast.Try)):
+            todo[:0] = node.body + getattr(node, "orelse", [])
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name):
+            assigns.setdefault(node.targets[0].id, [node.lineno, node.value, None])
+        elif isinstance(node, ast.FunctionDef) and not node.decorator_list:
+            assigns.setdefault(node.name, [node.lineno, node, "def"])
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                _callee(node.value) == "instantiate_device_type_tests" and node.value.args:
+            cls = _dotted(node.value.args[0])
+            if cls:
+                inst.append([cls, _src(text, node.value)])
+    wanted, todo = {}, list(decs)
+    while todo:
+        for n in ast.walk(todo.pop()):
+            if isinstance(n, ast.Name) and n.id in assigns and n.id not in wanted:
+                line, value, kind = assigns[n.id]
+                wanted[n.id] = [line, ast.get_source_segment(text, value)] + \
+                    ([kind] if kind else [])
+                todo.append(value)
+    return {"assigns": wanted, "instantiated": inst}
 
 
 def op_tests_index(req):
@@ -126,7 +230,9 @@ def op_tests_index(req):
     looks tests up by into a new file of this environment (its path is the
     answer): one line per key, "KEY<tab>JSON", sorted by key. Keys: "F" (the
     files, by id), "f FILE" (its tests, imports, bindings), "t NAME" (the
-    tests of that name), "u NAME" (the mentions of that name in tests)."""
+    tests of that name), "u NAME" (the mentions of that name in tests),
+    "D" (the tests a generator decorates), "G FID" (what their file's
+    decorators need: see _generator_facts)."""
     import tempfile
     root = _test_root(req)
     base = os.path.dirname(root)

@@ -4,8 +4,91 @@
 # after another, each within its timeout, and streams one frame per test; a
 # crash or a hang costs only its test, and a fresh child runs the rest.
 
+# The adapter apiparity supplies to a backend whose device module lacks
+# what upstream's PrivateUse1TestBase needs: in torch 2.6,
+# instantiate_device_type_tests adds that base only when
+# torch.<backend>.is_available() exists and is true, and its setUpClass
+# calls current_device() (device_count() for multi-device tests). Applied in
+# the test runner only, when apiparity asks for it (setenv
+# APIPARITY_TEST_ADAPTER=privateuse1), before the test module is imported;
+# each function is added only where the module lacks it, and what was added
+# is said on stderr (the run's log). apiparity states the same in the bundle
+# (ap_official_adapter), so keep the two in step.
+_ADAPTER_ENV = "APIPARITY_TEST_ADAPTER"
+
+
+def _asked_in_child(fn, timeout=60):
+    """fn() as a child forked here answers it (an int; 1 where it fails), so
+    that what fn starts (a device) starts there, not in this process."""
+    import select
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.write(w, b"%d" % int(fn()))
+        finally:
+            os._exit(0)
+    os.close(w)
+    try:
+        ready = select.select([r], [], [], timeout)[0]
+        text = os.read(r, 64) if ready else b""
+    finally:
+        os.close(r)
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+        os.waitpid(pid, 0)
+    return int(text) if text.strip().isdigit() else 1
+
+
+def _privateuse1_adapter():
+    """Adds is_available (True), current_device (0) and device_count
+    (torch.accelerator's, asked once in a child; 1 where torch has none) to
+    the PrivateUse1 backend's device module where it lacks them. None of
+    them starts the device here: they are called while the test module is
+    imported, in the runner, and a device started there could not be used
+    by the tests forked from it (openreg's driver starts its daemons on any
+    call, and a test killed while waiting on them leaves their queue's lock
+    held for every later test). Returns the names added."""
+    import torch
+    name = torch._C._get_privateuse1_backend_name()
+    mod = getattr(torch, name, None)
+    if mod is None or name == "privateuseone":
+        return []
+    acc = getattr(torch, "accelerator", None)
+    known = []
+
+    def device_count():
+        if not known:
+            known.append(_asked_in_child(acc.device_count) if acc is not None else 1)
+        return known[0]
+    fill = {"is_available": lambda: True, "device_count": device_count,
+            "current_device": lambda: 0}
+    added = []
+    for attr, fn in fill.items():
+        if not hasattr(mod, attr):
+            setattr(mod, attr, fn)
+            added.append(attr)
+    if added:
+        sys.stderr.write("apiparity adapter: added to torch.%s for upstream's "
+                         "PrivateUse1TestBase: %s\n" % (name, ", ".join(added)))
+    # The device bases are chosen when common_device_type is imported: where
+    # this process imported it before (the worker naming generated tests),
+    # they are chosen again, now that the backend says it is available.
+    cdt = sys.modules.get("torch.testing._internal.common_device_type")
+    if added and cdt is not None and hasattr(cdt, "get_device_type_test_bases"):
+        cdt.device_type_test_bases = cdt.get_device_type_test_bases()
+        sys.stderr.write("apiparity adapter: device test bases chosen again: %s\n" %
+                         ", ".join(b.__name__ for b in cdt.device_type_test_bases))
+    return added
+
+
 def _load_test_module(path, root):
     import importlib.util
+    if os.environ.get(_ADAPTER_ENV) == "privateuse1":
+        _privateuse1_adapter()
     fdir = os.path.dirname(path)
     for d in (root, fdir):
         if d not in sys.path:

@@ -9,6 +9,7 @@
 
 #include "env/envs.h"
 #include "check/official.h"
+#include "check/testgen.h"
 #include "check/testsrc.h"
 #include "base/jsonutil.h"
 #include "env/protocol.h"
@@ -52,6 +53,8 @@ static int how_score(const char *how)
 static int official_score(const struct ap_official_hit *h, const char *cls_name)
 {
 	int best = 0;
+	if (h->generated)
+		return h->score; /* scored by what generated it (ap_testgen_score) */
 	for (size_t i = 0; i < h->nmatches; i++) {
 		int s = how_score(h->matches[i].how);
 		best = s > best ? s : best;
@@ -99,6 +102,8 @@ static void hit_free(struct ap_official_hit *h)
 	free(h->cls);
 	free(h->test);
 	free(h->node);
+	free(h->notrun);
+	free(h->generic);
 }
 
 void ap_official_found_free(struct ap_official_found *f)
@@ -129,10 +134,12 @@ json_t *ap_official_found_json(const struct ap_official_found *f)
 	json_t *out = json_array();
 	for (size_t i = 0; out && i < f->n; i++) {
 		const struct ap_official_hit *h = &f->hits[i];
-		json_t *t = json_pack("{s:s, s:s?, s:s, s:I, s:o?, s:b, s:s?, s:i}", "file", h->file,
-				      "class", h->cls, "test", h->test, "line", (json_int_t)h->line,
-				      "matches", matches_json(h), "uses_leaf", h->uses_leaf,
-				      "node", h->node, "score", h->score);
+		json_t *t = json_pack("{s:s, s:s?, s:s, s:I, s:o?, s:b, s:s?, s:i, s:b, s:s?, s:s?}",
+				      "file", h->file, "class", h->cls, "test", h->test,
+				      "line", (json_int_t)h->line, "matches", matches_json(h),
+				      "uses_leaf", h->uses_leaf, "node", h->node, "score", h->score,
+				      "generated", h->generated, "notrun", h->notrun,
+				      "generic", h->generic);
 		if (json_array_append_new(out, t)) {
 			json_decref(out);
 			return NULL;
@@ -665,11 +672,27 @@ static int is_file(const char *base, const char *rel)
 	return ok;
 }
 
+/* The generated test of found whose node id is claimed, or NULL. */
+static const struct ap_official_hit *generated_node(const struct ap_official_found *found,
+						    const char *claimed)
+{
+	for (size_t i = 0; i < found->n; i++) {
+		const struct ap_official_hit *h = &found->hits[i];
+		struct ap_buf id = { 0 };
+		ap_nodeid_format(h->file, h->cls, h->test, &id);
+		int same = h->generated && !strcmp(ap_buf_str(&id), claimed);
+		ap_buf_free(&id);
+		if (same)
+			return h;
+	}
+	return NULL;
+}
+
 /* The claimed node id, checked against every test of that name. Sets *run
  * when the claim should run with the found tests: it exists, or its file is
  * missing (then the preflight names the file). */
 static int official_claim(struct ap_testindex *ix, const struct ap_official_opts *o,
-			     json_t *checks, int *run)
+			  const struct ap_official_found *found, json_t *checks, int *run)
 {
 	struct ap_nodeid n;
 	struct claim_nodes nodes;
@@ -677,6 +700,13 @@ static int official_claim(struct ap_testindex *ix, const struct ap_official_opts
 	if (ap_nodeid_parse(o->claimed, &n)) {
 		json_array_append_new(checks, ap_check_new("claimed", "claim", AP_WARN,
 			"not a node id (want test/FILE.py::Class::test)"));
+		return 0;
+	}
+	const struct ap_official_hit *gen = generated_node(found, o->claimed);
+	if (gen) { /* a test generated for the device: the index has its template */
+		struct ap_official_node g = { gen->file, gen->cls, gen->test };
+		*run = 1;
+		json_array_append_new(checks, ap_claim_check(o->claimed, &g, 1, o->version));
 		return 0;
 	}
 	int r = index_nodes(ix, &n, &nodes);
@@ -693,14 +723,56 @@ static int official_claim(struct ap_testindex *ix, const struct ap_official_opts
 	return r;
 }
 
+/* The environment's device, as the tests name it: the first of o->device
+ * ("cpu" when none), into out. */
+static const char *official_device(const struct ap_official_opts *o, struct ap_buf *out)
+{
+	const char *d = o->device && *o->device ? o->device : "cpu";
+	ap_buf_add(out, d, strcspn(d, ", "));
+	return ap_buf_str(out);
+}
+
 /* The environment a test file is imported with: on a device, only that
- * device's instantiations of device-generic tests. */
+ * device's instantiations of device-generic tests; on a PrivateUse1
+ * backend's, with the adapter (ap_official_adapter) applied first. */
 static json_t *official_setenv(const struct ap_official_opts *o)
 {
+	struct ap_buf dev = { 0 };
+	const char *d = official_device(o, &dev);
 	json_t *env = json_object();
-	if (o->device && strcmp(o->device, "cpu"))
-		json_object_set_new(env, "PYTORCH_TESTING_DEVICE_ONLY_FOR", json_string(o->device));
+	if (strcmp(d, "cpu"))
+		json_object_set_new(env, "PYTORCH_TESTING_DEVICE_ONLY_FOR", json_string(d));
+	if (ap_testgen_is_privateuse1(d))
+		json_object_set_new(env, AP_ADAPTER_ENV, json_string("privateuse1"));
+	ap_buf_free(&dev);
 	return env;
+}
+
+json_t *ap_official_adapter(const struct ap_official_opts *o)
+{
+	struct ap_buf dev = { 0 }, mod = { 0 };
+	const char *d = official_device(o, &dev);
+	json_t *out = NULL;
+	if (ap_testgen_is_privateuse1(d)) {
+		ap_buf_addf(&mod, "torch.%s", d);
+		out = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:s}, s:s}", "name",
+				"privateuse1-test-base", "module", ap_buf_str(&mod), "why",
+				"upstream's instantiate_device_type_tests adds PrivateUse1TestBase only "
+				"when the backend's device module has is_available() returning True, "
+				"and its setUpClass calls current_device()",
+				"where", "the official test runner only, before the test file is "
+				"imported; each function only where the module lacks it (the runner's "
+				"log says which it added)",
+				"adds", "is_available", "True (the device is not asked: asking "
+				"would start it in the runner, where the tests forked from it could "
+				"not use it)", "device_count", "torch.accelerator.device_count(), asked once in a "
+				"child of the runner (so the device starts there, not in the runner)",
+				"current_device", "0 (not asked, as is_available)",
+				"setenv", AP_ADAPTER_ENV "=privateuse1");
+	}
+	ap_buf_free(&dev);
+	ap_buf_free(&mod);
+	return out;
 }
 
 /* Asks the worker what the group's file needs into *pre. When the check
@@ -753,8 +825,32 @@ static void official_notrun(const struct ap_official_group *g, const char *why, 
 }
 
 /* The results of a test run into checks, and its log. */
-static void official_ran(const char *file, const struct ap_proto_tests_ran *ran, json_t *checks,
-			 struct ap_buf *log)
+/* The generated test of found that is file's cls.test, or NULL. */
+static const struct ap_official_hit *generated_hit(const struct ap_official_found *found,
+						   const char *file, const char *cls,
+						   const char *test)
+{
+	for (size_t i = 0; found && cls && test && i < found->n; i++) {
+		const struct ap_official_hit *h = &found->hits[i];
+		if (h->generic && !strcmp(h->file, file) && !strcmp(h->cls, cls) &&
+		    !strcmp(h->test, test))
+			return h;
+	}
+	return NULL;
+}
+
+/* c with the generic id of its test, when found generated it. */
+static json_t *with_generic(json_t *c, const struct ap_official_found *found, const char *file,
+			    const char *cls, const char *test)
+{
+	const struct ap_official_hit *h = generated_hit(found, file, cls, test);
+	if (c && h)
+		json_object_set_new(c, "generic", json_string(h->generic));
+	return c;
+}
+
+static void official_ran(const char *file, const struct ap_proto_tests_ran *ran,
+			 const struct ap_official_found *found, json_t *checks, struct ap_buf *log)
 {
 	ap_buf_addf(log, "=== %s: import %s (%lld ms)\n%s", file, ran->import.ok ? "ok" : "FAILED",
 		    ran->import.ms, ran->log);
@@ -762,7 +858,7 @@ static void official_ran(const char *file, const struct ap_proto_tests_ran *ran,
 		struct ap_proto_test t;
 		struct ap_buf node = { 0 };
 		ap_proto_tests_ran_test(ran, i, &t);
-		json_t *c = ap_official_check(file, &t);
+		json_t *c = with_generic(ap_official_check(file, &t), found, file, t.cls, t.test);
 		ap_nodeid_format(file, t.cls, t.test, &node);
 		ap_buf_addf(log, "=== begin %s\n%s=== end %s: %s\n", ap_buf_str(&node), t.output,
 			    ap_buf_str(&node), ap_status_name(ap_check_status(c)));
@@ -775,7 +871,8 @@ static void official_ran(const char *file, const struct ap_proto_tests_ran *ran,
  * preflights it first). */
 static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 			    const struct ap_official_opts *o, const struct ap_official_group *g,
-			    json_t *pre, json_t *checks, struct ap_buf *log)
+			    const struct ap_official_found *found, json_t *pre, json_t *checks,
+			    struct ap_buf *log)
 {
 	json_t *ran = NULL, *ans = NULL;
 	struct ap_proto_preflighted p = { 0 };
@@ -803,7 +900,7 @@ static int official_file(struct ap_worker *w, struct ap_testindex *ix,
 	if (ran) {
 		struct ap_proto_tests_ran tr;
 		ap_proto_tests_run_read(ran, &tr);
-		official_ran(g->file, &tr, checks, log);
+		official_ran(g->file, &tr, found, checks, log);
 		if (tr.import.present)
 			p.import = tr.import;
 		free(why);
@@ -872,10 +969,17 @@ static int official_select(struct ap_official_plan *p, const struct ap_nodeid *c
 		return -ENOMEM;
 	if (claim)
 		r = select_add(p, claim->file, *claim->cls ? claim->cls : NULL, claim->test);
-	for (size_t i = 0; !r && i < p->found.n; i++) {
+	for (size_t i = 0, left_out = 0; !r && i < p->found.n; i++) {
 		const struct ap_official_hit *h = &p->found.hits[i];
 		if (taken == AP_OFFICIAL_MAX || h->score < AP_SCORE_RUN)
 			break;
+		if (h->notrun) { /* said, never run as if it could pass */
+			if (left_out++ < AP_OFFICIAL_MAX)
+				json_array_append_new(p->checks, with_generic(official_check_new(
+					h->file, h->cls, h->test, AP_NOTRUN, h->notrun,
+					json_integer(0), NULL), &p->found, h->file, h->cls, h->test));
+			continue;
+		}
 		r = select_add(p, h->file, h->cls, h->test);
 		taken++;
 	}
@@ -1259,6 +1363,292 @@ int ap_official_find(struct ap_worker *w, struct ap_testindex *ix, const char *c
 	return r;
 }
 
+/* ---- generated tests: the index's templates, evaluated by the worker (see
+ * check/testgen.h for the policy) ---- */
+
+/* The templates of the tree as the worker is asked about them, and what
+ * each stands for here. */
+struct gen_tpl {
+	const char *file, *cls, *test, *source;
+	long long line, def_line;
+	const json_t *devices;
+};
+
+/* A file of the templates: its id and record. */
+struct gen_file {
+	long long fid;
+	struct ap_index_rec rec;
+};
+
+struct gen_req {
+	json_t *templates, *facts;  /* the request's */
+	size_t n, nfiles;
+	struct gen_tpl *v;
+	struct gen_file *files;     /* in the order met (the index's "D" is by file) */
+	struct ap_index_rec gens;
+};
+
+static void gen_req_free(struct gen_req *g)
+{
+	for (size_t i = 0; i < g->nfiles; i++)
+		ap_index_rec_free(&g->files[i].rec);
+	free(g->files);
+	free(g->v);
+	ap_index_rec_free(&g->gens);
+	json_decref(g->templates);
+	json_decref(g->facts);
+}
+
+/* The facts of file fid for the worker: its decorators' assigns and
+ * instantiations, and its bindings. */
+static int file_facts(struct ap_testindex *ix, long long fid, const struct ap_index_rec *f,
+		      json_t **out)
+{
+	struct ap_index_rec g;
+	int r = ap_testindex_gen_facts(ix, fid, &g);
+	*out = r ? NULL : g.found ? json_deep_copy(g.doc) : json_object();
+	if (*out)
+		json_object_set(*out, "bindings", json_object_get(f->doc, "bindings"));
+	ap_index_rec_free(&g);
+	return r ? r : *out ? 0 : -ENOMEM;
+}
+
+/* The record of file fid (named file), read when it is not the last one. */
+static int gen_file(struct ap_testindex *ix, struct gen_req *g, long long fid, const char *file,
+		    const struct ap_index_rec **out)
+{
+	json_t *facts = NULL;
+	if (g->nfiles && g->files[g->nfiles - 1].fid == fid) {
+		*out = &g->files[g->nfiles - 1].rec;
+		return 0;
+	}
+	struct gen_file *f = &g->files[g->nfiles++];
+	f->fid = fid;
+	int r = ap_testindex_file_rec(ix, file, &f->rec);
+	r = r ? r : !f->rec.found ? -EBADMSG : file_facts(ix, fid, &f->rec, &facts);
+	if (!r && json_object_set_new(g->facts, file, facts))
+		r = -ENOMEM;
+	*out = &f->rec;
+	return r;
+}
+
+/* Adds template i of the index (gens.gens[i]) to the request. */
+static int gen_add(struct ap_testindex *ix, struct gen_req *g, size_t i)
+{
+	const struct ap_index_gen *x = &g->gens.gens[i];
+	const struct ap_index_rec *f;
+	const char *file = ap_testindex_file(ix, x->fid);
+	int r = file ? gen_file(ix, g, x->fid, file, &f) : -EBADMSG;
+	if (r)
+		return r;
+	if (f->error || x->ti < 0 || (size_t)x->ti >= f->ntests || !f->tests[x->ti].cls ||
+	    !x->source)
+		return 0; /* module-level, or too long to evaluate: no device class */
+	const struct ap_index_test *t = &f->tests[x->ti];
+	g->v[g->n++] = (struct gen_tpl){ file, t->cls, t->name, x->source, x->line, t->line,
+					 x->devices };
+	return json_array_append_new(g->templates, json_pack("[s,s,s,s]", file, t->cls, t->name,
+							     x->source)) ? -ENOMEM : 0;
+}
+
+/* The request for every template of the index, into g (release it
+ * whatever is returned). */
+static int gen_request(struct ap_testindex *ix, struct gen_req *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->templates = json_array();
+	g->facts = json_object();
+	int r = g->templates && g->facts ? ap_testindex_gens(ix, &g->gens) : -ENOMEM;
+	size_t n = g->gens.ngens;
+	if (!r && n) {
+		g->v = calloc(n, sizeof(*g->v));
+		g->files = calloc(n, sizeof(*g->files));
+		r = g->v && g->files ? 0 : -ENOMEM;
+	}
+	for (size_t i = 0; !r && i < n; i++)
+		r = gen_add(ix, g, i);
+	return r;
+}
+
+/* The decorator's source on one line, after "@". */
+static char *decorator_line(const char *source)
+{
+	struct ap_buf out = { 0 };
+	int space = 0;
+	ap_buf_adds(&out, "@");
+	for (const char *p = source; *p; p++) {
+		int ws = *p == ' ' || *p == '\t' || *p == '\n' || *p == '\r';
+		if (ws && !space && out.len > 1)
+			ap_buf_add(&out, " ", 1);
+		else if (!ws)
+			ap_buf_add(&out, p, 1);
+		space = ws;
+	}
+	return out.data;
+}
+
+/* found grown by one hit, zeroed; NULL when memory is short. */
+static struct ap_official_hit *found_add(struct ap_official_found *found)
+{
+	struct ap_official_hit *v = realloc(found->hits, (found->n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	found->hits = v;
+	memset(&v[found->n], 0, sizeof(*v));
+	return &v[found->n++];
+}
+
+/* The id of generated test test (of template t) on no device: the
+ * template's class, and test without its last "_DEVICE" (a new string, or
+ * NULL when memory is short). */
+static char *generic_id(const struct gen_tpl *t, const char *test, const char *device)
+{
+	struct ap_buf out = { 0 }, dev = { 0 };
+	ap_buf_addf(&dev, "_%s", device);
+	const char *at = NULL;
+	for (const char *p = strstr(test, ap_buf_str(&dev)); p; p = strstr(p + 1, ap_buf_str(&dev)))
+		if (p[dev.len] == '_' || !p[dev.len])
+			at = p;
+	if (at)
+		ap_buf_addf(&out, "%s::%s::%.*s%s", t->file, t->cls, (int)(at - test), test,
+			    at + dev.len);
+	else
+		ap_buf_addf(&out, "%s::%s::%s", t->file, t->cls, test);
+	ap_buf_free(&dev);
+	return out.data;
+}
+
+/* A hit for the generated test [class, test, dtype] of template t. */
+static int gen_hit(const struct gen_tpl *t, const json_t *name, const char *device,
+		   const char *not_for, struct ap_official_found *found)
+{
+	const char *cls = json_string_value(json_array_get(name, 0));
+	const char *test = json_string_value(json_array_get(name, 1));
+	const char *dtype = json_string_value(json_array_get(name, 2));
+	if (!cls || !test)
+		return -EBADMSG;
+	struct ap_official_hit *h = found_add(found);
+	if (!h)
+		return -ENOMEM;
+	h->file = strdup(t->file);
+	h->cls = strdup(cls);
+	h->test = strdup(test);
+	h->line = t->def_line;
+	h->generated = 1;
+	h->generic = generic_id(t, test, device);
+	h->score = ap_testgen_score(t->file, t->cls, dtype);
+	h->matches = calloc(1, sizeof(*h->matches));
+	if (not_for) {
+		struct ap_buf why = { 0 };
+		ap_buf_addf(&why, "no-device: not instantiated for %s: %s", device, not_for);
+		h->notrun = why.data;
+	} else
+		h->notrun = ap_testgen_device_skip(t->devices, device);
+	if (h->notrun) /* listed after the ones that run here, above any mention */
+		h->score -= AP_SCORE_GENERATED / 2;
+	if (!h->file || !h->cls || !h->test || !h->matches || !h->generic)
+		return -ENOMEM;
+	h->matches[0] = (struct ap_official_match){ t->line, "generated",
+						    decorator_line(t->source) };
+	h->nmatches = h->matches[0].text ? 1 : 0;
+	return h->nmatches ? 0 : -ENOMEM;
+}
+
+/* The hits of the worker's answer to g; the templates it could not
+ * evaluate are counted into why, with the first one's error. */
+static int gen_hits(const struct gen_req *g, const json_t *reply, const char *device,
+		    struct ap_official_found *found, struct ap_buf *why)
+{
+	struct ap_proto_generated gr;
+	ap_proto_tests_generated_read(reply, &gr);
+	int r = 0;
+	size_t failed = 0;
+	struct ap_buf first = { 0 };
+	for (size_t i = 0; !r && i < g->n; i++) {
+		struct ap_proto_generated_template t;
+		const json_t *name;
+		size_t k;
+		ap_proto_generated_template(&gr, i, &t);
+		if (t.error && !failed++)
+			ap_buf_addf(&first, "%s::%s::%s: %s", g->v[i].file, g->v[i].cls, g->v[i].test,
+				    t.error);
+		json_array_foreach(t.names, k, name) {
+			r = gen_hit(&g->v[i], name, device, t.not_for_device, found);
+			if (r)
+				break;
+		}
+	}
+	if (failed)
+		ap_buf_addf(why, "%zu of %zu test templates could not be evaluated here (the "
+			    "first: %s)", failed, g->n, ap_buf_str(&first));
+	ap_buf_free(&first);
+	return r;
+}
+
+/* Appends to found the tests that the tree's decorated templates generate
+ * for target on device, each a hit with generated set, its score, and
+ * notrun where a device decorator or its instantiation leaves the device
+ * out; sets *onnxruntime to whether onnxruntime imports there. 0 (also when
+ * the index has no template, or the worker could not import OpInfo: then
+ * nothing is added and warn says so; why counts the templates that could
+ * not be evaluated), -EBADMSG, -ENOMEM or a worker error. */
+static int generated_find(struct ap_worker *w, struct ap_testindex *ix, const char *target,
+			  const char *device, struct ap_official_found *found, int *onnxruntime,
+			  struct ap_buf *warn, struct ap_buf *why)
+{
+	struct gen_req g = { 0 };
+	json_t *reply = NULL, *modules = json_pack("[s]", "onnxruntime");
+	device = device ? device : "cpu";
+	*onnxruntime = 0;
+	int r = modules ? gen_request(ix, &g) : -ENOMEM;
+	if (!r && g.n) {
+		json_t *req = ap_proto_tests_generated(target, device, g.templates, g.facts, modules);
+		r = req ? ap_worker_call(w, req, &reply) : -ENOMEM;
+		json_decref(req);
+	}
+	if (!r && reply) {
+		struct ap_proto_generated gr;
+		ap_proto_tests_generated_read(reply, &gr);
+		*onnxruntime = ap_proto_generated_present(&gr, "onnxruntime");
+		if (gr.error)
+			ap_buf_addf(warn, "no tests generated from OpInfo (it does not import "
+				    "here): %s", gr.error);
+		r = gen_hits(&g, reply, device, found, why);
+	}
+	json_decref(reply);
+	json_decref(modules);
+	gen_req_free(&g);
+	return r;
+}
+
+/* Adds the tests generated for the target (check/testgen.h), and says why
+ * of each test found that cannot run in this environment. */
+static int official_generated(struct ap_worker *w, struct ap_testindex *ix,
+			      const struct ap_proto_resolution *res,
+			      const struct ap_official_opts *o, struct ap_official_plan *p)
+{
+	struct ap_buf dev = { 0 }, why = { 0 }, warn = { 0 };
+	const char *device = official_device(o, &dev);
+	int onnx = 0;
+	int r = res->target ? generated_find(w, ix, res->target, device, &p->found, &onnx, &warn,
+					     &why) : 0;
+	for (size_t i = 0; !r && i < p->found.n; i++) {
+		struct ap_official_hit *h = &p->found.hits[i];
+		if (!h->notrun)
+			h->notrun = ap_testgen_file_skip(h->file, device, onnx);
+	}
+	if (why.len)
+		ap_buf_addf(&p->log, "=== %s\n", ap_buf_str(&why));
+	/* official.log only: where OpInfo does not import (bookworm lacks
+	 * expecttest) every check would say so, operator or not. */
+	if (warn.len)
+		ap_buf_addf(&p->log, "=== %s\n", ap_buf_str(&warn));
+	ap_buf_free(&warn);
+	ap_buf_free(&dev);
+	ap_buf_free(&why);
+	return r;
+}
+
 /* The claim, the tests found and the selection, from the index. */
 static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const json_t *resj,
 			   const struct ap_official_opts *o, struct ap_official_plan *p)
@@ -1272,10 +1662,12 @@ static int official_lookup(struct ap_worker *w, struct ap_testindex *ix, const j
 	json_t *mine = json_array();
 	struct ap_nodeid claim;
 	int run_claim = 0;
-	int r = o->claimed ? official_claim(ix, o, mine, &run_claim) : 0;
+	int r = cls ? ap_official_find(w, ix, cls, leaf, &p->found) : 0;
+	r = r ? r : official_generated(w, ix, &res, o, p);
+	/* after the generated tests are known: a claim may name one of them */
+	r = r ? r : o->claimed ? official_claim(ix, o, &p->found, mine, &run_claim) : 0;
 	if (run_claim && ap_nodeid_parse(o->claimed, &claim))
 		run_claim = 0;
-	r = r ? r : cls ? ap_official_find(w, ix, cls, leaf, &p->found) : 0;
 	r = r ? r : ap_official_rank(&p->found, short_name);
 	r = r ? r : official_select(p, run_claim ? &claim : NULL);
 	if (!r)
@@ -1342,7 +1734,8 @@ int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
 	for (size_t i = 0; i < p->nselected; i++) {
 		int mine = i == 0 && p->started;
 		if (!r)
-			r = official_file(w, &p->ix, o, &p->selected[i], mine ? p->pre : NULL, checks,
+			r = official_file(w, &p->ix, o, &p->selected[i], &p->found, mine ? p->pre : NULL,
+					  checks,
 					  log);
 		if (mine)
 			p->pre = NULL; /* official_file took it */

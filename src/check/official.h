@@ -62,6 +62,12 @@ struct ap_official_hit {
 	struct ap_official_match *matches;
 	int uses_leaf, score;
 	size_t order; /* its place among the hits before ranking, for ties */
+	int generated; /* made by a generator (check/testgen.h): score preset */
+	char *notrun;  /* why it cannot run in this environment (owned; NULL: it can) */
+	char *generic; /* a generated test's id on no device: its template's class,
+			* its name without the device ("test/test_ops.py::TestCommon::
+			* test_out_nn_functional_gelu_float32"), the same in every
+			* environment (owned; NULL: not generated) */
 };
 
 /* The tests found, in order (the test tree's, or best first once ranked). */
@@ -159,6 +165,10 @@ json_t *ap_official_expand(const struct ap_official_ref *nodes, size_t n, const 
  * in seconds: the runner's import and each test with its slack. */
 int ap_official_deadline_s(size_t ntests, int timeout_s);
 
+/* The variable that asks the worker's test runner for the PrivateUse1
+ * adapter (worker/testrun.py, _privateuse1_adapter). */
+#define AP_ADAPTER_ENV "APIPARITY_TEST_ADAPTER"
+
 /* Running them, for check and for `apiparity tests`. */
 struct ap_worker;
 struct ap_env;
@@ -231,5 +241,11 @@ int ap_official_finish(struct ap_worker *w, const struct ap_official_opts *o,
 		       struct ap_buf *log);
 
 void ap_official_plan_free(struct ap_official_plan *p);
+
+/* What apiparity adds to the environment's device module so that
+ * upstream's device tests are instantiated for it, as the bundle states it
+ * (official.adapter): a new object, or NULL where the device needs none
+ * (cpu, or a device type upstream's tests know by name). */
+json_t *ap_official_adapter(const struct ap_official_opts *o);
 
 #endif

@@ -426,8 +426,43 @@ int ap_testindex_uses(struct ap_testindex *ix, const char *name, struct ap_index
 	return r;
 }
 
+int ap_testindex_gens(struct ap_testindex *ix, struct ap_index_rec *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	int r = ap_testindex_get(ix, "D", &rec->doc);
+	size_t n = json_array_size(rec->doc);
+	rec->found = !r && rec->doc;
+	if (r || !rec->found)
+		return r;
+	r = json_is_array(rec->doc) ? rec_alloc((void **)&rec->gens, n, sizeof(*rec->gens))
+				    : -EBADMSG;
+	for (size_t i = 0; !r && i < n; i++) {
+		const json_t *g = json_array_get(rec->doc, i);
+		struct ap_index_gen *x = &rec->gens[i];
+		r = int_at(g, 0, &x->fid);
+		r = r ? r : int_at(g, 1, &x->ti);
+		r = r ? r : int_at(g, 2, &x->line);
+		r = r ? r : str_at(g, 3, 0, &x->generator);
+		r = r ? r : str_at(g, 4, 1, &x->source);
+		x->devices = json_array_get(g, 5);
+		r = r ? r : json_is_array(x->devices) ? 0 : -EBADMSG;
+	}
+	rec->ngens = r ? 0 : n;
+	return r;
+}
+
+int ap_testindex_gen_facts(struct ap_testindex *ix, long long fid, struct ap_index_rec *rec)
+{
+	struct ap_buf id = { 0 };
+	int r = ap_buf_addf(&id, "%lld", fid);
+	r = r ? r : rec_get(ix, "G", ap_buf_str(&id), rec);
+	ap_buf_free(&id);
+	return r || !rec->found ? r : json_is_object(rec->doc) ? 0 : -EBADMSG;
+}
+
 void ap_index_rec_free(struct ap_index_rec *rec)
 {
+	free(rec->gens);
 	free(rec->tests);
 	free(rec->bindings);
 	free(rec->defs);

@@ -23,7 +23,9 @@
  * Keys (see the worker): "F" (the files, by id), "f FILE" ({tests, imports,
  * bindings} or {error}), "t NAME" ([file id, test index] of each test of that
  * name), "u NAME" ([file id, test index, line, dotted, text] of each mention
- * of NAME in a test, as a Name or an attribute chain).
+ * of NAME in a test, as a Name or an attribute chain), "D" (the test
+ * templates an @ops or @modules decorator generates tests from: struct
+ * ap_index_gen), "G FID" (what file FID's decorators refer to).
  */
 #ifndef AP_TESTINDEX_H
 #define AP_TESTINDEX_H
@@ -115,11 +117,22 @@ struct ap_index_use {
 	const char *dotted, *text;
 };
 
+/* A test template a generator decorates ("D"): its file id and test index,
+ * the decorator's line, the generator as the file calls it ("ops",
+ * "modules" or a name bound to them), the decorator's source (NULL: too
+ * long to keep) and its device decorators' sources (an array of strings). */
+struct ap_index_gen {
+	long long fid, ti, line;
+	const char *generator, *source;
+	const json_t *devices;
+};
+
 /* A record: whether the index has it, and its arrays. A file record ("f
  * FILE") has tests, bindings and imports (the file's imports as the index
  * holds them, for a preflight request to carry; NULL: none), or error (the
  * worker could not parse the file). A name's record has defs ("t") or uses
- * ("u"). Bindings that are not three strings are left out. */
+ * ("u"), the tree's templates gens ("D"). Bindings that are not three
+ * strings are left out. */
 struct ap_index_rec {
 	int found;
 	const char *error;
@@ -128,6 +141,8 @@ struct ap_index_rec {
 	struct ap_index_binding *bindings;
 	struct ap_index_def *defs;
 	struct ap_index_use *uses;
+	size_t ngens;
+	struct ap_index_gen *gens;
 	const json_t *imports;
 	json_t *doc; /* the parsed line, which the strings point into */
 };
@@ -141,6 +156,15 @@ int ap_testindex_defs(struct ap_testindex *ix, const char *name, struct ap_index
 
 /* The mentions of name ("u NAME") into *rec, as ap_testindex_file_rec. */
 int ap_testindex_uses(struct ap_testindex *ix, const char *name, struct ap_index_rec *rec);
+
+/* Every decorated template of the tree ("D") into *rec (gens), as
+ * ap_testindex_file_rec. */
+int ap_testindex_gens(struct ap_testindex *ix, struct ap_index_rec *rec);
+
+/* What file fid's decorators refer to ("G FID": {assigns, instantiated}),
+ * as rec->doc (found 0: none), for the worker to evaluate them with. 0,
+ * -EBADMSG or -ENOMEM. */
+int ap_testindex_gen_facts(struct ap_testindex *ix, long long fid, struct ap_index_rec *rec);
 
 void ap_index_rec_free(struct ap_index_rec *rec);
 

@@ -13,6 +13,7 @@
 #include "env/fingerprint.h"
 #include "base/fsutil.h"
 #include "check/official.h"
+#include "base/text.h"
 #include "env/provision.h"
 #include "check/testindex.h"
 #include "check/testsrc.h"
@@ -221,16 +222,32 @@ static void print_found(const json_t *found, const json_t *checks)
 	size_t nf = 0, nc = 0;
 	if (ap_found_facts(found, &f, &nf) || ap_checks_facts(checks, &c, &nc))
 		fprintf(stderr, "apiparity: tests find: out of memory\n");
+	/* What the test files hold is data: written as one line each, its
+	 * control bytes escaped. */
 	for (size_t i = 0; i < nf; i++) {
-		printf("%3lld  %s\n", f[i].score, f[i].node);
-		for (size_t k = 0; k < f[i].nuses && k < FOUND_USES_SHOWN; k++)
-			printf("       %lld: %s\n", f[i].uses[k].line, f[i].uses[k].text);
+		printf("%3lld  ", f[i].score);
+		ap_text_fputs(f[i].node, AP_TEXT_LINE, stdout);
+		if (f[i].notrun) {
+			fputs("\n       not run here: ", stdout);
+			ap_text_fputs(f[i].notrun, AP_TEXT_LINE, stdout);
+		}
+		for (size_t k = 0; k < f[i].nuses && k < FOUND_USES_SHOWN; k++) {
+			printf("\n       %lld: ", f[i].uses[k].line);
+			ap_text_fputs(f[i].uses[k].text, AP_TEXT_LINE, stdout);
+		}
+		fputs("\n", stdout);
 	}
 	if (!json_array_size(found))
 		printf("no upstream test uses it\n");
-	for (size_t i = 0; i < nc; i++)
-		printf("%s %s%s%s\n", c[i].status_word, c[i].name, c[i].reason ? ": " : "",
-		       c[i].reason ? c[i].reason : "");
+	for (size_t i = 0; i < nc; i++) {
+		printf("%s ", c[i].status_word);
+		ap_text_fputs(c[i].name, AP_TEXT_LINE, stdout);
+		if (c[i].reason) {
+			fputs(": ", stdout);
+			ap_text_fputs(c[i].reason, AP_TEXT_LINE, stdout);
+		}
+		fputs("\n", stdout);
+	}
 	ap_found_facts_free(f, nf);
 	ap_checks_facts_free(c, nc);
 }

@@ -38,6 +38,9 @@ static const struct op_info ops[AP_OP_COUNT] = {
 	[AP_OP_SWEEP_WALK] = { "sweep_walk", 1,
 			       FIELDS("entry", "walk", "exclude", "skip", "depth", "surface"),
 			       NONE },
+	[AP_OP_TESTS_GENERATED] = { "tests_generated", 1,
+				    FIELDS("target", "device", "templates", "facts", "modules"),
+				    NONE },
 	[AP_OP_EXIT] = { "exit", 0, NONE, NONE },
 };
 
@@ -124,6 +127,14 @@ json_t *ap_proto_same_object(const char *target, const json_t *names)
 {
 	return json_pack("{s:s, s:s, s:O}", "op", ops[AP_OP_SAME_OBJECT].name, "target", target,
 			 "names", names);
+}
+
+json_t *ap_proto_tests_generated(const char *target, const char *device, const json_t *templates,
+				 const json_t *facts, const json_t *modules)
+{
+	return json_pack("{s:s, s:s, s:s, s:O, s:O, s:O}", "op", ops[AP_OP_TESTS_GENERATED].name,
+			 "target", target, "device", device, "templates", templates, "facts", facts,
+			 "modules", modules);
 }
 
 json_t *ap_proto_tests_preflight(const struct ap_proto_preflight *p)
@@ -254,6 +265,29 @@ int ap_proto_same_object_is(const json_t *reply, size_t i)
 static const char *str_of(const json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
+}
+
+void ap_proto_tests_generated_read(const json_t *reply, struct ap_proto_generated *g)
+{
+	g->error = str_of(reply, "error");
+	g->ops = json_object_get(reply, "ops");
+	g->templates = json_object_get(reply, "templates");
+	g->present = json_object_get(reply, "present");
+}
+
+void ap_proto_generated_template(const struct ap_proto_generated *g, size_t i,
+				 struct ap_proto_generated_template *t)
+{
+	const json_t *o = json_array_get(g->templates, i);
+	const json_t *names = json_object_get(o, "names");
+	t->names = json_is_array(names) ? names : NULL;
+	t->not_for_device = str_of(o, "not_for_device");
+	t->error = str_of(o, "error");
+}
+
+int ap_proto_generated_present(const struct ap_proto_generated *g, const char *module)
+{
+	return json_is_true(json_object_get(g->present, module));
 }
 
 static long long int_of(const json_t *o, const char *key)

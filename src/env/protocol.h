@@ -39,6 +39,7 @@ enum ap_op {
 	AP_OP_RUN,             /* runs samples on each device, a frame per sample */
 	AP_OP_SWEEP_BEGIN,     /* readies a sweep's walk; what the plugins add */
 	AP_OP_SWEEP_WALK,      /* the public APIs under one catalog entry */
+	AP_OP_TESTS_GENERATED, /* the tests upstream generates for an operator */
 	AP_OP_EXIT,            /* ends the worker */
 	AP_OP_COUNT,
 	AP_OP_UNKNOWN = -1,
@@ -85,6 +86,12 @@ json_t *ap_proto_tests_index(const char *root);
 
 /* Which of names (dotted paths) are target's own object. */
 json_t *ap_proto_same_object(const char *target, const json_t *names);
+
+/* The tests that the decorated templates ([[file, class, test, decorator
+ * source]]) generate for target on device, with each file's facts ({file:
+ * {assigns, bindings, instantiated}}); and whether each of modules imports. */
+json_t *ap_proto_tests_generated(const char *target, const char *device, const json_t *templates,
+				 const json_t *facts, const json_t *modules);
 
 /* A preflight of one official test file. */
 struct ap_proto_preflight {
@@ -177,6 +184,26 @@ const char *ap_proto_tests_index_path(const json_t *reply);
 
 /* Whether a same_object reply says the i-th name is the target's object. */
 int ap_proto_same_object_is(const json_t *reply, size_t i);
+
+/* A tests_generated reply: its error (NULL: none), the target's entries
+ * (names, an array), and per template i: the tests ([[class, test, dtype or
+ * null]], NULL when absent), the instantiation that leaves the device out
+ * (or NULL) and the error evaluating it (or NULL). */
+struct ap_proto_generated {
+	const char *error;
+	const json_t *ops, *templates, *present;
+};
+void ap_proto_tests_generated_read(const json_t *reply, struct ap_proto_generated *g);
+
+struct ap_proto_generated_template {
+	const json_t *names;
+	const char *not_for_device, *error;
+};
+void ap_proto_generated_template(const struct ap_proto_generated *g, size_t i,
+				 struct ap_proto_generated_template *t);
+
+/* Whether the reply says module imports in the environment. */
+int ap_proto_generated_present(const struct ap_proto_generated *g, const char *module);
 
 /* ------------------------------------------------- official tests' replies */
 

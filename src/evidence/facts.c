@@ -409,6 +409,7 @@ int ap_found_facts(const json_t *found, struct ap_fact_found **v, size_t *n)
 		struct ap_fact_found *f = &(*v)[i];
 		f->score = (long long)json_integer_value(get(t, "score"));
 		f->node = str(t, "node");
+		f->notrun = str(t, "notrun");
 		f->nuses = json_array_size(uses);
 		f->uses = array(f->nuses, sizeof(*f->uses), &oom);
 		for (size_t k = 0; f->uses && k < f->nuses; k++) {

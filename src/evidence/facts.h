@@ -222,6 +222,7 @@ struct ap_fact_use {
 struct ap_fact_found {
 	long long score;
 	const char *node;
+	const char *notrun; /* why it cannot run there (NULL: it can) */
 	size_t nuses;
 	struct ap_fact_use *uses;
 };

@@ -383,10 +383,11 @@ static void ranked_tests_serialize_as_the_bundle_holds_them(void **state)
 		"[{\"file\":\"test/b.py\",\"class\":\"B\",\"test\":\"test_b\",\"line\":42,"
 		"\"matches\":[{\"line\":1,\"how\":\"qualified\",\"text\":\"" TEXT "\"},"
 		"{\"line\":2,\"how\":\"name\",\"text\":\"" TEXT "\"}],\"uses_leaf\":true,"
-		"\"node\":\"test/b.py::B::test_b\",\"score\":5},"
+		"\"node\":\"test/b.py::B::test_b\",\"score\":5,\"generated\":false,\"notrun\":null,\"generic\":null},"
 		"{\"file\":\"test/m.py\",\"class\":null,\"test\":\"test_m\",\"line\":42,"
 		"\"matches\":[{\"line\":1,\"how\":\"alias\",\"text\":\"" TEXT "\"}],"
-		"\"uses_leaf\":false,\"node\":\"test/m.py::test_m\",\"score\":3}]");
+		"\"uses_leaf\":false,\"node\":\"test/m.py::test_m\",\"score\":3,"
+		"\"generated\":false,\"notrun\":null,\"generic\":null}]");
 	free(txt);
 	json_decref(j);
 	ap_official_found_free(&r);
