@@ -359,7 +359,8 @@ def op_run(req):
     ends; after a sample that crashes or hangs the runner, a new runner goes
     on with the next."""
     import tempfile
-    lim = dict((k, _limit(req, k)) for k in ("timeout_s", "start_s", "floor_s", "factor"))
+    lim = {"timeout_s": _limit(req, "timeout_s"), "start_s": _limit(req, "start_s"),
+           "floor_s": _limit(req, "floor_s"), "factor": _limit(req, "factor")}
     samples, devices, target = req["samples"], list(req.get("devices", [])), req["target"]
     notrun = req["notrun"]
     opinfo = {"available": True}

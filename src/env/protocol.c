@@ -32,7 +32,7 @@ static const struct op_info ops[AP_OP_COUNT] = {
 	[AP_OP_SAMPLES] = { "samples", 1, FIELDS("target", "dtypes", "max_samples", "seed"),
 			    NONE },
 	[AP_OP_RUN] = { "run", 1, FIELDS("target", "samples", "devices", "notrun"),
-			FIELDS("timeout_s", "start_s") },
+			FIELDS("timeout_s", "start_s", "floor_s", "factor") },
 	[AP_OP_SWEEP_BEGIN] = { "sweep_begin", 1, FIELDS("plugins", "entries", "surface"),
 				NONE },
 	[AP_OP_SWEEP_WALK] = { "sweep_walk", 1,
