@@ -219,7 +219,7 @@ static enum ap_status lost_status(const struct ap_proto_lost *l, struct ap_buf *
 	}
 	enum ap_status st = ap_child_end(&l->ended, why);
 	if (st == AP_TIMEOUT && l->has_cpu_s)
-		ap_buf_addf(why, " (%g s + %g x the CPU's %.3g s)", AP_NUMERIC_DEVICE_FLOOR_S,
+		ap_buf_addf(why, " (%d s + %d x the CPU's %.3g s)", AP_NUMERIC_DEVICE_FLOOR_S,
 			    AP_NUMERIC_DEVICE_FACTOR, l->cpu_s);
 	if (st != AP_STATUS_UNKNOWN)
 		return st;

@@ -49,8 +49,8 @@
  * that hangs then costs its sample about the floor, not the whole timeout;
  * the floor is for a backend's slow first call (openreg's goes to a daemon
  * per operator). */
-#define AP_NUMERIC_DEVICE_FLOOR_S 15.0
-#define AP_NUMERIC_DEVICE_FACTOR 200.0
+#define AP_NUMERIC_DEVICE_FLOOR_S 15
+#define AP_NUMERIC_DEVICE_FACTOR 200
 
 /* The opinfo request: the OpInfo entries of target in an environment, with
  * the dtypes each supports on CPU and on each device of devices (a string

@@ -191,7 +191,7 @@ json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, lo
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
 		     json_t *notrun, const struct ap_proto_run_limits *lim)
 {
-	return json_pack("{s:s, s:s, s:O, s:o, s:o, s:i, s:i, s:f, s:f}", "op",
+	return json_pack("{s:s, s:s, s:O, s:o, s:o, s:i, s:i, s:i, s:i}", "op",
 			 ops[AP_OP_RUN].name, "target", target, "samples", samples, "devices",
 			 devices, "notrun", notrun, "timeout_s", lim->timeout_s, "start_s",
 			 lim->start_s, "floor_s", lim->floor_s, "factor", lim->factor);

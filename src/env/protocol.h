@@ -132,8 +132,7 @@ json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, lo
  * has run it, within floor_s + factor x the CPU's time (never more than
  * timeout_s); the devices' start within start_s. */
 struct ap_proto_run_limits {
-	int timeout_s, start_s;
-	double floor_s, factor;
+	int timeout_s, start_s, floor_s, factor;
 };
 
 /* Runs samples of target on devices, within lim. notrun (taken): for each

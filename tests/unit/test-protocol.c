@@ -54,6 +54,9 @@ static json_t *sample(enum ap_op op)
 		req = ap_proto_tests_run(&(struct ap_proto_tests_run){
 			"/src/test", "test_a.py", NULL, "grad", 30, 90, NULL, NULL });
 		break;
+	case AP_OP_TESTS_GENERATED:
+		req = ap_proto_tests_generated("torch.add", "cpu", bind, bind, bind);
+		break;
 	case AP_OP_OPINFO:
 		req = ap_proto_opinfo("torch.add", strings("cpu", NULL));
 		break;
@@ -186,7 +189,7 @@ static void requests_are_the_frames_the_worker_is_sent(void **state)
 		     "\"dtypes\":[\"float32\"],\"max_samples\":4,\"seed\":1}");
 	expect_frame(sample(AP_OP_RUN), "{\"op\":\"run\",\"target\":\"torch.add\",\"samples\":"
 		     "{\"x\":1},\"devices\":[\"cpu\"],\"notrun\":[{\"npu\":\"dtype\"}],"
-		     "\"timeout_s\":10,\"start_s\":60,\"floor_s\":15.0,\"factor\":200.0}");
+		     "\"timeout_s\":10,\"start_s\":60,\"floor_s\":15,\"factor\":200}");
 	expect_frame(sample(AP_OP_SWEEP_BEGIN),
 		     "{\"op\":\"sweep_begin\",\"plugins\":[\"torch_npu\"],\"entries\":[],"
 		     "\"surface\":{\"x\":1}}");
