@@ -367,8 +367,8 @@ def op_samples(req):
     dtypes asked that CPU supports: at most max_samples each of
     sample_inputs and reference_inputs per dtype (and one that broadcasts
     and one empty where the next few have them), each in every form
-    (_forms); one sample of each dtype asked that CPU does not support
-    (_dtype_sample); and error_inputs; each made after
+    (_forms); error_inputs; and, last, one sample of each dtype asked that
+    CPU does not support (_dtype_sample); each made after
     torch.manual_seed(seed)."""
     import torch
     target, limit, seed = req["target"], int(req["max_samples"]), int(req["seed"])
@@ -376,7 +376,7 @@ def op_samples(req):
     if _is_module_class(obj):
         return _module_samples(req, obj)
     ops = _match_ops(target, obj)
-    samples, skipped = [], []
+    samples, skipped, last = [], [], []
     for op in ops:
         inplace = _is_inplace(target, obj, op)
         cpu = _dtype_names(op.supported_dtypes("cpu"))
@@ -387,7 +387,7 @@ def op_samples(req):
             bw = []
         for name in req["dtypes"]:
             if name not in cpu:
-                samples += _dtype_sample(op, name, seed, skipped)
+                last += _dtype_sample(op, name, seed, skipped)
                 continue
             dt = getattr(torch, name)
             grad = name in bw
@@ -420,5 +420,7 @@ def op_samples(req):
                     skipped.append(dict(base, index=k, why="unserializable: %s" % x))
         except Exception as x:
             skipped.append(dict(base, index=-1, why=_exc_text(x)))
-    return {"ok": True, "data": {"seed": seed, "samples": samples, "skipped": skipped,
+    # the dtype samples last: a backend that loses its device on a refusal
+    # (openreg) then needs no new runner for the samples after them
+    return {"ok": True, "data": {"seed": seed, "samples": samples + last, "skipped": skipped,
                                  "ops": [_op_facts(op, []) for op in ops]}}

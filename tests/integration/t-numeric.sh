@@ -3,7 +3,7 @@
 # environment, run on CPU and on every device of every environment, compared
 # in C (device against CPU, each environment's CPU against the reference's).
 . "$(dirname "$0")/lib.sh"
-plan 85
+plan 83
 
 # A bundle's numeric checks, as "STATUS:count" sorted.
 statuses() { field "$1" '" ".join(sorted(set("%s:%d" % (s, [c["status"] for c in b["checks"] if c["kind"] == "numeric"].count(s)) for s in [c["status"] for c in b["checks"] if c["kind"] == "numeric"])))'; }
@@ -36,7 +36,7 @@ print(len(r) >= 8 and r == s)' "$T/g/trixie/bundle.json" "$b")" True gelu_same_i
 	run 0 gelu_evidence_passes_verify "$APIPARITY" verify "$T/g" --policy "$T/policy.yaml"
 
 	for t in torch.Tensor.index_add_ torch.matmul torch.nn.functional.relu; do
-		run 0 "${t##*.}_is_consistent" "$APIPARITY" check $t --env trixie --env sid --no-official --out "$T/t"
+		run 0 "${t##*.}_is_consistent" "$APIPARITY" check $t --env trixie --env sid --samples 1 --no-official --out "$T/t"
 		# matmul's float16 on noncontiguous inputs moved between torch 2.6
 		# and 2.14 (a change between versions, said, not counted)
 		contains "$out" "^sid .* consistent(-with-limits)?$" "${t##*.}_sid_consistent"
@@ -160,36 +160,38 @@ faults() {
 }
 needs trixie-openreg -- faults
 
-# Every form of a sample (fixtures openreg_neg_*: neg wrong in one form
-# only): each fault fails its own form and no other, naming it; the clean
-# backend passes them all. The limit is generous (a bound on a hang: five
-# environments share the machine, and neg's float64 reference sample moves
-# 8 MB through openreg's pipe each way), the derived one cuts it.
+# Every form of a sample (fixture openreg_neg_faults: neg wrong in four
+# forms, one fault each): each fault fails its own form and no other, naming
+# it; the clean backend passes them all. The limit is generous (a bound on a
+# hang: neg's float64 reference sample moves 8 MB through openreg's pipe each
+# way), the derived one cuts it.
 forms() {
 	sed "s|@FIX@|$FIX|g" "$FIX/openreg.ini" > "$T/openreg.ini"
 	run 1 neg_in_every_form "$APIPARITY" check torch.neg --envs "$T/openreg.ini" --timeout 300 \
-		--env trixie-openreg --env openreg-neg-noncontiguous --env openreg-neg-out \
-		--env openreg-neg-inplace --env openreg-neg-bool --samples 1 --no-official --out "$T/n1"
-	failed='sorted(set((c.get("form") or c["sample_kind"]) for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg" and c["status"] != "PASS" and c["status"] != "NOTRUN"))'
+		--env trixie-openreg --env openreg-neg-faults --samples 1 --no-official --out "$T/n1"
 	equals "$(field "$T/n1/trixie-openreg/bundle.json" "b['verdict'], [(c['name'], c['reason']) for c in b['checks'] if c['kind'] == 'numeric' and c['status'] not in ('PASS', 'NOTRUN')]")" \
 		"('consistent', [])" clean_openreg_passes_neg_in_every_form
 	equals "$(field "$T/n1/trixie-openreg/bundle.json" 'sorted(set(c.get("form") or "-" for c in b["checks"] if c["kind"] == "numeric" and c["status"] == "PASS"))')" \
 		"['-', 'inplace', 'method', 'noncontiguous', 'out']" each_form_of_neg_runs
-	equals "$(field "$T/n1/openreg-neg-noncontiguous/bundle.json" "$failed")" "['noncontiguous']" \
-		a_kernel_wrong_on_noncontiguous_inputs_fails_that_form_only
-	equals "$(field "$T/n1/openreg-neg-out/bundle.json" "$failed")" "['out']" \
-		a_kernel_wrong_in_out_fails_that_form_only
-	equals "$(field "$T/n1/openreg-neg-inplace/bundle.json" "$failed")" "['inplace']" \
-		a_kernel_wrong_in_place_fails_that_form_only
-	contains "$out" "^  openreg-neg-inplace: check neg float32 sample#0 inplace openreg vs cpu: FAIL: out\[0\]: [0-9]+ of [0-9]+ elements out of tolerance" \
-		the_failure_names_the_form
-	equals "$(field "$T/n1/openreg-neg-bool/bundle.json" "$failed")" "['dtype', 'error']" \
-		accepting_an_unclaimed_dtype_fails_its_dtype_sample
-	contains "$out" "^  openreg-neg-bool: check neg bool dtype#0 openreg vs cpu: FAIL: dtype bool, which OpInfo does not claim for neg: did not raise on openreg, raised RuntimeError on cpu " \
-		the_dtype_failure_names_the_dtype_and_the_claim
-	for e in noncontiguous out inplace bool; do
-		contains "$(sed -n '/^ENV/,/^$/p' <<<"$out")" "^openreg-neg-$e .* inconsistent$" "openreg_neg_${e}_is_inconsistent"
+	# what failed, by form (or kind) and dtype: every float and int dtype
+	# fails in each spoiled form, bool in its dtype sample (and the error
+	# input that is bool too); the method, and the function on contiguous
+	# inputs, never
+	b="$T/n1/openreg-neg-faults/bundle.json"
+	equals "$(field "$b" 'sorted(set(c.get("form") or c["sample_kind"] for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg" and c["status"] not in ("PASS", "NOTRUN")))')" \
+		"['dtype', 'error', 'inplace', 'noncontiguous', 'out']" each_fault_fails_its_own_form_only
+	equals "$(field "$b" 'sorted(set(c["status"] for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg" and c.get("form") in (None, "method") and c["sample_kind"] in ("sample", "reference")))')" \
+		"['PASS']" the_function_and_the_method_stay_right
+	for f in noncontiguous out inplace; do
+		equals "$(field "$b" "sorted(set(c['status'] for c in b['checks'] if c['kind'] == 'numeric' and c['device'] == 'openreg' and c.get('form') == '$f' and c['dtype'] == 'float32' and c['sample_kind'] == 'sample' and c['sample_index'] == 0))")" \
+			"['FAIL']" "the_${f}_fault_fails_its_form"
 	done
+	contains "$out" "^  openreg-neg-faults: check neg float32 sample#0 inplace openreg vs cpu: FAIL: out\[0\]: [0-9]+ of [0-9]+ elements out of tolerance" \
+		the_failure_names_the_form
+	contains "$(field "$b" '[c["status"] + ": " + c["reason"] for c in b["checks"] if c["kind"] == "numeric" and c["device"] == "openreg" and c["sample_kind"] == "dtype"][0]')" \
+		"^FAIL: dtype bool, which OpInfo does not claim for neg: did not raise on openreg, raised RuntimeError on cpu " \
+		the_dtype_failure_names_the_dtype_and_the_claim
+	contains "$(sed -n '/^ENV/,/^$/p' <<<"$out")" "^openreg-neg-faults .* inconsistent$" the_faulty_backend_is_inconsistent
 }
 needs trixie-openreg -- forms
 
