@@ -79,9 +79,9 @@ def _call(fn, first, args, kwargs, form):
         return out, out, _is_same(out, first) if form == "inplace" else None
     given = _out_like(fn(first, *args, **kwargs))
     out = fn(first, *args, out=given, **kwargs)
-    pairs = list(zip(_flat(out, []), _flat(given, [])))
-    return out, given, len(pairs) == len(_flat(given, [])) and all(
-        _is_same(r, t) for r, t in pairs)
+    written = _flat(given, [])
+    pairs = list(zip(_flat(out, []), written))
+    return out, given, len(pairs) == len(written) and all(_is_same(r, t) for r, t in pairs)
 
 
 def _run_side(fn, s, device, inplace, grad, trace=_NoTrace, form=None):
@@ -208,35 +208,6 @@ def _sample_runner(target, samples, start, devices, notrun, w):
                   if d != "cpu" and p.get("status") == "raised" and not cpu_raised]
         if raised and (_backward_raised[0] or not all(_device_works(d) for d in raised)):
             return
-
-
-def _children(pid):
-    """The pids of pid's children, from /proc (a device's daemons, once the
-    runner is ready)."""
-    out = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:  # no /proc here: nothing to watch
-        return out
-    for name in names:
-        if name.isdigit():
-            st = _proc_stat(int(name))
-            if st is not None and st[1] == pid:
-                out.append(int(name))
-    return out
-
-
-def _proc_stat(pid):
-    """(state, ppid, exit code or None) of pid from /proc/PID/stat, or None
-    when it is gone."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            text = f.read().decode("ascii", "replace")
-    except OSError:
-        return None
-    fields = text[text.rfind(")") + 2:].split()
-    code = int(fields[49]) if len(fields) > 49 and fields[0] in "ZX" else None
-    return fields[0], int(fields[1]), code
 
 
 def _dead(pids):

@@ -139,20 +139,29 @@ def _children(ppid):
     out = []
     try:
         names = os.listdir("/proc")
-    except OSError:
+    except OSError:  # no /proc here: none to be found
         return out
     for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if len(fields) > 1 and int(fields[1]) == ppid:
-            out.append(int(name))
+        if name.isdigit():
+            st = _proc_stat(int(name))
+            if st is not None and st[1] == ppid:
+                out.append(int(name))
     return out
+
+
+def _proc_stat(pid):
+    """(state, ppid, exit code or None) of pid from /proc/PID/stat, or None
+    when it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            text = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = text[text.rfind(")") + 2:].split()
+    if len(fields) < 2:
+        return None
+    code = int(fields[49]) if len(fields) > 49 and fields[0] in "ZX" else None
+    return fields[0], int(fields[1]), code
 
 
 def _reap_orphans():

@@ -595,6 +595,17 @@ static int not_compared(json_t *c, const struct ap_proto_run_frame *f,
 	return st != AP_STATUS_UNKNOWN;
 }
 
+/* Makes check c NOTRUN, "known limit of BACKEND: REASON", excused by limit
+ * l for the failure it saw (raised, message). */
+static void excuse(json_t *c, const struct ap_limit *l, const char *raised, const char *message)
+{
+	struct ap_buf why = { 0 };
+	ap_buf_addf(&why, "known limit of %s: %s", l->backend, l->reason);
+	ap_check_excuse(c, l->name, l->backend, l->what, l->reason, l->where, raised, message,
+			ap_buf_str(&why));
+	ap_buf_free(&why);
+}
+
 /* Check c of device part a against the CPU part e, failed where the CPU
  * ran: when a known limit of the backend describes the device's failure
  * (it raised, as the limit says), the check is NOTRUN, "known limit of
@@ -609,13 +620,8 @@ static void apply_limit(const struct ap_numeric_ctx *ctx, json_t *c,
 	const struct ap_limit *l = ap_limit_match(ctx->limits, device, ctx_op(ctx),
 						  raised ? txt(a->exception) : NULL,
 						  txt(a->message));
-	if (!l)
-		return;
-	struct ap_buf why = { 0 };
-	ap_buf_addf(&why, "known limit of %s: %s", l->backend, l->reason);
-	ap_check_excuse(c, l->name, l->backend, l->what, l->reason, l->where,
-			raised ? txt(a->exception) : NULL, txt(a->message), ap_buf_str(&why));
-	ap_buf_free(&why);
+	if (l)
+		excuse(c, l, raised ? txt(a->exception) : NULL, txt(a->message));
 }
 
 /* Check c of a sample lost on device, where the CPU raised (e) and the
@@ -631,18 +637,14 @@ static void apply_exit_limit(const struct ap_numeric_ctx *ctx, json_t *c,
 	if (ap_check_status(c) != AP_CRASH || f->lost_daemon_exit < 0 ||
 	    e->status != AP_PART_RAISED)
 		return;
-	struct ap_buf msg = { 0 }, why = { 0 };
+	struct ap_buf msg = { 0 };
 	ap_buf_addf(&msg, "exited with status %lld where the CPU raised %s", f->lost_daemon_exit,
 		    txt(e->exception));
 	const struct ap_limit *l = ap_limit_match(ctx->limits, device, ctx_op(ctx), "DaemonExit",
 						  ap_buf_str(&msg));
-	if (l) {
-		ap_buf_addf(&why, "known limit of %s: %s", l->backend, l->reason);
-		ap_check_excuse(c, l->name, l->backend, l->what, l->reason, l->where,
-				"DaemonExit", ap_buf_str(&msg), ap_buf_str(&why));
-	}
+	if (l)
+		excuse(c, l, "DaemonExit", ap_buf_str(&msg));
 	ap_buf_free(&msg);
-	ap_buf_free(&why);
 }
 
 /* The CPU part alone (no device): what it raised against what the sample

@@ -522,10 +522,10 @@ int ap_proto_frame_lost(const json_t *frame, struct ap_proto_lost *l)
 	l->has_cpu_s = json_is_number(cpu);
 	l->cpu_s = json_number_value(cpu);
 	l->daemon_died = json_is_integer(pid);
-	l->daemon_pid = (long long)json_integer_value(pid);
-	l->daemon_signal = json_string_value(json_object_get(d, "signal"));
+	l->daemon_pid = int_of(d, "pid");
+	l->daemon_signal = str_of(d, "signal");
 	l->daemon_has_exit = json_is_integer(code);
-	l->daemon_exit = (long long)json_integer_value(code);
+	l->daemon_exit = int_of(d, "exit_status");
 	return 1;
 }
 
@@ -700,7 +700,7 @@ void ap_proto_run_frame_read(const json_t *frame, struct ap_proto_run_frame *f)
 	f->lost_status = str_of(lost, "status");
 	f->lost_reason = str_of(lost, "reason");
 	f->lost_daemon_exit = json_is_integer(json_object_get(lost, "daemon_exit"))
-				      ? (long long)json_integer_value(json_object_get(lost, "daemon_exit"))
+				      ? int_of(lost, "daemon_exit")
 				      : -1;
 }
 
