@@ -222,10 +222,7 @@ static int official_end(struct ap_run_session *s, struct ap_worker *worker,
 	for (size_t k = before; k < json_array_size(checks); k++)
 		session_journal(s, "check", json_array_get(checks, k));
 	ap_bundle_set_official(s->bundle, ap_buf_str(&official->root), ver, AP_OFFICIAL_ISOLATION,
-			       found);
-	json_t *adapter = ap_official_adapter(&official->o);
-	if (adapter)
-		json_object_set_new(json_object_get(s->bundle, "official"), "adapter", adapter);
+			       found, ap_official_adapter(&official->o));
 	if (!r)
 		session_write(s, "official.log", log.data ? log.data : "", log.len);
 	if (r)

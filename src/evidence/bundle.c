@@ -207,10 +207,11 @@ void ap_bundle_set_family(json_t *b, const char *name, const char *member,
 }
 
 void ap_bundle_set_official(json_t *b, const char *root, const char *version,
-			    const char *isolation, json_t *found)
+			    const char *isolation, json_t *found, json_t *adapter)
 {
-	json_object_set_new(b, "official", json_pack("{s:s, s:s?, s:s, s:o?}", "root", root,
-			    "package_version", version, "isolation", isolation, "found", found));
+	json_object_set_new(b, "official", json_pack("{s:s, s:s?, s:s, s:o?, s:o?}", "root", root,
+			    "package_version", version, "isolation", isolation, "found", found,
+			    "adapter", adapter));
 }
 
 void ap_bundle_set_comparison(json_t *b, const char *reference, json_t *differences)

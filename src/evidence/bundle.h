@@ -167,9 +167,10 @@ int ap_bundle_family(const json_t *b);
 
 /* b.official: where the upstream tests were found (root, the torch package
  * version or NULL), how they were isolated from each other (isolation, in
- * words) and the ranked tests (found, stolen; NULL for none). */
+ * words), the ranked tests (found, stolen; NULL for none) and the adapter
+ * the tests ran through (stolen; NULL for none: official.h). */
 void ap_bundle_set_official(json_t *b, const char *root, const char *version,
-			    const char *isolation, json_t *found);
+			    const char *isolation, json_t *found, json_t *adapter);
 
 /* b.comparison: the reference's name and the trace differences from it
  * (stolen), or {} when reference is NULL (nothing to compare with). */
