@@ -1,6 +1,7 @@
 # apiparity - see README.md. `make check` builds and runs every test;
 # `make check SANITIZE=1` does the same with ASan+UBSan in build-san/;
-# `make coverage` with --coverage in build-cov/, then reports what ran.
+# `make coverage` with --coverage in build-cov/, then reports what ran;
+# `make coverage SANITIZE=1` both at once, in build-cov-san/ (CI's one pass).
 
 CC      ?= cc
 # PNG=0 builds without the PNG pictures (no librsvg, cairo or libpng): a
@@ -12,7 +13,7 @@ PKGS    := jansson libcrypto yaml-0.1 $(if $(NOPNG),,libpng)
 DL_PKGS := $(if $(NOPNG),,librsvg-2.0 cairo)
 SANITIZE ?=
 COVERAGE ?=
-BUILD   := $(if $(SANITIZE),build-san,$(if $(COVERAGE),build-cov,build))$(if $(NOPNG),-nopng)
+BUILD   := build$(if $(COVERAGE),-cov)$(if $(SANITIZE),-san)$(if $(NOPNG),-nopng)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Coverage unoptimised, so that a line's count is that line's.
 SANFLAGS := $(if $(SANITIZE),$(SAN))$(if $(COVERAGE),--coverage)
@@ -144,6 +145,8 @@ test: $(BUILD)/apiparity $(UNIT) $(TOOLS) envs
 # worker (a settrace hook in t-worker's run of its unit tests), each test's counters kept apart (tests/run with
 # AP_COVERAGE), the HTML report in build-cov/coverage/html/; fails when the
 # suite fails or a figure falls below its floor in tests/coverage.floor.
+# With SANITIZE=1 the same build has ASan+UBSan too (build-cov-san/): one run
+# of the suite is both the coverage run and the sanitizer run.
 coverage: deps
 	@$(MAKE) --no-print-directory COVERAGE=1 coverage-run
 
@@ -162,11 +165,14 @@ flake: deps
 # Sampled mutants (tests/mutants/sample): N one-line mutants of src/ drawn
 # with SEED from the lines `make coverage` saw executed, each run against the
 # tests that execute its line; fails below a 90 % kill rate (MIN_RATE).
+# COV_BUILD is the coverage build whose data it reads (build-cov-san after
+# `make coverage SANITIZE=1`).
 N    ?= 200
 SEED ?= 1
+COV_BUILD ?= build-cov
 mutants-sample: deps
 	@$(MAKE) --no-print-directory $(BUILD)/apiparity $(UNIT) $(TOOLS)
-	@tests/mutants/sample build-cov $(BUILD) $(N) $(SEED)
+	@tests/mutants/sample $(COV_BUILD) $(BUILD) $(N) $(SEED)
 
 # Mutation testing: every patch of tests/mutants/ is a one-line bug that the
 # tests its header names must catch (see tests/mutants/run); MUTANT_JOBS
@@ -277,7 +283,7 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR) 2> /dev/null
 
 clean:
-	rm -rf build build-san build-cov build-nopng build-san-nopng build-cov-nopng
+	rm -rf build build-san build-cov build-cov-san build-nopng build-san-nopng build-cov-nopng build-cov-san-nopng
 
 .PHONY: all install uninstall deps envs check test coverage coverage-run mutants mutants-run mutants-sample flake demo demo-run bench \
 	bench-smoke fuzz clean FORCE worker-modules
