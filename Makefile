@@ -16,7 +16,7 @@ COVERAGE ?=
 BUILD   := build$(if $(COVERAGE),-cov)$(if $(SANITIZE),-san)$(if $(NOPNG),-nopng)
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # Coverage unoptimised, so that a line's count is that line's.
-SANFLAGS := $(if $(SANITIZE),$(SAN))$(if $(COVERAGE),--coverage)
+SANFLAGS := $(if $(SANITIZE),$(SAN))$(if $(COVERAGE), --coverage)
 CFLAGS  ?= $(if $(COVERAGE),-O0,-O2) -g
 CFLAGS  += -std=c17 -D_GNU_SOURCE -Wall -Wextra -Werror -pthread $(SANFLAGS) -DAP_PNG=$(if $(NOPNG),0,1) \
            $(shell pkg-config --cflags $(PKGS) $(DL_PKGS)) -Isrc -I$(BUILD)
