@@ -44,6 +44,7 @@ def main():
     while True:
         req = recv(rfd)
         if req is None or req.get("op") == "exit":
+            _drop_resident()
             return 0
         fn = OPS.get(req.get("op"))
         if fn is None:

@@ -207,7 +207,84 @@ def _sample_runner(target, samples, start, devices, notrun, w):
         raised = [d for d, p in parts.items()
                   if d != "cpu" and p.get("status") == "raised" and not cpu_raised]
         if raised and (_backward_raised[0] or not all(_device_works(d) for d in raised)):
+            return False
+    return True
+
+
+def _resident_runner(cmd, devices, w):
+    """A runner kept between requests (see _resident): its devices start
+    once, then it runs each job that comes on cmd ({target, samples, start,
+    notrun}) as _sample_runner does, each ended by {"type": "end"}. It
+    leaves when cmd closes (the worker is done with it), and after a job
+    that left a device it cannot trust (_sample_runner's rule): the next job
+    gets a fresh runner."""
+    while True:
+        job = recv(cmd)
+        if job is None or not _sample_runner(job["target"], job["samples"], job["start"],
+                                             devices, job["notrun"], w):
             return
+        send(w, {"type": "end"})
+
+
+# The runner kept for the next op_run, so that a sweep's devices start once
+# per worker, not once per API: {"pid", "r" (its frames), "cmd" (its jobs),
+# "devices"}, or empty. It runs in the worker's own process group, so that
+# when apiparity kills the worker's group, the runner and the daemons its
+# devices started go with it (in a group of its own they would outlive it).
+_RESIDENT = {}
+# What every runner writes to stdout and stderr, appended (O_APPEND: the
+# worker reads it at its own offsets while a runner writes).
+_RUNNER_LOG = []
+
+
+def _runner_log():
+    import fcntl
+    import tempfile
+    if not _RUNNER_LOG:
+        f = tempfile.TemporaryFile()
+        fcntl.fcntl(f.fileno(), fcntl.F_SETFL, fcntl.fcntl(f.fileno(), fcntl.F_GETFL) | os.O_APPEND)
+        _RUNNER_LOG.append(f)
+    return _RUNNER_LOG[0].fileno()
+
+
+def _drop_resident():
+    """Ends the kept runner, if any: its jobs' pipe closes, then it and what
+    it started are killed (its daemons, orphaned to this process, are reaped
+    with the other orphans)."""
+    k = dict(_RESIDENT)
+    _RESIDENT.clear()
+    if not k:
+        return
+    os.close(k["cmd"])
+    os.close(k["r"])
+    done, status = os.waitpid(k["pid"], os.WNOHANG)
+    _end_child(k["pid"], status if done else None)
+
+
+def _resident(devices):
+    """The kept runner for devices (started here when there is none, or one
+    for other devices), and whether it was started now."""
+    if _RESIDENT and _RESIDENT["devices"] == devices:
+        return _RESIDENT, False
+    _drop_resident()
+    cr, cw = os.pipe()
+
+    def child(w):
+        os.close(cw)
+        _resident_runner(cr, devices, w)
+    pid, r = _spawn_child(child, _runner_log(), group=False)
+    os.close(cr)
+    _RESIDENT.update(pid=pid, r=r, cmd=cw, devices=devices)
+    return _RESIDENT, True
+
+
+def _give(k, job):
+    """Sends job to the kept runner k; False when it is gone."""
+    try:
+        send(k["cmd"], job)
+        return True
+    except OSError:
+        return False
 
 
 def _dead(pids):
@@ -233,8 +310,10 @@ def _stream(pid, rfd, lim, on_frame):
     above timeout_s): a device that hangs costs its sample's own limit. The
     runner's children when it is ready (a device's daemons) are watched: one
     that dies ends the runner after a second's grace, if it has not ended of
-    itself. Returns {current: the index of the sample begun and not
-    finished or None, status: the wait status or None when stopped here,
+    itself. A kept runner's "end" (its job done) returns with it running.
+    Returns {current: the index of the sample begun and not finished or
+    None, end: whether the job ended, status: the wait status or None when
+    stopped here or running,
     limit_s: the limit then running, cpu_s and cpu_part: the CPU's time and
     part of the current sample or None, daemon: the daemon that died (see
     _dead) or None}."""
@@ -244,7 +323,7 @@ def _stream(pid, rfd, lim, on_frame):
     except (AttributeError, OSError):
         pidfd = None
     res = {"current": None, "status": None, "limit_s": lim["start_s"], "cpu_s": None,
-           "cpu_part": None, "daemon": None}
+           "cpu_part": None, "daemon": None, "end": False}
     buf, deadline, eof, watched, grace = b"", time.monotonic() + lim["start_s"], False, [], None
     try:
         while True:
@@ -269,6 +348,10 @@ def _stream(pid, rfd, lim, on_frame):
                 elif kind == "sample":
                     res["current"] = None
                     on_frame(f)
+                elif kind == "end":  # a kept runner's job is done; it waits
+                    res["end"] = True
+            if res["end"] and not done:
+                return res
             if done:
                 _end_child(pid, status)
                 res["status"] = status
@@ -324,12 +407,11 @@ def op_run(req):
     on each device named, but not on the sides notrun names for a sample
     (apiparity's choice: the part says notrun, with apiparity's reason), in
     a runner child forked here (devices start in it, never in this
-    process), each sample within its limit (see _stream). Each sample's
-    result is sent as its own frame ({"type": "sample", "i", "parts"} or
-    {"type": "sample", "i", "lost"}: how the runner ended, see _lost) as it
-    ends; after a sample that crashes or hangs the runner, a new runner goes
-    on with the next."""
-    import tempfile
+    process) and kept for the next request (see _resident), each sample
+    within its limit (see _stream). Each sample's result is sent as its own
+    frame ({"type": "sample", "i", "parts"} or {"type": "sample", "i",
+    "lost"}: how the runner ended, see _lost) as it ends; after a sample
+    that crashes or hangs the runner, a new runner goes on with the next."""
     lim = {"timeout_s": _limit(req, "timeout_s"), "start_s": _limit(req, "start_s"),
            "floor_s": _limit(req, "floor_s"), "factor": _limit(req, "factor")}
     samples, devices, target = req["samples"], list(req.get("devices", [])), req["target"]
@@ -339,7 +421,8 @@ def op_run(req):
         _entries(target, _walk(target)[0])
     except Exception as e:
         opinfo = {"available": False, "why": _exc_text(e)}
-    log = tempfile.TemporaryFile()
+    logfd = _runner_log()
+    log0 = os.fstat(logfd).st_size
     state = {"next": 0, "sent": 0}
     runners = 0
 
@@ -350,21 +433,26 @@ def op_run(req):
         send(_reply_fd[0], f)
     while state["next"] < len(samples):
         start = state["next"]
-        runners += 1
-        pid, r = _spawn_child(lambda w: _sample_runner(target, samples, start, devices,
-                                                       notrun, w), log.fileno())
-        try:
-            res = _stream(pid, r, lim, forward)
-        finally:
-            os.close(r)
+        k, fresh = _resident(devices)
+        runners += fresh
+        job = {"target": target, "samples": samples, "start": start, "notrun": notrun}
+        if not _give(k, job) and not fresh:
+            _drop_resident()  # the kept one had gone: a fresh one takes the job
+            continue
+        res = _stream(k["pid"], k["r"], lim, forward)
+        if not res["end"]:  # the runner ended, or was stopped: reaped there
+            os.close(k["cmd"])
+            os.close(k["r"])
+            _RESIDENT.clear()
         if res["current"] is not None:
             lost = {"i": res["current"], "lost": _lost("sample", res)}
             if res["cpu_part"] is not None:  # what the CPU did stands
                 lost["parts"] = {"cpu": res["cpu_part"]}
             forward(lost)
-        elif state["next"] == start:  # it ended before its first sample began
-            for k in range(start, len(samples)):
-                forward({"i": k, "lost": _lost("start", res)})
-    log.seek(0)
+        elif state["next"] == start and not res["end"]:  # it ended before its first sample began
+            for i in range(start, len(samples)):
+                forward({"i": i, "lost": _lost("start", res)})
+    size = os.fstat(logfd).st_size
+    text = os.pread(logfd, min(65536, size - log0), log0)
     return {"ok": True, "data": {"sent": state["sent"], "runners": runners, "opinfo": opinfo,
-                                 "log": log.read(65536).decode("utf-8", "replace")}}
+                                 "log": text.decode("utf-8", "replace")}}

@@ -166,10 +166,10 @@ def _proc_stat(pid):
 
 def _reap_orphans():
     """Kills and reaps every child of this process but the runners it keeps
-    (_KEPT): called when none of its own is running, so each is something a
+    (_KEPT, _RESIDENT): called when none of its own is running, so each is something a
     probe or test left behind."""
     import signal
-    kept = set(k["pid"] for k in _KEPT.values())
+    kept = set(k["pid"] for k in list(_KEPT.values()) + [_RESIDENT] if k)
     for _ in range(8):  # a killed orphan's own children come next
         kids = [pid for pid in _children(os.getpid()) if pid not in kept]
         if not kids:
@@ -229,10 +229,11 @@ def _read_until_exit(pid, rfd, deadline):
             os.close(pidfd)
 
 
-def _spawn_child(fn, out_fd):
-    """Forks a child in its own process group, its stdout and stderr on
-    out_fd, that runs fn(wfd) and exits; returns (pid, the read end). The
-    child dies with this process (parent-death signal)."""
+def _spawn_child(fn, out_fd, group=True):
+    """Forks a child in its own process group (in this one when not group),
+    its stdout and stderr on out_fd, that runs fn(wfd) and exits; returns
+    (pid, the read end). The child dies with this process (parent-death
+    signal)."""
     global _protocol_fds
     import signal
     parent = os.getpid()
@@ -240,7 +241,8 @@ def _spawn_child(fn, out_fd):
     pid = os.fork()
     if pid == 0:
         try:
-            os.setpgid(0, 0)
+            if group:
+                os.setpgid(0, 0)
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != parent:
                 os._exit(1)
@@ -257,7 +259,8 @@ def _spawn_child(fn, out_fd):
             os._exit(0)
     os.close(w)
     try:
-        os.setpgid(pid, pid)  # also here: whichever runs first wins the race
+        if group:
+            os.setpgid(pid, pid)  # also here: whichever runs first wins the race
     except OSError:
         pass
     return pid, r
@@ -344,13 +347,18 @@ def _split(frames):
 
 def _end_child(pid, status):
     """Kills what is left of the child's process group (all of it on a
-    timeout, status None), reaps the child, then whatever escaped the group."""
+    timeout, status None; a child in this process's group, itself), reaps
+    the child, then whatever escaped the group."""
     import signal
     try:
         os.killpg(pid, signal.SIGKILL)
     except OSError:
         pass
     if status is None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
         os.waitpid(pid, 0)
     _reap_orphans()
 

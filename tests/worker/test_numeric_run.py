@@ -135,6 +135,91 @@ class Watch(unittest.TestCase):
         self.assertIsNone(W._dead([os.getpid()]))
 
 
+@unittest.skipUnless(os.path.exists("/proc/self/stat"), "no /proc here")
+class Resident(unittest.TestCase):
+    """op_run's runner kept between requests, with a stand-in for the
+    sample loop (what it does to the process is the point here, not torch):
+    it sends each sample's frame, then does what the sample asks ("die":
+    exits in the middle; "leave": _sample_runner's early return)."""
+    LIM = {"timeout_s": 30, "start_s": 30, "floor_s": 30, "factor": 1}
+
+    def setUp(self):
+        self.saved = W._sample_runner, W._reply_fd[0]
+        self.r, W._reply_fd[0] = os.pipe()
+
+        def fake(target, samples, start, devices, notrun, w):
+            W.send(w, {"type": "ready", "devices": {}})
+            for k in range(start, len(samples)):
+                W.send(w, {"type": "begin", "i": k})
+                if samples[k] == "die":
+                    os._exit(3)
+                W.send(w, {"type": "sample", "i": k, "parts": {"pid": os.getpid()}})
+                if samples[k] == "leave":
+                    return False
+            return True
+        W._sample_runner = fake
+
+    def tearDown(self):
+        W._drop_resident()
+        W._sample_runner = self.saved[0]
+        os.close(W._reply_fd[0])
+        os.close(self.r)
+        W._reply_fd[0] = self.saved[1]
+
+    def run_op(self, samples):
+        """(op_run's data, the frames it forwarded)."""
+        req = dict(self.LIM, op="run", target="no.such.target", samples=samples,
+                   devices=["dev"], notrun=[])
+        data = W.op_run(req)["data"]
+        import select
+        buf = b""
+        while select.select([self.r], [], [], 0)[0]:
+            buf += os.read(self.r, 65536)
+        frames, _ = W._frames_used(buf)
+        return data, frames
+
+    def test_the_next_request_gets_the_same_runner(self):
+        data, frames = self.run_op(["a", "b"])
+        self.assertEqual((data["sent"], data["runners"]), (2, 1))
+        first = W._RESIDENT["pid"]
+        self.assertEqual(set(f["parts"]["pid"] for f in frames), set([first]))
+        data, frames = self.run_op(["c"])
+        self.assertEqual((data["sent"], data["runners"]), (1, 0))
+        self.assertEqual(frames[0]["parts"]["pid"], first)
+
+    def test_a_runner_that_dies_is_replaced_for_the_rest_and_the_next(self):
+        data, frames = self.run_op(["a", "die", "b"])
+        self.assertEqual(data["runners"], 2)
+        self.assertEqual([f["i"] for f in frames], [0, 1, 2])
+        self.assertEqual(frames[1]["lost"]["exit_status"], 3)
+        second = frames[2]["parts"]["pid"]
+        self.assertNotEqual(frames[0]["parts"]["pid"], second)
+        data, frames = self.run_op(["c"])
+        self.assertEqual((data["runners"], frames[0]["parts"]["pid"]), (0, second))
+
+    def test_a_runner_that_leaves_is_not_given_the_next_request(self):
+        data, frames = self.run_op(["leave"])
+        self.assertEqual((data["sent"], data["runners"]), (1, 1))
+        left = frames[0]["parts"]["pid"]
+        data, frames = self.run_op(["c"])
+        self.assertEqual(data["runners"], 1)
+        self.assertNotEqual(frames[0]["parts"]["pid"], left)
+
+    def test_other_devices_get_another_runner_and_the_last_ends_with_the_worker(self):
+        self.run_op(["a"])
+        first = W._RESIDENT["pid"]
+        k, fresh = W._resident(["other"])
+        self.assertTrue(fresh)
+        self.assertIsNone(W._proc_stat(first))  # the first one is gone, reaped
+        second = k["pid"]
+        # in this process's group: apiparity's kill of the worker's group
+        # takes it and what it started
+        self.assertEqual(os.getpgid(second), os.getpgid(0))
+        W._drop_resident()
+        self.assertIsNone(W._proc_stat(second))
+        self.assertEqual(W._RESIDENT, {})
+
+
 @unittest.skipUnless(_torch() is not None, "no torch in this Python")
 class Tensors(unittest.TestCase):
     def test_grad_output_is_made_from_the_shape_alone(self):
