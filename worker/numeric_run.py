@@ -212,14 +212,12 @@ def _sample_runner(target, samples, start, devices, notrun, w):
 
 
 def _resident_runner(cmd, devices, w):
-    """A runner kept between requests (see _resident): its devices start at
-    once (a spare's while another runner works), then it runs each job that
-    comes on cmd ({target, samples, start, notrun}) as _sample_runner does,
-    each ended by {"type": "end"}. It leaves when cmd closes (the worker is
-    done with it), and after a job that left a device it cannot trust
-    (_sample_runner's rule): the next job gets another runner."""
-    for d in devices:
-        _device_works(d)
+    """A runner kept between requests (see _resident): its devices start
+    once, then it runs each job that comes on cmd ({target, samples, start,
+    notrun}) as _sample_runner does, each ended by {"type": "end"}. It
+    leaves when cmd closes (the worker is done with it), and after a job
+    that left a device it cannot trust (_sample_runner's rule): the next job
+    gets a fresh runner."""
     while True:
         job = recv(cmd)
         if job is None or not _sample_runner(job["target"], job["samples"], job["start"],
@@ -230,18 +228,10 @@ def _resident_runner(cmd, devices, w):
 
 # The runner kept for the next op_run, so that a sweep's devices start once
 # per worker, not once per API: {"pid", "r" (its frames), "cmd" (its jobs),
-# "devices"}, or empty. Runners run in the worker's own process group, so
-# that when apiparity kills the worker's group, the runners and the daemons
-# their devices started go with it (in a group of their own they would
-# outlive it).
+# "devices"}, or empty. It runs in the worker's own process group, so that
+# when apiparity kills the worker's group, the runner and the daemons its
+# devices started go with it (in a group of its own they would outlive it).
 _RESIDENT = {}
-# Once a runner has been lost in this worker (a backend whose device dies
-# with an operator's error loses one per such sample), a spare is started
-# beside the one at work, its devices starting on the other CPU, and takes
-# over when that one is lost: a device's start (openreg: two daemons that
-# import torch, seconds) is not waited for again.
-_SPARE = {}
-_LOST = [False]
 # What every runner writes to stdout and stderr, appended (O_APPEND: the
 # worker reads it at its own offsets while a runner writes).
 _RUNNER_LOG = []
@@ -257,8 +247,26 @@ def _runner_log():
     return _RUNNER_LOG[0].fileno()
 
 
-def _start_runner(devices):
-    """A new runner for devices (see _resident_runner), as a kept one."""
+def _drop_resident():
+    """Ends the kept runner, if any: its jobs' pipe closes, then it and what
+    it started are killed (its daemons, orphaned to this process, are reaped
+    with the other orphans)."""
+    k = dict(_RESIDENT)
+    _RESIDENT.clear()
+    if not k:
+        return
+    os.close(k["cmd"])
+    os.close(k["r"])
+    done, status = os.waitpid(k["pid"], os.WNOHANG)
+    _end_child(k["pid"], status if done else None)
+
+
+def _resident(devices):
+    """The kept runner for devices (started here when there is none, or one
+    for other devices), and whether it was started now."""
+    if _RESIDENT and _RESIDENT["devices"] == devices:
+        return _RESIDENT, False
+    _drop_resident()
     cr, cw = os.pipe()
 
     def child(w):
@@ -266,38 +274,8 @@ def _start_runner(devices):
         _resident_runner(cr, devices, w)
     pid, r = _spawn_child(child, _runner_log(), group=False)
     os.close(cr)
-    return {"pid": pid, "r": r, "cmd": cw, "devices": devices}
-
-
-def _drop_resident():
-    """Ends the kept runner and the spare, if any: each one's jobs' pipe
-    closes, then it and what it started are killed (its daemons, orphaned
-    to this process, are reaped with the other orphans)."""
-    for slot in (_RESIDENT, _SPARE):
-        k = dict(slot)
-        slot.clear()
-        if not k:
-            continue
-        os.close(k["cmd"])
-        os.close(k["r"])
-        done, status = os.waitpid(k["pid"], os.WNOHANG)
-        _end_child(k["pid"], status if done else None)
-
-
-def _resident(devices):
-    """The runner for devices and where it came from: "kept" (it ran the
-    last job), "spare" (started ahead) or "new" (started now); a spare is
-    started beside it once runners have been lost here."""
-    if _RESIDENT and _RESIDENT["devices"] == devices:
-        return _RESIDENT, "kept"
-    if _RESIDENT or (_SPARE and _SPARE["devices"] != devices):
-        _drop_resident()
-    how = "spare" if _SPARE else "new"
-    _RESIDENT.update(_SPARE or _start_runner(devices))
-    _SPARE.clear()
-    if _LOST[0]:
-        _SPARE.update(_start_runner(devices))
-    return _RESIDENT, how
+    _RESIDENT.update(pid=pid, r=r, cmd=cw, devices=devices)
+    return _RESIDENT, True
 
 
 def _give(k, job):
@@ -455,18 +433,17 @@ def op_run(req):
         send(_reply_fd[0], f)
     while state["next"] < len(samples):
         start = state["next"]
-        k, how = _resident(devices)
-        runners += how != "kept"
+        k, fresh = _resident(devices)
+        runners += fresh
         job = {"target": target, "samples": samples, "start": start, "notrun": notrun}
-        if not _give(k, job) and how != "new":
-            _drop_resident()  # it had gone while it waited: a new one takes the job
+        if not _give(k, job) and not fresh:
+            _drop_resident()  # the kept one had gone: a fresh one takes the job
             continue
         res = _stream(k["pid"], k["r"], lim, forward)
         if not res["end"]:  # the runner ended, or was stopped: reaped there
             os.close(k["cmd"])
             os.close(k["r"])
             _RESIDENT.clear()
-            _LOST[0] = True
         if res["current"] is not None:
             lost = {"i": res["current"], "lost": _lost("sample", res)}
             if res["cpu_part"] is not None:  # what the CPU did stands

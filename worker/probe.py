@@ -166,10 +166,10 @@ def _proc_stat(pid):
 
 def _reap_orphans():
     """Kills and reaps every child of this process but the runners it keeps
-    (_KEPT, _RESIDENT, _SPARE): called when none of its own is running, so each is something a
+    (_KEPT, _RESIDENT): called when none of its own is running, so each is something a
     probe or test left behind."""
     import signal
-    kept = set(k["pid"] for k in list(_KEPT.values()) + [_RESIDENT, _SPARE] if k)
+    kept = set(k["pid"] for k in list(_KEPT.values()) + [_RESIDENT] if k)
     for _ in range(8):  # a killed orphan's own children come next
         kids = [pid for pid in _children(os.getpid()) if pid not in kept]
         if not kids:

@@ -161,7 +161,6 @@ class Resident(unittest.TestCase):
 
     def tearDown(self):
         W._drop_resident()
-        W._LOST[0] = False
         W._sample_runner = self.saved[0]
         os.close(W._reply_fd[0])
         os.close(self.r)
@@ -197,21 +196,6 @@ class Resident(unittest.TestCase):
         self.assertNotEqual(frames[0]["parts"]["pid"], second)
         data, frames = self.run_op(["c"])
         self.assertEqual((data["runners"], frames[0]["parts"]["pid"]), (0, second))
-
-    def test_once_a_runner_is_lost_a_spare_waits_and_takes_over(self):
-        data, frames = self.run_op(["a"])
-        self.assertEqual(W._SPARE, {})  # none lost yet: no spare
-        data, frames = self.run_op(["die", "b"])
-        spare = W._SPARE["pid"]
-        self.assertNotEqual(frames[1]["parts"]["pid"], spare)
-        data, frames = self.run_op(["die", "c"])
-        # the spare took the rest, and another spare waits beside it
-        self.assertEqual((data["runners"], frames[1]["parts"]["pid"]), (1, spare))
-        self.assertNotIn(W._SPARE["pid"], (spare, frames[0].get("parts", {}).get("pid")))
-        self.assertEqual(W._proc_stat(W._SPARE["pid"])[1], os.getpid())
-        W._drop_resident()
-        self.assertIsNone(W._proc_stat(spare))
-        self.assertEqual(W._SPARE, {})
 
     def test_a_runner_that_leaves_is_not_given_the_next_request(self):
         data, frames = self.run_op(["leave"])
