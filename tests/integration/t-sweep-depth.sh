@@ -11,7 +11,7 @@ SW="$FIX/sweep"
 sed -e "s|@SW@|$SW|g" -e "s|@FIX@|$FIX|g" "$SW/depth.ini" > "$T/depth.ini"
 printf 'torch.autograd.grad_mode module\napiparity_sweep_ops module\n' > "$T/probe.txt"
 printf 'apiparity_sweep_ops module\n' > "$T/ops.txt"
-plan 32
+plan 35
 
 # jq-less reading of a matrix: a Python expression over L, its lines, and
 # C(env, api), the check of api in env.
@@ -92,6 +92,14 @@ numeric() {
 	contains "$(cat "$T/n/matrix.html")" "<svg[^>]*><title>consistent 8, inconsistent 1, not-run 0, absent 0</title>" \
 		html_bar_counts_the_real_statuses
 	equals "$(field "$T/n/sweep.json" 'b["depth"], b["samples"]')" "('numeric', 1)" sweep_json_says_numeric_and_samples
+	# tools/op-causes (bench/op-sweep's list): the crash under its cause,
+	# with the command that reproduces it; a clean environment has none
+	out=$("$TOP/tools/op-causes" "$m" openreg-gelu-crash)
+	contains "$out" "^### crash \(1\)$" op_causes_puts_the_crash_under_crash
+	contains "$out" "^- \`$(rx "$GELU")\` \(openreg-gelu-crash\): .*SIG.*; \`apiparity check $(rx "$GELU") --env openreg-gelu-crash --samples 1 --no-official\`$" \
+		op_causes_gives_the_reason_and_the_command
+	contains "$("$TOP/tools/op-causes" "$m" trixie-openreg)" "^0 of [0-9]+ operators whose samples ran are not consistent$" \
+		op_causes_finds_nothing_where_all_is_consistent
 }
 needs trixie trixie-openreg -- numeric
 
