@@ -247,18 +247,21 @@ def _runner_log():
     return _RUNNER_LOG[0].fileno()
 
 
-def _drop_resident():
-    """Ends the kept runner, if any: its jobs' pipe closes, then it and what
-    it started are killed (its daemons, orphaned to this process, are reaped
-    with the other orphans)."""
+def _drop_resident(end=True):
+    """Closes this side of the kept runner's pipes and forgets it, if there
+    is one; with end, ends it and what it started too, as _drop_kept ends a
+    kept test runner (its daemons, orphaned to this process, are reaped with
+    the other orphans). Without: it has ended, and been reaped."""
     k = dict(_RESIDENT)
     _RESIDENT.clear()
     if not k:
         return
     os.close(k["cmd"])
-    os.close(k["r"])
-    done, status = os.waitpid(k["pid"], os.WNOHANG)
-    _end_child(k["pid"], status if done else None)
+    try:
+        if end:
+            _supervise(k["pid"], k["r"], 0)
+    finally:
+        os.close(k["r"])
 
 
 def _resident(devices):
@@ -441,15 +444,13 @@ def op_run(req):
             continue
         res = _stream(k["pid"], k["r"], lim, forward)
         if not res["end"]:  # the runner ended, or was stopped: reaped there
-            os.close(k["cmd"])
-            os.close(k["r"])
-            _RESIDENT.clear()
+            _drop_resident(end=False)
         if res["current"] is not None:
             lost = {"i": res["current"], "lost": _lost("sample", res)}
             if res["cpu_part"] is not None:  # what the CPU did stands
                 lost["parts"] = {"cpu": res["cpu_part"]}
             forward(lost)
-        elif state["next"] == start and not res["end"]:  # it ended before its first sample began
+        elif state["next"] == start:  # it ended before its first sample began
             for i in range(start, len(samples)):
                 forward({"i": i, "lost": _lost("start", res)})
     size = os.fstat(logfd).st_size
