@@ -34,7 +34,7 @@ HDRS    := $(wildcard src/*.h src/*/*.h)
 GEN_SRC := $(BUILD)/gen-worker.c $(BUILD)/gen-envs.c $(BUILD)/gen-specs.c $(BUILD)/gen-policy.c \
            $(BUILD)/gen-tolerances.c $(BUILD)/gen-limits.c $(BUILD)/gen-plugins.c \
            $(BUILD)/gen-version.c \
-           $(BUILD)/gen-catalog.c
+           $(BUILD)/gen-catalog.c $(BUILD)/gen-trace.c
 LIB_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(LIB_SRC)) $(GEN_SRC:.c=.o)
 CMD_OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(CMD_SRC))
 UNIT    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test-*.c))
@@ -100,6 +100,11 @@ $(BUILD)/gen-plugins.c: specs/plugin-apis.ini $(BUILD)/embed
 
 $(BUILD)/gen-specs.c: $(wildcard specs/*.yaml) $(BUILD)/embed
 	$(BUILD)/embed -t ap_builtin_specs $(sort $(wildcard specs/*.yaml)) > $@
+
+# The tracer runs in the traced program's Python, not in the worker.
+TRACE_PY := worker/trace/run.py worker/trace/sitecustomize.py
+$(BUILD)/gen-trace.c: $(TRACE_PY) $(BUILD)/embed
+	$(BUILD)/embed -t ap_trace_py $(TRACE_PY) > $@
 
 $(BUILD)/gen-version.c: FORCE | $(BUILD)
 	@printf 'const char ap_version[] = "%s";\nconst char ap_commit[] = "%s";\n' \

@@ -16,6 +16,7 @@ static const struct {
 	const struct ap_optset *const *sets;  /* its verbs' options: --help's lines */
 } commands[] = {
 	{ "check", ap_cmd_check, ap_check_optsets },
+	{ "trace", ap_cmd_trace, ap_trace_optsets },
 	{ "tests", ap_cmd_tests, ap_tests_optsets },
 	{ "report", ap_cmd_report, ap_report_optsets },
 	{ "verify", ap_cmd_verify, ap_verify_optsets },

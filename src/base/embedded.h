@@ -11,4 +11,8 @@ struct ap_embedded {
 /* The spec files of specs/, as built. */
 extern const struct ap_embedded ap_builtin_specs[];
 
+/* The tracer of `apiparity trace` (worker/trace/): run.py and
+ * sitecustomize.py. */
+extern const struct ap_embedded ap_trace_py[];
+
 #endif

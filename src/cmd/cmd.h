@@ -38,10 +38,12 @@ int ap_cmd_docs(int argc, char **argv);
 int ap_cmd_sweep(int argc, char **argv);
 int ap_cmd_merge(int argc, char **argv);
 int ap_cmd_diff(int argc, char **argv);
+int ap_cmd_trace(int argc, char **argv);
 
 /* Each command's option tables, one per verb, in the order --help shows
  * them; NULL-terminated. */
 extern const struct ap_optset *const ap_check_optsets[];
+extern const struct ap_optset *const ap_trace_optsets[];
 extern const struct ap_optset *const ap_tests_optsets[];
 extern const struct ap_optset *const ap_report_optsets[];
 extern const struct ap_optset *const ap_verify_optsets[];
