@@ -8,6 +8,7 @@ OPS = {"fingerprint": op_fingerprint, "resolve": op_resolve, "probe": op_probe,
        "tests_preflight": op_tests_preflight, "tests_import": op_tests_import,
        "tests_run": op_tests_run, "tests_generated": op_tests_generated,
        "opinfo": op_opinfo, "samples": op_samples, "run": op_run,
+       "case_samples": op_case_samples,
        "sweep_begin": op_sweep_begin, "sweep_walk": op_sweep_walk}
 
 

@@ -302,7 +302,8 @@ static int session_measure(struct ap_run_session *s, struct ap_worker *worker)
 /* Ends an environment's session: its worker, then its journal. */
 static void session_end(struct ap_run_session *s)
 {
-	ap_worker_free(&s->worker);
+	if (s->worker == &s->own)
+		ap_worker_free(&s->own);
 	s->live = 0;
 	if (s->journal)
 		ap_journal_close(s->journal);
@@ -368,7 +369,7 @@ static void session_numeric_run(struct ap_run_session *s)
 					     o->timeout_s, o->answer_s);
 	ap_statusline_set(s->run->status, s->idx, "numeric: running %zu samples",
 			  json_array_size(s->samples));
-	int r = req ? ap_worker_call_stream_within(&s->worker, req, &reply, on_numeric_frame, s,
+	int r = req ? ap_worker_call_stream_within(s->worker, req, &reply, on_numeric_frame, s,
 						   numeric_frame_ms(o))
 		    : -ENOMEM;
 	json_decref(req);
@@ -391,7 +392,7 @@ static void session_numeric_run(struct ap_run_session *s)
 		json_decref(lost);
 	}
 	if (r)
-		session_fail(s, r, &s->worker.detail);
+		session_fail(s, r, &s->worker->detail);
 	ap_statusline_set(s->run->status, s->idx, r ? "numeric failed" : "numeric done");
 }
 
@@ -422,28 +423,32 @@ static json_t *make_samples(struct ap_run *run)
 	struct ap_buf why = { 0 };
 	int ref_index = reference_index(run);
 	struct ap_run_session *ref = ref_index >= 0 ? &run->s[ref_index] : NULL;
-	if (!ref || !ref->live || !ap_numeric_covered(ref->opinfo)) {
+	if (!ref || !ref->live || (!o->cases && !ap_numeric_covered(ref->opinfo))) {
 		ap_buf_addf(&why, "no-opinfo: no OpInfo entry stands for %s%s%s", o->target,
 			    ref ? " in the reference " : "", ref ? ref->env->name : "");
 		numeric_none(run, ap_buf_str(&why));
 		ap_buf_free(&why);
 		return NULL;
 	}
-	json_t *req = ap_numeric_samples_request(o->target, o->samples, AP_NUMERIC_SEED);
+	/* A traced program's cases are made from their descriptions, not
+	 * from OpInfo (check --cases). */
+	json_t *req = o->cases ? ap_proto_case_samples(o->target, json_incref((json_t *)o->cases),
+						       AP_NUMERIC_SEED)
+			       : ap_numeric_samples_request(o->target, o->samples, AP_NUMERIC_SEED);
 	ap_statusline_set(run->status, ref->idx, "numeric: making the samples");
-	int r = req ? ap_worker_call(&ref->worker, req, &reply) : -ENOMEM;
+	int r = req ? ap_worker_call(ref->worker, req, &reply) : -ENOMEM;
 	json_decref(req);
 	json_t *samples = r ? NULL : ap_numeric_prepare(reply, &why);
 	struct ap_proto_samples made;
 	ap_proto_samples_read(reply, &made);
-	if (r == -AP_EPROTO && ap_worker_alive(&ref->worker)) {
+	if (r == -AP_EPROTO && ap_worker_alive(ref->worker)) {
 		/* The framing held: the samples are lost, not the environment. */
-		ap_buf_addf(&why, "unreadable samples: %s", ap_buf_str(&ref->worker.detail));
-		ap_buf_reset(&ref->worker.detail);
+		ap_buf_addf(&why, "unreadable samples: %s", ap_buf_str(&ref->worker->detail));
+		ap_buf_reset(&ref->worker->detail);
 		r = 0;
 	}
 	if (r)
-		session_fail(ref, r, &ref->worker.detail);
+		session_fail(ref, r, &ref->worker->detail);
 	else if (!samples)
 		session_add_measured(ref, ap_check_new("numeric samples", "numeric", AP_ERROR,
 						       ap_buf_str(&why)));
@@ -567,11 +572,15 @@ static void session_run(void *item)
 	ap_statusline_set(s->run->status, s->idx, "starting the worker");
 	struct ap_worker_limits lim = session_limits(o);
 	int r = ap_official_env(s->env, o->torch_src, &s->run_env);
-	r = r ? r : ap_worker_open(&s->worker, &s->run_env, &lim);
+	/* A worker the caller keeps across runs (check --cases) is used as it
+	 * is; else the session opens its own. */
+	s->worker = o->workers && o->workers[s->idx] ? o->workers[s->idx] : &s->own;
+	if (!r && s->worker == &s->own)
+		r = ap_worker_open(&s->own, &s->run_env, &lim);
 	if (r)
-		session_fail(s, r, &s->worker.detail);
+		session_fail(s, r, &s->worker->detail);
 	else {
-		s->live = !session_measure(s, &s->worker);
+		s->live = !session_measure(s, s->worker);
 		ap_statusline_set(s->run->status, s->idx, s->live ? "measured" : "failed");
 	}
 	meet_the_others(s, AP_MEET_SAMPLES, numeric_plan);

@@ -67,6 +67,12 @@ struct ap_run_opts {
 	int samples;               /* per OpInfo entry, dtype and kind */
 	const struct ap_specs *specs;
 	struct ap_numeric_ctx numeric; /* the tolerances and limits, for target */
+	struct ap_worker *const *workers; /* NULL, or a worker per environment (NULL:
+				    * none) that the caller opened, keeps across runs
+				    * and frees: the sessions use it as it is */
+	const json_t *cases;       /* NULL, or a traced program's cases of target
+				    * ({id, count, args, kwargs}, evidence/cases.h):
+				    * the samples, made again, in place of OpInfo's */
 };
 
 struct ap_run;
@@ -99,7 +105,10 @@ struct ap_run_session {
 	struct ap_run *run;
 	struct ap_journal *journal;
 	struct ap_env run_env;     /* env with the test trees bound */
-	struct ap_worker worker;   /* kept from the first pass for the numeric one */
+	struct ap_worker own;      /* the session's worker, unless the caller lends one */
+	struct ap_worker *worker;  /* the worker it uses: &own, or the caller's
+				    * (ap_run_opts.workers), kept from the first
+				    * pass for the numeric one */
 	int live;                  /* the worker answered everything so far */
 	json_t *opinfo;            /* the OpInfo entries of the target here, or NULL */
 	const json_t *samples;     /* the reference's samples (the meeting's) */

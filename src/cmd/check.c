@@ -20,6 +20,8 @@
 #include "cmd/cmd.h"
 #include "evidence/facts.h"
 #include "evidence/sign.h"
+#include "evidence/cases.h"
+#include "review/casesummary.h"
 #include "review/checksummary.h"
 
 #define AP_MAX_ENVS AP_RUN_MAX_ENVS
@@ -40,6 +42,7 @@ struct ap_check_opts {
 	int samples;          /* --samples: per OpInfo entry, dtype and kind */
 	const char *tolerances; /* --tolerances FILE; NULL: the built-in overrides */
 	const char *limits;     /* --limits FILE; NULL: the built-in backend limits */
+	const char *cases;      /* --cases FILE: a trace's cases, replayed */
 };
 
 /* The longest TARGET: far past torch's longest name (about 100 bytes), and
@@ -122,6 +125,8 @@ static const struct ap_opt check_opts[] = {
 	  AT(tolerances), NULL, 0 },
 	{ "limits", "FILE", "the known backend limits (default: the built-in ones)", AT(limits),
 	  NULL, 0 },
+	{ "cases", "FILE", "replays a traced program's cases (apiparity trace), each API a check; "
+	  "TARGET, if given, picks one API", AT(cases), NULL, 0 },
 	AP_CLI_OPT_ROOT(struct ap_check_opts),
 	{ "v", NULL, "the transcript, a line per step, instead of a live line per environment",
 	  AT(verbose), NULL, 0 },
@@ -137,6 +142,8 @@ static int check_parse(int argc, char **argv, struct ap_check_opts *o)
 	int r = ap_cli_parse(&check_set, argc, argv, o);
 	if (r)
 		return r;
+	if (o->cases && argc == optind)
+		return 0;
 	if (argc - optind != 1)
 		return ap_usage("check: name exactly one TARGET, e.g. "
 				"torch.autograd.grad_mode.set_multithreading_enabled.clone");
@@ -263,10 +270,8 @@ static void status_verdicts(struct ap_statusline *st, const struct ap_run *run)
 	}
 }
 
-/* Runs the check: measured with a status line, sealed, the warnings,
- * summed up; the exit code. */
-static int check_run(struct ap_run *run, const struct ap_signer *signer, int require_present,
-		     int verbose)
+/* Measures run with a status line, seals it and prints its warnings. */
+static void check_measure(struct ap_run *run, const struct ap_signer *signer, int verbose)
 {
 	const char *names[AP_MAX_ENVS];
 	for (size_t i = 0; i < run->n; i++)
@@ -281,9 +286,147 @@ static int check_run(struct ap_run *run, const struct ap_signer *signer, int req
 	ap_statusline_free(st);
 	for (size_t i = 0; i < run->n; i++)
 		ap_print_warnings(&run->s[i].warn);
+}
+
+/* Runs the check: measured with a status line, sealed, the warnings,
+ * summed up; the exit code. */
+static int check_run(struct ap_run *run, const struct ap_signer *signer, int require_present,
+		     int verbose)
+{
+	check_measure(run, signer, verbose);
 	ap_checksummary_print(stdout, run);
 	fflush(stdout);
 	return ap_run_exit_code(run, require_present, ap_fail);
+}
+
+/* --- check --cases: a traced program's APIs, each a check ---------------- */
+
+/* The cases of api that can be replayed, as the worker makes them again
+ * ({id, count, args, kwargs}); the others counted in r, the first's reason
+ * kept. */
+static json_t *replayable_cases(const struct ap_trace *t, const struct ap_trace_api *api,
+				struct ap_case_result *r)
+{
+	json_t *out = json_array();
+	for (size_t i = api->first; i < t->n; i++) {
+		const struct ap_case *c = &t->v[i];
+		struct ap_buf why = { 0 };
+		if (strcmp(c->api, api->api))
+			continue;
+		if (ap_case_replayable(c, &why))
+			json_array_append_new(out, json_pack("{s:I, s:I, s:O, s:O}", "id",
+							     (json_int_t)c->id, "count",
+							     (json_int_t)c->count, "args", c->args,
+							     "kwargs", c->kwargs));
+		else if (r->skipped++ == 0)
+			r->skip_why = strdup(ap_buf_str(&why));
+		ap_buf_free(&why);
+	}
+	r->replayed = json_array_size(out);
+	return out;
+}
+
+/* One API's check: its replayable cases, in place of OpInfo's samples,
+ * the evidence under OUT/<api>. The exit code of its run. */
+static int check_case_api(const struct ap_check_opts *o, struct ap_run_opts ro,
+			  json_t *cases, const struct ap_signer *signer,
+			  const struct ap_env *const *envs, struct ap_case_result *r)
+{
+	struct ap_buf dir = { 0 };
+	struct ap_run run = { 0 };
+	ap_buf_addf(&dir, "%s/%s", o->out, r->api->api);
+	ro.out = ap_buf_str(&dir);
+	ro.target = ro.numeric.op = r->api->api;
+	ro.cases = cases;
+	ro.no_official = 1;
+	ro.nscripts = 0;
+	int rc = check_open(&run, &ro, envs, o->nnames);
+	if (!rc) {
+		check_measure(&run, signer, o->verbose);
+		ap_case_result_take(r, &run);
+		rc = ap_run_exit_code(&run, 0, ap_fail);
+	}
+	ap_run_free(&run);
+	ap_buf_free(&dir);
+	return rc;
+}
+
+/* A worker per environment, kept across the APIs of a replay: one import of
+ * torch (and one start of a backend's devices, one numeric runner kept)
+ * per environment rather than per API. One that has died is opened again;
+ * one that cannot be opened is left to the run, which says why. */
+static void case_workers(const struct ap_check_opts *o, const struct ap_env *const *envs,
+			 struct ap_worker *w, struct ap_worker **lent)
+{
+	struct ap_worker_limits lim = { o->answer_s * 1000,
+					(o->timeout_s + AP_RUN_WATCHDOG_MARGIN_S) * 1000 };
+	if (lim.answer_ms < lim.start_ms)
+		lim.answer_ms = lim.start_ms;
+	for (size_t i = 0; i < o->nnames; i++) {
+		if (lent[i] && ap_worker_alive(lent[i]))
+			continue;
+		if (lent[i])
+			ap_worker_free(lent[i]);
+		lent[i] = ap_worker_open(&w[i], envs[i], &lim) ? NULL : &w[i];
+	}
+}
+
+/* Replays every API of the trace at o->cases (or only the one named), then
+ * writes OUT/cases.md and prints a line per API. The first failing API's
+ * exit code, else 0. */
+static int check_cases(const struct ap_check_opts *o, const char *only, struct ap_run_opts ro,
+		       const struct ap_signer *signer, const struct ap_env *const *envs)
+{
+	struct ap_trace t;
+	struct ap_trace_api *apis = NULL;
+	struct ap_case_result *res = NULL;
+	struct ap_buf err = { 0 }, md = { 0 };
+	size_t n = 0, nres = 0;
+	int rc = ap_trace_load(&t, o->cases, &err), worst = 0;
+	if (rc) {
+		rc = ap_fail(rc, "check --cases", &err);
+		ap_buf_free(&err);
+		return rc;
+	}
+	struct ap_worker workers[AP_MAX_ENVS], *lent[AP_MAX_ENVS] = { 0 };
+	if (ap_trace_apis(&t, &apis, &n) || !(res = calloc(n + 1, sizeof(*res))))
+		rc = ap_fail(-ENOMEM, "check --cases", NULL);
+	ro.workers = lent;
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (only && strcmp(only, apis[i].api))
+			continue;
+		struct ap_case_result *r = &res[nres++];
+		r->api = &apis[i];
+		json_t *cases = replayable_cases(&t, &apis[i], r);
+		if (r->replayed)
+			case_workers(o, envs, workers, lent);
+		int code = r->replayed ? check_case_api(o, ro, cases, signer, envs, r) : 0;
+		worst = worst ? worst : code;
+		json_decref(cases);
+	}
+	if (!rc && only && !nres)
+		rc = ap_usage("check: the trace %s has no call of %s", o->cases, only);
+	ap_buf_addf(&md, "%s/cases.md", o->out);
+	if (!rc && ((rc = ap_mkdirs(o->out)) ||
+		    (rc = ap_cases_write_md(ap_buf_str(&md), &t, res, nres)))) {
+		ap_buf_addf(&err, "%s: %s", ap_buf_str(&md), ap_strerror(rc));
+		rc = ap_fail(rc, "check --cases", &err);
+	}
+	if (!rc) {
+		ap_cases_print(stdout, res, nres);
+		printf("the replay's page: %s\n", ap_buf_str(&md));
+	}
+	for (size_t i = 0; i < o->nnames; i++)
+		if (lent[i])
+			ap_worker_free(lent[i]);
+	for (size_t i = 0; i < nres; i++)
+		ap_case_result_free(&res[i]);
+	free(res);
+	free(apis);
+	ap_trace_free(&t);
+	ap_buf_free(&err);
+	ap_buf_free(&md);
+	return rc ? rc : worst;
 }
 
 int ap_cmd_check(int argc, char **argv)
@@ -302,11 +445,11 @@ int ap_cmd_check(int argc, char **argv)
 		return rc < 0 ? AP_EXIT_OK : rc;
 	if ((rc = load_signer(o.sign, &signer)))
 		return rc;
-	const char *target = argv[optind];
+	const char *target = optind < argc ? argv[optind] : NULL;
 	if (o.out && !*o.out)
 		return ap_usage("check: --out wants a directory, not an empty string");
 	if (!o.out) {
-		ap_buf_addf(&outdir, "out/%s", target);
+		ap_buf_addf(&outdir, "out/%s", o.cases ? "cases" : target);
 		o.out = ap_buf_str(&outdir);
 	}
 	for (size_t k = 0; k < o.nscripts; k++)
@@ -315,7 +458,9 @@ int ap_cmd_check(int argc, char **argv)
 	if ((rc = load_numeric(&o, &tols, &limits)) || (rc = check_setup(&o, &envs, &specs, checked)))
 		goto out;
 	struct ap_run_opts ro = run_opts(&o, target, scripts, &specs, &tols, &limits);
-	if (!(rc = check_open(&run, &ro, checked, o.nnames)))
+	if (o.cases)
+		rc = check_cases(&o, target, ro, signer, checked);
+	else if (!(rc = check_open(&run, &ro, checked, o.nnames)))
 		rc = check_run(&run, signer, o.require_present, o.verbose);
 	ap_run_free(&run);
 out:

@@ -41,6 +41,7 @@ static const struct op_info ops[AP_OP_COUNT] = {
 	[AP_OP_TESTS_GENERATED] = { "tests_generated", 1,
 				    FIELDS("target", "device", "templates", "facts", "modules"),
 				    NONE },
+	[AP_OP_CASE_SAMPLES] = { "case_samples", 1, FIELDS("target", "cases", "seed"), NONE },
 	[AP_OP_EXIT] = { "exit", 0, NONE, NONE },
 };
 
@@ -186,6 +187,12 @@ json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, lo
 	return json_pack("{s:s, s:s, s:o, s:i, s:I}", "op", ops[AP_OP_SAMPLES].name, "target",
 			 target, "dtypes", dtypes, "max_samples", max_samples, "seed",
 			 (json_int_t)seed);
+}
+
+json_t *ap_proto_case_samples(const char *target, json_t *cases, long seed)
+{
+	return json_pack("{s:s, s:s, s:o, s:I}", "op", ops[AP_OP_CASE_SAMPLES].name, "target",
+			 target, "cases", cases, "seed", (json_int_t)seed);
 }
 
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
@@ -591,6 +598,7 @@ static const char *const sample_kinds[AP_SAMPLE_KIND_COUNT] = {
 	[AP_SAMPLE_REFERENCE] = "reference",
 	[AP_SAMPLE_ERROR] = "error",
 	[AP_SAMPLE_DTYPE] = "dtype",
+	[AP_SAMPLE_CASE] = "case",
 };
 
 static const char *const forms[AP_FORM_COUNT] = {

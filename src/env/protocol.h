@@ -40,6 +40,7 @@ enum ap_op {
 	AP_OP_SWEEP_BEGIN,     /* readies a sweep's walk; what the plugins add */
 	AP_OP_SWEEP_WALK,      /* the public APIs under one catalog entry */
 	AP_OP_TESTS_GENERATED, /* the tests upstream generates for an operator */
+	AP_OP_CASE_SAMPLES,    /* a traced program's cases, made again as samples */
 	AP_OP_EXIT,            /* ends the worker */
 	AP_OP_COUNT,
 	AP_OP_UNKNOWN = -1,
@@ -127,6 +128,11 @@ json_t *ap_proto_opinfo(const char *target, json_t *devices);
 
 /* Up to max_samples sample inputs of target per dtype, drawn with seed. */
 json_t *ap_proto_samples(const char *target, json_t *dtypes, int max_samples, long seed);
+
+/* The samples of a traced program's cases of target (each {id, count, args,
+ * kwargs}, evidence/cases.h), made again with seed: answered as
+ * ap_proto_samples() is, each sample of kind "case". */
+json_t *ap_proto_case_samples(const char *target, json_t *cases, long seed);
 
 /* The limits of a run: each sample within timeout_s, and once the CPU
  * has run it, within floor_s + factor x the CPU's time (never more than
@@ -484,6 +490,7 @@ enum ap_proto_sample_kind {
 	AP_SAMPLE_REFERENCE,
 	AP_SAMPLE_ERROR,
 	AP_SAMPLE_DTYPE, /* a dtype the CPU's OpInfo does not claim: who accepts it */
+	AP_SAMPLE_CASE,  /* a traced program's call, made again (check --cases) */
 	AP_SAMPLE_KIND_COUNT,
 	AP_SAMPLE_KIND_UNKNOWN = -1,
 };
