@@ -155,11 +155,17 @@ class _Recorder(object):
                     else str(v.layout), v.requires_grad, v.device.type)
         if isinstance(v, (list, tuple)):
             return (type(v).__name__,) + tuple(self.sig(x) for x in v)
+        # Never str() or repr() of a value here: a tensor's repr pops the
+        # modes to print, and inside this mode's handler (the mode already
+        # popped) that breaks torch's mode stack (an INTERNAL ASSERT in
+        # python_arg_parser.cpp, torch 2.6, in the program's next call).
         if isinstance(v, dict):
-            return ("D",) + tuple((k, self.sig(x)) for k, x in sorted(v.items(), key=str))
+            return ("D",) + tuple((k, self.sig(x)) for k, x in
+                                  sorted(v.items(), key=lambda kv: repr(type(kv[0])) +
+                                         (kv[0] if isinstance(kv[0], str) else "")))
         if v is None or isinstance(v, (bool, int, float, str, complex)):
             return (type(v).__name__, v)
-        return ("O", type(v).__name__, str(v)[:80])
+        return ("O", type(v).__name__, id(v))
 
     def desc(self, v):
         import math
