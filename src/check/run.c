@@ -275,7 +275,16 @@ static int session_measure(struct ap_run_session *s, struct ap_worker *worker)
 		session_journal(s, "resolution", res);
 		r = run_official ? official_start(s, worker, res, &official) : 0;
 	}
-	r = r ? r : ap_worker_call(worker, fpreq, &fp);
+	/* A worker kept across runs was fingerprinted by the first of them:
+	 * the same process, the same environment (a backend's device probe
+	 * costs seconds each time). */
+	json_t **kept = s->run->o->fingerprints ? &s->run->o->fingerprints[s->idx] : NULL;
+	if (!r && kept && *kept)
+		fp = json_incref(*kept);
+	else
+		r = r ? r : ap_worker_call(worker, fpreq, &fp);
+	if (!r && kept && !*kept)
+		*kept = json_incref(fp);
 	json_decref(fpreq);
 	if (!r) {
 		json_object_set(s->bundle, "fingerprint", fp);

@@ -70,6 +70,10 @@ struct ap_run_opts {
 	struct ap_worker *const *workers; /* NULL, or a worker per environment (NULL:
 				    * none) that the caller opened, keeps across runs
 				    * and frees: the sessions use it as it is */
+	json_t **fingerprints;     /* with workers: NULL, or each environment's
+				    * fingerprint once one run took it (a new
+				    * reference the caller frees), used by the
+				    * runs after it rather than taken again */
 	const json_t *cases;       /* NULL, or a traced program's cases of target
 				    * ({id, count, args, kwargs}, evidence/cases.h):
 				    * the samples, made again, in place of OpInfo's */

@@ -356,7 +356,7 @@ static int check_case_api(const struct ap_check_opts *o, struct ap_run_opts ro,
  * per environment rather than per API. One that has died is opened again;
  * one that cannot be opened is left to the run, which says why. */
 static void case_workers(const struct ap_check_opts *o, const struct ap_env *const *envs,
-			 struct ap_worker *w, struct ap_worker **lent)
+			 struct ap_worker *w, struct ap_worker **lent, json_t **fps)
 {
 	struct ap_worker_limits lim = { o->answer_s * 1000,
 					(o->timeout_s + AP_RUN_WATCHDOG_MARGIN_S) * 1000 };
@@ -368,6 +368,8 @@ static void case_workers(const struct ap_check_opts *o, const struct ap_env *con
 		if (lent[i])
 			ap_worker_free(lent[i]);
 		lent[i] = ap_worker_open(&w[i], envs[i], &lim) ? NULL : &w[i];
+		json_decref(fps[i]); /* a new process: fingerprinted again */
+		fps[i] = NULL;
 	}
 }
 
@@ -389,9 +391,11 @@ static int check_cases(const struct ap_check_opts *o, const char *only, struct a
 		return rc;
 	}
 	struct ap_worker workers[AP_MAX_ENVS], *lent[AP_MAX_ENVS] = { 0 };
+	json_t *fps[AP_MAX_ENVS] = { 0 };
 	if (ap_trace_apis(&t, &apis, &n) || !(res = calloc(n + 1, sizeof(*res))))
 		rc = ap_fail(-ENOMEM, "check --cases", NULL);
 	ro.workers = lent;
+	ro.fingerprints = fps;
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (only && strcmp(only, apis[i].api))
 			continue;
@@ -399,7 +403,7 @@ static int check_cases(const struct ap_check_opts *o, const char *only, struct a
 		r->api = &apis[i];
 		json_t *cases = replayable_cases(&t, &apis[i], r);
 		if (r->replayed)
-			case_workers(o, envs, workers, lent);
+			case_workers(o, envs, workers, lent, fps);
 		int code = r->replayed ? check_case_api(o, ro, cases, signer, envs, r) : 0;
 		worst = worst ? worst : code;
 		json_decref(cases);
@@ -416,9 +420,11 @@ static int check_cases(const struct ap_check_opts *o, const char *only, struct a
 		ap_cases_print(stdout, res, nres);
 		printf("the replay's page: %s\n", ap_buf_str(&md));
 	}
-	for (size_t i = 0; i < o->nnames; i++)
+	for (size_t i = 0; i < o->nnames; i++) {
 		if (lent[i])
 			ap_worker_free(lent[i]);
+		json_decref(fps[i]);
+	}
 	for (size_t i = 0; i < nres; i++)
 		ap_case_result_free(&res[i]);
 	free(res);

@@ -297,6 +297,12 @@ const json_t *ap_bundle_signature(const json_t *b)
 	return json_object_get(json_object_get(b, "resolution"), "signature_data");
 }
 
+json_t *ap_bundle_fingerprint(const json_t *b)
+{
+	json_t *fp = json_object_get(b, "fingerprint");
+	return json_is_object(fp) ? fp : NULL;
+}
+
 const char *ap_bundle_torch_version(const json_t *b)
 {
 	return json_string_value(json_object_get(json_object_get(json_object_get(b, "fingerprint"),

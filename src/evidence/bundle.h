@@ -220,6 +220,9 @@ int ap_bundle_resolved(const json_t *b);
  * signature_data), or NULL. */
 const json_t *ap_bundle_signature(const json_t *b);
 
+/* b's fingerprint (borrowed), or NULL. */
+json_t *ap_bundle_fingerprint(const json_t *b);
+
 /* b's torch version (fingerprint.torch.version), or NULL. */
 const char *ap_bundle_torch_version(const json_t *b);
 

@@ -304,25 +304,38 @@ int ap_trace_apis(const struct ap_trace *t, struct ap_trace_api **v, size_t *n)
  * generator is not the CPU's, so no comparison of them says anything about
  * a kernel. */
 static const char *const random_ops[] = {
-	"aten.uniform_", "aten.normal", "aten.bernoulli", "aten.rand", "aten.randn",
-	"aten.randint", "aten.randperm", "aten.multinomial", "aten.native_dropout",
-	"aten.exponential_", "aten.random_", "aten.geometric_", "aten.cauchy_",
-	"aten.log_normal_", "aten.poisson", "aten.rrelu", NULL
+	"uniform", "normal", "bernoulli", "rand", "randn", "randint", "randperm",
+	"multinomial", "native_dropout", "exponential", "random", "geometric", "cauchy",
+	"log_normal", "poisson", "rrelu_with_noise", NULL
 };
+
+/* Whether the aten operator name ("aten.normal_.default") is one of
+ * random_ops, in place or not, of any overload. */
+static int is_random_op(const char *name)
+{
+	if (strncmp(name, "aten.", 5))
+		return 0;
+	name += 5;
+	for (size_t k = 0; random_ops[k]; k++) {
+		size_t n = strlen(random_ops[k]);
+		const char *end = name + n;
+		if (strncmp(name, random_ops[k], n))
+			continue;
+		end += *end == '_';
+		if (*end == '.' || !*end)
+			return 1;
+	}
+	return 0;
+}
 
 /* The first random operator of c's, or NULL. */
 static const char *random_op(const struct ap_case *c)
 {
 	size_t i;
 	const json_t *a;
-	json_array_foreach(c->aten, i, a) {
-		const char *name = json_string_value(a);
-		for (size_t k = 0; name && random_ops[k]; k++) {
-			size_t n = strlen(random_ops[k]);
-			if (!strncmp(name, random_ops[k], n) && (name[n] == '.' || !name[n]))
-				return name;
-		}
-	}
+	json_array_foreach(c->aten, i, a)
+		if (json_is_string(a) && is_random_op(json_string_value(a)))
+			return json_string_value(a);
 	return NULL;
 }
 
