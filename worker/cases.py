@@ -112,6 +112,10 @@ def op_case_samples(req):
             skipped.append(dict(base, why=_exc_text(e)))
             continue
         grad = any(t.requires_grad for t in _leaves([args, kwargs], []))
+        # F.relu(x, inplace=True) writes into x as relu_ does: the runner
+        # gives it a copy (a leaf that requires grad cannot be written into;
+        # in the program it was an activation, which can)
+        base["inplace"] = inplace or kwargs.get("inplace") is True
         samples.append(dict(base, dtype=_first_dtype([args, kwargs]) or "none", grad=grad,
                             sample=sample))
     return {"ok": True, "data": {"seed": seed, "samples": samples, "skipped": skipped,

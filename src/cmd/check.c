@@ -308,12 +308,21 @@ static json_t *replayable_cases(const struct ap_trace *t, const struct ap_trace_
 				struct ap_case_result *r)
 {
 	json_t *out = json_array();
+	double bytes = 0;
 	for (size_t i = api->first; i < t->n; i++) {
 		const struct ap_case *c = &t->v[i];
 		struct ap_buf why = { 0 };
 		if (strcmp(c->api, api->api))
 			continue;
-		if (ap_case_replayable(c, &why))
+		int ok = ap_case_replayable(c, &why);
+		if (ok && (bytes += ap_case_tensor_bytes(c)) > AP_CASES_REPLAY_BYTES) {
+			ok = 0;
+			bytes -= ap_case_tensor_bytes(c);
+			ap_buf_addf(&why, "its tensors and those of the cases before it hold over "
+				    "%.0f MiB, the most one API's replay sends",
+				    AP_CASES_REPLAY_BYTES / (1024 * 1024));
+		}
+		if (ok)
 			json_array_append_new(out, json_pack("{s:I, s:I, s:O, s:O}", "id",
 							     (json_int_t)c->id, "count",
 							     (json_int_t)c->count, "args", c->args,

@@ -375,6 +375,45 @@ static void walk_desc(const json_t *v, size_t *tensors, struct ap_buf *why, int 
 	}
 }
 
+static const struct { const char *dtype; int size; } dtype_sizes[] = {
+	{ "bool", 1 }, { "uint8", 1 }, { "int8", 1 }, { "int16", 2 }, { "int32", 4 },
+	{ "int64", 8 }, { "float16", 2 }, { "bfloat16", 2 }, { "float32", 4 },
+	{ "float64", 8 }, { "complex64", 8 }, { "complex128", 16 },
+};
+
+static double tensor_bytes(const json_t *v, int depth)
+{
+	double n = 0;
+	size_t i;
+	const char *k;
+	const json_t *x, *d = json_object_get(v, "$desc");
+	if (depth > 32)
+		return 0;
+	if (d) {
+		const char *dt = json_string_value(json_object_get(d, "dtype"));
+		double elems = 1;
+		int size = 8;
+		json_array_foreach(json_object_get(d, "shape"), i, x)
+			elems *= (double)json_integer_value(x);
+		for (size_t j = 0; dt && j < sizeof(dtype_sizes) / sizeof(dtype_sizes[0]); j++)
+			if (!strcmp(dt, dtype_sizes[j].dtype))
+				size = dtype_sizes[j].size;
+		return elems * size;
+	}
+	if (json_is_array(v))
+		json_array_foreach(v, i, x)
+			n += tensor_bytes(x, depth + 1);
+	else if (json_is_object(v))
+		json_object_foreach((json_t *)v, k, x)
+			n += tensor_bytes(x, depth + 1);
+	return n;
+}
+
+double ap_case_tensor_bytes(const struct ap_case *c)
+{
+	return tensor_bytes(c->args, 0) + tensor_bytes(c->kwargs, 0);
+}
+
 int ap_case_replayable(const struct ap_case *c, struct ap_buf *why)
 {
 	size_t tensors = 0;

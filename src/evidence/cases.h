@@ -107,6 +107,14 @@ int ap_trace_apis(const struct ap_trace *t, struct ap_trace_api **v, size_t *n);
  * kernel's). 1, or 0 with why in why. */
 int ap_case_replayable(const struct ap_case *c, struct ap_buf *why);
 
+/* The bytes c's tensors hold (each its elements times its dtype's size; a
+ * dtype not known counts 8): what replaying it sends, before base64. */
+double ap_case_tensor_bytes(const struct ap_case *c);
+
+/* The most tensor bytes one API's replayed cases may hold together: they
+ * travel in one frame each way (env/frame.h: 64 MiB), as base64. */
+#define AP_CASES_REPLAY_BYTES (16.0 * 1024 * 1024)
+
 const char *ap_case_kind_name(enum ap_case_kind k);
 
 #endif

@@ -67,6 +67,9 @@ void ap_cases_print(FILE *out, const struct ap_case_result *r, size_t n)
 			ap_buf_addf(&line, "%s%s ", k ? "; " : "  ", r[i].env[k].env);
 			env_cell(&r[i].env[k], &line);
 		}
+		if (r[i].replayed && r[i].skipped)
+			ap_buf_addf(&line, "; %zu more not replayed: %s", r[i].skipped,
+				    r[i].skip_why ? r[i].skip_why : "-");
 		ap_text_fputs(ap_buf_str(&line), 0, out);
 		fputc('\n', out);
 		ap_buf_free(&line);
@@ -89,6 +92,9 @@ static void md_row(struct ap_buf *md, const struct ap_case_result *r)
 		if (r->env[k].why)
 			ap_buf_addf(&cell, " (first: %s)", r->env[k].why);
 	}
+	if (r->replayed && r->skipped)
+		ap_buf_addf(&cell, "; %zu more not replayed: %s", r->skipped,
+			    r->skip_why ? r->skip_why : "-");
 	ap_escape_md(ap_buf_str(&cell), md);
 	ap_buf_adds(md, " |\n");
 	ap_buf_free(&cell);

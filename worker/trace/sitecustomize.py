@@ -114,7 +114,9 @@ class _Recorder(object):
                 spaces.append(("torch." + sub, getattr(torch, sub)))
         spaces += [("torch", torch), ("torch.Tensor", torch.Tensor)]
         for prefix, space in spaces:
-            for attr in dir(space):
+            # a method's own name before its operator's (Tensor.neg, not
+            # Tensor.__neg__, where both are one object)
+            for attr in sorted(dir(space), key=lambda a: a.startswith("__")):
                 if attr.startswith("_") and not (prefix == "torch.Tensor" and
                                                  attr.startswith("__") and attr.endswith("__")):
                     continue
@@ -136,7 +138,10 @@ class _Recorder(object):
         else:
             owner = getattr(func, "__objclass__", None) or getattr(func, "__self__", None)
             mod = getattr(func, "__module__", None)
-            if owner is not None and type(owner) is type:
+            if owner is not None and type(owner) is type and \
+                    owner.__name__ == "_VariableFunctionsClass":  # torch.xxx builtins
+                name = "torch." + n
+            elif owner is not None and type(owner) is type:
                 name = "torch.Tensor." + n if "Tensor" in owner.__name__ else \
                     "%s.%s" % (owner.__module__, owner.__qualname__ + "." + n)
             else:
