@@ -133,6 +133,9 @@ static int trace_run(const struct ap_trace_opts *o, const struct ap_env *env, ch
 		r = ap_fail(ran, "trace", &err);
 	} else {
 		ap_trace_summary_print(stderr, &t, 12);
+		if (t.bad_lines)
+			fprintf(stderr, "apiparity: trace: %ld lines of the tracer's journal were not "
+				"cases, or past %d, and were left out\n", t.bad_lines, AP_CASES_MAX);
 		fprintf(stderr, "apiparity: trace: %zu cases in %s\n", t.n, ap_buf_str(&file));
 		r = trace_ended(&t, ap_buf_str(&file));
 	}

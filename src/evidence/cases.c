@@ -104,9 +104,9 @@ int ap_trace_apply(struct ap_trace *t, const char *line, size_t len)
 	if (!r && type)
 		t->torch = 1; /* the tracer's first line: it started, after torch */
 	json_decref(rec);
-	if (r == -EINVAL)
+	if (r == -EINVAL || r == -E2BIG) /* not a record, or past AP_CASES_MAX */
 		t->bad_lines++;
-	return r == -EINVAL ? 0 : r;
+	return r == -EINVAL || r == -E2BIG ? 0 : r;
 }
 
 long ap_trace_calls(const struct ap_trace *t)

@@ -70,8 +70,8 @@ struct ap_trace {
 };
 
 /* Applies one journal line (len bytes, no newline) to t. A line that is not
- * a record, or a case whose id is not the next one, counts in bad_lines.
- * 0, or -ENOMEM, or -E2BIG past AP_CASES_MAX cases. */
+ * a record, a case whose id is not the next one, or one past AP_CASES_MAX
+ * cases counts in bad_lines. 0 or -ENOMEM. */
 int ap_trace_apply(struct ap_trace *t, const char *line, size_t len);
 
 /* Writes t to path as cases.jsonl, atomically. 0 or -errno. */

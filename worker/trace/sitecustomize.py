@@ -146,6 +146,9 @@ class _Recorder(object):
                     "%s.%s" % (owner.__module__, owner.__qualname__ + "." + n)
             else:
                 name = "%s.%s" % (mod or "torch", getattr(func, "__qualname__", n))
+        if name and any(p.startswith("_") and not (p.startswith("__") and p.endswith("__"))
+                        for p in name.split(".")):
+            name = None  # private (torch._C._set_grad_enabled): not a user's call
         try:
             self.names[func] = name
         except TypeError:
