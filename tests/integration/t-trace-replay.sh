@@ -9,6 +9,7 @@ MODELS=$FIX/models
 
 # the resnet18 step's trace, for the replays below
 trace_resnet() {
+	c=$T/rn/cases.jsonl
 	"$APIPARITY" trace --env trixie --out "$T/rn" -- python3 /dev/stdin \
 		< "$MODELS/resnet18_step.py" > /dev/null 2>&1
 }
