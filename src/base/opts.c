@@ -212,3 +212,10 @@ int ap_opt_seconds(void *opts, const struct ap_opt *o, const char *arg, struct a
 	*(int *)(void *)((char *)opts + o->at) = (int)v;
 	return 0;
 }
+
+int ap_opt_count(const char *arg, int max)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	return *arg >= '0' && *arg <= '9' && !*end && v >= 1 && v <= max ? (int)v : -1;
+}

@@ -96,4 +96,8 @@ void ap_opts_list(const struct ap_optset *set, struct ap_buf *out);
  * "--timeout wants a positive number of seconds (at most 86400), not 'x'". */
 ap_opt_set_fn ap_opt_seconds;
 
+/* arg as a count from 1 to max, digits only (no sign, no blank), or -1:
+ * for setters whose message names their own range. */
+int ap_opt_count(const char *arg, int max);
+
 #endif

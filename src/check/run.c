@@ -295,13 +295,13 @@ static int session_measure(struct ap_run_session *s, struct ap_worker *worker)
 		session_fail(s, r, &worker->detail);
 	else if (!found)
 		session_add(s, ap_check_new("resolve", "resolution", AP_NOTRUN, "absent-in-this-version"));
+	else
+		r = session_family(s, worker, &resolution);
 	if (!r && found && s->run->o->cases) /* said, so that a review knows why */
 		session_add(s, ap_check_new("official tests", "official", AP_NOTRUN,
 					    "not-run: a replay of a traced program's cases runs its "
 					    "cases alone; `apiparity check` of the API runs its "
 					    "official tests"));
-	else
-		r = session_family(s, worker, &resolution);
 	if (!r && found && !ap_bundle_family(s->bundle))
 		r = session_opinfo(s, worker);
 	for (size_t k = 0; !r && found && k < s->run->o->nscripts; k++)

@@ -87,11 +87,10 @@ static int check_add_script(void *opts, const struct ap_opt *opt, const char *ar
 static int check_samples(void *opts, const struct ap_opt *opt, const char *arg,
 			 struct ap_buf *err)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	int v = ap_opt_count(arg, AP_NUMERIC_SAMPLES_MAX);
 	(void)opt;
-	if (*arg >= '0' && *arg <= '9' && !*end && v >= 1 && v <= AP_NUMERIC_SAMPLES_MAX) {
-		((struct ap_check_opts *)opts)->samples = (int)v;
+	if (v > 0) {
+		((struct ap_check_opts *)opts)->samples = v;
 		return 0;
 	}
 	ap_buf_addf(err, "check: --samples wants a number from 1 to %d", AP_NUMERIC_SAMPLES_MAX);

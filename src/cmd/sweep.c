@@ -56,15 +56,14 @@ static int deep(const char *d)
 static int sweep_samples(void *opts, const struct ap_opt *opt, const char *arg,
 			 struct ap_buf *err)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	int v = ap_opt_count(arg, AP_NUMERIC_SAMPLES_MAX);
 	(void)opt;
-	if (!*arg || *end || *arg < '0' || *arg > '9' || v < 1 || v > AP_NUMERIC_SAMPLES_MAX) {
+	if (v < 0) {
 		ap_buf_addf(err, "sweep: --samples wants a number from 1 to %d",
 			    AP_NUMERIC_SAMPLES_MAX);
 		return -EINVAL;
 	}
-	((struct sweep_opts *)opts)->samples = (int)v;
+	((struct sweep_opts *)opts)->samples = v;
 	return 0;
 }
 

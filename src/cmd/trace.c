@@ -31,11 +31,10 @@ struct ap_trace_opts {
 static int trace_max_cases(void *opts, const struct ap_opt *opt, const char *arg,
 			   struct ap_buf *err)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
+	int v = ap_opt_count(arg, AP_TRACE_MAX_CASES_MAX);
 	(void)opt;
-	if (*arg >= '0' && *arg <= '9' && !*end && v >= 1 && v <= AP_TRACE_MAX_CASES_MAX) {
-		((struct ap_trace_opts *)opts)->max_cases = (int)v;
+	if (v > 0) {
+		((struct ap_trace_opts *)opts)->max_cases = v;
 		return 0;
 	}
 	ap_buf_addf(err, "trace: --max-cases wants a number from 1 to %d", AP_TRACE_MAX_CASES_MAX);

@@ -19,7 +19,7 @@ audio() {
 	equals "$(py "$calls" "$T/w2v/cases.jsonl" torch.nn.functional.layer_norm)" "torch.nn.functional.layer_norm=$layers" \
 		wav2vec2s_layer_norms_are_counted
 	run 1 wav2vec2_replays "$APIPARITY" check --cases "$T/w2v/cases.jsonl" --env trixie \
-		--env trixie-openreg --out "$T/wr" --timeout 10
+		--env trixie-openreg --out "$T/wr" --timeout 5
 	contains "$out" "torch\.Tensor\.size +trixie consistent: 4 PASS; trixie-openreg [a-z]+: [^;]*; 4 more not replayed: its tensors and those of the cases before it hold over 16 MiB" \
 		cases_past_the_replays_size_are_not_replayed_and_say_why
 	lacks "$out" "no verdict" every_replayed_api_has_a_verdict

@@ -74,6 +74,9 @@ static json_t *sample(enum ap_op op)
 	case AP_OP_SWEEP_WALK:
 		req = ap_proto_sweep_walk("torch", "module", json_array(), NULL, "resolve", bind);
 		break;
+	case AP_OP_CASE_SAMPLES:
+		req = ap_proto_case_samples("torch.add", json_pack("[{s:i}]", "id", 0), 1);
+		break;
 	case AP_OP_EXIT:
 		req = ap_proto_exit();
 		break;
