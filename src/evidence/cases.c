@@ -224,8 +224,10 @@ int ap_trace_load(struct ap_trace *t, const char *path, struct ap_buf *err)
 	memset(t, 0, sizeof(*t));
 	int r = ap_read_file_limited(path, AP_CASES_MAX_BYTES, &text);
 	if (r) {
-		ap_buf_addf(err, "%s: %s", path, ap_strerror(r));
-		return r;
+		/* a directory, a device, a file past the bound: not a trace */
+		int input = r == -EISDIR || r == -AP_ENOTREG || r == -EFBIG;
+		ap_buf_addf(err, "%s%s%s", path, input ? ": " : "", input ? ap_strerror(r) : "");
+		return input ? -AP_EINPUT : r;
 	}
 	t->over = json_object();
 	const char *p = text.data ? text.data : "", *end = p + text.len;

@@ -78,8 +78,9 @@ int ap_trace_apply(struct ap_trace *t, const char *line, size_t len);
 int ap_trace_write(const struct ap_trace *t, const char *path);
 
 /* Reads cases.jsonl at path (a regular file of at most AP_CASES_MAX_BYTES)
- * into t. 0, or -errno when it cannot be read, or -AP_EINPUT with
- * "path:line: why" in err when it is not such a file. */
+ * into t. 0; -errno when it cannot be read (path in err); -AP_EINPUT when it
+ * is not a regular file of that size ("path: why") or not a trace
+ * ("path:line: why"). */
 int ap_trace_load(struct ap_trace *t, const char *path, struct ap_buf *err);
 
 void ap_trace_free(struct ap_trace *t);

@@ -5,7 +5,7 @@
 # that crash, hang, never touch torch or cannot start. The replays:
 # t-trace-replay and t-trace-model.
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 31
 MODELS=$FIX/models
 
 # a count the environment's own Python gives, for what the trace must say
@@ -57,6 +57,29 @@ ends() {
 	run 6 a_program_that_is_not_there "$APIPARITY" trace --env trixie --out "$T/nx" -- /no/such/program
 }
 
+# bad input: a clear line and its exit code, nothing run
+inputs() {
+	run 2 no_program_after_the_dashes "$APIPARITY" trace --env trixie
+	contains "$err" "name the program after --" says_where_the_program_goes
+	run 2 a_program_without_dashes "$APIPARITY" trace --env trixie python3 x.py
+	run 2 no_environment "$APIPARITY" trace -- python3 x.py
+	run 5 an_unknown_environment "$APIPARITY" trace --env nowhere -- python3 x.py
+	run 2 summary_runs_nothing "$APIPARITY" trace --summary x -- python3 x.py
+	run 2 max_cases_is_a_count "$APIPARITY" trace --env trixie --max-cases 0 -- python3 x.py
+	printf '{"format":"apiparity-cases/1","command":[],"returncode":0,"over":{},"fingerprint":null}\n{"id":0,"api":"torch.add\\nx","kind":"function","count":1,"args":[],"kwargs":{}}\n' > "$T/bad.jsonl"
+	run 4 a_case_with_a_control_byte_is_refused "$APIPARITY" trace --summary "$T/bad.jsonl"
+	contains "$err" "bad\.jsonl:2: not a case of this trace" says_which_line
+	run 4 check_refuses_it_too "$APIPARITY" check --cases "$T/bad.jsonl" --env trixie --out "$T/bc"
+	run 4 a_directory_is_not_a_trace "$APIPARITY" trace --summary "$T"
+	: > "$T/empty.jsonl"
+	run 4 an_empty_file_is_not_a_trace "$APIPARITY" check --cases "$T/empty.jsonl" --env trixie --out "$T/be"
+	head -1 "$T/bad.jsonl" > "$T/none.jsonl"
+	run 0 a_trace_of_no_case_is_read "$APIPARITY" trace --summary "$T/none.jsonl"
+	contains "$out" "never imported torch" a_trace_without_torch_says_so
+	run 2 an_api_the_trace_never_called "$APIPARITY" check --cases "$T/none.jsonl" torch.add --env trixie --out "$T/bn"
+}
+
 needs trixie -- resnet
 needs trixie -- ends
+inputs
 done_testing

@@ -98,7 +98,7 @@ static void test_the_file_reads_back_as_written(void **state)
 	fclose(f);
 	assert_int_equal(ap_trace_load(&u, path, &err), -AP_EINPUT);
 	assert_non_null(strstr(ap_buf_str(&err), ":1: not a apiparity-cases/1 header"));
-	assert_int_equal(ap_trace_load(&u, dir, &err), -EISDIR);
+	assert_int_equal(ap_trace_load(&u, dir, &err), -AP_EINPUT);
 	unlink(path);
 	rmdir(dir);
 	ap_buf_free(&err);
