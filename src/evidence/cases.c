@@ -341,40 +341,67 @@ static const char *random_op(const struct ap_case *c)
 	return NULL;
 }
 
-/* Walks a described value: how many tensors, and the first thing in it
- * that cannot be made again (why). */
-static void walk_desc(const json_t *v, size_t *tensors, struct ap_buf *why, int depth)
+#define AP_DESC_DEPTH_MAX 32
+
+/* Gives fn each tensor, opaque value and overlong nesting of v, in order. */
+static void desc_walk(const json_t *v, ap_desc_fn *fn, void *ctx, int depth)
 {
-	if (why->len)
-		return;
-	if (depth > 32) {
-		ap_buf_adds(why, "an argument nested too deep");
-		return;
-	}
 	size_t i;
 	const char *k;
-	const json_t *x;
-	if (json_is_array(v)) {
+	const json_t *x, *d = json_object_get(v, "$desc"), *opaque = json_object_get(v, "$opaque");
+	struct ap_desc_item it = { AP_DESC_TENSOR, NULL, NULL, 0, { 0 } };
+	if (depth > AP_DESC_DEPTH_MAX) {
+		it.kind = AP_DESC_TOO_DEEP;
+		fn(ctx, &it);
+	} else if (json_is_array(v)) {
 		json_array_foreach(v, i, x)
-			walk_desc(x, tensors, why, depth + 1);
-		return;
-	}
-	if (!json_is_object(v))
-		return;
-	const json_t *desc = json_object_get(v, "$desc"), *opaque = json_object_get(v, "$opaque");
-	if (opaque) {
-		ap_buf_addf(why, "an argument of type %s, which the tracer cannot describe",
-			    json_is_string(opaque) ? json_string_value(opaque) : "?");
-	} else if (desc) {
-		if (!json_is_array(json_object_get(desc, "strides")))
-			ap_buf_addf(why, "a tensor of layout %s",
-				    json_is_string(json_object_get(desc, "layout"))
-				    ? json_string_value(json_object_get(desc, "layout")) : "?");
-		(*tensors)++;
-	} else {
+			desc_walk(x, fn, ctx, depth + 1);
+	} else if (opaque) {
+		it.kind = AP_DESC_OPAQUE;
+		it.name = json_is_string(opaque) ? json_string_value(opaque) : "?";
+		fn(ctx, &it);
+	} else if (d) {
+		it.name = json_string_value(json_object_get(d, "dtype"));
+		if (!json_is_array(json_object_get(d, "strides")))
+			it.layout = json_is_string(json_object_get(d, "layout"))
+				    ? json_string_value(json_object_get(d, "layout")) : "?";
+		json_array_foreach(json_object_get(d, "shape"), i, x)
+			if (it.ndim < AP_DESC_DIMS_MAX)
+				it.dims[it.ndim++] = (long long)json_integer_value(x);
+		fn(ctx, &it);
+	} else if (json_is_object(v)) {
 		json_object_foreach((json_t *)v, k, x)
-			walk_desc(x, tensors, why, depth + 1);
+			desc_walk(x, fn, ctx, depth + 1);
 	}
+}
+
+void ap_case_desc_foreach(const struct ap_case *c, int kwargs, ap_desc_fn *fn, void *ctx)
+{
+	desc_walk(c->args, fn, ctx, 0);
+	if (kwargs)
+		desc_walk(c->kwargs, fn, ctx, 0);
+}
+
+/* What makes a case replayable or not, as its descriptions are walked:
+ * how many tensors, and the first thing that cannot be made again. */
+struct replay_walk {
+	size_t tensors;
+	struct ap_buf *why;
+};
+
+static void replay_item(void *ctx, const struct ap_desc_item *it)
+{
+	struct replay_walk *w = ctx;
+	w->tensors += it->kind == AP_DESC_TENSOR;
+	if (w->why->len)
+		return;
+	if (it->kind == AP_DESC_TOO_DEEP)
+		ap_buf_adds(w->why, "an argument nested too deep");
+	else if (it->kind == AP_DESC_OPAQUE)
+		ap_buf_addf(w->why, "an argument of type %s, which the tracer cannot describe",
+			    it->name);
+	else if (it->layout)
+		ap_buf_addf(w->why, "a tensor of layout %s", it->layout);
 }
 
 static const struct { const char *dtype; int size; } dtype_sizes[] = {
@@ -383,42 +410,29 @@ static const struct { const char *dtype; int size; } dtype_sizes[] = {
 	{ "float64", 8 }, { "complex64", 8 }, { "complex128", 16 },
 };
 
-static double tensor_bytes(const json_t *v, int depth)
+static void bytes_item(void *ctx, const struct ap_desc_item *it)
 {
-	double n = 0;
-	size_t i;
-	const char *k;
-	const json_t *x, *d = json_object_get(v, "$desc");
-	if (depth > 32)
-		return 0;
-	if (d) {
-		const char *dt = json_string_value(json_object_get(d, "dtype"));
-		double elems = 1;
-		int size = 8;
-		json_array_foreach(json_object_get(d, "shape"), i, x)
-			elems *= (double)json_integer_value(x);
-		for (size_t j = 0; dt && j < sizeof(dtype_sizes) / sizeof(dtype_sizes[0]); j++)
-			if (!strcmp(dt, dtype_sizes[j].dtype))
-				size = dtype_sizes[j].size;
-		return elems * size;
-	}
-	if (json_is_array(v))
-		json_array_foreach(v, i, x)
-			n += tensor_bytes(x, depth + 1);
-	else if (json_is_object(v))
-		json_object_foreach((json_t *)v, k, x)
-			n += tensor_bytes(x, depth + 1);
-	return n;
+	double elems = 1;
+	int size = 8;
+	if (it->kind != AP_DESC_TENSOR)
+		return;
+	for (size_t i = 0; i < it->ndim; i++)
+		elems *= (double)it->dims[i];
+	for (size_t j = 0; it->name && j < sizeof(dtype_sizes) / sizeof(dtype_sizes[0]); j++)
+		if (!strcmp(it->name, dtype_sizes[j].dtype))
+			size = dtype_sizes[j].size;
+	*(double *)ctx += elems * size;
 }
 
 double ap_case_tensor_bytes(const struct ap_case *c)
 {
-	return tensor_bytes(c->args, 0) + tensor_bytes(c->kwargs, 0);
+	double n = 0;
+	ap_case_desc_foreach(c, 1, bytes_item, &n);
+	return n;
 }
 
 int ap_case_replayable(const struct ap_case *c, struct ap_buf *why)
 {
-	size_t tensors = 0;
 	const char *rnd;
 	if (c->kind == AP_CASE_MODULE) {
 		ap_buf_adds(why, "a module call: replayed through the functions it calls");
@@ -436,9 +450,9 @@ int ap_case_replayable(const struct ap_case *c, struct ap_buf *why)
 		ap_buf_addf(why, "random: its values are the generator's (%s)", rnd);
 		return 0;
 	}
-	walk_desc(c->args, &tensors, why, 0);
-	walk_desc(c->kwargs, &tensors, why, 0);
-	if (!why->len && !tensors)
+	struct replay_walk w = { 0, why };
+	ap_case_desc_foreach(c, 1, replay_item, &w);
+	if (!why->len && !w.tensors)
 		ap_buf_adds(why, "no tensor among its arguments: nothing of it runs on a device");
 	return !why->len;
 }

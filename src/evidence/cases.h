@@ -108,6 +108,27 @@ int ap_trace_apis(const struct ap_trace *t, struct ap_trace_api **v, size_t *n);
  * kernel's). 1, or 0 with why in why. */
 int ap_case_replayable(const struct ap_case *c, struct ap_buf *why);
 
+/* One thing of a case's described arguments, as ap_case_desc_foreach()
+ * walks them: a tensor (name: its dtype or NULL; layout: NULL when strided,
+ * else the layout it was described with, "?" when none; its first
+ * AP_DESC_DIMS_MAX dimensions), a value the tracer could not describe (name:
+ * its type), or nesting past the walk's bound. */
+#define AP_DESC_DIMS_MAX 64
+enum ap_desc_kind { AP_DESC_TENSOR, AP_DESC_OPAQUE, AP_DESC_TOO_DEEP };
+struct ap_desc_item {
+	enum ap_desc_kind kind;
+	const char *name;
+	const char *layout;
+	size_t ndim;
+	long long dims[AP_DESC_DIMS_MAX];
+};
+typedef void ap_desc_fn(void *ctx, const struct ap_desc_item *it);
+
+/* Gives fn each tensor and opaque value of c's positional arguments (and
+ * keyword arguments, with kwargs), in order: the one walk of a case's
+ * descriptions, for what is replayed, its size and its summary. */
+void ap_case_desc_foreach(const struct ap_case *c, int kwargs, ap_desc_fn *fn, void *ctx);
+
 /* The bytes c's tensors hold (each its elements times its dtype's size; a
  * dtype not known counts 8): what replaying it sends, before base64. */
 double ap_case_tensor_bytes(const struct ap_case *c);

@@ -4,46 +4,39 @@
 #include "base/text.h"
 #include "review/tracesummary.h"
 
-/* Appends to out each tensor's word of v (its dtype, or its shape),
- * walking described values. */
-static void walk_tensors(const json_t *v, int shapes, struct ap_buf *out, int depth)
+/* Appends a tensor's dtype to the list out, once each. */
+static void dtype_item(void *ctx, const struct ap_desc_item *it)
 {
-	size_t i;
-	const char *k;
-	const json_t *x, *d = json_object_get(v, "$desc");
-	if (depth > 32)
+	struct ap_buf *out = ctx;
+	size_t n = it->name ? strlen(it->name) : 0;
+	if (it->kind != AP_DESC_TENSOR || !n)
 		return;
-	if (json_is_array(v)) {
-		json_array_foreach(v, i, x)
-			walk_tensors(x, shapes, out, depth + 1);
-	} else if (d && shapes) {
-		ap_buf_adds(out, out->len ? " [" : "[");
-		json_array_foreach(json_object_get(d, "shape"), i, x)
-			ap_buf_addf(out, "%s%lld", i ? "," : "", (long long)json_integer_value(x));
-		ap_buf_adds(out, "]");
-	} else if (d) {
-		const char *dt = json_string_value(json_object_get(d, "dtype"));
-		size_t n = dt ? strlen(dt) : 0;
-		const char *at = n ? strstr(ap_buf_str(out), dt) : NULL;
-		/* each once: a match must be a whole word of the list */
-		while (at && !((at == out->data || at[-1] == ',') && (at[n] == ',' || !at[n])))
-			at = strstr(at + 1, dt);
-		if (n && !at)
-			ap_buf_addf(out, "%s%s", out->len ? "," : "", dt);
-	} else if (json_is_object(v)) {
-		json_object_foreach((json_t *)v, k, x)
-			walk_tensors(x, shapes, out, depth + 1);
-	}
+	const char *at = strstr(ap_buf_str(out), it->name);
+	/* each once: a match must be a whole word of the list */
+	while (at && !((at == out->data || at[-1] == ',') && (at[n] == ',' || !at[n])))
+		at = strstr(at + 1, it->name);
+	if (!at)
+		ap_buf_addf(out, "%s%s", out->len ? "," : "", it->name);
+}
+
+/* Appends a tensor's shape to out: "[2,3,64,64]". */
+static void shape_item(void *ctx, const struct ap_desc_item *it)
+{
+	struct ap_buf *out = ctx;
+	if (it->kind != AP_DESC_TENSOR)
+		return;
+	ap_buf_adds(out, out->len ? " [" : "[");
+	for (size_t i = 0; i < it->ndim; i++)
+		ap_buf_addf(out, "%s%lld", i ? "," : "", it->dims[i]);
+	ap_buf_adds(out, "]");
 }
 
 void ap_trace_dtypes(const struct ap_trace *t, const struct ap_trace_api *api,
 		     struct ap_buf *out)
 {
 	for (size_t i = api->first; i < t->n; i++)
-		if (!strcmp(t->v[i].api, api->api)) {
-			walk_tensors(t->v[i].args, 0, out, 0);
-			walk_tensors(t->v[i].kwargs, 0, out, 0);
-		}
+		if (!strcmp(t->v[i].api, api->api))
+			ap_case_desc_foreach(&t->v[i], 1, dtype_item, out);
 }
 
 static void print_head(FILE *out, const struct ap_trace *t)
@@ -93,7 +86,7 @@ void ap_trace_summary_print(FILE *out, const struct ap_trace *t, size_t top)
 	for (size_t i = 0; i < n && (!top || i < top); i++) {
 		struct ap_buf dts = { 0 }, shapes = { 0 }, row = { 0 };
 		ap_trace_dtypes(t, &apis[i], &dts);
-		walk_tensors(t->v[apis[i].first].args, 1, &shapes, 0);
+		ap_case_desc_foreach(&t->v[apis[i].first], 0, shape_item, &shapes);
 		ap_buf_addf(&row, "  %7ld %6zu  %-44s %-9s %-18s %s", apis[i].calls, apis[i].ncases,
 			    apis[i].api, ap_case_kind_name(apis[i].kind),
 			    dts.len ? ap_buf_str(&dts) : "-", shapes.len ? ap_buf_str(&shapes) : "-");
