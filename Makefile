@@ -10,7 +10,7 @@ PNG     ?= 1
 NOPNG   := $(filter 0,$(PNG))
 PKGS    := jansson libcrypto yaml-0.1 $(if $(NOPNG),,libpng)
 # Headers only: review/png.c loads librsvg (and cairo with it) when it draws.
-DL_PKGS := $(if $(NOPNG),,librsvg-2.0 cairo)
+DL_PKGS := $(if $(NOPNG),,librsvg-2.0 cairo fontconfig)
 SANITIZE ?=
 COVERAGE ?=
 BUILD   := build$(if $(COVERAGE),-cov)$(if $(SANITIZE),-san)$(if $(NOPNG),-nopng)

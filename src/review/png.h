@@ -33,4 +33,21 @@ extern const int ap_png_built_in;
 int ap_png_from_svg(const char *svg, size_t len, const char *description, struct ap_buf *out,
 		    struct ap_buf *err);
 
+/* What draws the pictures here, as a PNG's "Software" text chunk gives it:
+ * the versions of librsvg, cairo, pango, harfbuzz, freetype and fontconfig
+ * and of the fonts (apiparity draws with a fontconfig configuration of its
+ * own, the same fonts and settings on every machine: see png.c). The same
+ * SVG drawn where this text is the same gives the same bytes. NULL, with
+ * err saying why, where nothing can be drawn. Loads the drawing library. */
+const char *ap_png_drawing(struct ap_buf *err);
+
+/* The longest "Software" text ap_png_software() gives. */
+#define AP_PNG_SOFTWARE_MAX 512
+
+/* The "Software" text chunk of the PNG png[0..len) (untrusted), read from
+ * the chunks before its pixels, into software: at most AP_PNG_SOFTWARE_MAX
+ * bytes, each byte that is not printable ASCII a '?'. 1 when it has one, 0
+ * when not, -EINVAL when png is not a PNG, -ENOMEM, -ENOTSUP (make PNG=0). */
+int ap_png_software(const char *png, size_t len, struct ap_buf *software);
+
 #endif

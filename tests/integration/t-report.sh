@@ -8,7 +8,7 @@ fresh() { rm -rf "$T/$1"; cp -a "$T/sub" "$T/$1"; }
 # reseal DIR ENV: rewrite ENV's manifest, as a careful forger would
 reseal() { (cd "$1/$2" && find . -type f ! -name MANIFEST.sha256 | sed 's|^\./||' | sort | xargs sha256sum > MANIFEST.sha256); }
 
-plan 83
+plan 87
 
 report_suite() {
 # trixie and sid labelled as two products of the docs pages
@@ -86,6 +86,35 @@ fresh copied; cp "$T/sub/report.html" "$T/copied/"; "$APIPARITY" report "$T/copi
 rm -rf "$T/copied/sid"; "$APIPARITY" report "$T/copied" --format json > /dev/null  # report.md and .html from trixie and sid
 run 1 report_of_other_evidence_is_refused "$APIPARITY" verify "$T/copied"
 contains "$out" "^- report\.html: is not the report its bundles give" report_of_other_evidence_is_named
+
+# A picture is compared only where the same drawing would give the same
+# pixels: one whose Software chunk names another drawing (a forged one, with
+# an escape in it) is not shown to be the report, and says why, as data; the
+# machine's own font configuration does not change the drawing.
+if [ -z "$PNG_WHY" ]; then
+	fresh elsewhere
+	py 'import struct, sys, zlib
+p = sys.argv[1]; d = open(p, "rb").read(); out = d[:8]; at = 8
+while at < len(d):
+    n, = struct.unpack(">I", d[at:at + 4]); kind = d[at + 4:at + 8]; body = d[at + 8:at + 8 + n]
+    if kind == b"tEXt" and body.startswith(b"Software\0"):
+        body = b"Software\0librsvg 9.9.9, cairo \x1b[31m"
+    out += struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    at += 12 + n
+open(p, "wb").write(out)' "$T/elsewhere/card-trixie.png"
+	sealtop "$T/elsewhere"
+	run 1 picture_drawn_elsewhere_is_not_shown_to_be_the_report "$APIPARITY" verify "$T/elsewhere"
+	contains "$out" "^- card-trixie\.png: cannot be rendered again to compare \(so it is not shown to be what its bundles give\): it was drawn by librsvg 9\.9\.9, cairo \?\\\\?\[31m; this machine draws with librsvg [0-9.]+, cairo [0-9.]+, .*DejaVu Sans Mono [0-9.]+.*, which gives other pixels" \
+		picture_drawn_elsewhere_names_both_drawings
+	lacks "$out" "card-sid\.png" picture_drawn_here_is_compared
+	printf '<?xml version="1.0"?><fontconfig><dir>/usr/share/fonts</dir><alias binding="strong"><family>monospace</family><prefer><family>DejaVu Serif</family></prefer></alias><match target="font"><edit name="antialias" mode="assign"><bool>false</bool></edit></match></fontconfig>' > "$T/fonts.conf"
+	run 0 the_machines_font_configuration_is_not_the_drawings env FONTCONFIG_FILE="$T/fonts.conf" "$APIPARITY" verify "$T/sub"
+else
+	for t in picture_drawn_elsewhere_is_not_shown_to_be_the_report picture_drawn_elsewhere_names_both_drawings \
+		 picture_drawn_here_is_compared the_machines_font_configuration_is_not_the_drawings; do
+		skip $t "$PNG_WHY"
+	done
+fi
 
 # A report cut short by a full disk leaves no page its manifest does not vouch for.
 mkdir -p "$T/full"
