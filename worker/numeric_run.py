@@ -264,20 +264,53 @@ def _drop_resident(end=True):
         os.close(k["r"])
 
 
-def _resident(devices):
+# The adapter apiparity may ask the runner for (ap_numeric_adapter states
+# it in the bundle; keep the two in step).
+_FORKED_DAEMONS = "openreg-forked-daemons"
+
+
+def _forked_daemons(fds):
+    """openreg-forked-daemons: pytorch_openreg starts each device's daemon
+    with multiprocessing's "spawn" (a new interpreter that imports torch,
+    some 2 s a daemon); this runner has torch imported, so its context is
+    made "fork" and the daemons start at once, running the same code. fds
+    (this runner's pipes to the worker) are closed in each forked child, as
+    spawn would not have passed them. Only where the module is there with a
+    "spawn" context; says what it did on stderr (the runner's log)."""
+    dd = sys.modules.get("pytorch_openreg._device_daemon")
+    ctx = getattr(dd, "mp_context", None)
+    if ctx is None or getattr(ctx, "_name", None) != "spawn":
+        return
+
+    def close_fds():
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    import multiprocessing
+    dd.mp_context = multiprocessing.get_context("fork")
+    os.register_at_fork(after_in_child=close_fds)
+    sys.stderr.write("apiparity adapter: %s: pytorch_openreg's device daemons are forked "
+                     "from the runner, not spawned\n" % _FORKED_DAEMONS)
+
+
+def _resident(devices, adapter=None):
     """The kept runner for devices (started here when there is none, or one
-    for other devices), and whether it was started now."""
-    if _RESIDENT and _RESIDENT["devices"] == devices:
+    for other devices or adapter), and whether it was started now."""
+    if _RESIDENT and _RESIDENT["devices"] == devices and _RESIDENT["adapter"] == adapter:
         return _RESIDENT, False
     _drop_resident()
     cr, cw = os.pipe()
 
     def child(w):
         os.close(cw)
+        if adapter == _FORKED_DAEMONS:
+            _forked_daemons((w, cr))
         _resident_runner(cr, devices, w)
     pid, r = _spawn_child(child, _runner_log(), group=False)
     os.close(cr)
-    _RESIDENT.update(pid=pid, r=r, cmd=cw, devices=devices)
+    _RESIDENT.update(pid=pid, r=r, cmd=cw, devices=devices, adapter=adapter)
     return _RESIDENT, True
 
 
@@ -436,7 +469,7 @@ def op_run(req):
         send(_reply_fd[0], f)
     while state["next"] < len(samples):
         start = state["next"]
-        k, fresh = _resident(devices)
+        k, fresh = _resident(devices, req.get("adapter"))
         runners += fresh
         job = {"target": target, "samples": samples, "start": start, "notrun": notrun}
         if not _give(k, job) and not fresh:

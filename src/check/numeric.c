@@ -135,13 +135,43 @@ json_t *ap_numeric_notrun(const json_t *samples, const json_t *opinfo, const cha
 	return out;
 }
 
+/* Whether devices names upstream's out-of-tree test backend, openreg. */
+static int has_openreg(const char *devices)
+{
+	char d[MAX_DEVICES][DEVICE_NAME_MAX];
+	size_t n = device_list(devices, d);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(d[i], "openreg"))
+			return 1;
+	return 0;
+}
+
+json_t *ap_numeric_adapter(const char *devices)
+{
+	if (!has_openreg(devices))
+		return NULL;
+	return json_pack("{s:s, s:s, s:s, s:s}", "name", AP_NUMERIC_ADAPTER_OPENREG, "why",
+			 "pytorch_openreg starts each device's daemon with multiprocessing's "
+			 "\"spawn\": a new interpreter that imports torch, some 2 s a daemon and "
+			 "two daemons, every time a runner starts the device (after a sample that "
+			 "took the device down, and openreg's daemon exits on any operator's error)",
+			 "what", "pytorch_openreg._device_daemon.mp_context made multiprocessing's "
+			 "\"fork\" context: each daemon is forked from the runner, whose torch is "
+			 "already imported, and runs the same code (the runner's own pipes are "
+			 "closed in it, as spawn would not pass them); applied only where the "
+			 "module is there with a \"spawn\" context, and the runner's log says so",
+			 "where", "the numeric runner only, before its devices start");
+}
+
 json_t *ap_numeric_run_request(const char *target, const json_t *samples, const json_t *opinfo,
 			       const char *devices, int timeout_s, int start_s)
 {
 	json_t *notrun = ap_numeric_notrun(samples, opinfo, devices);
 	struct ap_proto_run_limits lim = { timeout_s, start_s, AP_NUMERIC_DEVICE_FLOOR_S,
 					   AP_NUMERIC_DEVICE_FACTOR };
-	return notrun ? ap_proto_run(target, samples, device_array(devices), notrun, &lim) : NULL;
+	const char *adapter = has_openreg(devices) ? AP_NUMERIC_ADAPTER_OPENREG : NULL;
+	return notrun ? ap_proto_run(target, samples, device_array(devices), notrun, &lim, adapter)
+		      : NULL;
 }
 
 static void sample_id(const struct ap_proto_sample *s, struct ap_buf *id)

@@ -80,6 +80,18 @@ json_t *ap_numeric_prepare(const json_t *answer, struct ap_buf *why);
  * nothing of a side, runs it. A new array, or NULL when out of memory. */
 json_t *ap_numeric_notrun(const json_t *samples, const json_t *opinfo, const char *devices);
 
+/* The adapter apiparity applies to the numeric runner of an environment
+ * whose devices (as above) name openreg, upstream's out-of-tree backend:
+ * its device daemons forked from the runner rather than spawned (see
+ * ap_numeric_adapter's "why" and "what", which the bundle states and
+ * worker/numeric_run.py's _forked_daemons applies; keep them in step). */
+#define AP_NUMERIC_ADAPTER_OPENREG "openreg-forked-daemons"
+
+/* What ap_numeric_run_request asks the runner to adapt for devices, as the
+ * bundle states it ({name, why, what, where}): a new object, or NULL where
+ * nothing is adapted. */
+json_t *ap_numeric_adapter(const char *devices);
+
 /* The run request: samples (as prepared) on CPU and devices (as above),
  * each within timeout_s (the devices' part within AP_NUMERIC_DEVICE_FLOOR_S
  * + AP_NUMERIC_DEVICE_FACTOR x the CPU's time, if less), once the devices

@@ -469,7 +469,8 @@ static json_t *make_samples(struct ap_run *run)
 	for (size_t i = 0; samples && i < run->n; i++)
 		ap_bundle_set_operators(run->s[i].bundle, ref->env->name, AP_NUMERIC_SEED,
 					o->samples, json_array_size(samples),
-					made.skipped, run->s[i].opinfo);
+					made.skipped, run->s[i].opinfo,
+					ap_numeric_adapter(run->s[i].env->device));
 	json_decref(reply);
 	ap_buf_free(&why);
 	return samples;

@@ -143,9 +143,10 @@ struct ap_proto_run_limits {
 
 /* Runs samples of target on devices, within lim. notrun (taken): for each
  * sample, an object naming the sides ("cpu" or a device) not to run it on,
- * each with the reason its part then gives. */
+ * each with the reason its part then gives. adapter: the name of what the
+ * worker is to adapt in its runner (ap_numeric_adapter), or NULL. */
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
-		     json_t *notrun, const struct ap_proto_run_limits *lim);
+		     json_t *notrun, const struct ap_proto_run_limits *lim, const char *adapter);
 
 /* One catalog entry of a sweep_begin: what to walk, what not. */
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude);

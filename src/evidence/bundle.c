@@ -184,13 +184,14 @@ const json_t *ap_bundle_set_error(json_t *b, int err, const char *message)
 }
 
 void ap_bundle_set_operators(json_t *b, const char *reference, long long seed, int max_samples,
-			     size_t count, const json_t *skipped, const json_t *opinfo)
+			     size_t count, const json_t *skipped, const json_t *opinfo,
+			     json_t *adapter)
 {
 	json_object_set_new(b, "operators", json_pack(
-		"{s:s, s:I, s:i, s:I, s:o, s:O}", "reference", reference, "seed", (json_int_t)seed,
-		"max_samples", max_samples, "count", (json_int_t)count, "skipped",
+		"{s:s, s:I, s:i, s:I, s:o, s:O, s:o*}", "reference", reference, "seed",
+		(json_int_t)seed, "max_samples", max_samples, "count", (json_int_t)count, "skipped",
 		skipped ? json_deep_copy(skipped) : json_array(), "opinfo",
-		opinfo ? opinfo : json_null()));
+		opinfo ? opinfo : json_null(), "adapter", adapter));
 }
 
 int ap_bundle_family(const json_t *b)

@@ -157,10 +157,12 @@ void ap_bundle_set_family(json_t *b, const char *name, const char *member,
 
 /* b.operators: where the numeric checks' samples come from: the reference
  * that made them, the seed, --samples, how many, the samples it left out
- * (skipped, copied) and this environment's OpInfo answer
- * (opinfo, copied; NULL: not asked). */
+ * (skipped, copied), this environment's OpInfo answer (opinfo, copied;
+ * NULL: not asked) and what apiparity adapted in its runner (adapter,
+ * taken; NULL: nothing). */
 void ap_bundle_set_operators(json_t *b, const char *reference, long long seed, int max_samples,
-			     size_t count, const json_t *skipped, const json_t *opinfo);
+			     size_t count, const json_t *skipped, const json_t *opinfo,
+			     json_t *adapter);
 
 /* Whether a family spec covers the target in b (b.family is set). */
 int ap_bundle_family(const json_t *b);

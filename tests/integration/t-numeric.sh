@@ -3,7 +3,7 @@
 # environment, run on CPU and on every device of every environment, compared
 # in C (device against CPU, each environment's CPU against the reference's).
 . "$(dirname "$0")/lib.sh"
-plan 44
+plan 47
 
 across_envs() {
 	run 0 gelu_is_consistent_in_trixie_and_sid "$APIPARITY" check torch.nn.functional.gelu --env trixie --env sid --no-official --out "$T/g"
@@ -82,6 +82,14 @@ on_openreg() {
 		"(True, True)" gelu_device_trace_shows_openreg_tensors
 	equals "$(field "$b" 'sum(1 for c in b["checks"] if c["kind"] == "numeric" and c["across"] == "trixie" and c["status"] == "PASS") >= 8')" \
 		True gelu_openreg_cpu_matches_trixie_cpu
+	# openreg's daemons are forked from the runner (apiparity's adapter):
+	# stated in the bundle, done in the runner (its log), and only there.
+	equals "$(field "$b" 'b["operators"]["adapter"]["name"]')" openreg-forked-daemons \
+		gelu_bundle_states_the_daemons_adapter
+	contains "$(cat "$T/o/trixie-openreg/numeric.log")" "^apiparity adapter: openreg-forked-daemons: pytorch_openreg's device daemons are forked from the runner, not spawned$" \
+		gelu_runner_log_says_the_daemons_were_forked
+	equals "$(field "$T/o/trixie/bundle.json" '"adapter" in b["operators"]')" False \
+		gelu_no_adapter_without_openreg
 	contains "$out" "^sid .* consistent$" gelu_sid_still_consistent
 	run 0 gelu_report_is_written "$APIPARITY" report "$T/o" --lang en --format md
 	out=$(cat "$T/o/report.md")

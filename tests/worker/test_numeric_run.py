@@ -153,23 +153,47 @@ class Resident(unittest.TestCase):
                 W.send(w, {"type": "begin", "i": k})
                 if samples[k] == "die":
                     os._exit(3)
-                W.send(w, {"type": "sample", "i": k, "parts": {"pid": os.getpid()}})
+                parts = {"pid": os.getpid()}
+                if samples[k] == "daemons":
+                    parts.update(self.daemons(w))
+                W.send(w, {"type": "sample", "i": k, "parts": parts})
                 if samples[k] == "leave":
                     return False
             return True
         W._sample_runner = fake
 
+    @staticmethod
+    def daemons(w):
+        """How the runner would start a device's daemon: the context of the
+        (stand-in) pytorch_openreg module, and whether a child forked from
+        the runner still holds the runner's pipe to the worker."""
+        import sys
+        ctx = sys.modules["pytorch_openreg._device_daemon"].mp_context
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.fstat(w)
+                os._exit(1)
+            except OSError:
+                os._exit(0)
+        _, st = os.waitpid(pid, 0)
+        return {"context": ctx._name, "pipe_closed_in_child": os.WEXITSTATUS(st) == 0}
+
     def tearDown(self):
+        import sys
+        sys.modules.pop("pytorch_openreg._device_daemon", None)
         W._drop_resident()
         W._sample_runner = self.saved[0]
         os.close(W._reply_fd[0])
         os.close(self.r)
         W._reply_fd[0] = self.saved[1]
 
-    def run_op(self, samples):
+    def run_op(self, samples, adapter=None):
         """(op_run's data, the frames it forwarded)."""
         req = dict(self.LIM, op="run", target="no.such.target", samples=samples,
                    devices=["dev"], notrun=[])
+        if adapter is not None:
+            req["adapter"] = adapter
         data = W.op_run(req)["data"]
         import select
         buf = b""
@@ -204,6 +228,27 @@ class Resident(unittest.TestCase):
         data, frames = self.run_op(["c"])
         self.assertEqual(data["runners"], 1)
         self.assertNotEqual(frames[0]["parts"]["pid"], left)
+
+    def test_the_adapter_asked_for_forks_openregs_daemons_from_the_runner(self):
+        # A stand-in for pytorch_openreg's daemon module, as upstream's
+        # holds its context: what the adapter changes is the point here.
+        import multiprocessing
+        import sys
+        import types
+        dd = types.ModuleType("pytorch_openreg._device_daemon")
+        dd.mp_context = multiprocessing.get_context("spawn")
+        sys.modules[dd.__name__] = dd
+        data, frames = self.run_op(["daemons"])
+        self.assertEqual(frames[0]["parts"]["context"], "spawn")  # not asked: as upstream's
+        data, frames = self.run_op(["daemons"], adapter="openreg-forked-daemons")
+        self.assertEqual(data["runners"], 1)  # another adapter: another runner
+        self.assertEqual(frames[0]["parts"]["context"], "fork")
+        self.assertTrue(frames[0]["parts"]["pipe_closed_in_child"])
+        self.assertIn("apiparity adapter: openreg-forked-daemons: pytorch_openreg's device "
+                      "daemons are forked from the runner, not spawned", data["log"])
+        self.assertEqual(dd.mp_context._name, "spawn")  # in the runner only
+        data, frames = self.run_op(["daemons"], adapter="no-such-adapter")
+        self.assertEqual(frames[0]["parts"]["context"], "spawn")
 
     def test_other_devices_get_another_runner_and_the_last_ends_with_the_worker(self):
         self.run_op(["a"])
