@@ -204,9 +204,15 @@ static int sweep_meta(const struct sweep_opts *o, const struct ap_catalog *cat,
 	r = r ? r : ap_sweep_meta_set(&m->commit, ap_commit);
 	r = r ? r : ap_sweep_meta_set(&m->depth, o->depth);
 	r = r ? r : ap_sweep_meta_set(&m->catalog, cat->digest);
-	for (size_t i = 0; !r && i < n; i++)
+	for (size_t i = 0; !r && i < n; i++) {
 		r = ap_sweep_meta_add_env(m, e[i].env->name, e[i].env->label, e[i].torch,
 					  &e[i].plugins);
+		/* what the numeric runner adapts there (ap_numeric_adapter) */
+		json_t *a = m->has_samples ? ap_numeric_adapter(e[i].env->device) : NULL;
+		r = r ? r : ap_sweep_meta_set(&m->envs[i].adapter,
+					      json_string_value(json_object_get(a, "name")));
+		json_decref(a);
+	}
 	return r;
 }
 

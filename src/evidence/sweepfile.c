@@ -69,6 +69,7 @@ static void env_free(struct ap_sweep_meta_env *e)
 	free(e->name);
 	free(e->label);
 	free(e->torch);
+	free(e->adapter);
 	strs_free(&e->plugins);
 }
 
@@ -122,6 +123,7 @@ static json_t *env_json(const struct ap_sweep_meta_env *e)
 	set_str(o, "torch", e->torch);
 	if (e->plugins.set)
 		json_object_set_new(o, "plugins", strs_json(&e->plugins));
+	set_str(o, "adapter", e->adapter);
 	return o;
 }
 
@@ -177,6 +179,8 @@ static int meta_envs(struct ap_sweep_meta *m, const json_t *envs)
 		r = r ? r : ap_sweep_meta_add_env(m, json_string_value(json_object_get(e, "name")),
 				json_string_value(json_object_get(e, "label")),
 				json_string_value(json_object_get(e, "torch")), &plugins);
+		r = r ? r : ap_sweep_meta_set(&m->envs[m->nenvs - 1].adapter,
+					      json_string_value(json_object_get(e, "adapter")));
 		strs_free(&plugins);
 		if (r)
 			break;

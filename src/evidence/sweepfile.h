@@ -7,7 +7,8 @@
  * sweep.json (AP_SWEEP_META_NAME), indented JSON, its keys in this order:
  *   {"schema": "apiparity.sweep/1",
  *    "tool": {"name", "version", "commit"},
- *    "envs": [{"name", "label"?, "torch"?, "plugins"?: [names]}],
+ *    "envs": [{"name", "label"?, "torch"?, "plugins"?: [names],
+ *              "adapter"?: the numeric runner's adapter (check/numeric.h)}],
  *    "depth", "catalog", "state": "running" | "complete" | "failed",
  *    "shard": {"index", "count"} | null,
  *    "samples": n}                 (depth numeric only)
@@ -45,6 +46,7 @@ const char *ap_sweep_state_name(enum ap_sweep_state s);
 struct ap_sweep_meta_env {
 	char *name, *label, *torch;
 	struct ap_matrix_strs plugins;
+	char *adapter; /* what apiparity adapted in its numeric runner (its name), or NULL */
 };
 
 /* sweep.json (see above); every string owned, NULL for missing. */

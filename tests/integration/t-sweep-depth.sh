@@ -11,7 +11,7 @@ SW="$FIX/sweep"
 sed -e "s|@SW@|$SW|g" -e "s|@FIX@|$FIX|g" "$SW/depth.ini" > "$T/depth.ini"
 printf 'torch.autograd.grad_mode module\napiparity_sweep_ops module\n' > "$T/probe.txt"
 printf 'apiparity_sweep_ops module\n' > "$T/ops.txt"
-plan 35
+plan 36
 
 # jq-less reading of a matrix: a Python expression over L, its lines, and
 # C(env, api), the check of api in env.
@@ -92,6 +92,9 @@ numeric() {
 	contains "$(cat "$T/n/matrix.html")" "<svg[^>]*><title>consistent 8, inconsistent 1, not-run 0, absent 0</title>" \
 		html_bar_counts_the_real_statuses
 	equals "$(field "$T/n/sweep.json" 'b["depth"], b["samples"]')" "('numeric', 1)" sweep_json_says_numeric_and_samples
+	equals "$(field "$T/n/sweep.json" '[(e["name"], e.get("adapter")) for e in b["envs"]]')" \
+		"[('trixie', None), ('trixie-openreg', 'openreg-forked-daemons'), ('openreg-gelu-crash', 'openreg-forked-daemons')]" \
+		sweep_json_states_the_daemons_adapter_where_openreg_runs
 	# tools/op-causes (bench/op-sweep's list): the crash under its cause,
 	# with the command that reproduces it; a clean environment has none
 	out=$("$TOP/tools/op-causes" "$m" openreg-gelu-crash)

@@ -31,6 +31,7 @@ static void sweep_json_reads_back_as_written(void **state)
 	assert_int_equal(ap_sweep_meta_set(&m.catalog, "c0ffee"), 0);
 	assert_int_equal(ap_sweep_meta_add_env(&m, "trixie", "Trixie", "2.5.1", &plugins), 0);
 	assert_int_equal(ap_sweep_meta_add_env(&m, "sid", NULL, NULL, NULL), 0);
+	assert_int_equal(ap_sweep_meta_set(&m.envs[0].adapter, "openreg-forked-daemons"), 0);
 	assert_int_equal(ap_sweep_meta_render(&m, &a), 0);
 	assert_true(!strncmp(ap_buf_str(&a), "{\n  \"schema\": \"apiparity.sweep/1\",\n", 35));
 	assert_non_null(strstr(ap_buf_str(&a), "\"shard\": {\n    \"index\": 1,\n    \"count\": 3\n  }"));
@@ -42,6 +43,8 @@ static void sweep_json_reads_back_as_written(void **state)
 	assert_int_equal(back.nenvs, 2);
 	assert_string_equal(back.envs[0].torch, "2.5.1");
 	assert_string_equal(back.envs[0].plugins.v[0], "acme_plugin");
+	assert_string_equal(back.envs[0].adapter, "openreg-forked-daemons");
+	assert_null(back.envs[1].adapter);
 	assert_null(back.envs[1].label);
 	assert_int_equal(back.envs[1].plugins.set, 0);
 	assert_true(back.sharded && back.index == 1 && back.count == 3 && back.samples == 2);
