@@ -81,12 +81,14 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # it: a private mount namespace, /proc, a tmpfs on /run with the test trees
 # bound read-only at /run/apiparity/tests, chroot, a clean environment.
 # With BENCH_LIMIT_S set, CMD (and what it starts) is killed after that many
-# seconds, and in_chroot returns 124.
+# seconds, and in_chroot returns 124. CMD is the first process of a PID
+# namespace of its own: what it starts (openreg's device daemons, which a
+# plain loop that openreg took down leaves behind) ends with it.
 in_chroot() {
 	local e=$1 limit=()
 	shift
 	[ -n "${BENCH_LIMIT_S:-}" ] && limit=(timeout -k 5 "$BENCH_LIMIT_S")
-	"${limit[@]}" unshare -m --propagation private sh -c '
+	"${limit[@]}" unshare -m -p -f --kill-child --propagation private sh -c '
 		r=$1 t=$2; shift 2
 		mount -t proc proc "$r/proc" || exit 125
 		if [ -d "$t" ]; then
