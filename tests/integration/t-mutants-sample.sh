@@ -1,0 +1,31 @@
+#!/bin/bash
+# tests/mutants/sample refuses coverage data that is not of this tree: the
+# line numbers make coverage recorded are another file's once a file is
+# edited (a mutant would land on the wrong line, or past the end). Its
+# stale_sources() against the digests tests/coverage-report's
+# write_sources() records, on files of the test's own.
+. "$(dirname "$0")/lib.sh"
+plan 4
+mkdir -p "$T/src" "$T/cov"
+printf 'int a(void)\n{\n\treturn 0;\n}\n' > "$T/src/a.c"
+printf 'int b;\n' > "$T/src/b.c"
+# call SCRIPT FUNCTION ARGS - FUNCTION(cov, by_line) of tests/SCRIPT, its TOP the test's own
+call() {
+	py 'import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("m", sys.argv[1])
+m = importlib.util.module_from_spec(importlib.util.spec_from_loader("m", loader))
+loader.exec_module(m)
+m.TOP = sys.argv[2]
+print(getattr(m, sys.argv[3])(sys.argv[4], {"src/a.c": {"3": ["unit/test-a"]}, "src/b.c": {"1": ["unit/test-b"]}}))' \
+		"$TOP/tests/$1" "$T" "$2" "$T/cov" 2>&1
+}
+contains "$(call mutants/sample stale_sources)" "^no digests of the measured sources \(No such file or directory\)$" \
+	coverage_without_digests_is_refused
+call coverage-report write_sources > /dev/null
+(cd "$T" && sha256sum --quiet --strict -c cov/sources.sha256) && ok digests_are_sha256sums_of_the_measured_files \
+	|| nok digests_are_sha256sums_of_the_measured_files
+equals "$(call mutants/sample stale_sources)" None the_measured_tree_is_not_stale
+printf 'int b = 1;\n' > "$T/src/b.c"
+equals "$(call mutants/sample stale_sources)" "src/b.c changed since the coverage run measured it" \
+	an_edited_file_makes_the_data_stale
+done_testing
