@@ -81,6 +81,22 @@ have_env() { [ -f "$ENV_ROOT/$1/.apiparity-env" ]; }
 # py CODE ARG... - the host's Python (for reading bundles and reports).
 py() { "$PYTHON" -c "$@"; }
 
+# script_py SCRIPT TOPDIR CODE ARGS... - runs the Python CODE with m, the
+# Python script SCRIPT (one of tests/, not a module) loaded as a module
+# whose TOP is TOPDIR, and ARGS in sys.argv[1:]: a test of its functions on
+# a tree of the test's own.
+script_py() {
+	local script=$1 top=$2 code=$3
+	shift 3
+	py "import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader('m', sys.argv[1])
+m = importlib.util.module_from_spec(importlib.util.spec_from_loader('m', loader))
+loader.exec_module(m)
+m.TOP = sys.argv[2]
+del sys.argv[1:3]
+$code" "$script" "$top" "$@"
+}
+
 # field FILE EXPR - a value of a JSON file, by Python expression on b.
 field() { py "import json,sys; b=json.load(open(sys.argv[1])); print(($2))" "$1"; }
 

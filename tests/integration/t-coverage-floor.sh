@@ -10,12 +10,8 @@ mkdir -p "$T/tests"
 printf '# a comment\nsrc-lines 90\nsrc-branches 76\nsrc-branches-san 72\nworker-lines 50\n' > "$T/tests/coverage.floor"
 # floors FIGURES SAN - what floors() returns, after what it printed.
 floors() {
-	py 'import importlib.machinery, importlib.util, sys
-loader = importlib.machinery.SourceFileLoader("report", sys.argv[1])
-m = importlib.util.module_from_spec(importlib.util.spec_from_loader("report", loader))
-loader.exec_module(m)
-m.TOP = sys.argv[2]
-print(m.floors(eval(sys.argv[3]), sys.argv[4] == "1"))' "$TOP/tests/coverage-report" "$T" "$1" "$2" 2>&1
+	script_py "$TOP/tests/coverage-report" "$T" 'print(m.floors(eval(sys.argv[1]), sys.argv[2] == "1"))' \
+		"$1" "$2" 2>&1
 }
 figs='{"src-lines": (95, 100), "src-branches": (73, 100), "worker-lines": (60, 100)}'
 contains "$(floors "$figs" 0)" "src-branches 73.0% is below its floor 76.0%" \

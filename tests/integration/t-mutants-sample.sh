@@ -11,13 +11,8 @@ printf 'int a(void)\n{\n\treturn 0;\n}\n' > "$T/src/a.c"
 printf 'int b;\n' > "$T/src/b.c"
 # call SCRIPT FUNCTION ARGS - FUNCTION(cov, by_line) of tests/SCRIPT, its TOP the test's own
 call() {
-	py 'import importlib.machinery, importlib.util, sys
-loader = importlib.machinery.SourceFileLoader("m", sys.argv[1])
-m = importlib.util.module_from_spec(importlib.util.spec_from_loader("m", loader))
-loader.exec_module(m)
-m.TOP = sys.argv[2]
-print(getattr(m, sys.argv[3])(sys.argv[4], {"src/a.c": {"3": ["unit/test-a"]}, "src/b.c": {"1": ["unit/test-b"]}}))' \
-		"$TOP/tests/$1" "$T" "$2" "$T/cov" 2>&1
+	script_py "$TOP/tests/$1" "$T" 'print(getattr(m, sys.argv[1])(sys.argv[2],
+      {"src/a.c": {"3": ["unit/test-a"]}, "src/b.c": {"1": ["unit/test-b"]}}))' "$2" "$T/cov" 2>&1
 }
 contains "$(call mutants/sample stale_sources)" "^no digests of the measured sources \(No such file or directory\)$" \
 	coverage_without_digests_is_refused
