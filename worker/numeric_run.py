@@ -152,6 +152,11 @@ def _run_sample(fn, sample, devices, notrun, w=None, k=None):
             continue
         dt = _DeviceTrace(torch) if dev != "cpu" else None
         trace = dt.mode if dt is not None and dt.mode is not None else _NoTrace
+        # Each side of sample k draws from a generator seeded alike: a random
+        # operator's CPU values are then the same in every environment,
+        # whatever ran before it in this runner (a device side that drew from
+        # the CPU's generator, an earlier sample).
+        torch.manual_seed(k or 0)
         t0 = time.monotonic()
         try:
             parts[dev] = _run_side(fn, sample["sample"], dev, sample["inplace"],

@@ -184,6 +184,31 @@ def _module_call(cls, spec, device, grad):
     return (lambda *a, **k: functional_call(m, state, a, k)), params
 
 
+def _decorator_reason(d):
+    """What a test decorator says: unittest.skip's reason (its closure), or
+    the decorator's name (expectedFailure)."""
+    code = getattr(d, "__code__", None)
+    free = getattr(code, "co_freevars", ())
+    if "reason" in free and d.__closure__:
+        return str(d.__closure__[free.index("reason")].cell_contents)
+    return getattr(d, "__name__", type(d).__name__)
+
+
+def _compare_skip(op, dtype):
+    """What op's OpInfo decorators say of upstream's device-against-CPU test
+    (TestCommon.test_compare_cpu) for dtype on any device ("output is
+    non-deterministic" for empty, normal, dropout...), or None when they
+    leave it to run. A fact of this torch's OpInfo; apiparity decides."""
+    for d in getattr(op, "decorators", ()):
+        try:
+            if getattr(d, "test_name", None) == "test_compare_cpu" and \
+                    d.is_active("TestCommon", "test_compare_cpu", None, dtype, {}):
+                return "; ".join(_decorator_reason(x) for x in d.decorators)
+        except Exception:
+            continue
+    return None
+
+
 def op_opinfo(req):
     """The OpInfo entries of the target in this torch (none: not an operator
     OpInfo covers), with the dtypes each supports on CPU and each device."""
@@ -350,6 +375,9 @@ def _dtype_sample(op, name, seed, skipped):
     torch.manual_seed(seed)
     base = {"op": op.name, "variant": op.variant_test_name, "dtype": name, "kind": "dtype",
             "grad": False, "inplace": False}
+    skip = _compare_skip(op, getattr(torch, name))
+    if skip is not None:
+        base["compare_skip"] = skip
     try:
         for k, s in enumerate(itertools.islice(op.sample_inputs("cpu", getattr(torch, name)),
                                                8)):
@@ -398,6 +426,9 @@ def op_samples(req):
                 torch.manual_seed(seed)
                 base = {"op": op.name, "variant": op.variant_test_name, "dtype": name,
                         "kind": kind, "grad": grad, "inplace": inplace}
+                skip = _compare_skip(op, dt)
+                if skip is not None:
+                    base["compare_skip"] = skip
                 try:
                     gen = (op.sample_inputs if kind == "sample" else op.reference_inputs)(
                         "cpu", dt, requires_grad=grad)

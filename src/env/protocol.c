@@ -682,6 +682,7 @@ void ap_proto_sample_read(const json_t *sample, struct ap_proto_sample *s)
 	s->input_digest = str_of(sample, "input_digest");
 	s->form = ap_proto_form_parse(str_of(sample, "form"));
 	s->call = str_of(sample, "call");
+	s->compare_skip = str_of(sample, "compare_skip");
 	s->ok = json_is_object(sample) && s->op && s->variant &&
 		s->kind != AP_SAMPLE_KIND_UNKNOWN && s->form != AP_FORM_UNKNOWN &&
 		(s->dtype || (json_is_null(dt) && s->kind == AP_SAMPLE_ERROR)) &&

@@ -543,6 +543,9 @@ struct ap_proto_sample {
 	enum ap_proto_sample_kind kind;
 	enum ap_proto_form form;
 	const char *call; /* the callable of a form other than the target's */
+	/* what the entry's OpInfo says of upstream's test_compare_cpu for this
+	 * sample's dtype (a skip's reason), NULL when it runs it */
+	const char *compare_skip;
 	long long index;
 	const json_t *input;
 	const char *id, *input_digest;

@@ -311,13 +311,10 @@ static const char *const random_ops[] = {
 	"log_normal", "poisson", "rrelu_with_noise", NULL
 };
 
-/* Whether the aten operator name ("aten.normal_.default") is one of
- * random_ops, in place or not, of any overload. */
-static int is_random_op(const char *name)
+int ap_aten_is_random(const char *name)
 {
-	if (strncmp(name, "aten.", 5))
-		return 0;
-	name += 5;
+	if (!strncmp(name, "aten.", 5))
+		name += 5;
 	for (size_t k = 0; random_ops[k]; k++) {
 		size_t n = strlen(random_ops[k]);
 		const char *end = name + n;
@@ -336,7 +333,8 @@ static const char *random_op(const struct ap_case *c)
 	size_t i;
 	const json_t *a;
 	json_array_foreach(c->aten, i, a)
-		if (json_is_string(a) && is_random_op(json_string_value(a)))
+		if (json_is_string(a) && !strncmp(json_string_value(a), "aten.", 5) &&
+		    ap_aten_is_random(json_string_value(a)))
 			return json_string_value(a);
 	return NULL;
 }

@@ -139,4 +139,11 @@ double ap_case_tensor_bytes(const struct ap_case *c);
 
 const char *ap_case_kind_name(enum ap_case_kind k);
 
+/* Whether the aten operator name ("aten.normal_.default" as a trace
+ * names it, or "normal_.default" as a device trace does) is one whose
+ * values are the random generator's (uniform, normal, bernoulli, rand,
+ * randn, randint, ..., in place or not, of any overload): a device's
+ * generator is not the CPU's. */
+int ap_aten_is_random(const char *name);
+
 #endif
