@@ -31,8 +31,8 @@ static const struct op_info ops[AP_OP_COUNT] = {
 	[AP_OP_OPINFO] = { "opinfo", 1, FIELDS("target", "devices"), NONE },
 	[AP_OP_SAMPLES] = { "samples", 1, FIELDS("target", "dtypes", "max_samples", "seed"),
 			    NONE },
-	[AP_OP_RUN] = { "run", 1, FIELDS("target", "samples", "devices", "notrun"),
-			FIELDS("timeout_s", "start_s", "floor_s", "factor", "adapter") },
+	[AP_OP_RUN] = { "run", 1, FIELDS("target", "samples", "devices", "notrun", "adapter"),
+			FIELDS("timeout_s", "start_s", "floor_s", "factor") },
 	[AP_OP_SWEEP_BEGIN] = { "sweep_begin", 1, FIELDS("plugins", "entries", "surface"),
 				NONE },
 	[AP_OP_SWEEP_WALK] = { "sweep_walk", 1,
@@ -198,11 +198,11 @@ json_t *ap_proto_case_samples(const char *target, json_t *cases, long seed)
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
 		     json_t *notrun, const struct ap_proto_run_limits *lim, const char *adapter)
 {
-	return json_pack("{s:s, s:s, s:O, s:o, s:o, s:i, s:i, s:i, s:i, s:s*}", "op",
+	return json_pack("{s:s, s:s, s:O, s:o, s:o, s:i, s:i, s:i, s:i, s:o}", "op",
 			 ops[AP_OP_RUN].name, "target", target, "samples", samples, "devices",
 			 devices, "notrun", notrun, "timeout_s", lim->timeout_s, "start_s",
 			 lim->start_s, "floor_s", lim->floor_s, "factor", lim->factor, "adapter",
-			 adapter);
+			 adapter ? json_string(adapter) : json_null());
 }
 
 json_t *ap_proto_sweep_entry(const char *name, const char *walk, json_t *exclude)

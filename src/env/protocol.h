@@ -144,7 +144,8 @@ struct ap_proto_run_limits {
 /* Runs samples of target on devices, within lim. notrun (taken): for each
  * sample, an object naming the sides ("cpu" or a device) not to run it on,
  * each with the reason its part then gives. adapter: the name of what the
- * worker is to adapt in its runner (ap_numeric_adapter), or NULL. */
+ * worker is to adapt in its runner (ap_numeric_adapter), or NULL (sent as
+ * null). */
 json_t *ap_proto_run(const char *target, const json_t *samples, json_t *devices,
 		     json_t *notrun, const struct ap_proto_run_limits *lim, const char *adapter);
 

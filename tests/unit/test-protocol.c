@@ -66,7 +66,8 @@ static json_t *sample(enum ap_op op)
 	case AP_OP_RUN:
 		req = ap_proto_run("torch.add", bind, strings("cpu", NULL),
 				   json_pack("[{s:s}]", "npu", "dtype"),
-				   &(struct ap_proto_run_limits){ 10, 60, 15, 200 });
+				   &(struct ap_proto_run_limits){ 10, 60, 15, 200 },
+				   "openreg-forked-daemons");
 		break;
 	case AP_OP_SWEEP_BEGIN:
 		req = ap_proto_sweep_begin(strings("torch_npu", NULL), json_array(), bind);
@@ -192,7 +193,8 @@ static void requests_are_the_frames_the_worker_is_sent(void **state)
 		     "\"dtypes\":[\"float32\"],\"max_samples\":4,\"seed\":1}");
 	expect_frame(sample(AP_OP_RUN), "{\"op\":\"run\",\"target\":\"torch.add\",\"samples\":"
 		     "{\"x\":1},\"devices\":[\"cpu\"],\"notrun\":[{\"npu\":\"dtype\"}],"
-		     "\"timeout_s\":10,\"start_s\":60,\"floor_s\":15,\"factor\":200}");
+		     "\"timeout_s\":10,\"start_s\":60,\"floor_s\":15,\"factor\":200,"
+		     "\"adapter\":\"openreg-forked-daemons\"}");
 	expect_frame(sample(AP_OP_SWEEP_BEGIN),
 		     "{\"op\":\"sweep_begin\",\"plugins\":[\"torch_npu\"],\"entries\":[],"
 		     "\"surface\":{\"x\":1}}");
