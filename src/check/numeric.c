@@ -136,20 +136,19 @@ json_t *ap_numeric_notrun(const json_t *samples, const json_t *opinfo, const cha
 	return out;
 }
 
-/* Whether devices names upstream's out-of-tree test backend, openreg. */
-static int has_openreg(const char *devices)
+const char *ap_numeric_adapter_name(const char *devices)
 {
 	char d[MAX_DEVICES][DEVICE_NAME_MAX];
 	size_t n = device_list(devices, d);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(d[i], "openreg"))
-			return 1;
-	return 0;
+			return AP_NUMERIC_ADAPTER_OPENREG;
+	return NULL;
 }
 
 json_t *ap_numeric_adapter(const char *devices)
 {
-	if (!has_openreg(devices))
+	if (!ap_numeric_adapter_name(devices))
 		return NULL;
 	return json_pack("{s:s, s:s, s:s, s:s}", "name", AP_NUMERIC_ADAPTER_OPENREG, "why",
 			 "pytorch_openreg starts each device's daemon with multiprocessing's "
@@ -170,8 +169,8 @@ json_t *ap_numeric_run_request(const char *target, const json_t *samples, const 
 	json_t *notrun = ap_numeric_notrun(samples, opinfo, devices);
 	struct ap_proto_run_limits lim = { timeout_s, start_s, AP_NUMERIC_DEVICE_FLOOR_S,
 					   AP_NUMERIC_DEVICE_FACTOR };
-	const char *adapter = has_openreg(devices) ? AP_NUMERIC_ADAPTER_OPENREG : NULL;
-	return notrun ? ap_proto_run(target, samples, device_array(devices), notrun, &lim, adapter)
+	return notrun ? ap_proto_run(target, samples, device_array(devices), notrun, &lim,
+				     ap_numeric_adapter_name(devices))
 		      : NULL;
 }
 
@@ -565,23 +564,17 @@ static void compare_parts(const struct ap_numeric_ctx *ctx, json_t *c,
 static int values_differ_by_design(const struct ap_proto_sample *s, const struct ap_proto_part *a,
 				   int device, struct ap_buf *why)
 {
-	const char *k;
-	json_t *v;
+	const char *rnd;
 	if (s->compare_skip) {
 		ap_buf_addf(why, "this torch's OpInfo for %s skips TestCommon.test_compare_cpu (%s)",
 			    txt(s->op), s->compare_skip);
 		return 1;
 	}
-	if (!device)
+	if (!device || !(rnd = ap_proto_part_op_where(a, ap_aten_is_random)))
 		return 0;
-	json_object_foreach((json_t *)json_object_get(a->device_trace, "ops"), k, v) {
-		if (ap_aten_is_random(k)) {
-			ap_buf_addf(why, "the device ran %s, which draws from its own random "
-				    "generator, not the CPU's", k);
-			return 1;
-		}
-	}
-	return 0;
+	ap_buf_addf(why, "the device ran %s, which draws from its own random generator, not the "
+		    "CPU's", rnd);
+	return 1;
 }
 
 /* The CPU part of a sample that ran with nothing to compare it with: its

@@ -87,6 +87,10 @@ json_t *ap_numeric_notrun(const json_t *samples, const json_t *opinfo, const cha
  * worker/numeric_run.py's _forked_daemons applies; keep them in step). */
 #define AP_NUMERIC_ADAPTER_OPENREG "openreg-forked-daemons"
 
+/* The name of the adapter ap_numeric_run_request asks for devices
+ * (AP_NUMERIC_ADAPTER_OPENREG), or NULL where nothing is adapted. */
+const char *ap_numeric_adapter_name(const char *devices);
+
 /* What ap_numeric_run_request asks the runner to adapt for devices, as the
  * bundle states it ({name, why, what, where}): a new object, or NULL where
  * nothing is adapted. */

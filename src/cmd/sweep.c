@@ -208,10 +208,9 @@ static int sweep_meta(const struct sweep_opts *o, const struct ap_catalog *cat,
 		r = ap_sweep_meta_add_env(m, e[i].env->name, e[i].env->label, e[i].torch,
 					  &e[i].plugins);
 		/* what the numeric runner adapts there (ap_numeric_adapter) */
-		json_t *a = m->has_samples ? ap_numeric_adapter(e[i].env->device) : NULL;
 		r = r ? r : ap_sweep_meta_set(&m->envs[i].adapter,
-					      json_string_value(json_object_get(a, "name")));
-		json_decref(a);
+					      m->has_samples ? ap_numeric_adapter_name(e[i].env->device)
+							     : NULL);
 	}
 	return r;
 }

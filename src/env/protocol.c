@@ -760,3 +760,13 @@ json_t *ap_proto_frame_result(const json_t *frame, const char *side)
 			 "exception", json_object_get(part, "exception"), "outputs",
 			 json_object_get(part, "outputs"), "lost", json_object_get(frame, "lost"));
 }
+
+const char *ap_proto_part_op_where(const struct ap_proto_part *p, int (*pred)(const char *op))
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)json_object_get(p->device_trace, "ops"), k, v)
+		if (pred(k))
+			return k;
+	return NULL;
+}

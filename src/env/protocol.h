@@ -603,6 +603,10 @@ void ap_proto_run_frame_read(const json_t *frame, struct ap_proto_run_frame *f);
 void ap_proto_run_frame_part(const struct ap_proto_run_frame *f, const char *side,
 			     struct ap_proto_part *p);
 
+/* The first aten operator name in part p's device trace ("randn.default")
+ * for which pred is true, or NULL (none, or no trace). */
+const char *ap_proto_part_op_where(const struct ap_proto_part *p, int (*pred)(const char *op));
+
 /* Replaces what frame says of its loss with the judgement: status (a
  * status word) and reason (reason_len bytes), and the status the device's
  * daemon exited with (daemon_exit; -1: it did not exit of itself), which a

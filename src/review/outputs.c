@@ -282,10 +282,15 @@ struct compare {
  * pixels from the same SVG: then why in err, and it is not compared (a
  * faithful picture drawn elsewhere is not "another report"). A picture
  * without the chunk is compared: it differs, as any edited picture. */
-static int drawn_elsewhere(const char *name, const struct ap_buf *have, struct ap_buf *err)
+static int is_png(const char *name)
 {
 	size_t n = strlen(name);
-	if (n < 4 || strcmp(name + n - 4, ".png"))
+	return n > 4 && !strcmp(name + n - 4, ".png");
+}
+
+static int drawn_elsewhere(const char *name, const struct ap_buf *have, struct ap_buf *err)
+{
+	if (!is_png(name))
 		return 0;
 	struct ap_buf theirs = { 0 }, why = { 0 };
 	const char *ours = ap_png_drawing(&why);
@@ -332,8 +337,7 @@ struct compare_group {
 
 static int group_of(const char *name)
 {
-	size_t n = strlen(name);
-	return !strcmp(name, "matrix.png") ? 0 : n > 4 && !strcmp(name + n - 4, ".png") ? 1 : 2;
+	return !strcmp(name, "matrix.png") ? 0 : is_png(name) ? 1 : 2;
 }
 
 static void compare_group(void *item)
