@@ -216,17 +216,42 @@ def _sample_runner(target, samples, start, devices, notrun, w):
     return True
 
 
+class _Asked:
+    """A job's samples as the runner gets them: sample k is asked of the
+    worker ({"type": "want", "i": k}) when the runner comes to it, and comes
+    on cmd as its own frame. A job's samples may be megabytes (a reference
+    sample of a million elements), and a runner that the device takes down
+    after its third sample must not have paid for the whole list: each
+    sample crosses the pipe once, whatever the number of runners."""
+
+    def __init__(self, count, cmd, w):
+        self.count, self.cmd, self.w, self.k, self.sample = count, cmd, w, None, None
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, k):
+        if k != self.k:
+            send(self.w, {"type": "want", "i": k})
+            self.sample = recv(self.cmd)
+            if self.sample is None:
+                raise ProtocolError("the worker closed the runner's jobs")
+            self.k = k
+        return self.sample
+
+
 def _resident_runner(cmd, devices, w):
     """A runner kept between requests (see _resident): its devices start
-    once, then it runs each job that comes on cmd ({target, samples, start,
-    notrun}) as _sample_runner does, each ended by {"type": "end"}. It
-    leaves when cmd closes (the worker is done with it), and after a job
-    that left a device it cannot trust (_sample_runner's rule): the next job
-    gets a fresh runner."""
+    once, then it runs each job that comes on cmd ({target, count, start,
+    notrun}; its samples asked for one by one, see _Asked) as
+    _sample_runner does, each ended by {"type": "end"}. It leaves when cmd
+    closes (the worker is done with it), and after a job that left a device
+    it cannot trust (_sample_runner's rule): the next job gets a fresh
+    runner."""
     while True:
         job = recv(cmd)
-        if job is None or not _sample_runner(job["target"], job["samples"], job["start"],
-                                             devices, job["notrun"], w):
+        if job is None or not _sample_runner(job["target"], _Asked(job["count"], cmd, w),
+                                             job["start"], devices, job["notrun"], w):
             return
         send(w, {"type": "end"})
 
@@ -319,10 +344,17 @@ def _resident(devices, adapter=None):
     return _RESIDENT, True
 
 
+def _job(target, samples, start, notrun):
+    """The frame of a runner's job from start: the samples themselves are
+    asked for one at a time (see _Asked), each encoded once per op_run."""
+    return frame({"target": target, "count": len(samples), "start": start, "notrun": notrun})
+
+
 def _give(k, job):
-    """Sends job to the kept runner k; False when it is gone."""
+    """Sends job (a frame, see frame()) to the kept runner k; False when it
+    is gone."""
     try:
-        send(k["cmd"], job)
+        send_frame(k["cmd"], job)
         return True
     except OSError:
         return False
@@ -343,7 +375,7 @@ def _dead(pids):
     return None
 
 
-def _stream(pid, rfd, lim, on_frame):
+def _stream(pid, rfd, lim, on_frame, on_want=None):
     """Reads the runner's frames as they come, giving each sample's to
     on_frame; the runner has lim["start_s"] to be "ready", then each "begin"
     restarts the per-sample clock at lim["timeout_s"], and the CPU's time
@@ -351,7 +383,8 @@ def _stream(pid, rfd, lim, on_frame):
     above timeout_s): a device that hangs costs its sample's own limit. The
     runner's children when it is ready (a device's daemons) are watched: one
     that dies ends the runner after a second's grace, if it has not ended of
-    itself. A kept runner's "end" (its job done) returns with it running.
+    itself. A runner's "want" (the next sample, see _Asked) is given to
+    on_want. A kept runner's "end" (its job done) returns with it running.
     Returns {current: the index of the sample begun and not finished or
     None, end: whether the job ended, status: the wait status or None when
     stopped here or running,
@@ -365,14 +398,17 @@ def _stream(pid, rfd, lim, on_frame):
         pidfd = None
     res = {"current": None, "status": None, "limit_s": lim["start_s"], "cpu_s": None,
            "cpu_part": None, "daemon": None, "end": False}
-    buf, deadline, eof, watched, grace = b"", time.monotonic() + lim["start_s"], False, [], None
+    # a bytearray: appending to it and taking frames off its front cost what
+    # they move, where bytes would copy the whole buffer for each pipe's
+    # worth of a frame of megabytes
+    buf, deadline, eof, watched, grace = bytearray(), time.monotonic() + lim["start_s"], False, [], None
     try:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 buf += b"" if eof else _drain(rfd)
             frames, used = _frames_used(buf)
-            buf = buf[used:]
+            del buf[:used]
             now = time.monotonic()
             for f in frames:
                 kind = f.get("type")
@@ -391,6 +427,8 @@ def _stream(pid, rfd, lim, on_frame):
                     on_frame(f)
                 elif kind == "end":  # a kept runner's job is done; it waits
                     res["end"] = True
+                elif kind == "want" and on_want is not None:
+                    on_want(f.get("i"))
             if res["end"] and not done:
                 return res
             if done:
@@ -424,7 +462,7 @@ def _frames_used(buf):
         (n,) = struct.unpack(">I", buf[i:i + 4])
         if len(buf) - i - 4 < n:
             break
-        out += _frames(buf[i:i + 4 + n])
+        out += _frames(bytes(buf[i:i + 4 + n]))
         i += 4 + n
     return out, i
 
@@ -476,11 +514,14 @@ def op_run(req):
         start = state["next"]
         k, fresh = _resident(devices, req.get("adapter"))
         runners += fresh
-        job = {"target": target, "samples": samples, "start": start, "notrun": notrun}
-        if not _give(k, job) and not fresh:
+        if not _give(k, _job(target, samples, start, notrun)) and not fresh:
             _drop_resident()  # the kept one had gone: a fresh one takes the job
             continue
-        res = _stream(k["pid"], k["r"], lim, forward)
+
+        def want(i, k=k):  # a runner that has died is seen by _stream
+            if isinstance(i, int) and 0 <= i < len(samples):
+                _give(k, frame(samples[i]))
+        res = _stream(k["pid"], k["r"], lim, forward, want)
         if not res["end"]:  # the runner ended, or was stopped: reaped there
             _drop_resident(end=False)
         if res["current"] is not None:

@@ -208,7 +208,7 @@ def _read_until_exit(pid, rfd, deadline):
         pidfd = os.pidfd_open(pid)
     except (AttributeError, OSError):
         pidfd = None
-    buf, eof = b"", False
+    buf, eof = bytearray(), False  # appended to in place (see _stream)
     try:
         while True:
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -241,6 +241,11 @@ def _spawn_child(fn, out_fd, group=True):
     pid = os.fork()
     if pid == 0:
         try:
+            # What the child inherits is out of its collector's reach: a
+            # collection would write to every object's header, copying each
+            # page of the parent it shares (hundreds of MB once torch and
+            # op_db are loaded) for nothing the child made. O(1): lists merge.
+            gc.freeze()
             if group:
                 os.setpgid(0, 0)
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)

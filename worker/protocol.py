@@ -12,6 +12,8 @@
 # match statements beyond 3.10, no new-only stdlib).
 
 import base64
+import gc
+import io
 import json
 import math
 import os
@@ -38,14 +40,18 @@ def _take_protocol_fds():
 
 
 def _read_exact(fd, n):
-    chunks = []
-    while n > 0:
-        b = os.read(fd, n)
-        if not b:
+    """n bytes of fd, or None at its end. Read into one buffer: os.read(fd,
+    n) would allocate n bytes for each pipe's worth it returns, which for a
+    frame of megabytes (a sample's tensors) is most of the frame's time."""
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    f = io.FileIO(fd, "rb", closefd=False)
+    while got < n:
+        k = f.readinto(view[got:])
+        if not k:
             return None
-        chunks.append(b)
-        n -= len(b)
-    return b"".join(chunks)
+        got += k
+    return bytes(buf)
 
 
 def recv(fd):
@@ -129,12 +135,22 @@ def _wire(v):
     return _text(repr(v))
 
 
-def send(fd, msg):
+def frame(msg):
+    """msg as the bytes of one frame (what send writes)."""
     body = json.dumps(_wire(msg), allow_nan=False).encode("utf-8")
-    data = struct.pack(">I", len(body)) + body
-    while data:
-        n = os.write(fd, data)
-        data = data[n:]
+    return struct.pack(">I", len(body)) + body
+
+
+def send_frame(fd, data):
+    """Writes data (a frame) whole; a short write goes on from where it
+    stopped, without copying what is left."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def send(fd, msg):
+    send_frame(fd, frame(msg))
 
 
 def _exc_text(e):

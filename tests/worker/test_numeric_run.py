@@ -84,6 +84,39 @@ class Watch(unittest.TestCase):
         self.assertEqual(res["daemon"]["signal"], "SIGKILL")
         self.assertEqual(W._lost("sample", res)["daemon"]["signal"], "SIGKILL")
 
+    def child_frames(self, run):
+        """The sample frames _stream takes from a child that does run(w)."""
+        got = []
+        null = os.open(os.devnull, os.O_WRONLY)
+        pid, rfd = W._spawn_child(run, null)
+        os.close(null)
+        try:
+            res = W._stream(pid, rfd, self.LIM, got.append)
+        finally:
+            os.close(rfd)
+        self.assertEqual((res["current"], os.WEXITSTATUS(res["status"])), (None, 0))
+        return got
+
+    def test_a_frame_of_megabytes_is_taken_once_and_whole(self):
+        big = {"type": "sample", "i": 0, "parts": {"x": "0123456789abcdef" * (1 << 18)}}
+
+        def run(out):
+            W.send(out, {"type": "ready", "devices": {}})
+            W.send(out, {"type": "begin", "i": 0})
+            W.send(out, big)
+        self.assertEqual(self.child_frames(run), [big])
+
+    def test_a_forked_child_leaves_what_it_inherits_to_no_collection(self):
+        # gc.freeze in the child: its collector then never writes to (and
+        # so copies) the pages of the objects the worker holds
+        import gc
+
+        def run(out):
+            W.send(out, {"type": "sample", "i": 0, "parts": {"frozen": gc.get_freeze_count()}})
+        got = self.child_frames(run)
+        self.assertGreater(got[0]["parts"]["frozen"], 1000)
+        self.assertEqual(gc.get_freeze_count(), 0)  # the worker's own stay collectable
+
     def test_a_daemon_that_exits_is_told_by_its_status(self):
         pid, rfd, daemon, log = _runner(lambda: os._exit(1),
                                         lambda w: W.send(w, {"type": "begin", "i": 0}))
@@ -210,6 +243,27 @@ class Resident(unittest.TestCase):
         data, frames = self.run_op(["c"])
         self.assertEqual((data["sent"], data["runners"]), (1, 0))
         self.assertEqual(frames[0]["parts"]["pid"], first)
+
+    def test_each_sample_crosses_to_the_runners_once_and_only_when_asked(self):
+        # what the worker gives its runners: a job names the samples'
+        # count, never the samples; each sample goes once, when its runner
+        # comes to it (the fake reads samples[k] up to three times)
+        import json
+        given, saved = [], W._give
+
+        def record(k, data):
+            given.append(json.loads(bytes(data[4:])))
+            return saved(k, data)
+        W._give = record
+        try:
+            data, frames = self.run_op(["a", "leave", "b", "c"])
+        finally:
+            W._give = saved
+        self.assertEqual((data["sent"], data["runners"]), (4, 2))
+        jobs = [g for g in given if isinstance(g, dict)]
+        self.assertEqual([(j["start"], j["count"], "samples" in j) for j in jobs],
+                         [(0, 4, False), (2, 4, False)])
+        self.assertEqual([g for g in given if not isinstance(g, dict)], ["a", "leave", "b", "c"])
 
     def test_a_runner_that_dies_is_replaced_for_the_rest_and_the_next(self):
         data, frames = self.run_op(["a", "die", "b"])

@@ -19,6 +19,24 @@ class Framing(unittest.TestCase):
             os.close(r)
             os.close(w)
 
+    def test_a_frame_of_megabytes_crosses_a_pipe_whole(self):
+        # far past a pipe's capacity: recv takes it in many reads, send in
+        # as many writes as the reader lets through
+        big = {"type": "sample", "i": 0, "x": "0123456789abcdef" * (1 << 18)}
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            W.send(w, big)
+            os._exit(0)
+        os.close(w)
+        try:
+            self.assertEqual(W.recv(r), big)
+            self.assertIsNone(W.recv(r))
+        finally:
+            os.close(r)
+            os.waitpid(pid, 0)
+
     def test_a_frame_is_a_big_endian_length_then_that_many_bytes_of_json(self):
         r, w = os.pipe()
         try:
