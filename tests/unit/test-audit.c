@@ -291,6 +291,37 @@ static const struct ap_docs_finding *finding(const struct ap_docs_findings *fs, 
  * of upstream's sections, and each block under its section's `## `
  * heading in upstream's order (a class with its sub-entries), what no
  * section holds last under 其他; it still reads back entry by entry. */
+/* A class's property is not called: its sub-entry has no "()", where its
+ * methods and the module's functions have them. */
+static void generated_entries_call_only_what_is_called(void **state)
+{
+	(void)state;
+	struct sweep w = sweep_open();
+	struct ap_matrix l = { 0 };
+	const char *m = "torch.m";
+	for (size_t i = 0; i < 2; i++) {
+		const char *env = i ? "a3" : "a2";
+		add(&l, env, m, "torch.m", "module", NULL, NULL);
+		add(&l, env, m, "torch.m.f", "function", NULL, "f(x)");
+		add(&l, env, m, "torch.m.C", "class", NULL, "C()");
+		add(&l, env, m, "torch.m.C.go", "method", "torch.m.C", "go(self)");
+		add(&l, env, m, "torch.m.C.size", "property", "torch.m.C", NULL);
+	}
+	ap_matrix_sort(&l, envs, 2);
+	ap_matrix_judge(&l, NULL);
+	struct ap_docs_gen pages;
+	size_t unlinked;
+	ap_docs_generate(&w.envs, &l, NULL, AP_DOCS_LIST, &pages, &unlinked);
+	assert_int_equal(pages.n, 1);
+	const char *text = ap_buf_str(&pages.v[0].text);
+	assert_non_null(strstr(text, ">go()</font>"));
+	assert_non_null(strstr(text, ">size</font>"));
+	assert_null(strstr(text, "size()"));
+	ap_docs_gen_free(&pages);
+	ap_matrix_free(&l);
+	sweep_close(&w);
+}
+
 static void generated_pages_have_the_furniture_of_the_pages(void **state)
 {
 	(void)state;
@@ -728,6 +759,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(envs_are_read_with_their_products),
 		cmocka_unit_test(generated_pages_read_back_as_generated),
+		cmocka_unit_test(generated_entries_call_only_what_is_called),
 		cmocka_unit_test(generated_pages_have_the_furniture_of_the_pages),
 		cmocka_unit_test(real_page_is_audited_entry_by_entry),
 		cmocka_unit_test(markdown_escapes_and_relative_names_resolve),
