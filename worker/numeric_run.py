@@ -389,7 +389,7 @@ def _stream(pid, rfd, lim, on_frame, on_want=None):
     None, end: whether the job ended, status: the wait status or None when
     stopped here or running,
     limit_s: the limit then running, cpu_s and cpu_part: the CPU's time and
-    part of the current sample or None, daemon: the daemon that died (see
+    part (a _Part) of the current sample or None, daemon: the daemon that died (see
     _dead) or None}."""
     import select
     try:
@@ -407,7 +407,7 @@ def _stream(pid, rfd, lim, on_frame, on_want=None):
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 buf += b"" if eof else _drain(rfd)
-            frames, used = _frames_used(buf)
+            frames, used = _frames_used(buf, raw_samples=True)
             del buf[:used]
             now = time.monotonic()
             for f in frames:
@@ -420,7 +420,7 @@ def _stream(pid, rfd, lim, on_frame, on_want=None):
                     deadline = now + lim["timeout_s"]
                 elif kind == "cpu" and isinstance(f.get("s"), (int, float)):
                     cut = min(lim["timeout_s"], lim["floor_s"] + lim["factor"] * f["s"])
-                    res.update(limit_s=cut, cpu_s=f["s"], cpu_part=f.get("part"))
+                    res.update(limit_s=cut, cpu_s=f["s"], cpu_part=_Part(f))
                     deadline = now + cut
                 elif kind == "sample":
                     res["current"] = None
@@ -455,14 +455,47 @@ def _stream(pid, rfd, lim, on_frame, on_want=None):
             os.close(pidfd)
 
 
-def _frames_used(buf):
-    """(the complete frames at the start of buf, the bytes they take)."""
+# The start of a runner's sample frame, and of its CPU frame (send() keeps
+# the keys in the order _run_sample and _sample_runner give them, and the
+# runner's values are wire-clean already).
+_SAMPLE_FRAME = re.compile(rb'\{"type": "sample", "i": (\d+), ')
+_CPU_FRAME = re.compile(rb'\{"type": "cpu", "i": (\d+), "s": ([0-9.eE+-]+), "part": ')
+
+
+class _Part:
+    """The CPU's part of a sample, from its "cpu" frame: decoded only when
+    the sample is lost on a device and the part must be sent on its own."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def get(self):
+        if "raw" in self.f:
+            return (_frames(self.f["raw"])[0]).get("part")
+        return self.f.get("part")
+
+
+def _frames_used(buf, raw_samples=False):
+    """(the complete frames at the start of buf, the bytes they take). With
+    raw_samples, a runner's sample frame is not decoded: it comes as
+    {"type": "sample", "i", "raw": the frame's bytes}, to be passed on as is
+    (its tensors may be megabytes that decoding and encoding again would
+    only copy); nor is its CPU frame's part ({"type": "cpu", "i", "s",
+    "raw"}, see _Part)."""
     out, i = [], 0
     while len(buf) - i >= 4:
         (n,) = struct.unpack(">I", buf[i:i + 4])
         if len(buf) - i - 4 < n:
             break
-        out += _frames(bytes(buf[i:i + 4 + n]))
+        m = _SAMPLE_FRAME.match(buf, i + 4, i + 4 + n) if raw_samples else None
+        c = _CPU_FRAME.match(buf, i + 4, i + 4 + n) if raw_samples and not m else None
+        if m:
+            out.append({"type": "sample", "i": int(m.group(1)), "raw": bytes(buf[i:i + 4 + n])})
+        elif c:
+            out.append({"type": "cpu", "i": int(c.group(1)), "s": float(c.group(2)),
+                        "raw": bytes(buf[i:i + 4 + n])})
+        else:
+            out += _frames(bytes(buf[i:i + 4 + n]))
         i += 4 + n
     return out, i
 
@@ -508,6 +541,9 @@ def op_run(req):
     def forward(f):
         state["sent"] += 1
         state["next"] = max(state["next"], int(f["i"]) + 1)
+        if "raw" in f:  # the runner's own frame, passed on as it came
+            send_frame(_reply_fd[0], f["raw"])
+            return
         f["type"] = "sample"
         send(_reply_fd[0], f)
     while state["next"] < len(samples):
@@ -527,7 +563,7 @@ def op_run(req):
         if res["current"] is not None:
             lost = {"i": res["current"], "lost": _lost("sample", res)}
             if res["cpu_part"] is not None:  # what the CPU did stands
-                lost["parts"] = {"cpu": res["cpu_part"]}
+                lost["parts"] = {"cpu": res["cpu_part"].get()}
             forward(lost)
         elif state["next"] == start:  # it ended before its first sample began
             for i in range(start, len(samples)):

@@ -17,6 +17,7 @@ import io
 import json
 import math
 import os
+import re
 import struct
 import sys
 import time

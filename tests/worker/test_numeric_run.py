@@ -14,6 +14,20 @@ class Stream(unittest.TestCase):
                          ([{"type": "sample", "i": 0}, {"type": "begin", "i": 1}], len(whole)))
         self.assertEqual(W._frames_used(b"\x00\x00"), ([], 0))
 
+    def test_a_runners_sample_frame_is_passed_on_as_it_came(self):
+        # its tensors may be megabytes: the bytes go on undecoded; the CPU's
+        # part is decoded only when asked for (a sample lost on the device)
+        sample = frame({"type": "sample", "i": 7, "parts": {"cpu": {"status": "ok"}}})
+        cpu = frame({"type": "cpu", "i": 7, "s": 2.5e-05, "part": {"status": "ok"}})
+        other = frame({"i": 8, "type": "sample"})  # not the runner's order: decoded
+        frames, used = W._frames_used(sample + cpu + other, raw_samples=True)
+        self.assertEqual(used, len(sample + cpu + other))
+        self.assertEqual(frames[0], {"type": "sample", "i": 7, "raw": sample})
+        self.assertEqual((frames[1]["type"], frames[1]["i"], frames[1]["s"]), ("cpu", 7, 2.5e-05))
+        self.assertEqual(W._Part(frames[1]).get(), {"status": "ok"})
+        self.assertEqual(frames[2], {"i": 8, "type": "sample"})
+        self.assertEqual(W._frames_used(sample)[0], [W._frames(sample)[0]])  # by default
+
     def test_a_sample_the_runner_ended_in_is_told_as_facts_not_a_status(self):
         res = {"status": None, "limit_s": 2.5, "cpu_s": 0.01, "daemon": None}
         self.assertEqual(W._lost("sample", res),
@@ -95,7 +109,7 @@ class Watch(unittest.TestCase):
         finally:
             os.close(rfd)
         self.assertEqual((res["current"], os.WEXITSTATUS(res["status"])), (None, 0))
-        return got
+        return [W._frames(f["raw"])[0] if "raw" in f else f for f in got]
 
     def test_a_frame_of_megabytes_is_taken_once_and_whole(self):
         big = {"type": "sample", "i": 0, "parts": {"x": "0123456789abcdef" * (1 << 18)}}
