@@ -487,15 +487,17 @@ def _frames_used(buf, raw_samples=False):
         (n,) = struct.unpack(">I", buf[i:i + 4])
         if len(buf) - i - 4 < n:
             break
-        m = _SAMPLE_FRAME.match(buf, i + 4, i + 4 + n) if raw_samples else None
-        c = _CPU_FRAME.match(buf, i + 4, i + 4 + n) if raw_samples and not m else None
+        # the frame's one copy (a slice of a bytearray, then bytes of it,
+        # would be two), taken through a view released at once
+        one = bytes(memoryview(buf)[i:i + 4 + n])
+        m = _SAMPLE_FRAME.match(one, 4) if raw_samples else None
+        c = _CPU_FRAME.match(one, 4) if raw_samples and not m else None
         if m:
-            out.append({"type": "sample", "i": int(m.group(1)), "raw": bytes(buf[i:i + 4 + n])})
+            out.append({"type": "sample", "i": int(m.group(1)), "raw": one})
         elif c:
-            out.append({"type": "cpu", "i": int(c.group(1)), "s": float(c.group(2)),
-                        "raw": bytes(buf[i:i + 4 + n])})
+            out.append({"type": "cpu", "i": int(c.group(1)), "s": float(c.group(2)), "raw": one})
         else:
-            out += _frames(bytes(buf[i:i + 4 + n]))
+            out += _frames(one)
         i += 4 + n
     return out, i
 

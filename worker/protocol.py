@@ -41,9 +41,10 @@ def _take_protocol_fds():
 
 
 def _read_exact(fd, n):
-    """n bytes of fd, or None at its end. Read into one buffer: os.read(fd,
-    n) would allocate n bytes for each pipe's worth it returns, which for a
-    frame of megabytes (a sample's tensors) is most of the frame's time."""
+    """n bytes of fd (a bytearray), or None at its end. Read into one
+    buffer: os.read(fd, n) would allocate n bytes for each pipe's worth it
+    returns, which for a frame of megabytes (a sample's tensors) is most of
+    the frame's time."""
     buf = bytearray(n)
     view, got = memoryview(buf), 0
     f = io.FileIO(fd, "rb", closefd=False)
@@ -52,7 +53,7 @@ def _read_exact(fd, n):
         if not k:
             return None
         got += k
-    return bytes(buf)
+    return buf
 
 
 def recv(fd):
