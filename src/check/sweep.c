@@ -1,12 +1,14 @@
 /* sweep.c - one environment's walk of the catalog, journaled and resumable,
  * and the matrix of several (see sweep.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "base/crew.h"
 #include "base/err.h"
 #include "check/autocheck.h"
 #include "check/surface.h"
@@ -18,11 +20,38 @@
 #include "evidence/matrix.h"
 #include "evidence/sweepfile.h"
 
+/* A worker of the environment's: lane 0's walks the catalog and runs
+ * checks, the others (depth probe and numeric) run checks only. */
+struct lane {
+	struct ap_worker w;
+	int started;             /* w holds a worker (alive or not) to free */
+};
+
+/* An API of the entry being recorded, as its checks run in the lanes. */
+struct pending {
+	struct ap_proto_swept a;
+	struct ap_matrix_line l;
+	int costly;              /* its checks ran probes or samples (check_api) */
+	int done;                /* its checks are over */
+};
+
+/* The APIs of the entry being recorded: the lanes take them in order, and
+ * they are journaled in order as each one before them is done. */
+struct entry_work {
+	struct pending *v;
+	size_t n;
+	size_t next;             /* the next to be taken by a lane */
+	size_t journaled;        /* those before it are in the journal */
+	json_t *recs;            /* not yet written */
+};
+
 /* One environment's run in progress. */
 struct run {
 	struct ap_sweep_env *e;
-	struct ap_worker w;
-	int started;             /* w holds a worker (alive or not) to free */
+	struct lane *lanes;      /* o->lanes of them (fewer: no thread) */
+	struct ap_crew *crew;    /* lane m's checks run in member m */
+	pthread_mutex_t mu;      /* e's results and ew, while lanes run */
+	struct entry_work *ew;
 	struct ap_journal *j;
 	struct ap_sweep_entry *done;    /* per catalog entry: its record once
 					 * finished (entry NULL: not yet) */
@@ -200,32 +229,35 @@ static void began(struct ap_sweep_env *e, const json_t *res)
 			io_fail(e, -ENOMEM, "the matrix");
 }
 
-/* Starts the worker when none is running, and readies it for walking. */
-static int ensure_worker(struct run *u)
+/* Starts lane ln's worker when none is running, and readies it for walking
+ * (a check of a plugin's API needs the plugins loaded, as a walk does). */
+static int ensure_worker(struct run *u, struct lane *ln)
 {
 	struct ap_sweep_env *e = u->e;
 	const struct ap_sweep_opts *o = e->o;
-	if (u->started && ap_worker_alive(&u->w))
+	if (ln->started && ap_worker_alive(&ln->w))
 		return 0;
-	if (u->started) {
-		ap_worker_free(&u->w);
-		e->restarts++;
-	}
-	u->started = 1;
+	int restart = ln->started;
+	if (restart)
+		ap_worker_free(&ln->w);
+	ln->started = 1;
 	const struct ap_worker_limits lim = { o->start_ms, o->start_ms };
-	int r = ap_worker_open(&u->w, e->env, &lim);
+	int r = ap_worker_open(&ln->w, e->env, &lim);
 	json_t *entries = json_array(), *res = NULL;
 	for (size_t k = 0; !r && k < o->cat->n; k++)
 		if (ap_shard_has(o->shard, k))
 			json_array_append_new(entries, ap_proto_sweep_entry(o->cat->v[k].name,
 				o->cat->v[k].walk, ap_catalog_exclude(o->cat, k)));
 	json_t *req = ap_proto_sweep_begin(ap_plugin_modules(e->env), entries, u->surface);
-	r = r ? r : ap_worker_call_within(&u->w, req, &res, o->start_ms);
+	r = r ? r : ap_worker_call_within(&ln->w, req, &res, o->start_ms);
 	json_decref(req);
+	pthread_mutex_lock(&u->mu);
+	e->restarts += restart;
 	if (r)
-		env_fail(e, r, "%s", ap_buf_str(&u->w.detail));
+		env_fail(e, r, "%s", ap_buf_str(&ln->w.detail));
 	else if (!e->began)
 		began(e, res);
+	pthread_mutex_unlock(&u->mu);
 	json_decref(res);
 	return r;
 }
@@ -249,13 +281,14 @@ static int api_line(const struct ap_sweep_env *e, const char *entry,
  * numeric; a worker that died or hung on it is started again for the next.
  * Whether they cost enough to be journaled at once: a probe or a sample
  * ran, or the worker failed (a lookup alone waits for the next write). */
-static int check_api(struct run *u, struct ap_matrix_line *l, const struct ap_proto_swept *a)
+static int check_api(struct run *u, struct lane *ln, struct ap_matrix_line *l,
+		     const struct ap_proto_swept *a)
 {
 	json_t *sum = NULL;
 	if (!u->deep || l->status != AP_LSTATUS_PRESENT || !ap_autocheck_applies(l->kind) ||
-	    ensure_worker(u))
+	    ensure_worker(u, ln))
 		return 0;
-	int r = ap_autocheck_run(&u->w, &u->ac, l->api, a->canonical, &sum);
+	int r = ap_autocheck_run(&ln->w, &u->ac, l->api, a->canonical, &sum);
 	int err = ap_matrix_check_read(sum, &l->check);
 	json_decref(sum);
 	return r || err || l->check.family || l->check.counts[AP_MCOUNT_SAMPLES] > 0;
@@ -271,30 +304,89 @@ static void flush(struct run *u, json_t *recs)
 	json_array_clear(recs);
 }
 
-/* Journals the answer for entry k: its APIs, then the entry record. An API
- * whose checks ran probes or samples is journaled (with the APIs before it)
- * as soon as they end, so that a kill loses little work. */
+/* Journals, in order, the APIs of ew whose checks are over and all before
+ * them done (u->mu held). One whose checks ran probes or samples is written
+ * (with the APIs before it) at once, so that a kill loses little work. */
+static void journal_done(struct run *u, struct entry_work *ew)
+{
+	struct ap_sweep_env *e = u->e;
+	for (; ew->journaled < ew->n && ew->v[ew->journaled].done; ew->journaled++) {
+		struct pending *p = &ew->v[ew->journaled];
+		json_array_append_new(ew->recs, ap_sweep_api_json(&p->l));
+		if (ap_matrix_add(&e->lines, &p->l))
+			io_fail(e, -ENOMEM, "the matrix");
+		if (p->costly)
+			flush(u, ew->recs);
+	}
+}
+
+/* Lane m's part of a round: the checks of the entry's next API not taken,
+ * until none is left. */
+static void lane_run(void *ctx, size_t m)
+{
+	struct run *u = ctx;
+	struct entry_work *ew = u->ew;
+	for (;;) {
+		pthread_mutex_lock(&u->mu);
+		size_t i = ew->next < ew->n ? ew->next++ : ew->n;
+		pthread_mutex_unlock(&u->mu);
+		if (i == ew->n)
+			return;
+		int costly = check_api(u, &u->lanes[m], &ew->v[i].l, &ew->v[i].a);
+		pthread_mutex_lock(&u->mu);
+		ew->v[i].costly = costly;
+		ew->v[i].done = 1;
+		journal_done(u, ew);
+		pthread_mutex_unlock(&u->mu);
+	}
+}
+
+/* A lane's end, in the thread that started its worker. */
+static void lane_end(void *ctx, size_t m)
+{
+	struct run *u = ctx;
+	if (u->lanes[m].started)
+		ap_worker_free(&u->lanes[m].w);
+}
+
+/* The entry's lines, with their checks run (in every lane at once at depth
+ * probe and numeric), each journaled in order. 0 or -ENOMEM. */
+static int entry_apis(struct run *u, const char *entry, const json_t *apis, json_t *recs)
+{
+	struct ap_sweep_env *e = u->e;
+	struct entry_work ew = { .v = calloc(json_array_size(apis) + 1, sizeof(*ew.v)),
+				 .recs = recs };
+	size_t i;
+	json_t *aj;
+	if (!ew.v)
+		return -ENOMEM;
+	json_array_foreach(apis, i, aj) {
+		ap_proto_sweep_api(aj, &ew.v[ew.n].a);
+		if (!api_line(e, entry, &ew.v[ew.n].a, &ew.v[ew.n].l))
+			ew.n++;
+	}
+	u->ew = &ew;
+	if (u->deep && ew.n)
+		ap_crew_round(u->crew);
+	else
+		lane_run(u, 0);
+	u->ew = NULL;
+	free(ew.v);
+	return 0;
+}
+
+/* Journals the answer for entry k: its APIs (entry_apis), then the entry
+ * record. */
 static void record_entry(struct run *u, size_t k, enum ap_line_status status,
 			 const char *reason, const json_t *apis)
 {
 	struct ap_sweep_env *e = u->e;
 	const char *entry = e->o->cat->v[k].name;
-	json_t *recs = json_array(), *aj;
-	size_t i, n = 0;
-	json_array_foreach(apis, i, aj) {
-		struct ap_proto_swept a;
-		struct ap_matrix_line l;
-		ap_proto_sweep_api(aj, &a);
-		if (api_line(e, entry, &a, &l))
-			continue;
-		int costly = check_api(u, &l, &a);
-		json_array_append_new(recs, ap_sweep_api_json(&l));
-		if (ap_matrix_add(&e->lines, &l))
-			io_fail(e, -ENOMEM, "the matrix");
-		n++;
-		if (costly)
-			flush(u, recs);
-	}
+	json_t *recs = json_array();
+	size_t n = e->lines.n;
+	if (entry_apis(u, entry, apis, recs))
+		io_fail(e, -ENOMEM, "the matrix");
+	n = e->lines.n - n;
 	struct ap_sweep_entry d = { .entry = strdup(entry), .status = status,
 				    .reason = reason ? strdup(reason) : NULL, .apis = n };
 	if (!d.entry || (reason && !d.reason))
@@ -336,15 +428,15 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 	enum ap_line_status st;
 	const struct ap_matrix_strs *skip = &u->partial[k];
 	json_t *res = NULL, *skipped;
-	int r = ensure_worker(u);
+	int r = ensure_worker(u, &u->lanes[0]);
 	if (r)
 		return r;
 	skipped = names_json(skip);
 	json_t *req = ap_proto_sweep_walk(c->name, c->walk, ap_catalog_exclude(e->o->cat, k),
 					  skipped, e->o->depth, u->surface);
 	json_decref(skipped);
-	ap_buf_reset(&u->w.detail);
-	r = ap_worker_call_within(&u->w, req, &res, e->o->walk_ms);
+	ap_buf_reset(&u->lanes[0].w.detail);
+	r = ap_worker_call_within(&u->lanes[0].w, req, &res, e->o->walk_ms);
 	json_decref(req);
 	if (!r) {
 		struct ap_proto_walked walked;
@@ -354,9 +446,9 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 	} else {
 		/* A worker that answered "exception" is still fine; one that died
 		 * or went silent is that entry's crash or timeout. */
-		st = r == -AP_ETIMEOUT ? AP_LSTATUS_TIMEOUT : ap_worker_alive(&u->w) ?
+		st = r == -AP_ETIMEOUT ? AP_LSTATUS_TIMEOUT : ap_worker_alive(&u->lanes[0].w) ?
 			AP_LSTATUS_ERROR : AP_LSTATUS_CRASH;
-		record_entry(u, k, st, ap_buf_str(&u->w.detail), NULL);
+		record_entry(u, k, st, ap_buf_str(&u->lanes[0].w.detail), NULL);
 	}
 	p->status = ap_sweep_entry_status_name(st);
 	json_decref(res);
@@ -399,19 +491,25 @@ void ap_sweep_env_run(void *item)
 {
 	struct ap_sweep_env *e = item;
 	const struct ap_sweep_opts *o = e->o;
+	size_t nl = o->check && o->lanes > 1 ? (size_t)o->lanes : 1;
 	struct run u = { .e = e, .done = calloc(o->cat->n + 1, sizeof(*u.done)),
 			 .partial = calloc(o->cat->n + 1, sizeof(*u.partial)), .t0 = now_s(),
-			 .deep = o->check != NULL, .surface = ap_surface_rules() };
+			 .deep = o->check != NULL, .surface = ap_surface_rules(),
+			 .lanes = calloc(nl, sizeof(*u.lanes)) };
 	struct ap_sweep_progress p = { 0 };
 	if (o->check) {
 		u.ac = *o->check;
 		u.ac.devices = e->env->device;
 	}
+	pthread_mutex_init(&u.mu, NULL);
+	/* Lane m's worker is started, and freed, by crew member m's thread. */
+	u.crew = u.lanes ? ap_crew_new(nl, lane_run, lane_end, &u) : NULL;
 	e->lines = (struct ap_matrix){ 0 };
 	for (size_t k = 0; k < o->cat->n; k++)
 		p.total += ap_shard_has(o->shard, k);
-	int r = u.done && u.partial ? open_journal(&u) : -ENOMEM;
-	if (r == -ENOMEM && !(u.done && u.partial))
+	int ok = u.done && u.partial && u.crew;
+	int r = ok ? open_journal(&u) : -ENOMEM;
+	if (!ok)
 		env_fail(e, r, "cannot start: %s", "out of memory");
 	for (size_t k = 0; !r && k < o->cat->n; k++) {
 		if (!ap_shard_has(o->shard, k))
@@ -435,8 +533,9 @@ void ap_sweep_env_run(void *item)
 	for (size_t k = 0; !e->err && k < o->cat->n; k++)
 		if (u.done[k].entry)
 			entry_line(e, k, &u.done[k]);
-	if (u.started)
-		ap_worker_free(&u.w);
+	ap_crew_free(u.crew);
+	free(u.lanes);
+	pthread_mutex_destroy(&u.mu);
 	if (u.j)
 		ap_journal_close(u.j);
 	for (size_t k = 0; u.done && u.partial && k < o->cat->n; k++) {

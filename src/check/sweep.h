@@ -39,6 +39,8 @@
 #include "env/envs.h"
 #include "evidence/matrix.h"
 
+#define AP_SWEEP_JOBS_MAX 16  /* workers per environment for the checks */
+
 struct ap_sweep_progress {
 	const char *entry;
 	const char *status;   /* the entry's status word (evidence/sweepfile.h),
@@ -56,6 +58,9 @@ struct ap_sweep_opts {
 	/* depth probe and numeric: the checks of each API (devices are each
 	 * environment's own); NULL below */
 	const struct ap_autocheck *check;
+	/* depth probe and numeric: workers that run an entry's checks at once
+	 * (APIs taken in order, journaled in order); 0 or 1: one */
+	int lanes;
 	int walk_ms;          /* limit per entry */
 	int start_ms;         /* limit for the worker's start and torch's import */
 	int resume;           /* plugins: each environment's (ap_plugin_modules()) */

@@ -36,6 +36,8 @@ struct sweep_opts {
 	int resume;
 	int timeout_s;
 	int samples;          /* --samples: per OpInfo entry, dtype and kind */
+	int jobs;             /* --jobs: workers per environment for the checks;
+			       * 0: this machine's CPUs shared among them */
 };
 
 static int depth_ok(const char *d)
@@ -65,6 +67,34 @@ static int sweep_samples(void *opts, const struct ap_opt *opt, const char *arg,
 	}
 	((struct sweep_opts *)opts)->samples = v;
 	return 0;
+}
+
+/* --jobs N: 1 to AP_SWEEP_JOBS_MAX. */
+static int sweep_jobs(void *opts, const struct ap_opt *opt, const char *arg,
+		      struct ap_buf *err)
+{
+	int v = ap_opt_count(arg, AP_SWEEP_JOBS_MAX);
+	(void)opt;
+	if (v < 0) {
+		ap_buf_addf(err, "sweep: --jobs wants a number from 1 to %d", AP_SWEEP_JOBS_MAX);
+		return -EINVAL;
+	}
+	((struct sweep_opts *)opts)->jobs = v;
+	return 0;
+}
+
+/* The workers per environment that run checks: --jobs, else this machine's
+ * online CPUs shared among the environments (at least one each). Each runs
+ * its samples on CPU, and the device's side is mostly waiting (a daemon's
+ * answer, a copy), so one worker leaves a CPU idle. An environment on
+ * another host (ssh, Slurm) is measured there: --jobs is then the user's. */
+static int sweep_lanes(const struct sweep_opts *o)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long per = o->nnames && cpus > 0 ? cpus / (long)o->nnames : 1;
+	if (o->jobs)
+		return o->jobs;
+	return per < 1 ? 1 : per > AP_SWEEP_JOBS_MAX ? AP_SWEEP_JOBS_MAX : (int)per;
 }
 
 /* --env NAME, once per environment. */
@@ -108,6 +138,8 @@ static const struct ap_opt sweep_opt_table[] = {
 	{ "samples", "N", "at most N numeric samples per OpInfo entry, dtype and kind (default 1)",
 	  0, sweep_samples, 0 },
 	{ "specs", "DIR", "the family specs (default: the built-in ones)", AT(specs), NULL, 0 },
+	{ "jobs", "N", "at depth probe and numeric, N workers per environment run the checks "
+	  "(default: the CPUs shared among the environments)", 0, sweep_jobs, 0 },
 	AP_CLI_OPT_ENVS(struct sweep_opts),
 	AP_CLI_OPT_ROOT(struct sweep_opts),
 };
@@ -341,6 +373,7 @@ static int sweep_run(struct sweep_opts *o, const struct ap_envs *envs,
 	struct progress g = { .tty = isatty(2) };
 	struct ap_sweep_opts so = { .cat = cat, .shard = shard, .depth = o->depth,
 				    .check = deep(o->depth) ? ac : NULL,
+				    .lanes = sweep_lanes(o),
 				    .walk_ms = o->timeout_s * 1000, .start_ms = 300 * 1000,
 				    .resume = o->resume, .progress = on_progress, .ctx = &g };
 	for (size_t i = 0; i < o->nnames; i++) {

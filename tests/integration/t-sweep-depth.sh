@@ -11,7 +11,7 @@ SW="$FIX/sweep"
 sed -e "s|@SW@|$SW|g" -e "s|@FIX@|$FIX|g" "$SW/depth.ini" > "$T/depth.ini"
 printf 'torch.autograd.grad_mode module\napiparity_sweep_ops module\n' > "$T/probe.txt"
 printf 'apiparity_sweep_ops module\n' > "$T/ops.txt"
-plan 36
+plan 43
 
 # jq-less reading of a matrix: a Python expression over L, its lines, and
 # C(env, api), the check of api in env.
@@ -108,11 +108,12 @@ needs trixie trixie-openreg -- numeric
 
 # APIs whose checks kill the worker or hang it (fixtures/sweep/ops/
 # apiparity_sweep_faults.py): each is that API's crash or timeout, the worker
-# is started again, and the next API is checked.
+# is started again, and the next API is checked (one worker: with more, the
+# next API may go to another).
 worker_faults() {
 	printf 'apiparity_sweep_faults module\n' > "$T/faults.txt"
 	run 0 sweep_survives_apis_that_kill_or_hang_the_worker "$APIPARITY" sweep --envs "$T/depth.ini" \
-		--env trixie --catalog "$T/faults.txt" --depth numeric --timeout 20 --out "$T/wf"
+		--env trixie --catalog "$T/faults.txt" --depth numeric --timeout 20 --jobs 1 --out "$T/wf"
 	m="$T/wf/matrix.jsonl"
 	equals "$(mx "$m" "[(l['api'].split('.')[1], l['check']['status'], l['verdict']) for l in L if l['check']]")" \
 		"[('apply', 'consistent', 'consistent'), ('boom', 'crash', 'inconsistent'), ('hang', 'timeout', 'inconsistent'), ('relu', 'consistent', 'consistent')]" \
@@ -123,7 +124,30 @@ worker_faults() {
 }
 needs trixie -- worker_faults
 
+# --jobs: an entry's checks run in several workers at once (fixtures/sweep/
+# ops/apiparity_sweep_lanes.py: a_waits resolves only while b_signals is
+# looked up in another worker, and ends last), journaled in the walk's order;
+# what each API's check says does not depend on the number of workers.
+lanes() {
+	printf 'apiparity_sweep_lanes module\n' > "$T/lanes.txt"
+	run 0 sweep_with_two_workers_succeeds "$APIPARITY" sweep --envs "$T/depth.ini" --env trixie \
+		--catalog "$T/lanes.txt" --depth numeric --jobs 2 --out "$T/l2"
+	equals "$(mx "$T/l2/matrix.jsonl" "[(l['api'].split('.')[1], l['check']['status']) for l in L if l['check']]")" \
+		"[('a_waits', 'consistent'), ('b_signals', 'consistent'), ('c', 'consistent'), ('d', 'consistent')]" \
+		two_workers_check_two_apis_at_once
+	equals "$(py 'import json,sys; print([r["data"]["api"].split(".")[1] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "api" and "." in r["data"]["api"]])' "$T/l2/journal/trixie.jsonl")" \
+		"['a_waits', 'b_signals', 'c', 'd']" journal_keeps_the_walks_order_whatever_ends_first
+	run 0 numeric_sweep_with_three_workers "$APIPARITY" sweep --envs "$T/depth.ini" --env trixie-openreg \
+		--catalog "$T/ops.txt" --depth numeric --jobs 3 --out "$T/n3"
+	checks='[(l["api"], l["check"]) for l in L if l["env"] == "trixie-openreg"]'
+	equals "$(mx "$T/n3/matrix.jsonl" "$checks")" "$(mx "$T/n/matrix.jsonl" "$checks")" \
+		checks_are_the_same_with_three_workers
+}
+needs trixie trixie-openreg -- lanes
+
 run 2 samples_zero_is_refused "$APIPARITY" sweep --env trixie --out "$T/x" --depth numeric --samples 0
 contains "$err" "--samples wants a number from 1 to 64" samples_refusal_says_the_range
+run 2 jobs_zero_is_refused "$APIPARITY" sweep --env trixie --out "$T/x" --depth numeric --jobs 0
+contains "$err" "--jobs wants a number from 1 to 16" jobs_refusal_says_the_range
 
 done_testing
