@@ -184,11 +184,13 @@ def _sample_runner(target, samples, start, devices, notrun, w):
     """The runner process: resolves the target and runs samples from start,
     one frame each ("begin" first, so that a crash is the sample's). Leaves
     when a device that raised where CPU did not no longer computes, and at
-    once, without touching the device again, when it raised in the backward:
-    what the failed backward held is freed later, on autograd's device
-    thread, while this one would go on, and pytorch_openreg's driver, used
-    from both threads at once, aborts ("Failed to free memory pointer") or
-    hangs under load. The next runner starts the device afresh."""
+    once, without touching the device again, when it raised in the backward
+    and the device's driver is not known to be safe from two threads
+    (_serialize_driver): what the failed backward held is freed later, on
+    autograd's device thread, while this one would go on, and
+    pytorch_openreg's driver, used from both threads at once, aborts
+    ("Failed to free memory pointer") or hangs under load. The next runner
+    starts the device afresh."""
     fns = {None: _walk(target)[0]}
     # Devices start here, before the first sample's clock: a backend's
     # start (a daemon that imports torch) is not a sample's time.
@@ -211,7 +213,8 @@ def _sample_runner(target, samples, start, devices, notrun, w):
         cpu_raised = parts.get("cpu", {}).get("status") == "raised"
         raised = [d for d, p in parts.items()
                   if d != "cpu" and p.get("status") == "raised" and not cpu_raised]
-        if raised and (_backward_raised[0] or not all(_device_works(d) for d in raised)):
+        if raised and ((_backward_raised[0] and not _driver_serialized[0]) or
+                       not all(_device_works(d) for d in raised)):
             return False
     return True
 
@@ -305,8 +308,9 @@ def _forked_daemons(fds):
     some 2 s a daemon); this runner has torch imported, so its context is
     made "fork" and the daemons start at once, running the same code. fds
     (this runner's pipes to the worker) are closed in each forked child, as
-    spawn would not have passed them. Only where the module is there with a
-    "spawn" context; says what it did on stderr (the runner's log)."""
+    spawn would not have passed them. And its driver is serialized
+    (_serialize_driver). Only where the module is there with a "spawn"
+    context; says what it did on stderr (the runner's log)."""
     dd = sys.modules.get("pytorch_openreg._device_daemon")
     ctx = getattr(dd, "mp_context", None)
     if ctx is None or getattr(ctx, "_name", None) != "spawn":
@@ -321,8 +325,39 @@ def _forked_daemons(fds):
     import multiprocessing
     dd.mp_context = multiprocessing.get_context("fork")
     os.register_at_fork(after_in_child=close_fds)
+    _serialize_driver(dd)
     sys.stderr.write("apiparity adapter: %s: pytorch_openreg's device daemons are forked "
                      "from the runner, not spawned\n" % _FORKED_DAEMONS)
+
+
+def _serialize_driver(dd):
+    """pytorch_openreg's driver talks to a device's daemon over two queues,
+    a request put and then its answer got, with no lock: autograd's device
+    thread (which runs a backward on the device, and frees what a backward
+    that raised held, after grad has returned) and the runner's thread,
+    using it at once, take each other's answers ("Failed to free memory
+    pointer", a hang). Each exchange is made one step under a lock
+    (re-entrant: a collection inside one may free a tensor), so that after a
+    backward raised the runner can go on with the next sample."""
+    import threading
+    drv = getattr(dd, "Driver", None)
+    run = getattr(drv, "run_on_executor", None)
+    if run is None:
+        return
+    lock = threading.RLock()
+
+    def run_on_executor(self, *args):
+        with lock:
+            return run(self, *args)
+    drv.run_on_executor = run_on_executor
+    _driver_serialized[0] = True
+    sys.stderr.write("apiparity adapter: %s: pytorch_openreg's driver answers one thread "
+                     "at a time\n" % _FORKED_DAEMONS)
+
+
+# Whether the runner's device driver is safe to use from two threads
+# (_serialize_driver): then a backward that raised does not end the runner.
+_driver_serialized = [False]
 
 
 def _resident(devices, adapter=None):

@@ -154,12 +154,18 @@ json_t *ap_numeric_adapter(const char *devices)
 			 "pytorch_openreg starts each device's daemon with multiprocessing's "
 			 "\"spawn\": a new interpreter that imports torch, some 2 s a daemon and "
 			 "two daemons, every time a runner starts the device (after a sample that "
-			 "took the device down, and openreg's daemon exits on any operator's error)",
+			 "took the device down, and openreg's daemon exits on any operator's error); "
+			 "and its driver, used from two threads at once (autograd's device thread "
+			 "frees what a backward that raised held while the runner goes on), takes "
+			 "one thread's answer for the other's and aborts or hangs",
 			 "what", "pytorch_openreg._device_daemon.mp_context made multiprocessing's "
 			 "\"fork\" context: each daemon is forked from the runner, whose torch is "
 			 "already imported, and runs the same code (the runner's own pipes are "
 			 "closed in it, as spawn would not pass them); applied only where the "
-			 "module is there with a \"spawn\" context, and the runner's log says so",
+			 "module is there with a \"spawn\" context, and the runner's log says so; "
+			 "and pytorch_openreg._device_daemon.Driver.run_on_executor (a request "
+			 "put, its answer got) made one step under a re-entrant lock, so that a "
+			 "backward that raised on the device does not end the runner",
 			 "where", "the numeric runner only, before its devices start");
 }
 
