@@ -43,6 +43,8 @@ struct entry_work {
 	size_t next;             /* the next to be taken by a lane */
 	size_t journaled;        /* those before it are in the journal */
 	json_t *recs;            /* not yet written */
+	const struct ap_sweep_progress *p;  /* the entry's, for each API's */
+	double t0;               /* the entry's start */
 };
 
 /* One environment's run in progress. */
@@ -317,6 +319,15 @@ static void journal_done(struct run *u, struct entry_work *ew)
 			io_fail(e, -ENOMEM, "the matrix");
 		if (p->costly)
 			flush(u, ew->recs);
+		if (u->deep && e->o->progress) {
+			struct ap_sweep_progress q = *ew->p;
+			q.api = e->lines.v[e->lines.n - 1].api;
+			q.api_done = ew->journaled + 1;
+			q.api_total = ew->n;
+			q.secs = now_s() - ew->t0;
+			q.elapsed = now_s() - u->t0;
+			e->o->progress(e->o->ctx, e->idx, &q);
+		}
 	}
 }
 
@@ -351,11 +362,12 @@ static void lane_end(void *ctx, size_t m)
 
 /* The entry's lines, with their checks run (in every lane at once at depth
  * probe and numeric), each journaled in order. 0 or -ENOMEM. */
-static int entry_apis(struct run *u, const char *entry, const json_t *apis, json_t *recs)
+static int entry_apis(struct run *u, const char *entry, const json_t *apis, json_t *recs,
+		      const struct ap_sweep_progress *p)
 {
 	struct ap_sweep_env *e = u->e;
 	struct entry_work ew = { .v = calloc(json_array_size(apis) + 1, sizeof(*ew.v)),
-				 .recs = recs };
+				 .recs = recs, .p = p, .t0 = now_s() };
 	size_t i;
 	json_t *aj;
 	if (!ew.v)
@@ -378,13 +390,13 @@ static int entry_apis(struct run *u, const char *entry, const json_t *apis, json
 /* Journals the answer for entry k: its APIs (entry_apis), then the entry
  * record. */
 static void record_entry(struct run *u, size_t k, enum ap_line_status status,
-			 const char *reason, const json_t *apis)
+			 const char *reason, const json_t *apis, const struct ap_sweep_progress *p)
 {
 	struct ap_sweep_env *e = u->e;
 	const char *entry = e->o->cat->v[k].name;
 	json_t *recs = json_array();
 	size_t n = e->lines.n;
-	if (entry_apis(u, entry, apis, recs))
+	if (entry_apis(u, entry, apis, recs, p))
 		io_fail(e, -ENOMEM, "the matrix");
 	n = e->lines.n - n;
 	struct ap_sweep_entry d = { .entry = strdup(entry), .status = status,
@@ -442,13 +454,13 @@ static int walk_entry(struct run *u, size_t k, struct ap_sweep_progress *p)
 		struct ap_proto_walked walked;
 		ap_proto_sweep_walked(res, &walked);
 		st = known_status(walked.status);
-		record_entry(u, k, st, walked.reason, walked.apis);
+		record_entry(u, k, st, walked.reason, walked.apis, p);
 	} else {
 		/* A worker that answered "exception" is still fine; one that died
 		 * or went silent is that entry's crash or timeout. */
 		st = r == -AP_ETIMEOUT ? AP_LSTATUS_TIMEOUT : ap_worker_alive(&u->lanes[0].w) ?
 			AP_LSTATUS_ERROR : AP_LSTATUS_CRASH;
-		record_entry(u, k, st, ap_buf_str(&u->lanes[0].w.detail), NULL);
+		record_entry(u, k, st, ap_buf_str(&u->lanes[0].w.detail), NULL, p);
 	}
 	p->status = ap_sweep_entry_status_name(st);
 	json_decref(res);

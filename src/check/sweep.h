@@ -20,7 +20,12 @@
  * record still last): a kill loses little work, and a resume walks the entry
  * again with the journaled APIs skipped. An API
  * whose checks crash or hang the worker is that API's crash or timeout
- * (in its check), and the worker is started again for the next.
+ * (in its check), and the worker is started again for the next. With
+ * o->lanes > 1, an entry's checks run in that many workers at once (the
+ * walking one among them, each started by a thread of a crew kept for the
+ * run, base/crew.h), taking the APIs in the walk's order; each API is
+ * journaled once all before it are, so the journal's order, and a resume,
+ * are one worker's.
  *
  * With resume, a journal of the same catalog digest, depth and shard is read
  * back first: its done entries are not walked again, and an entry cut short
@@ -47,8 +52,13 @@ struct ap_sweep_progress {
 			       * or "journal" (done in an earlier run) */
 	size_t apis;          /* lines it gave */
 	size_t done, total;   /* entries of this shard done, in all */
-	double secs;          /* this entry's walk */
+	double secs;          /* this entry's walk (so far, with api) */
 	double elapsed;       /* since this environment started */
+	/* At depth probe and numeric, also called as each API of the entry is
+	 * journaled (its checks over): api is it, the api_done-th of the
+	 * entry's api_total; NULL at the entry's end. */
+	const char *api;
+	size_t api_done, api_total;
 };
 
 struct ap_sweep_opts {

@@ -203,6 +203,11 @@ static int prepare_dir(const char *dir, int resume)
 
 /* --- progress: one line per entry, with an ETA on a terminal ------------ */
 
+/* Within an entry at depth probe and numeric (its checks can take an hour:
+ * torch's): on a terminal each API journaled, with the entry's ETA; in a log
+ * every AP_PROGRESS_EVERY-th and the last. */
+#define AP_PROGRESS_EVERY 25
+
 struct progress {
 	struct ap_statusline *st;
 	int tty;
@@ -212,6 +217,14 @@ static void on_progress(void *ctx, size_t env, const struct ap_sweep_progress *p
 {
 	struct progress *g = ctx;
 	double left = p->done ? p->elapsed / (double)p->done * (double)(p->total - p->done) : 0;
+	if (p->api) {
+		left = p->secs / (double)p->api_done * (double)(p->api_total - p->api_done);
+		if (g->tty || p->api_done % AP_PROGRESS_EVERY == 0 || p->api_done == p->api_total)
+			ap_statusline_set(g->st, env, "%s: %zu/%zu APIs done (%s), ETA %.0f s "
+					  "[%zu/%zu]", p->entry, p->api_done, p->api_total, p->api,
+					  left, p->done, p->total);
+		return;
+	}
 	if (g->tty)
 		ap_statusline_set(g->st, env, "%s: %zu APIs, %s [%zu/%zu] ETA %.0f s", p->entry, p->apis,
 			      p->status, p->done, p->total, left);

@@ -11,7 +11,7 @@ SW="$FIX/sweep"
 sed -e "s|@SW@|$SW|g" -e "s|@FIX@|$FIX|g" "$SW/depth.ini" > "$T/depth.ini"
 printf 'torch.autograd.grad_mode module\napiparity_sweep_ops module\n' > "$T/probe.txt"
 printf 'apiparity_sweep_ops module\n' > "$T/ops.txt"
-plan 43
+plan 44
 
 # jq-less reading of a matrix: a Python expression over L, its lines, and
 # C(env, api), the check of api in env.
@@ -135,6 +135,8 @@ lanes() {
 	equals "$(mx "$T/l2/matrix.jsonl" "[(l['api'].split('.')[1], l['check']['status']) for l in L if l['check']]")" \
 		"[('a_waits', 'consistent'), ('b_signals', 'consistent'), ('c', 'consistent'), ('d', 'consistent')]" \
 		two_workers_check_two_apis_at_once
+	contains "$err" "^trixie: apiparity_sweep_lanes: 5/5 APIs done \(apiparity_sweep_lanes\.d\), ETA 0 s \[0/1\]$" \
+		progress_inside_an_entry_names_each_api_journaled
 	equals "$(py 'import json,sys; print([r["data"]["api"].split(".")[1] for r in map(json.loads, open(sys.argv[1])) if r["type"] == "api" and "." in r["data"]["api"]])' "$T/l2/journal/trixie.jsonl")" \
 		"['a_waits', 'b_signals', 'c', 'd']" journal_keeps_the_walks_order_whatever_ends_first
 	run 0 numeric_sweep_with_three_workers "$APIPARITY" sweep --envs "$T/depth.ini" --env trixie-openreg \
