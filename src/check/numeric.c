@@ -237,7 +237,9 @@ static enum ap_status lost_status(const struct ap_proto_lost *l, struct ap_buf *
 	 * died: the daemon's death is the crash. (A runner that ended itself,
 	 * as a driver aborts when it loses its device, says so below.) */
 	if (l->daemon_died && l->ended.timed_out) {
-		ap_buf_addf(why, "the device's daemon (pid %lld) died", l->daemon_pid);
+		/* No pid: it is this run's, and the reason lands in the matrix,
+		 * which a rerun must write the same (the frame keeps it). */
+		ap_buf_adds(why, "the device's daemon died");
 		if (l->daemon_signal)
 			ap_buf_addf(why, " of %s", l->daemon_signal);
 		else if (l->daemon_has_exit)

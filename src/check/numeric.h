@@ -117,7 +117,7 @@ long ap_numeric_frame_index(const json_t *frame, const json_t *samples);
  * TIMEOUT ("the devices did not start within LIMIT s") or ERROR ("the
  * runner ended before the sample began"). A frame that says no loss is left
  * as it is. A runner the worker stopped because its device's daemon died
- * makes it CRASH ("the device's daemon (pid N) died of SIGNAL; ..."); a
+ * makes it CRASH ("the device's daemon died of SIGNAL; ..."); a
  * limit derived from the CPU's time says so. 0, or -ENOMEM.
  * Every frame is judged so before its checks. */
 int ap_numeric_frame_judge(json_t *frame);

@@ -756,9 +756,14 @@ json_t *ap_proto_lost_frame(long long i, const char *status, const char *reason)
 json_t *ap_proto_frame_result(const json_t *frame, const char *side)
 {
 	const json_t *part = json_object_get(json_object_get(frame, "parts"), side);
-	return json_pack("{s:O?, s:O?, s:O?, s:O?}", "status", json_object_get(part, "status"),
-			 "exception", json_object_get(part, "exception"), "outputs",
-			 json_object_get(part, "outputs"), "lost", json_object_get(frame, "lost"));
+	const json_t *status = json_object_get(part, "status");
+	/* Of a loss, only its status, and only where the side has no result:
+	 * how a runner ended (a daemon's pid, a limit derived from a time) is
+	 * this run's, and another side's loss is not this side's result. */
+	const json_t *lost = json_object_get(json_object_get(frame, "lost"), "status");
+	return json_pack("{s:O?, s:O?, s:O?, s:O?}", "status", status, "exception",
+			 json_object_get(part, "exception"), "outputs",
+			 json_object_get(part, "outputs"), "lost", status ? NULL : lost);
 }
 
 const char *ap_proto_part_op_where(const struct ap_proto_part *p, int (*pred)(const char *op))

@@ -618,8 +618,10 @@ int ap_proto_frame_set_lost(json_t *frame, const char *status, const char *reaso
 json_t *ap_proto_lost_frame(long long i, const char *status, const char *reason);
 
 /* What a digest of frame's results keeps of side's part: its status,
- * exception and outputs as sent, and the frame's loss (each null when
- * absent). A new object, or NULL when out of memory. */
+ * exception and outputs as sent, and, where the side has no status, the
+ * status of the frame's loss (judged: ap_numeric_frame_judge), never its
+ * reason (each null when absent): nothing that changes from run to run.
+ * A new object, or NULL when out of memory. */
 json_t *ap_proto_frame_result(const json_t *frame, const char *side);
 
 #endif

@@ -313,12 +313,12 @@ static void a_lost_sample_is_judged_from_how_the_runner_ended(void **state)
 	expect_lost("{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
 		    "\"exit_status\": null, \"limit_s\": 15, \"daemon\": {\"pid\": 42, "
 		    "\"signal\": \"SIGKILL\", \"exit_status\": null}}", "CRASH",
-		    "the sample was lost: the device's daemon (pid 42) died of SIGKILL; the "
+		    "the sample was lost: the device's daemon died of SIGKILL; the "
 		    "runner, waiting on it, was stopped");
 	expect_lost("{\"phase\": \"sample\", \"timed_out\": true, \"signal\": null, "
 		    "\"exit_status\": null, \"limit_s\": 15, \"daemon\": {\"pid\": 42, "
 		    "\"signal\": null, \"exit_status\": 1}}", "CRASH",
-		    "the sample was lost: the device's daemon (pid 42) died with status 1; the "
+		    "the sample was lost: the device's daemon died with status 1; the "
 		    "runner, waiting on it, was stopped");
 	/* a runner that ended of itself after its daemon died: as it ended */
 	expect_lost("{\"phase\": \"sample\", \"timed_out\": false, \"signal\": \"SIGABRT\", "

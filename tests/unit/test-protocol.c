@@ -541,6 +541,18 @@ static void a_run_frame_is_read_side_by_side(void **state)
 	free(text);
 	json_decref(keep);
 	assert_int_equal(ap_proto_frame_set_lost(r, "CRASH", "SIGSEGV", 7, -1), 0);
+	/* a loss on another side (or of this one, once it has a result) is
+	 * not in the result; nor, where the side has none, the loss's reason */
+	keep = ap_proto_frame_result(r, "cpu");
+	text = json_dumps(keep, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(text, "{\"exception\":null,\"lost\":null,\"outputs\":[],\"status\":\"ok\"}");
+	free(text);
+	json_decref(keep);
+	keep = ap_proto_frame_result(r, "cuda");
+	text = json_dumps(keep, JSON_COMPACT | JSON_SORT_KEYS);
+	assert_string_equal(text, "{\"exception\":null,\"lost\":\"CRASH\",\"outputs\":null,\"status\":null}");
+	free(text);
+	json_decref(keep);
 	ap_proto_run_frame_read(r, &f);
 	assert_true(f.lost);
 	assert_string_equal(f.lost_status, "CRASH");
