@@ -68,7 +68,8 @@ $(BUILD)/embed: tools/embed.c | $(BUILD)
 # tests read it there).
 WORKER_PY := $(addprefix worker/,protocol.py fingerprint.py resolve.py probe.py \
              testindex.py testpreflight.py testrun.py testgen.py sweep.py \
-             numeric_tags.py numeric_samples.py numeric_run.py cases.py main.py)
+             numeric_tags.py numeric_samples.py numeric_adapter.py numeric_run.py cases.py \
+             main.py)
 
 $(BUILD)/apiparity_worker.py: $(WORKER_PY) | $(BUILD)
 	awk 'FNR == 1 && NR > 1 { print "\n" } { print }' $(WORKER_PY) > $@.tmp
