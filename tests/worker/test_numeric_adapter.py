@@ -44,6 +44,16 @@ def two_threads(driver):
     return driver.overlapped
 
 
+def within(fn, limit=10):
+    """fn's answer, from a thread given limit seconds: a lock that is not
+    re-entrant deadlocks a nested call, and a test must fail, not hang."""
+    got = []
+    t = threading.Thread(target=lambda: got.append(fn()), daemon=True)
+    t.start()
+    t.join(limit)
+    return got[0] if got else "still waiting after %d s" % limit
+
+
 class SerializeDriver(unittest.TestCase):
     def tearDown(self):
         W._driver_serialized[0] = False
@@ -58,7 +68,7 @@ class SerializeDriver(unittest.TestCase):
             pass
         W._serialize_driver(types.SimpleNamespace(Driver=Adapted))
         self.assertFalse(two_threads(Adapted))
-        self.assertEqual(Adapted().run_on_executor(0, "nest"), "nested")  # re-entrant
+        self.assertEqual(within(lambda: Adapted().run_on_executor(0, "nest")), "nested")  # re-entrant
         self.assertEqual(Adapted().run_on_executor(0, "y"), "y")  # the answer passed on
         self.assertTrue(W._driver_serialized[0])
 
