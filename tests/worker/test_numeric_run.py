@@ -4,7 +4,7 @@
 import os
 import unittest
 
-from workertest import W, exit_status, frame, torch_or_none as _torch
+from workertest import Driver, W, driver_calls, exit_status, frame, torch_or_none as _torch
 
 
 class Stream(unittest.TestCase):
@@ -217,7 +217,7 @@ class Resident(unittest.TestCase):
         import sys
         dd = sys.modules["pytorch_openreg._device_daemon"]
         ctx = dd.mp_context
-        calls = Resident.driver_calls(dd.Driver) if hasattr(dd, "Driver") else {}
+        calls = driver_calls(dd.Driver) if hasattr(dd, "Driver") else {}
         pid = os.fork()
         if pid == 0:
             try:
@@ -227,46 +227,6 @@ class Resident(unittest.TestCase):
                 os._exit(0)
         _, st = os.waitpid(pid, 0)
         return dict(calls, context=ctx._name, pipe_closed_in_child=os.WEXITSTATUS(st) == 0)
-
-    @staticmethod
-    def driver_calls(driver):
-        """Two threads use the (stand-in) driver at once, as autograd's
-        device thread and the runner's do, then one call nests another (a
-        collection inside an exchange): whether the two overlapped, and what
-        the nested call answered."""
-        import threading
-        d = driver()
-        both = [threading.Thread(target=d.run_on_executor, args=(0, "x")) for _ in range(2)]
-        for t in both:
-            t.start()
-        for t in both:
-            t.join()
-        return {"overlapped": driver.overlapped, "nested": d.run_on_executor(0, "nest")}
-
-    class Driver:
-        """pytorch_openreg's driver as far as the adapter touches it: an
-        exchange with a daemon that the first of two threads to enter holds
-        until the second enters or a second passes (a second thread that
-        enters meanwhile has overlapped it)."""
-        busy, overlapped = 0, False
-
-        def __init__(self):
-            import threading
-            type(self).peer = threading.Event()
-
-        def run_on_executor(self, device, cmd):
-            if cmd == "nest":
-                return self.run_on_executor(device, "inner")
-            if cmd == "inner":
-                return "nested"
-            cls = type(self)
-            cls.busy += 1
-            if cls.busy > 1:
-                cls.overlapped = True
-                cls.peer.set()
-            else:
-                cls.peer.wait(1)
-            cls.busy -= 1
 
     def tearDown(self):
         import sys
@@ -348,9 +308,9 @@ class Resident(unittest.TestCase):
         dd = types.ModuleType("pytorch_openreg._device_daemon")
         dd.mp_context = multiprocessing.get_context("spawn")
 
-        class Driver(self.Driver):
+        class Standin(Driver):
             pass
-        dd.Driver = Driver
+        dd.Driver = Standin
         sys.modules[dd.__name__] = dd
         data, frames = self.run_op(["daemons"])
         self.assertEqual(frames[0]["parts"]["context"], "spawn")  # not asked: as upstream's

@@ -63,3 +63,56 @@ def exit_status(how):
             os.kill(os.getpid(), getattr(signal, how))
         os._exit(how if isinstance(how, int) else 1)
     return os.waitpid(pid, 0)[1]
+
+
+class Driver:
+    """pytorch_openreg's driver as far as apiparity's adapter touches it
+    (worker/numeric_adapter.py): an exchange with a daemon that the first of
+    two threads to enter holds until the second enters or a second passes
+    (a second thread that enters meanwhile has overlapped it); "nest" makes
+    one exchange inside another. Subclass it per test: the state is the
+    class's."""
+    busy, overlapped, peer = 0, False, None
+
+    def run_on_executor(self, device, cmd):
+        if cmd == "nest":
+            return self.run_on_executor(device, "inner")
+        if cmd == "inner":
+            return "nested"
+        cls = type(self)
+        cls.busy += 1
+        if cls.busy > 1:
+            cls.overlapped = True
+            cls.peer.set()
+        else:
+            cls.peer.wait(1)
+        cls.busy -= 1
+        return cmd
+
+
+def within(fn, limit=10):
+    """fn's answer, from a thread given limit seconds: a lock that is not
+    re-entrant deadlocks a nested call, and a test must fail, not hang."""
+    import threading
+    got = []
+    t = threading.Thread(target=lambda: got.append(fn()), daemon=True)
+    t.start()
+    t.join(limit)
+    return got[0] if got else "still waiting after %d s" % limit
+
+
+def driver_calls(driver):
+    """Two threads use the (stand-in) driver at once, as autograd's device
+    thread and the runner's do, then one call nests another (a collection
+    inside an exchange): whether the two overlapped, and what the nested
+    call answered."""
+    import threading
+    driver.peer = threading.Event()
+    d = driver()
+    both = [threading.Thread(target=d.run_on_executor, args=(0, "x")) for _ in range(2)]
+    for t in both:
+        t.start()
+    for t in both:
+        t.join()
+    return {"overlapped": driver.overlapped,
+            "nested": within(lambda: d.run_on_executor(0, "nest"))}
