@@ -324,6 +324,9 @@ static void quoting_appends_to_what_the_buffer_holds(void **state)
 
 int main(void)
 {
+	/* It waits for children: one that never ends (a mutant's) is this
+	 * binary's failure (SIGALRM), not a run that never ends. */
+	alarm(120);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(push_copies_the_string_and_keeps_the_vector_null_terminated),
 		cmocka_unit_test(push_of_an_empty_string_adds_an_empty_word),

@@ -188,6 +188,9 @@ static void a_forged_software_chunk_is_data(void **state)
 
 int main(void)
 {
+	/* It waits for children: one that never ends (a mutant's) is this
+	 * binary's failure (SIGALRM), not a run that never ends. */
+	alarm(120);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(another_font_configuration_draws_the_same_bytes),
 		cmocka_unit_test(a_picture_names_its_drawing),

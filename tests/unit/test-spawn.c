@@ -135,6 +135,9 @@ static void setenv_of_a_remote_environment_is_not_set_for_the_prefix(void **stat
 
 int main(void)
 {
+	/* It waits for children: one that never ends (a mutant's) is this
+	 * binary's failure (SIGALRM), not a run that never ends. */
+	alarm(120);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(pidfd_tells_the_end_while_a_grandchild_holds_the_pipe),
 		cmocka_unit_test(child_dies_with_the_thread_that_spawned_it),
