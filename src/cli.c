@@ -225,6 +225,18 @@ void ap_print_exit_table(FILE *f)
 			fprintf(f, "  %2d  %s\n", c, ap_exit_text(c));
 }
 
+int ap_cli_count(void *opts, const struct ap_opt *opt, const char *arg, int max,
+		 const char *cmd, struct ap_buf *err)
+{
+	int v = ap_opt_count(arg, max);
+	if (v > 0) {
+		*(int *)((char *)opts + opt->at) = v;
+		return 0;
+	}
+	ap_buf_addf(err, "%s: --%s wants a number from 1 to %d", cmd, opt->name, max);
+	return -EINVAL;
+}
+
 int ap_cli_push(const char **v, size_t *n, size_t max, const char *arg, const char *cmd,
 		const char *what, struct ap_buf *err)
 {

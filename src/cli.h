@@ -87,6 +87,12 @@ int ap_cli_load_envs(struct ap_envs *envs, const char *envs_opt, const char *roo
 const struct ap_env *ap_cli_find_env(const struct ap_envs *envs, const char *name,
 				     const char *what);
 
+/* An option's count, 1 to max, digits only (ap_opt_count), stored as the
+ * int at opt->at in opts: 0, or -EINVAL with err saying "CMD: --NAME wants
+ * a number from 1 to MAX". The body of a count option's handler. */
+int ap_cli_count(void *opts, const struct ap_opt *opt, const char *arg, int max,
+		 const char *cmd, struct ap_buf *err);
+
 /* Appends arg to the list v of *n (a repeated option's values), at most max:
  * 0, or -EINVAL with err saying "CMD: at most MAX WHAT". */
 int ap_cli_push(const char **v, size_t *n, size_t max, const char *arg, const char *cmd,

@@ -87,14 +87,7 @@ static int check_add_script(void *opts, const struct ap_opt *opt, const char *ar
 static int check_samples(void *opts, const struct ap_opt *opt, const char *arg,
 			 struct ap_buf *err)
 {
-	int v = ap_opt_count(arg, AP_NUMERIC_SAMPLES_MAX);
-	(void)opt;
-	if (v > 0) {
-		((struct ap_check_opts *)opts)->samples = v;
-		return 0;
-	}
-	ap_buf_addf(err, "check: --samples wants a number from 1 to %d", AP_NUMERIC_SAMPLES_MAX);
-	return -EINVAL;
+	return ap_cli_count(opts, opt, arg, AP_NUMERIC_SAMPLES_MAX, "check", err);
 }
 
 #define AT(field) offsetof(struct ap_check_opts, field)
@@ -119,7 +112,7 @@ static const struct ap_opt check_opts[] = {
 	{ "sign", "KEY", "signs each manifest with this Ed25519 private key (PEM)", AT(sign),
 	  NULL, 0 },
 	{ "samples", "N", "at most N numeric samples per OpInfo entry, dtype and kind (default 4)",
-	  0, check_samples, 0 },
+	  AT(samples), check_samples, 0 },
 	{ "tolerances", "FILE", "the numeric tolerance overrides (default: the built-in ones)",
 	  AT(tolerances), NULL, 0 },
 	{ "limits", "FILE", "the known backend limits (default: the built-in ones)", AT(limits),

@@ -58,29 +58,14 @@ static int deep(const char *d)
 static int sweep_samples(void *opts, const struct ap_opt *opt, const char *arg,
 			 struct ap_buf *err)
 {
-	int v = ap_opt_count(arg, AP_NUMERIC_SAMPLES_MAX);
-	(void)opt;
-	if (v < 0) {
-		ap_buf_addf(err, "sweep: --samples wants a number from 1 to %d",
-			    AP_NUMERIC_SAMPLES_MAX);
-		return -EINVAL;
-	}
-	((struct sweep_opts *)opts)->samples = v;
-	return 0;
+	return ap_cli_count(opts, opt, arg, AP_NUMERIC_SAMPLES_MAX, "sweep", err);
 }
 
 /* --jobs N: 1 to AP_SWEEP_JOBS_MAX. */
 static int sweep_jobs(void *opts, const struct ap_opt *opt, const char *arg,
 		      struct ap_buf *err)
 {
-	int v = ap_opt_count(arg, AP_SWEEP_JOBS_MAX);
-	(void)opt;
-	if (v < 0) {
-		ap_buf_addf(err, "sweep: --jobs wants a number from 1 to %d", AP_SWEEP_JOBS_MAX);
-		return -EINVAL;
-	}
-	((struct sweep_opts *)opts)->jobs = v;
-	return 0;
+	return ap_cli_count(opts, opt, arg, AP_SWEEP_JOBS_MAX, "sweep", err);
 }
 
 /* The workers per environment that run checks: --jobs, else this machine's
@@ -136,10 +121,10 @@ static const struct ap_opt sweep_opt_table[] = {
 	AP_CLI_OPT_TIMEOUT(struct sweep_opts, "seconds an entry (and each probe and sample) may "
 			   "take (default 120)"),
 	{ "samples", "N", "at most N numeric samples per OpInfo entry, dtype and kind (default 1)",
-	  0, sweep_samples, 0 },
+	  AT(samples), sweep_samples, 0 },
 	{ "specs", "DIR", "the family specs (default: the built-in ones)", AT(specs), NULL, 0 },
 	{ "jobs", "N", "at depth probe and numeric, N workers per environment run the checks "
-	  "(default: the CPUs shared among the environments)", 0, sweep_jobs, 0 },
+	  "(default: the CPUs shared among the environments)", AT(jobs), sweep_jobs, 0 },
 	AP_CLI_OPT_ENVS(struct sweep_opts),
 	AP_CLI_OPT_ROOT(struct sweep_opts),
 };

@@ -31,14 +31,7 @@ struct ap_trace_opts {
 static int trace_max_cases(void *opts, const struct ap_opt *opt, const char *arg,
 			   struct ap_buf *err)
 {
-	int v = ap_opt_count(arg, AP_TRACE_MAX_CASES_MAX);
-	(void)opt;
-	if (v > 0) {
-		((struct ap_trace_opts *)opts)->max_cases = v;
-		return 0;
-	}
-	ap_buf_addf(err, "trace: --max-cases wants a number from 1 to %d", AP_TRACE_MAX_CASES_MAX);
-	return -EINVAL;
+	return ap_cli_count(opts, opt, arg, AP_TRACE_MAX_CASES_MAX, "trace", err);
 }
 
 #define AT(field) offsetof(struct ap_trace_opts, field)
@@ -47,8 +40,8 @@ static const struct ap_opt trace_opts[] = {
 	{ "env", "NAME", "the environment the program runs in", AT(env), NULL, 0 },
 	{ "out", "DIR", "where cases.jsonl and its journal go (default out/trace)", AT(out),
 	  NULL, 0 },
-	{ "max-cases", "N", "at most N cases per API, by shapes and dtypes (default 8)", 0,
-	  trace_max_cases, 0 },
+	{ "max-cases", "N", "at most N cases per API, by shapes and dtypes (default 8)",
+	  AT(max_cases), trace_max_cases, 0 },
 	{ "keep-values", NULL, "keeps the values of small tensors (indices, masks)",
 	  AT(keep_values), NULL, 0 },
 	{ "limit-seconds", "S", "stops the program after S seconds, keeping its cases",
