@@ -47,7 +47,19 @@ plan() {
 }
 
 ok()   { n=$((n+1)); echo "ok $n - $1"; }
-nok()  { n=$((n+1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+nok()  { n=$((n+1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done
+	at_failure; }
+# With AP_END_AT_FAILURE=1 (tests/mutants/run: one failure is the verdict) a
+# script ends at its first failure instead of running the rest: its exit
+# status and its plan unmet fail it in tests/run as before, its EXIT trap
+# still cleans up. A nok in a subshell ends only the subshell. The variable
+# is this script's alone: what it runs (t-runner's own scripts) runs whole.
+end_at_failure=${AP_END_AT_FAILURE:-0}
+unset AP_END_AT_FAILURE
+at_failure() {
+	[ "$end_at_failure" = 1 ] || return 0
+	echo "# ended at the first failure (AP_END_AT_FAILURE=1)"; exit 1
+}
 skip() { n=$((n+1)); echo "ok $n - $1 # SKIP $2"; }
 
 # run EXPECTED_RC NAME CMD... - runs CMD, checks its exit status.

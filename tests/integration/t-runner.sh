@@ -3,7 +3,7 @@
 # is a failure named with its cause; real sanitizer exits are caught; clean
 # programs, cmocka's skips and lib.sh's computed skips pass.
 . "$(dirname "$0")/lib.sh"
-plan 24
+plan 28
 R="$TOP/tests/runner/fixtures"
 runner() { "$TOP/tests/run" build "$@"; }
 failed() { contains "$out" "^FAILED $(rx "$1"): $2" "$3"; }
@@ -26,6 +26,13 @@ failed integration/plan-at-the-end "plan printed after 2 tests, not up front" pl
 failed integration/exit-1-after-plan "exited 1 after 2 of 2 tests$" exit_1_after_a_complete_plan_is_a_failure
 failed integration/not-ok-skip "2 - second # SKIP not really \(a skip must be an ok line\)$" not_ok_skip_is_a_failure
 contains "$out" "^[0-9]+ passed, 11 failed, 0 skipped$" every_broken_program_is_one_failure
+
+# A mutant's verdict is its first failure: with AP_END_AT_FAILURE=1 a script
+# ends there, and is still failed for it; without, every test runs.
+run 1 script_with_failures_fails runner "$R/two-failures.sh"
+contains "$out" "^FAILED integration/two-failures: 3 - third_fails" every_failure_is_named_by_default
+AP_END_AT_FAILURE=1 run 1 script_ending_at_its_first_failure_fails runner "$R/two-failures.sh"
+failed integration/two-failures "exited 1 after 2 of 3 tests$" end_at_failure_stops_at_the_first_failure
 
 run 0 clean_programs_pass runner "$R/cmocka-skip" "$R/passes.sh" "$R/sanitizer-options.sh"
 contains "$out" "^5 passed, 0 failed, 5 skipped$" cmocka_and_computed_skips_are_skips
