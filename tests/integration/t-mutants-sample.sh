@@ -3,9 +3,10 @@
 # line numbers make coverage recorded are another file's once a file is
 # edited (a mutant would land on the wrong line, or past the end). Its
 # stale_sources() against the digests tests/coverage-report's
-# write_sources() records, on files of the test's own.
+# write_sources() records, on files of the test's own. A mutant that does not
+# build is no sample: draw_until_built() puts the next ones in its place.
 . "$(dirname "$0")/lib.sh"
-plan 4
+plan 7
 mkdir -p "$T/src" "$T/cov"
 printf 'int a(void)\n{\n\treturn 0;\n}\n' > "$T/src/a.c"
 printf 'int b;\n' > "$T/src/b.c"
@@ -23,4 +24,22 @@ equals "$(call mutants/sample stale_sources)" None the_measured_tree_is_not_stal
 printf 'int b = 1;\n' > "$T/src/b.c"
 equals "$(call mutants/sample stale_sources)" "src/b.c changed since the coverage run measured it" \
 	an_edited_file_makes_the_data_stale
+
+# draw PATTERN - the indices draw_until_built(10, 3, run) ran, batch by batch,
+# and its verdicts: run() fails the builds of the indices PATTERN matches.
+draw() {
+	script_py "$TOP/tests/mutants/sample" "$T" 'import re
+batches = []
+def run(indices):
+    batches.append(indices)
+    return dict((i, "ERROR: does not build" if re.fullmatch(sys.argv[1], str(i)) else "killed")
+                for i in indices)
+v = m.draw_until_built(10, 3, run)
+print(batches, sorted(v))' "$1" 2>&1
+}
+equals "$(draw 'x')" "[[0, 1, 2]] [0, 1, 2]" a_sample_that_builds_is_drawn_once
+equals "$(draw '[02]|3')" "[[0, 1, 2], [3, 4], [5]] [0, 1, 2, 3, 4, 5]" \
+	mutants_that_do_not_build_are_replaced_until_n_built
+equals "$(draw '[0-9]')" "[[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]" \
+	drawing_ends_when_no_mutant_is_left
 done_testing
