@@ -5,7 +5,7 @@ PY=/usr/bin/python3
 mark=faults-$$-$RANDOM$RANDOM
 sed -e "s|@FIX@|$FIX|g" -e "s|@PY@|$PY|g" -e "s|@MARK@|$mark|g" "$FIX/faults.ini" > "$T/faults.ini"
 show() { "$APIPARITY" env show --envs "$T/faults.ini" "$@"; }
-plan 33
+plan 35
 
 run 8 python_that_segfaults_on_start_is_a_worker_error show segv
 contains "$err" "^apiparity: env segv: worker died: python killed by SIGSEGV before answering" \
@@ -46,6 +46,11 @@ contains "$err" "chroot .*/never-provisioned does not exist \(provision it with 
 run 8 worker_killed_mid_message_exits_8 show cut
 contains "$err" "^apiparity: env cut: worker died: worker died mid-message \(truncated frame: [0-9]+ of [0-9]+ bytes\)" \
 	truncated_frame_is_reported_with_sizes
+
+# The sync marker split by the pipe one byte before its end, after noise: the
+# noise goes to the log, the part of the marker read so far is kept.
+run 7 marker_split_one_byte_short_is_still_found show --timeout 20 split
+contains "$err" "No module named 'torch'" worker_behind_a_split_marker_answers
 
 start=$(date +%s)
 run 9 worker_that_stops_answering_times_out show --timeout 2 hang
