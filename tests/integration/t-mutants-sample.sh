@@ -6,7 +6,7 @@
 # write_sources() records, on files of the test's own. A mutant that does not
 # build is no sample: draw_until_built() puts the next ones in its place.
 . "$(dirname "$0")/lib.sh"
-plan 7
+plan 10
 mkdir -p "$T/src" "$T/cov"
 printf 'int a(void)\n{\n\treturn 0;\n}\n' > "$T/src/a.c"
 printf 'int b;\n' > "$T/src/b.c"
@@ -42,4 +42,21 @@ equals "$(draw '[02]|3')" "[[0, 1, 2], [3, 4], [5]] [0, 1, 2, 3, 4, 5]" \
 	mutants_that_do_not_build_are_replaced_until_n_built
 equals "$(draw '[0-9]')" "[[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]] [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]" \
 	drawing_ends_when_no_mutant_is_left
+# An equivalent listed by its text names every line alike; with the line
+# above it, only the one under that line.
+equiv() {
+	printf '# a comment\nsrc/a.c\treturn 0;\tw1\twhy\nsrc/a.c\treturn 0;\tw2\tif (b)\twhy\n' > "$T/equivalent"
+	script_py "$TOP/tests/mutants/sample" "$T" 'import os
+m.TOP = sys.argv[1]
+os.makedirs(os.path.join(sys.argv[1], "tests", "mutants"), exist_ok=True)
+os.replace(os.path.join(sys.argv[1], "equivalent"), os.path.join(sys.argv[1], "tests", "mutants", "equivalent"))
+skip = m.load_equivalent()
+text = ["if (a)", "\treturn 0;", "if (b)", "\treturn 0;"]
+print(" ".join("%d:%s" % (ln, w) for ln in range(1, 5) for w in ("w1", "w2", "w3")
+               if m.is_equivalent(skip, "src/a.c", text, ln, w)))' "$T" 2>&1
+}
+out=$(equiv)
+contains "$out" "^2:w1 4:w1" equivalent_by_text_names_every_line_alike
+lacks "$out" "2:w2" equivalent_with_the_line_above_leaves_the_others
+equals "$out" "2:w1 4:w1 4:w2" equivalents_are_these_and_no_other
 done_testing
