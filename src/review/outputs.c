@@ -335,9 +335,13 @@ struct compare_group {
 	int group;
 };
 
+enum { GROUP_MATRIX, GROUP_PICTURES, GROUP_TEXTS, NGROUPS };
+
 static int group_of(const char *name)
 {
-	return !strcmp(name, "matrix.png") ? 0 : is_png(name) ? 1 : 2;
+	if (!strcmp(name, "matrix.png"))
+		return GROUP_MATRIX;
+	return is_png(name) ? GROUP_PICTURES : GROUP_TEXTS;
 }
 
 static void compare_group(void *item)
@@ -366,9 +370,10 @@ static void verify_rendered(const char *dir, const struct ap_submission *s, char
 		ap_reason_add(reasons, "out of memory rendering the report again");
 	for (size_t i = 0; v && i < n; i++)
 		v[i] = (struct compare){ models, dir, names[i], 0, 0, { 0 } };
-	struct compare_group groups[3] = { { v, n, 0 }, { v, n, 1 }, { v, n, 2 } };
+	struct compare_group groups[NGROUPS] = {
+		{ v, n, GROUP_MATRIX }, { v, n, GROUP_PICTURES }, { v, n, GROUP_TEXTS } };
 	if (v)
-		ap_pool_run(groups, 3, sizeof(*groups), compare_group);
+		ap_pool_run(groups, NGROUPS, sizeof(*groups), compare_group);
 	for (size_t i = 0; v && i < n; i++)
 		if (v[i].read)
 			ap_reason_add(reasons, "%s: cannot be read to compare: %s", names[i],
