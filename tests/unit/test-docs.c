@@ -669,7 +669,7 @@ static const char table_bad_page[] =
 	"| 4 |  | 是 | - |\n"                                    /* 8 */
 	"| 5 | torch.x.check | ✔ | - |\n"                        /* 9 */
 	"| 6 | torch.x.open_break | 是<br>暂不支持 | - |\n"      /* 10 */
-	"| 7 | torch.x.pipe | 否 | a \\| b |\n"                  /* 11 */
+	"| 7 | torch.x.pipe | 否 | <br>a \\| b<br>c |\n"         /* 11 */
 	"\n"
 	"### torch.x.heading\n"                                   /* 13 */
 	"**是否支持**：是\n"
@@ -701,13 +701,14 @@ static void api_table_rows_it_cannot_read_are_unreadable_at_their_lines(void **s
 		assert_int_equal(line_of(e), bad[i].line);
 		assert_false(json_is_true(json_object_get(e, "all_products")));
 	}
-	/* a 序号 column is left unread; an escaped pipe stays in its cell */
+	/* a 序号 column is left unread; an escaped pipe stays in its cell; a
+	 * break that opens a limits cell opens no limit */
 	const json_t *e = entry(a, "torch.x.ok");
 	assert_int_equal(line_of(e), 5);
 	assert_string_equal(str(e, "format"), "api-table");
 	e = entry(a, "torch.x.pipe");
 	assert_string_equal(str(e, "format"), "api-table");
-	assert_string_equal(str(e, "limits"), "a \\| b");
+	assert_string_equal(str(e, "limits"), "a \\| b; c");
 	assert_int_equal(line_of(entry(a, "torch.x.heading")), 13);
 	e = entry(a, "torch.x.after");
 	assert_int_equal(line_of(e), 21);
