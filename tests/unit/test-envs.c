@@ -290,6 +290,18 @@ static void remote_shell_that_is_not_yes_or_no_is_rejected_naming_its_line(void 
 			    3, "'remote_shell' must be yes or no, not 'maybe'");
 }
 
+/* inih and configparser take key=value and key:value without spaces: the
+ * value starts right after the separator, not a byte later. */
+static void key_and_value_without_spaces_are_read_whole(void **state)
+{
+	struct fixture *fx = *state;
+	load_ok(fx, "[a]\nlabel=A\ndevice:npu\nchroot=x\n");
+	const struct ap_env *e = find(fx, "a");
+	assert_string_equal(e->label, "A");
+	assert_string_equal(e->device, "npu");
+	assert_string_equal(e->chroot, ROOT "/x");
+}
+
 static void key_without_a_value_is_rejected_naming_its_line(void **state)
 {
 	assert_config_error(*state, "[a]\nexec =\n", 2, "'exec' has no value");
@@ -551,6 +563,7 @@ int main(void)
 		T(chroot_with_exec_is_rejected_naming_the_second_of_them),
 		T(unterminated_quote_in_exec_is_rejected_naming_its_line),
 		T(remote_shell_that_is_not_yes_or_no_is_rejected_naming_its_line),
+		T(key_and_value_without_spaces_are_read_whole),
 		T(key_without_a_value_is_rejected_naming_its_line),
 		T(line_that_is_not_ini_is_rejected_naming_it),
 		T(only_the_first_of_several_errors_is_reported),
