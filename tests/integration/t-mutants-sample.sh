@@ -6,7 +6,7 @@
 # write_sources() records, on files of the test's own. A mutant that does not
 # build is no sample: draw_until_built() puts the next ones in its place.
 . "$(dirname "$0")/lib.sh"
-plan 10
+plan 12
 mkdir -p "$T/src" "$T/cov"
 printf 'int a(void)\n{\n\treturn 0;\n}\n' > "$T/src/a.c"
 printf 'int b;\n' > "$T/src/b.c"
@@ -59,4 +59,12 @@ out=$(equiv)
 contains "$out" "^2:w1 4:w1" equivalent_by_text_names_every_line_alike
 lacks "$out" "2:w2" equivalent_with_the_line_above_leaves_the_others
 equals "$out" "2:w1 4:w1 4:w2" equivalents_are_these_and_no_other
+# A constant made one larger is a mutant, but for calloc's count: a larger
+# allocation is one no test can tell (statusline.c's calloc(1, ...) survived
+# every test that runs it, seed 1).
+muts() {
+	script_py "$TOP/tests/mutants/sample" "$T" 'print([w for _, w in m.mutants_of(sys.argv[1])])' "$1" 2>&1
+}
+equals "$(muts '	s = calloc(1, sizeof(*s));')" "[]" callocs_count_is_not_mutated
+equals "$(muts '	s = calloc(n, 1);')" "['a constant off by one']" other_constants_are_mutated
 done_testing
