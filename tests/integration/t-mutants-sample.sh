@@ -6,7 +6,7 @@
 # write_sources() records, on files of the test's own. A mutant that does not
 # build is no sample: draw_until_built() puts the next ones in its place.
 . "$(dirname "$0")/lib.sh"
-plan 12
+plan 13
 mkdir -p "$T/src" "$T/cov"
 printf 'int a(void)\n{\n\treturn 0;\n}\n' > "$T/src/a.c"
 printf 'int b;\n' > "$T/src/b.c"
@@ -67,4 +67,8 @@ muts() {
 }
 equals "$(muts '	s = calloc(1, sizeof(*s));')" "[]" callocs_count_is_not_mutated
 equals "$(muts '	s = calloc(n, 1);')" "['a constant off by one']" other_constants_are_mutated
+# The rate's terms: a mutant whose budget was spent is not killed.
+equals "$(script_py "$TOP/tests/mutants/sample" "$T" 'print(m.tally(["unit/test-a: 1 - x",
+    "UNDECIDED: its budget of 1 s spent", "SURVIVED: passes", "ERROR: does not build: e"]))' 2>&1)" \
+	"(1, 3, 1)" undecided_mutants_count_as_not_killed
 done_testing
