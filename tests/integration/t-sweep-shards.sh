@@ -6,7 +6,7 @@
 SW="$FIX/sweep"
 SMALL="$SW/catalog-small.txt"
 printf '[trixie]\nchroot = trixie\nbind = %s:/mnt\nsetenv = PYTHONPATH=/mnt\n' "$SW/faults" > "$T/faults.ini"
-plan 19
+plan 21
 
 # jq-less reading of a matrix: a Python expression over L, its lines.
 mx() { py "import json,sys; L=[json.loads(x) for x in open(sys.argv[1])]; print(($2))" "$1"; }
@@ -32,6 +32,13 @@ shards() {
 	contains "$out" "^shard 2/3 is missing$" missing_last_shard_is_named
 	run 1 merge_names_an_overlap "$APIPARITY" merge "$T/sh" "$T/sh/shard-1-of-3" --out "$T/m2"
 	contains "$out" "^shard 1/3 is given twice \(overlap\)" overlapping_shard_is_named
+	# The second copy right after the first (a check that starts a place
+	# too late misses only this one).
+	mkdir -p "$T/dup" && cp -r "$T/sh/shard-1-of-3" "$T/dup/"
+	run 1 merge_names_an_overlap_next_to_its_first "$APIPARITY" merge "$T/sh/shard-0-of-3" \
+		"$T/sh/shard-1-of-3" "$T/dup/shard-1-of-3" "$T/sh/shard-2-of-3" --out "$T/m2"
+	contains "$out" "^shard 1/3 is given twice \(overlap\): $(rx "$T/dup/shard-1-of-3")" \
+		overlap_next_to_its_first_is_named
 	cp -r "$T/sh" "$T/bad"
 	sed -i 's/"consistent"/"inconsistent"/' "$T/bad/shard-2-of-3/matrix.jsonl"
 	run 1 merge_refuses_a_changed_shard "$APIPARITY" merge "$T/bad" --out "$T/m2"

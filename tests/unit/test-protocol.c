@@ -478,6 +478,15 @@ static void numeric_replies_are_read_into_their_fields(void **state)
 		assert_int_equal(ap_proto_part_status_parse(ap_proto_part_status_name(i)), i);
 	for (int i = 0; i < AP_SAMPLE_KIND_COUNT; i++)
 		assert_int_equal(ap_proto_sample_kind_parse(ap_proto_sample_kind_name(i)), i);
+	for (int i = 0; i < AP_FORM_COUNT; i++)
+		assert_int_equal(ap_proto_form_parse(ap_proto_form_name(i)), i);
+	/* A value out of range names nothing: no read outside the table. */
+	assert_null(ap_proto_form_name(AP_FORM_COUNT));
+	assert_null(ap_proto_form_name((enum ap_proto_form)-1));
+	assert_null(ap_proto_sample_kind_name(AP_SAMPLE_KIND_COUNT));
+	assert_null(ap_proto_sample_kind_name((enum ap_proto_sample_kind)-1));
+	assert_null(ap_proto_part_status_name(AP_PART_STATUS_COUNT));
+	assert_null(ap_proto_part_status_name((enum ap_proto_part_status)-1));
 	assert_int_equal(ap_proto_part_status_parse("OK"), AP_PART_STATUS_UNKNOWN);
 	assert_int_equal(ap_proto_part_status_parse(NULL), AP_PART_STATUS_UNKNOWN);
 
