@@ -347,6 +347,30 @@ static void misshapen_record_is_damaged(void **state)
 	ap_testindex_close(&ix);
 }
 
+/* A template's record: its source may be null (the worker could not read
+ * it), its generator never (what made the tests is the record). */
+static void generated_record_needs_its_generator(void **state)
+{
+	(void)state;
+	struct ap_testindex ix;
+	struct ap_index_rec r;
+	const char ok_text[] = "D\t[[0,0,1,\"instantiate_device_type_tests\",null,[\"cpu\"]]]\nF\t[]\n";
+	put_index(SUM, ok_text, strlen(ok_text));
+	assert_int_equal(open_index(SUM, &ix), 0);
+	assert_int_equal(ap_testindex_gens(&ix, &r), 0);
+	assert_int_equal(r.ngens, 1);
+	assert_string_equal(r.gens[0].generator, "instantiate_device_type_tests");
+	assert_null(r.gens[0].source);
+	ap_index_rec_free(&r);
+	ap_testindex_close(&ix);
+	const char bad[] = "D\t[[0,0,1,null,\"x\",[\"cpu\"]]]\nF\t[]\n";
+	put_index(SUM, bad, strlen(bad));
+	assert_int_equal(open_index(SUM, &ix), 0);
+	assert_int_equal(ap_testindex_gens(&ix, &r), -EBADMSG);
+	ap_index_rec_free(&r);
+	ap_testindex_close(&ix);
+}
+
 static void tree_sum_follows_the_test_files(void **state)
 {
 	(void)state;
@@ -422,6 +446,7 @@ int main(void)
 		T(import_of_the_class_path_is_an_alias),
 		T(records_read_into_their_fields),
 		T(misshapen_record_is_damaged),
+		T(generated_record_needs_its_generator),
 		T(tree_sum_follows_the_test_files),
 		T(fetched_tree_is_summed_by_its_stamp),
 		T(cached_tree_keeps_its_index_beside_it),
