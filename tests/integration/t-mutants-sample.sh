@@ -6,7 +6,7 @@
 # write_sources() records, on files of the test's own. A mutant that does not
 # build is no sample: draw_until_built() puts the next ones in its place.
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 15
 mkdir -p "$T/src" "$T/cov"
 printf 'int a(void)\n{\n\treturn 0;\n}\n' > "$T/src/a.c"
 printf 'int b;\n' > "$T/src/b.c"
@@ -66,6 +66,7 @@ muts() {
 	script_py "$TOP/tests/mutants/sample" "$T" 'print([w for _, w in m.mutants_of(sys.argv[1])])' "$1" 2>&1
 }
 equals "$(muts '	s = calloc(1, sizeof(*s));')" "[]" callocs_count_is_not_mutated
+equals "$(muts '	v = calloc(n ? n : 1, sizeof(*v));')" "[]" a_constant_in_callocs_count_is_not_mutated
 equals "$(muts '	struct ap_buf err = { 0 };')" "[]" zero_initialisers_are_not_mutated
 equals "$(muts '	s = calloc(n, 1);')" "['a constant off by one']" other_constants_are_mutated
 # The rate's terms: a mutant whose budget was spent is not killed.
