@@ -125,6 +125,8 @@ static int setup(void **state)
 	t_put(f->dir, "elastic/run.rst", ".. module:: torch.distributed.run\n"
 					 ".. autofunction:: main\n");
 	t_put(f->dir, "_static/ignored.rst", ".. autofunction:: torch.ignored\n");
+	t_put(f->dir, "a/b/c/level4.rst", ".. autofunction:: torch.deep.level4\n");
+	t_put(f->dir, "a/b/c/d/level5.rst", ".. autofunction:: torch.deep.level5\n");
 	t_put(f->dir, "notes.txt", ".. autofunction:: torch.not_a_page\n");
 	assert_int_equal(mkdir(strcat(strcpy((char[600]){ 0 }, f->dir), "/dir.rst"), 0755), 0);
 	struct ap_buf err = { 0 };
@@ -166,7 +168,7 @@ static void toctree_entries_have_pages_of_their_own(void **state)
 			    BASE "generated/torch.autograd.grad_mode.set_multithreading_enabled.html");
 	assert_string_equal(url_of(f, "torch.autograd.backward", NULL),
 			    BASE "generated/torch.autograd.backward.html");
-	assert_int_equal(f->d.files, 3);
+	assert_int_equal(f->d.files, 4); /* a/b/c/level4.rst the fourth, level5 too deep */
 }
 
 static void members_are_anchors_on_their_class_page_as_autodoc_makes_them(void **state)
@@ -249,6 +251,16 @@ static const char *section_of(struct fix *f, const char *api, unsigned *order)
 	return s ? s : "-";
 }
 
+/* The sources are read four levels deep (the top and three below): the
+ * docs keep their pages within two, and a deeper tree is not the docs. */
+static void pages_are_read_four_levels_deep_and_no_deeper(void **state)
+{
+	struct fix *f = *state;
+	assert_string_equal(url_of(f, "torch.deep.level4", NULL),
+			    BASE "a/b/c/level4.html#torch.deep.level4");
+	assert_string_equal(url_of(f, "torch.deep.level5", NULL), "");
+}
+
 /* Each name's section is the nearest heading above its directive, as reST
  * makes headings (a title underlined, or over- and underlined, from the
  * first column), without inline markup; a member is in its class's; an
@@ -286,6 +298,7 @@ int main(void)
 		cmocka_unit_test(what_the_sources_do_not_place_has_no_url),
 		cmocka_unit_test(unreadable_sources_and_versions_are_errors),
 		cmocka_unit_test(names_are_in_the_section_above_them),
+		cmocka_unit_test(pages_are_read_four_levels_deep_and_no_deeper),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
