@@ -122,7 +122,9 @@ static void renamed_parameter_is_one_rename(void **state)
 }
 
 /* A parameter the reference has elsewhere (here its first) is no new name
- * for the one it lacks: b is removed, not renamed to a. */
+ * for the one it lacks: b is removed, not renamed to a. (The first is
+ * matched before any other is looked at, so this holds even without the
+ * find_param check; a parameter found later is where that check matters.) */
 static void parameter_of_the_reference_is_no_rename(void **state)
 {
 	(void)state;
