@@ -820,6 +820,20 @@ static const char bad_page[] =
 	"### torch.x.fine\n"                                     /* 27 */
 	"**是否支持**：是\n";
 
+/* A rule is made of | - : and blanks alone, its first byte too: a table
+ * whose second line only ends like one is no table, and the row under it
+ * is not read as an API's support. */
+static void api_table_rule_is_rule_characters_from_its_first_byte(void **state)
+{
+	(void)state;
+	json_t *a = parse("# torch.y\n\n|API名称|是否支持|\nx|--|--|\n|torch.y.a|是|\n\n"
+			  "|API名称|是否支持|\n|--|--|\n|torch.y.b|是|\n");
+	assert_int_equal(json_array_size(a), 1);
+	assert_string_equal(str(json_array_get(a, 0), "api"), "torch.y.b");
+	assert_string_equal(str(json_array_get(a, 0), "format"), "api-table");
+	json_decref(a);
+}
+
 static void unreadable_entries_are_kept_with_their_line_and_no_products(void **state)
 {
 	(void)state;
@@ -1194,6 +1208,7 @@ int main(void)
 		cmocka_unit_test(api_table_rows_are_entries_at_their_lines),
 		cmocka_unit_test(api_table_with_blanks_and_escaped_names),
 		cmocka_unit_test(api_table_rows_it_cannot_read_are_unreadable_at_their_lines),
+		cmocka_unit_test(api_table_rule_is_rule_characters_from_its_first_byte),
 		cmocka_unit_test(load_pages_says_which_formats_each_page_is_in),
 		cmocka_unit_test(unreadable_entries_are_kept_with_their_line_and_no_products),
 		cmocka_unit_test(crlf_page_reads_the_same_as_lf),
