@@ -834,6 +834,20 @@ static void api_table_rule_is_rule_characters_from_its_first_byte(void **state)
 	json_decref(a);
 }
 
+/* A generated table has a row per product given, and reads no further: a
+ * product after the nproducts given is not written. */
+static void generated_table_has_a_row_per_product_and_no_more(void **state)
+{
+	(void)state;
+	const struct ap_docs_product p[] = { { "A", 1 }, { "B", 0 }, { "C", 1 } };
+	struct ap_buf out = { 0 };
+	ap_docs_block(AP_DOCS_TABLE, AP_DOCS_FUNCTION, "torch.y.f", NULL, p, 2, NULL, 0, &out);
+	const char *t = ap_buf_str(&out);
+	assert_non_null(strstr(t, "| <term>A</term> | ✔ |\n| <term>B</term> | ✘ |\n\n"));
+	assert_null(strstr(t, "<term>C</term>"));
+	ap_buf_free(&out);
+}
+
 static void unreadable_entries_are_kept_with_their_line_and_no_products(void **state)
 {
 	(void)state;
@@ -1209,6 +1223,7 @@ int main(void)
 		cmocka_unit_test(api_table_with_blanks_and_escaped_names),
 		cmocka_unit_test(api_table_rows_it_cannot_read_are_unreadable_at_their_lines),
 		cmocka_unit_test(api_table_rule_is_rule_characters_from_its_first_byte),
+		cmocka_unit_test(generated_table_has_a_row_per_product_and_no_more),
 		cmocka_unit_test(load_pages_says_which_formats_each_page_is_in),
 		cmocka_unit_test(unreadable_entries_are_kept_with_their_line_and_no_products),
 		cmocka_unit_test(crlf_page_reads_the_same_as_lf),
