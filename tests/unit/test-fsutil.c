@@ -152,6 +152,18 @@ static void write_test_leaves_nothing_behind(void **state)
 	path_in(state, "empty", &p);
 	assert_int_equal(ap_dir_writable(ap_buf_str(&p)), 0);
 	assert_int_equal(rmdir(ap_buf_str(&p)), 0); /* fails unless empty */
+	/* ... also when the probe gets descriptor 0 (a run with stdin closed):
+	 * it is a descriptor like any other, closed and its file removed */
+	int in = dup(0);
+	assert_true(in > 0);
+	close(0);
+	int r = ap_dir_writable(ap_buf_str(&p));
+	int zero_free = fcntl(0, F_GETFD) < 0;
+	assert_int_equal(dup2(in, 0), 0);
+	close(in);
+	assert_int_equal(r, 0);
+	assert_true(zero_free);
+	assert_int_equal(rmdir(ap_buf_str(&p)), 0);
 	ap_buf_free(&p);
 }
 
