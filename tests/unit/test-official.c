@@ -697,6 +697,10 @@ static void traceback_naming_no_exception_gives_its_last_line(void **state)
 	res = UT(COUNTS ", \"errors\": 1, \"error\": \"Error\\nMyError.x: a\\nAssertionErrorX\"");
 	assert_string_equal(outcome(res, why, sizeof(why)), "ERROR");
 	assert_string_equal(why, "MyError.x: a");
+	/* a Python name never starts with a digit, whatever follows it */
+	res = UT(COUNTS ", \"errors\": 1, \"error\": \"RuntimeError: real\\n1.ValueError: listed\"");
+	assert_string_equal(outcome(res, why, sizeof(why)), "ERROR");
+	assert_string_equal(why, "RuntimeError: real");
 }
 
 /* An exception's facts, as the worker sends them (notes: a JSON array). */
