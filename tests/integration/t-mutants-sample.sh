@@ -6,7 +6,7 @@
 # write_sources() records, on files of the test's own. A mutant that does not
 # build is no sample: draw_until_built() puts the next ones in its place.
 . "$(dirname "$0")/lib.sh"
-plan 15
+plan 17
 mkdir -p "$T/src" "$T/cov"
 printf 'int a(void)\n{\n\treturn 0;\n}\n' > "$T/src/a.c"
 printf 'int b;\n' > "$T/src/b.c"
@@ -68,9 +68,17 @@ muts() {
 equals "$(muts '	s = calloc(1, sizeof(*s));')" "[]" callocs_count_is_not_mutated
 equals "$(muts '	v = calloc(n ? n : 1, sizeof(*v));')" "[]" a_constant_in_callocs_count_is_not_mutated
 equals "$(muts '	struct ap_buf err = { 0 };')" "[]" zero_initialisers_are_not_mutated
-equals "$(muts '	s = calloc(n, 1);')" "['a constant off by one']" other_constants_are_mutated
+equals "$(muts '	s = calloc(n, 1);')" "['a constant off by one (1 made 2)']" other_constants_are_mutated
 # The rate's terms: a mutant whose budget was spent is not killed.
 equals "$(script_py "$TOP/tests/mutants/sample" "$T" 'print(m.tally(["unit/test-a: 1 - x",
     "UNDECIDED: its budget of 1 s spent", "SURVIVED: passes", "ERROR: does not build: e"]))' 2>&1)" \
 	"(1, 3, 1)" undecided_mutants_count_as_not_killed
+# Every equivalent listed names a mutant the generator makes of today's
+# source (an edited line leaves its entry naming nothing); one that does not
+# is said.
+equals "$(script_py "$TOP/tests/mutants/sample" "$TOP" 'print(m.stale_equivalents(m.load_equivalent()))' 2>&1)" \
+	"[]" every_listed_equivalent_names_a_mutant_of_todays_source
+equals "$(script_py "$TOP/tests/mutants/sample" "$TOP" 'print(m.stale_equivalents({("src/base/ini.c",
+    "int no_such_line;", "a constant off by one (1 made 2)", None)}))' 2>&1)" \
+	"['src/base/ini.c: int no_such_line; (a constant off by one (1 made 2))']" an_equivalent_naming_nothing_is_said
 done_testing
