@@ -570,6 +570,10 @@ static void a_run_frame_is_read_side_by_side(void **state)
 	assert_int_equal(ap_proto_frame_set_lost(r, "CRASH", "daemon", 6, 3), 0);
 	ap_proto_run_frame_read(r, &f);
 	assert_int_equal(f.lost_daemon_exit, 3);
+	/* a daemon that exited 0 of itself did exit: 0 is a status, not none */
+	assert_int_equal(ap_proto_frame_set_lost(r, "CRASH", "daemon", 6, 0), 0);
+	ap_proto_run_frame_read(r, &f);
+	assert_int_equal(f.lost_daemon_exit, 0);
 	json_decref(r);
 	r = ap_proto_lost_frame(5, "ERROR", "unreadable result frame");
 	ap_proto_run_frame_read(r, &f);
