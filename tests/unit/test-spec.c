@@ -140,6 +140,26 @@ static void probe_without_chinese_text_says_the_english_one(void **state)
 	ap_buf_free(&err);
 }
 
+/* A summary's Chinese text is optional, as a probe's is; its English one
+ * is not. */
+static void summary_without_chinese_text_loads(void **state)
+{
+	(void)state;
+	struct ap_specs s = { 0 };
+	struct ap_buf err = { 0 };
+	char *text = strdup(demo);
+	assert_non_null(text);
+	char *zh = strstr(text, "  zh: 演示\n");
+	assert_non_null(zh);
+	memmove(zh, zh + strlen("  zh: 演示\n"), strlen(zh + strlen("  zh: 演示\n")) + 1);
+	assert_int_equal(add(&s, text, "demo.yaml", &err), 0);
+	assert_string_equal(s.v[0].summary_en, "a demo family");
+	assert_null(s.v[0].summary_zh);
+	ap_specs_free(&s);
+	ap_buf_free(&err);
+	free(text);
+}
+
 static void find_gives_the_family_and_member_of_a_class(void **state)
 {
 	(void)state;
@@ -499,6 +519,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(minimal_family_loads_with_its_members_and_probes),
 		cmocka_unit_test(probe_without_chinese_text_says_the_english_one),
+		cmocka_unit_test(summary_without_chinese_text_loads),
 		cmocka_unit_test(find_gives_the_family_and_member_of_a_class),
 		cmocka_unit_test(bind_expands_fields_in_the_order_of_the_bind_mapping),
 		cmocka_unit_test(has_trait_matches_whole_blank_separated_words),
