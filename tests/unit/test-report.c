@@ -236,6 +236,13 @@ static void probes_count_only_probe_and_script_checks_that_ran(void **state)
 							 0), "probes");
 	assert_int_equal(json_integer_value(json_object_get(p, "passed")), 2);
 	assert_int_equal(json_integer_value(json_object_get(p, "total")), 3);
+	/* the environment's section lists each check but the official ones
+	 * (their own list) and numeric ones that passed (their table): a
+	 * probe that passed too */
+	ap_report_markdown(f->report, AP_LANG_EN, &f->out);
+	const char *md = ap_buf_str(&f->out);
+	assert_contains(md, "\n  - PASS `p1`\n  - FAIL `p2`: off\n  - PASS `s1`\n");
+	assert_contains(md, "\n  - PASS `c1`\n");
 }
 
 static void evidence_lists_the_manifest_with_paths_relative_to_the_submission(void **state)
