@@ -722,6 +722,10 @@ static void unittest_error_is_worded_from_its_exceptions_facts(void **state)
 				       EXC("builtins", "AssertionError", "", "[]")), why,
 				    sizeof(why)), "FAIL");
 	assert_string_equal(why, "AssertionError");
+	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error_exception\": "
+				       EXC("__main__", "MyError", "m", "[]")), why, sizeof(why)),
+			    "ERROR");
+	assert_string_equal(why, "MyError: m");
 	/* the last line naming an exception, a note's too; a hint after it is not */
 	assert_string_equal(outcome(UT(COUNTS ", \"errors\": 1, \"error_exception\": "
 				       EXC("__main__", "MyError", "a\\nline two",
