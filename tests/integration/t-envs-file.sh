@@ -1,7 +1,7 @@
 #!/bin/bash
 # Mistakes in the command line and the environments file: one line, own exit code.
 . "$(dirname "$0")/lib.sh"
-plan 49
+plan 51
 
 printf '[a]\nexec = ssh a --\n\n[b]\nchroot = x\ncolour = red\n' > "$T/bad-key.ini"
 run 4 unknown_key_is_a_config_error "$APIPARITY" env show --envs "$T/bad-key.ini" a
@@ -77,6 +77,11 @@ run 2 create_with_path_name_is_a_usage_error "$APIPARITY" env create ../x --suit
 # --python and the user's own file, as root (t-user does it as nobody).
 run 0 python_path_is_an_environment_of_its_own "$APIPARITY" env show --python /usr/bin/python3 --timeout 60
 contains "$out" "^python +[0-9.]+" python_environment_is_fingerprinted
+# An environment named by its path: its words, every letter kept.
+mkdir -p "$T/AZ" && ln -s /usr/bin/python3 "$T/AZ/python3"
+run 0 two_python_paths_are_two_environments "$APIPARITY" env show --python "$T/AZ/python3" \
+	--python /usr/bin/python3 --timeout 60
+contains "$(printf '%s\n' "$out" | head -1)" "-AZ-python3 +usr-bin-python3$" python_path_words_name_the_environment
 run 2 python_without_a_name_it_can_have_is_a_usage_error "$APIPARITY" env show --python 'bad name=/usr/bin/python3'
 contains "$err" "^apiparity: --python: 'bad name=/usr/bin/python3' is \[NAME=\]PATH" python_bad_name_is_said
 run 0 env_add_writes_the_xdg_file env XDG_CONFIG_HOME="$T/xdg" "$APIPARITY" env add mine --python /usr/bin/python3
